@@ -1,0 +1,108 @@
+"""Read-only access to a FalkorDB property graph: parameterized GRAPH.RO_QUERY and schema discovery.
+
+Nothing here knows the demo domain: the schema (labels, relationship types, property keys, counts)
+is read from whatever graph the service is pointed at.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from falkordb import Edge, Node, Path
+from falkordb.asyncio import FalkorDB
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from temporalio.exceptions import ApplicationError
+
+SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
+PATTERN_SAMPLE = 20000  # relationships sampled for (label)-[type]->(label) patterns
+
+
+@dataclass(frozen=True)
+class QueryRows:
+    columns: list[str]
+    rows: list[list[Any]]
+    total_rows: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_rows > len(self.rows)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"columns": self.columns, "rows": self.rows, "row_count": self.total_rows, "truncated": self.truncated},
+            default=str, separators=(",", ":"),
+        )
+
+
+class GraphQueryError(Exception):
+    """The graph rejected the query (syntax, unknown function, write attempt): the query's fault."""
+
+
+def to_plain(value: Any) -> Any:
+    """FalkorDB nodes, edges and paths as JSON-ready dicts."""
+    if isinstance(value, Node):
+        return {"labels": value.labels or [], **{k: to_plain(v) for k, v in value.properties.items()}}
+    if isinstance(value, Edge):
+        return {"type": value.relation, **{k: to_plain(v) for k, v in value.properties.items()}}
+    if isinstance(value, Path):
+        return {"nodes": [to_plain(n) for n in value.nodes()], "edges": [to_plain(e) for e in value.edges()]}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    return value
+
+
+class GraphStore:
+    def __init__(self, url: str, graph_name: str) -> None:
+        self.url = url
+        self.graph_name = graph_name
+        self._db = FalkorDB.from_url(url, socket_connect_timeout=5)
+        self._graph = self._db.select_graph(graph_name)
+
+    async def aclose(self) -> None:
+        await self._db.aclose()
+
+    async def ro_query(self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000,
+                       max_rows: int = 200) -> QueryRows:
+        try:
+            result = await self._graph.ro_query(query, params, timeout=timeout_ms)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise ApplicationError(
+                f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable"
+            ) from exc
+        except ResponseError as exc:
+            raise GraphQueryError(str(exc)) from exc
+        columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
+        rows = [[to_plain(v) for v in row] for row in result.result_set[:max_rows]]
+        return QueryRows(columns=columns, rows=rows, total_rows=len(result.result_set))
+
+    async def describe_schema(self) -> str:
+        """A compact, LLM-readable schema of the graph as it is now."""
+        labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows]
+        lines: list[str] = []
+        if not labels:
+            return f"(graph '{self.graph_name}' is empty)"
+        lines.append("Node labels (count: properties with an example value):")
+        for label in labels:
+            count = (await self.ro_query(f"MATCH (n:`{label}`) RETURN count(n)")).rows[0][0]
+            sample = await self.ro_query(
+                f"MATCH (n:`{label}`) WITH n LIMIT {SCHEMA_SAMPLE} UNWIND keys(n) AS k "
+                "RETURN k, head(collect(n[k])) ORDER BY k",
+                max_rows=100,
+            )
+            props = ", ".join(f"{k} (e.g. {json.dumps(v, default=str)[:40]})" for k, v in sample.rows)
+            lines.append(f"- {label} ({count}): {props}")
+        patterns = await self.ro_query(
+            f"MATCH (a)-[r]->(b) WITH a, r, b LIMIT {PATTERN_SAMPLE} "
+            "RETURN labels(a)[0], type(r), labels(b)[0], count(*) ORDER BY count(*) DESC",
+            max_rows=200,
+        )
+        lines.append("Relationships:")
+        for src, rel, dst, n in patterns.rows:
+            lines.append(f"- (:{src})-[:{rel}]->(:{dst}) x{n}")
+        return "\n".join(lines)

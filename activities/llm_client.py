@@ -1,0 +1,100 @@
+"""The one OpenAI-compatible chat client every activity shares.
+
+Errors are classified for Temporal: transport failures, timeouts, 429 and 5xx are retryable
+(Temporal's RetryPolicy backs off); other 4xx (auth, invalid request, unknown model) are
+non-retryable, so a misconfiguration fails fast with a clear message instead of retrying for minutes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+from temporalio.exceptions import ApplicationError
+
+JsonMode = Literal["json_object_schema", "json_schema"]
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    model: str
+    in_tokens: int | None
+    out_tokens: int | None
+
+
+class LLMClient:
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 120.0,
+                 json_mode: JsonMode = "json_object_schema") -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.json_mode = json_mode
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # Temporal owns retries; the HTTP client makes exactly one attempt per call.
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(timeout_s, connect=5.0)
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if self.json_mode == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "output", "schema": schema, "strict": True}}
+        return {"type": "json_object", "schema": schema}
+
+    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
+                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        if json_schema is not None:
+            body["response_format"] = self._response_format(json_schema)
+        try:
+            response = await self._http.post("/chat/completions", json=body)
+        except httpx.TimeoutException as exc:
+            raise ApplicationError(
+                f"LLM at {self.base_url} timed out: {type(exc).__name__}", type="LLMTimeout"
+            ) from exc
+        except httpx.TransportError as exc:
+            raise ApplicationError(
+                f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
+            ) from exc
+        return self._parse(response)
+
+    def _parse(self, response: httpx.Response) -> Completion:
+        status = response.status_code
+        if status == 429 or status >= 500:
+            raise ApplicationError(
+                f"LLM at {self.base_url} answered HTTP {status}: {response.text[:300]}",
+                type="LLMServerError",
+            )
+        if status >= 400:
+            kind = "LLMAuthError" if status in (401, 403) else "LLMRequestRejected"
+            raise ApplicationError(
+                f"LLM at {self.base_url} rejected the request with HTTP {status}: {response.text[:300]}",
+                type=kind,
+                non_retryable=True,
+            )
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            text = choice["message"]["content"] or ""
+        except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+            # A 200 without a completion is a server fault; another attempt may well succeed.
+            raise ApplicationError(
+                f"LLM at {self.base_url} sent a malformed completion: {response.text[:300]}",
+                type="LLMBadResponse",
+            ) from exc
+        usage = data.get("usage") or {}
+        return Completion(
+            text=text,
+            model=data.get("model") or self.model,
+            in_tokens=usage.get("prompt_tokens"),
+            out_tokens=usage.get("completion_tokens"),
+        )

@@ -1,0 +1,33 @@
+"""Synthesis activity: the final answer, written only from the steps that support it."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.llm_client import LLMClient
+from confidence_core.activity_io import SynthesisInput, SynthesisOutput
+from confidence_core.memory import trim
+from confidence_core.prompts import PromptTemplates
+
+
+class SynthesisActivities:
+    def __init__(self, llm: LLMClient, prompts: PromptTemplates) -> None:
+        self.llm = llm
+        self.prompts = prompts
+
+    @activity.defn(name="synthesize")
+    async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
+        share = request.max_context_size // max(1, len(request.results))
+        results = "\n\n".join(
+            f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"
+            for r in request.results
+        ) or "(no step produced a usable result)"
+        completion = await self.llm.chat([
+            {"role": "system", "content": self.prompts.render("synthesis_system")},
+            {"role": "user", "content": self.prompts.render(
+                "synthesis_user", question=request.question, results=results)},
+        ], max_tokens=400)
+        return SynthesisOutput(
+            answer=completion.text.strip(), model=completion.model,
+            in_tokens=completion.in_tokens, out_tokens=completion.out_tokens,
+        )

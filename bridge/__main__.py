@@ -1,0 +1,3 @@
+from bridge.main import main
+
+main()

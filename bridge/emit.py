@@ -1,0 +1,72 @@
+"""The bridge's `emit` activity: AgentResponse -> superset JSON on the response topic, `id` property set.
+
+Batching is off: every message is on the caller's latency path, and a batching producer would hold
+each one for its publish delay (see DESIGN.md, measured facts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pulsar
+import structlog
+from pulsar.asyncio import Client as AsyncPulsarClient
+from pulsar.asyncio import Producer
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from confidence_core.activity_io import EmitInput
+from confidence_core.models import AgentResponse
+from confidence_core.wire import encode_response
+
+log = structlog.get_logger(__name__)
+
+
+class ResponsePublisher:
+    def __init__(self, client: AsyncPulsarClient, pulsar_url: str) -> None:
+        self.client = client
+        self.pulsar_url = pulsar_url
+        self._producers: dict[str, Producer] = {}
+        self._lock = asyncio.Lock()
+
+    async def _producer(self, topic: str) -> Producer:
+        producer = self._producers.get(topic)
+        if producer is None:
+            async with self._lock:
+                producer = self._producers.get(topic)
+                if producer is None:
+                    producer = await self.client.create_producer(
+                        topic, batching_enabled=False, send_timeout_millis=10000
+                    )
+                    self._producers[topic] = producer
+        return producer
+
+    async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        try:
+            producer = await self._producer(topic)
+            await producer.send(encode_response(response), properties={"id": request_id})
+        except pulsar.PulsarException as exc:
+            self._producers.pop(topic, None)
+            raise ApplicationError(
+                f"Pulsar at {self.pulsar_url} could not take the response on {topic}: {exc}",
+                type="PulsarUnavailable",
+            ) from exc
+
+    async def close(self) -> None:
+        for producer in self._producers.values():
+            try:
+                await producer.close()
+            except pulsar.PulsarException:
+                pass
+        self._producers.clear()
+
+
+class EmitActivities:
+    def __init__(self, publisher: ResponsePublisher) -> None:
+        self.publisher = publisher
+
+    @activity.defn(name="emit")
+    async def emit(self, message: EmitInput) -> None:
+        await self.publisher.publish(message.topic, message.request_id, message.response)
+        log.debug("emitted", request_id=message.request_id, message_id=message.response.message_id,
+                  message_type=message.response.message_type)

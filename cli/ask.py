@@ -1,0 +1,57 @@
+"""A TrustGraph-style Pulsar client: publish one AgentRequest, yield its AgentResponses as they arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pulsar
+from pulsar.asyncio import Client as AsyncPulsarClient
+
+from confidence_core.models import AgentRequest, AgentResponse
+from confidence_core.wire import decode_response, encode_request
+
+
+class AskTimeout(TimeoutError):
+    pass
+
+
+async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, response_topic: str,
+              timeout_s: float = 600.0, request_id: str | None = None) -> AsyncIterator[AgentResponse]:
+    """Subscribe first (position latest, as TrustGraph's callers do), then send; stop at end of dialog."""
+    request_id = request_id or str(uuid.uuid4())
+    client = AsyncPulsarClient(pulsar_url, operation_timeout_seconds=10, connection_timeout_ms=5000)
+    try:
+        try:
+            consumer = await client.subscribe(
+                response_topic, f"rr-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
+                initial_position=pulsar.InitialPosition.Latest,
+            )
+            producer = await client.create_producer(request_topic, batching_enabled=False)
+        except pulsar.PulsarException as exc:
+            raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
+        await producer.send(encode_request(request), properties={"id": request_id})
+        seen: set[str] = set()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AskTimeout(f"no final answer within {timeout_s:.0f}s (request id {request_id})")
+            try:
+                message = await asyncio.wait_for(consumer.receive(), timeout=remaining)
+            except TimeoutError:
+                continue
+            await consumer.acknowledge(message)
+            if (message.properties() or {}).get("id") != request_id:
+                continue
+            response = decode_response(message.data())
+            if response.message_id and response.message_id in seen:
+                continue  # an emit retried after a timeout: same message again
+            seen.add(response.message_id)
+            yield response
+            if response.end_of_dialog or response.error is not None:
+                return
+    finally:
+        await client.close()

@@ -1,0 +1,61 @@
+"""Inputs and outputs of every activity (pydantic, carried by Temporal's pydantic data converter)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from confidence_core.models import AgentResponse, AgentSettings, ConfidenceMetrics, ExecutionPlan, ExecutionStep
+
+
+class PlanningInput(BaseModel):
+    question: str
+    plan_id: str
+    settings: AgentSettings
+
+
+class PlanningOutput(BaseModel):
+    plan: ExecutionPlan | None = None
+    error: str | None = None
+    attempts: int = 1
+
+
+class StepInput(BaseModel):
+    question: str
+    step: ExecutionStep
+    # Outputs of the step's dependencies only, keyed by step id (the memory manager's selection).
+    context: dict[str, str] = Field(default_factory=dict)
+    retry_count: int = 0
+
+
+class StepOutput(BaseModel):
+    success: bool
+    output: str
+    confidence: ConfidenceMetrics
+    execution_time_ms: int = 0
+    error: str | None = None
+
+
+class SupportingResult(BaseModel):
+    step_id: str
+    function: str
+    output: str
+    score: float
+
+
+class SynthesisInput(BaseModel):
+    question: str
+    results: list[SupportingResult]
+    max_context_size: int = 8192
+
+
+class SynthesisOutput(BaseModel):
+    answer: str
+    model: str | None = None
+    in_tokens: int | None = None
+    out_tokens: int | None = None
+
+
+class EmitInput(BaseModel):
+    topic: str
+    request_id: str
+    response: AgentResponse

@@ -1,0 +1,74 @@
+"""Service configuration: built-in defaults < YAML file (TGCA_CONFIG) < environment < flags.
+
+Flags reach here as constructor keyword arguments, so they win over everything else.
+Nested keys use `__` in the environment, e.g. TGCA_AGENT__MAX_RETRIES=5.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from confidence_core.models import AgentSettings, TaskQueues
+from confidence_core.topics import agent_request_topic, agent_response_topic
+
+
+class ServiceConfig(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TGCA_", env_nested_delimiter="__", extra="ignore")
+
+    temporal_address: str = "localhost:7233"
+    temporal_namespace: str = "default"
+    # TrustGraph processors read PULSAR_HOST; honour it too.
+    pulsar_url: str = Field(
+        default="pulsar://localhost:6650", validation_alias=AliasChoices("TGCA_PULSAR_URL", "PULSAR_HOST")
+    )
+    falkordb_url: str = "redis://localhost:6379"
+    graph_name: str = "procurement"
+    llm_base_url: str = "http://127.0.0.1:8080/v1"
+    llm_model: str = "qwen2.5-coder-1.5b-instruct"
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    # How to ask for schema-constrained JSON: llama-cpp-python's server reads
+    # {"type": "json_object", "schema": ...}; OpenAI, vLLM and llama.cpp's own server read "json_schema".
+    llm_json_mode: Literal["json_object_schema", "json_schema"] = "json_object_schema"
+    workspace: str = "default"
+    flow: str = "default"
+    request_topics: list[str] = Field(default_factory=lambda: [agent_request_topic()])
+    response_topic: str = Field(default_factory=agent_response_topic)
+    metrics_port: int = Field(default=8000, ge=0, le=65535)
+    log_level: str = "INFO"
+    audit_enabled: bool = True
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    queues: TaskQueues = Field(default_factory=TaskQueues)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        yaml_path = os.environ.get("TGCA_CONFIG")
+        if yaml_path:
+            if not Path(yaml_path).is_file():
+                raise FileNotFoundError(f"TGCA_CONFIG points at {yaml_path}, which is not a file")
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
+        return tuple(sources)
+
+
+def load_config(**flags: object) -> ServiceConfig:
+    """Build the config; flags set to None (not given on the command line) do not override."""
+    given = {k: v for k, v in flags.items() if v is not None}
+    return ServiceConfig(**given)

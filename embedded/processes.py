@@ -1,0 +1,128 @@
+"""Start, watch and stop one child process of the embedded stack.
+
+A part that cannot start says which part and which port; a part that dies while starting shows the
+tail of its log, so the user sees the real reason rather than a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ReadyCheck = Callable[["ManagedProcess"], Awaitable[bool]]
+
+
+class PartStartError(RuntimeError):
+    """A part of the embedded stack could not start; the message names the part and why."""
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def tcp_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=1.0)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+@dataclass
+class ManagedProcess:
+    name: str
+    argv: list[str]
+    log_path: Path
+    ports: dict[str, int] = field(default_factory=dict)  # role -> port, checked free before start
+    ready: ReadyCheck | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: Path | None = None
+    process: subprocess.Popen[bytes] | None = None
+
+    def check_ports(self) -> None:
+        for role, port in self.ports.items():
+            if port_in_use(port):
+                raise PartStartError(
+                    f"{self.name}: {role} port {port} on 127.0.0.1 is already in use "
+                    f"(stop whatever holds it, choose another port, or point at an external server)"
+                )
+
+    def start(self) -> None:
+        self.check_ports()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child, closed in stop()
+        try:
+            self.process = subprocess.Popen(
+                self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **self.env}, cwd=self.cwd, start_new_session=True,
+            )
+        except OSError as exc:
+            log.close()
+            raise PartStartError(f"{self.name}: cannot run {self.argv[0]}: {exc}") from exc
+        finally:
+            log.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    async def wait_ready(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if not self.alive():
+                code = self.process.returncode if self.process else None
+                raise PartStartError(
+                    f"{self.name} exited with code {code} while starting; last log lines "
+                    f"({self.log_path}):\n{self.log_tail()}"
+                )
+            if self.ready is None or await self.ready(self):
+                return
+            await asyncio.sleep(0.25)
+        raise PartStartError(
+            f"{self.name} was not ready after {timeout_s:.0f}s; last log lines ({self.log_path}):\n{self.log_tail()}"
+        )
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        """SIGTERM the child's process group, then SIGKILL what is left after `timeout_s`."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)

@@ -1,0 +1,122 @@
+"""tg-confidence-agent: the Temporal worker hosting ConfidenceAgentWorkflow and its activity families.
+
+Each family (workflows, planning, tools, synthesis) polls its own task queue; `--queues` picks a
+subset, so scaling one family out is starting more workers for its queue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+import structlog
+from prometheus_client import start_http_server
+from temporalio.worker import Worker
+
+from activities.graph_store import GraphStore
+from activities.llm_client import LLMClient
+from activities.planning import PlanningActivities
+from activities.synthesis import SynthesisActivities
+from activities.tools import ToolActivities
+from confidence_core.config import ServiceConfig, load_config
+from confidence_core.prompts import PromptTemplates
+from worker.runtime import configure_logging, connect_temporal, run_until_signalled
+from workflows.confidence_agent import ConfidenceAgentWorkflow
+
+log = structlog.get_logger(__name__)
+FAMILIES = ("workflows", "planning", "tools", "synthesis")
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="tg-confidence-agent", description=__doc__)
+    p.add_argument("--confidence-threshold", type=float, help="default step confidence threshold (0-1)")
+    p.add_argument("--max-retries", type=int, help="retries per step")
+    p.add_argument("--timeout-ms", type=int, help="per-step timeout in milliseconds")
+    p.add_argument("--audit-enabled", type=_bool, help="write the audit trail (true/false)")
+    p.add_argument("-p", "--pulsar-host", dest="pulsar_url", help="Pulsar URL (env PULSAR_HOST)")
+    p.add_argument("-P", "--metrics-port", type=int, help="Prometheus metrics port (0 disables)")
+    p.add_argument("-l", "--log-level", help="log level")
+    p.add_argument("--temporal-address", help="Temporal frontend host:port")
+    p.add_argument("--temporal-namespace", help="Temporal namespace")
+    p.add_argument("--falkordb-url", help="FalkorDB URL, e.g. redis://localhost:6379")
+    p.add_argument("--graph-name", help="FalkorDB graph to query")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--llm-model", help="model name sent to the LLM server")
+    p.add_argument("--llm-api-key", help="API key for the LLM server")
+    p.add_argument("--queues", default=",".join(FAMILIES),
+                   help=f"activity families to host, comma-separated (default: all of {', '.join(FAMILIES)})")
+    return p.parse_args(argv)
+
+
+def config_from_args(args: argparse.Namespace) -> ServiceConfig:
+    agent = {k: v for k, v in {
+        "confidence_threshold": args.confidence_threshold,
+        "max_retries": args.max_retries,
+        "step_timeout_ms": args.timeout_ms,
+    }.items() if v is not None}
+    return load_config(
+        pulsar_url=args.pulsar_url, metrics_port=args.metrics_port, log_level=args.log_level,
+        audit_enabled=args.audit_enabled, temporal_address=args.temporal_address,
+        temporal_namespace=args.temporal_namespace, falkordb_url=args.falkordb_url, graph_name=args.graph_name,
+        llm_base_url=args.llm_base_url, llm_model=args.llm_model, llm_api_key=args.llm_api_key,
+        agent=agent or None,
+    )
+
+
+def build_workers(client, config: ServiceConfig, families: set[str], llm: LLMClient,  # type: ignore[no-untyped-def]
+                  graph: GraphStore, prompts: PromptTemplates) -> list[Worker]:
+    q = config.queues
+    workers: list[Worker] = []
+    if "workflows" in families:
+        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow]))
+    if "planning" in families:
+        workers.append(Worker(client, task_queue=q.planning,
+                              activities=[PlanningActivities(llm, graph, prompts).plan]))
+    if "tools" in families:
+        tools = ToolActivities(llm, graph, prompts)
+        workers.append(Worker(client, task_queue=q.tools, activities=[tools.graph_query, tools.text_completion]))
+    if "synthesis" in families:
+        workers.append(Worker(client, task_queue=q.synthesis,
+                              activities=[SynthesisActivities(llm, prompts).synthesize]))
+    return workers
+
+
+async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) -> None:
+    client = await connect_temporal(config.temporal_address, config.temporal_namespace)
+    llm = LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
+                    config.llm_json_mode)
+    graph = GraphStore(config.falkordb_url, config.graph_name)
+    prompts = PromptTemplates.load()
+    workers = build_workers(client, config, families, llm, graph, prompts)
+    if config.metrics_port:
+        start_http_server(config.metrics_port)
+    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
+             llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    stop_task = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
+    await llm.aclose()
+    await graph.aclose()
+    for task in done:
+        if task is not stop_task and task.exception():
+            raise task.exception()  # type: ignore[misc]
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    families = {f.strip() for f in args.queues.split(",") if f.strip()}
+    unknown = families - set(FAMILIES)
+    if unknown:
+        raise SystemExit(f"unknown --queues families: {', '.join(sorted(unknown))}")
+    config = config_from_args(args)
+    configure_logging(config.log_level)
+    run_until_signalled(lambda cfg, stop: serve(cfg, stop, families), config)
