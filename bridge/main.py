@@ -7,14 +7,13 @@ import asyncio
 
 import pulsar
 import structlog
-from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.worker import Worker
 
 from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay
 from confidence_core.config import ServiceConfig, load_config
 from confidence_core.topics import agent_subscription
-from worker.runtime import PartUnreachable, configure_logging, connect_temporal, run_until_signalled
+from worker.runtime import PartUnreachable, configure_logging, connect_temporal, pulsar_client, run_until_signalled
 
 log = structlog.get_logger(__name__)
 
@@ -35,7 +34,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
-    client = AsyncPulsarClient(config.pulsar_url, operation_timeout_seconds=10, connection_timeout_ms=5000)
+    client = pulsar_client(config.pulsar_url)
     publisher = ResponsePublisher(client, config.pulsar_url)
     relay = RequestRelay(
         temporal, client, publisher,

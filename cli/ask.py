@@ -7,10 +7,10 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pulsar
-from pulsar.asyncio import Client as AsyncPulsarClient
 
 from confidence_core.models import AgentRequest, AgentResponse
 from confidence_core.wire import decode_response, encode_request
+from worker.runtime import pulsar_client
 
 
 class AskTimeout(TimeoutError):
@@ -21,7 +21,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
               timeout_s: float = 600.0, request_id: str | None = None) -> AsyncIterator[AgentResponse]:
     """Subscribe first (position latest, as TrustGraph's callers do), then send; stop at end of dialog."""
     request_id = request_id or str(uuid.uuid4())
-    client = AsyncPulsarClient(pulsar_url, operation_timeout_seconds=10, connection_timeout_ms=5000)
+    client = pulsar_client(pulsar_url)
     try:
         try:
             consumer = await client.subscribe(

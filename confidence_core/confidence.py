@@ -22,7 +22,9 @@ _STOP = {"this", "that", "with", "from", "have", "were", "which", "there", "thei
          "based", "data", "result", "results", "following", "answer", "question"}
 
 
-def graph_result_confidence(row_count: int, error: str | None, truncated: bool, retry_count: int = 0) -> ConfidenceMetrics:
+def graph_result_confidence(
+    row_count: int, error: str | None, truncated: bool, retry_count: int = 0
+) -> ConfidenceMetrics:
     if error:
         return ConfidenceMetrics(score=0.0, reasoning=f"Query failed: {error}", retry_count=retry_count)
     if row_count == 0:

@@ -23,7 +23,9 @@ from confidence_core.topics import agent_request_topic, agent_response_topic
 
 
 class ServiceConfig(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="TGCA_", env_nested_delimiter="__", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="TGCA_", env_nested_delimiter="__", extra="ignore", validate_by_name=True, validate_by_alias=True
+    )
 
     temporal_address: str = "localhost:7233"
     temporal_namespace: str = "default"

@@ -73,7 +73,7 @@ class ManagedProcess:
     def start(self) -> None:
         self.check_ports()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child, closed in stop()
+        log = open(self.log_path, "ab")
         try:
             self.process = subprocess.Popen(
                 self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
+from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
@@ -65,3 +66,15 @@ def run_until_signalled(serve_fn: Callable[[Any, asyncio.Event], Awaitable[None]
     except PartUnreachable as exc:
         structlog.get_logger(__name__).error("part_unreachable", error=str(exc))
         raise SystemExit(2) from exc
+
+
+def pulsar_logger() -> logging.Logger:
+    """pulsar-client logs through this (its C++ default prints every reconnect at INFO to stdout)."""
+    logger = logging.getLogger("pulsar")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.WARNING)
+    return logger
+
+
+def pulsar_client(url: str) -> AsyncPulsarClient:
+    return AsyncPulsarClient(url, operation_timeout_seconds=10, connection_timeout_ms=5000, logger=pulsar_logger())

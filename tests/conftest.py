@@ -1,0 +1,141 @@
+"""Fixtures that start the real parts on free ports and stop them: Temporal dev server, pulsar-lite,
+FalkorDB. The LLM is the one part tests script (tests/scripted_llm.py), except the real_llm tests."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.graph_store import GraphStore
+from activities.llm_client import LLMClient
+from bridge.emit import EmitActivities, ResponsePublisher
+from bridge.relay import RequestRelay
+from confidence_core.config import ServiceConfig
+from confidence_core.models import AgentSettings, TaskQueues
+from confidence_core.prompts import PromptTemplates
+from embedded import demo_graph
+from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
+from embedded.processes import ManagedProcess, free_port
+from worker.main import FAMILIES, build_workers
+from worker.runtime import pulsar_client
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("stack")
+
+
+@pytest_asyncio.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(), data_converter=pydantic_data_converter,
+        port=free_port(), ui=False,
+    )
+    yield env
+    await env.shutdown()
+
+
+async def _started(part: ManagedProcess, timeout_s: float = 60) -> ManagedProcess:
+    part.start()
+    try:
+        await part.wait_ready(timeout_s)
+    except BaseException:
+        part.stop()
+        raise
+    return part
+
+
+@pytest_asyncio.fixture(scope="session")
+async def pulsar_url(data_dir: Path) -> AsyncIterator[str]:
+    port = free_port()
+    part = await _started(pulsar_broker(data_dir, port))
+    yield f"pulsar://127.0.0.1:{port}"
+    part.stop()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def falkordb_url(data_dir: Path) -> AsyncIterator[str]:
+    port = free_port()
+    part = await _started(falkordb_server(data_dir, port))
+    url = f"redis://127.0.0.1:{port}"
+    await demo_graph.load(url, "procurement")
+    yield url
+    part.stop()
+
+
+@dataclass
+class Stack:
+    """Worker families and bridge running in-process against the real servers."""
+
+    config: ServiceConfig
+    client: Client
+
+    @property
+    def request_topic(self) -> str:
+        return self.config.request_topics[0]
+
+
+@pytest.fixture
+def unique() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+@pytest_asyncio.fixture
+async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
+    """Factory: start_stack(llm_base_url, **agent_settings) -> Stack, torn down after the test.
+
+    Topics and task queues are unique per test, so tests never see each other's messages."""
+    stack = AsyncExitStack()
+
+    async def start(llm_base_url: str, **agent: object) -> Stack:
+        queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
+        config = ServiceConfig(
+            pulsar_url=pulsar_url, falkordb_url=falkordb_url, llm_base_url=llm_base_url, llm_model="scripted",
+            request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default"],
+            response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
+            agent=AgentSettings(**agent), queues=queues, metrics_port=0,
+        )
+        client = temporal_env.client
+        llm = LLMClient(llm_base_url, "scripted", timeout_s=10)
+        stack.push_async_callback(llm.aclose)
+        graph = GraphStore(falkordb_url, config.graph_name)
+        stack.push_async_callback(graph.aclose)
+        workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load())
+        pulsar_conn = pulsar_client(pulsar_url)
+        stack.push_async_callback(pulsar_conn.close)
+        publisher = ResponsePublisher(pulsar_conn, pulsar_url)
+        workers.append(Worker(client, task_queue=queues.bridge, activities=[EmitActivities(publisher).emit]))
+        for w in workers:
+            await stack.enter_async_context(w)
+        relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,
+                             subscription=f"agent-manager--test-{unique}--default--request",
+                             response_topic=config.response_topic, settings=config.agent, queues=queues)
+        await relay.subscribe()
+        task = asyncio.create_task(relay.run())
+
+        async def stop_relay() -> None:
+            task.cancel()
+            await relay.drain()
+
+        stack.push_async_callback(stop_relay)
+        return Stack(config=config, client=client)
+
+    yield start
+    await stack.aclose()
+
+
+@pytest.fixture
+def scripted_llm() -> Iterator[type]:
+    from tests.scripted_llm import ScriptedLLM
+    yield ScriptedLLM

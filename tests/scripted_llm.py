@@ -1,0 +1,71 @@
+"""A small OpenAI-compatible HTTP server whose answers a test scripts.
+
+The agent talks to it through its real LLM client over real HTTP; only the model is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# A responder gets the request body and returns (HTTP status, completion text or error body).
+Responder = Callable[[dict[str, Any]], tuple[int, str]]
+
+
+def is_planning(body: dict[str, Any]) -> bool:
+    return "response_format" in body
+
+
+def is_synthesis(body: dict[str, Any]) -> bool:
+    return "step results" in body["messages"][-1]["content"].lower()
+
+
+class ScriptedLLM:
+    def __init__(self, responder: Responder) -> None:
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.requests.append(body)
+                status, text = owner.responder(body)
+                if status != 200:
+                    self._send(status, {"error": {"message": text}})
+                    return
+                self._send(200, {
+                    "id": f"cmpl-{len(owner.requests)}", "object": "chat.completion", "model": "scripted",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                })
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedLLM:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
