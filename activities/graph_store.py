@@ -84,10 +84,16 @@ class GraphStore:
     async def describe_schema(self) -> str:
         """A compact, LLM-readable schema of the graph as it is now."""
         labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows]
-        lines: list[str] = []
         if not labels:
             return f"(graph '{self.graph_name}' is empty)"
-        lines.append("Node labels (count: properties with an example value):")
+        patterns = await self.ro_query(
+            f"MATCH (a)-[r]->(b) WITH a, r, b LIMIT {PATTERN_SAMPLE} "
+            "RETURN labels(a)[0], type(r), labels(b)[0], count(*) ORDER BY count(*) DESC",
+            max_rows=200,
+        )
+        lines = ["Relationships:"]
+        lines += [f"- (:{src})-[:{rel}]->(:{dst})" for src, rel, dst, _ in patterns.rows]
+        lines.append("Node labels (count): properties, with an example value")
         for label in labels:
             count = (await self.ro_query(f"MATCH (n:`{label}`) RETURN count(n)")).rows[0][0]
             sample = await self.ro_query(
@@ -95,14 +101,6 @@ class GraphStore:
                 "RETURN k, head(collect(n[k])) ORDER BY k",
                 max_rows=100,
             )
-            props = ", ".join(f"{k} (e.g. {json.dumps(v, default=str)[:40]})" for k, v in sample.rows)
+            props = ", ".join(f"{k}={json.dumps(v, default=str)[:30]}" for k, v in sample.rows)
             lines.append(f"- {label} ({count}): {props}")
-        patterns = await self.ro_query(
-            f"MATCH (a)-[r]->(b) WITH a, r, b LIMIT {PATTERN_SAMPLE} "
-            "RETURN labels(a)[0], type(r), labels(b)[0], count(*) ORDER BY count(*) DESC",
-            max_rows=200,
-        )
-        lines.append("Relationships:")
-        for src, rel, dst, n in patterns.rows:
-            lines.append(f"- (:{src})-[:{rel}]->(:{dst}) x{n}")
         return "\n".join(lines)

@@ -7,7 +7,6 @@ already had it: a duplicate), or after the caller got an error response. Bad inp
 from __future__ import annotations
 
 import asyncio
-import hashlib
 
 import pulsar
 import structlog
@@ -20,22 +19,11 @@ from temporalio.service import RPCError
 
 from bridge.emit import ResponsePublisher
 from confidence_core.models import AgentRunInput, AgentSettings, TaskQueues
-from confidence_core.topics import is_persistent
+from confidence_core.topics import is_persistent, workflow_id_for
 from confidence_core.wire import RequestDecodeError, decode_request, error_response
 from workflows.confidence_agent import WORKFLOW_NAME
 
 log = structlog.get_logger(__name__)
-
-MAX_WORKFLOW_ID_CHARS = 200
-
-
-def workflow_id_for(request_id: str) -> str:
-    """Deterministic per request id, so a redelivered or duplicated message finds the existing run."""
-    safe = "".join(c if c.isalnum() or c in "-_.:" else "_" for c in request_id)
-    if len(safe) > MAX_WORKFLOW_ID_CHARS or safe != request_id:
-        safe = f"{safe[:64]}-{hashlib.sha256(request_id.encode()).hexdigest()[:16]}"
-    return f"agent-{safe}"
-
 
 class RequestRelay:
     def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 _PERSISTENCE = {"flow": "persistent", "request": "non-persistent", "response": "non-persistent",
                 "notify": "non-persistent"}
 
@@ -28,3 +30,14 @@ def agent_subscription(workspace: str = "default", flow: str = "default") -> str
 
 def is_persistent(topic: str) -> bool:
     return topic.startswith("persistent://")
+
+
+MAX_WORKFLOW_ID_CHARS = 200
+
+
+def workflow_id_for(request_id: str) -> str:
+    """Deterministic per request id, so a redelivered or duplicated message finds the existing run."""
+    safe = "".join(c if c.isalnum() or c in "-_.:" else "_" for c in request_id)
+    if len(safe) > MAX_WORKFLOW_ID_CHARS or safe != request_id:
+        safe = f"{safe[:64]}-{hashlib.sha256(request_id.encode()).hexdigest()[:16]}"
+    return f"agent-{safe}"
