@@ -160,3 +160,21 @@ async def load(url: str, graph_name: str, dataset: DemoDataset | None = None, *,
         return True
     finally:
         await db.aclose()
+
+
+def main() -> None:
+    """`python -m embedded.demo_graph [--url URL] [--graph NAME] [--replace]`: load the demo graph."""
+    import argparse
+    import asyncio
+
+    p = argparse.ArgumentParser(prog="python -m embedded.demo_graph", description=main.__doc__)
+    p.add_argument("--url", default="redis://127.0.0.1:6379")
+    p.add_argument("--graph", default="procurement")
+    p.add_argument("--replace", action="store_true", help="drop and reload an existing graph")
+    args = p.parse_args()
+    loaded = asyncio.run(load(args.url, args.graph, replace=args.replace))
+    print(f"graph '{args.graph}' at {args.url}: {'loaded' if loaded else 'already present, left as is'}")
+
+
+if __name__ == "__main__":
+    main()

