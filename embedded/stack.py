@@ -137,6 +137,7 @@ class EmbeddedStack:
         services = self._services()
         for part in [*(p for p, _ in servers), *services]:  # every port first: fail before starting anything
             part.check_ports()
+        await self._check_external()
         for part, _ in servers:
             self.children.append(part)
             part.start()
@@ -146,7 +147,6 @@ class EmbeddedStack:
         finally:
             for w in waits:
                 w.cancel()
-        await self._check_external()
         if self.o.load_demo_graph:
             if await demo_graph.load(self.falkordb_url, self.o.graph_name):
                 self.say(f"loaded the demo procurement graph into '{self.o.graph_name}'")

@@ -24,7 +24,8 @@ def is_synthesis(body: dict[str, Any]) -> bool:
 
 
 class ScriptedLLM:
-    def __init__(self, responder: Responder) -> None:
+    def __init__(self, responder: Responder, *, raw: bool = False) -> None:
+        """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers)."""
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         owner = self
@@ -50,6 +51,13 @@ class ScriptedLLM:
                 status, text = owner.responder(body)
                 if status != 200:
                     self._send(status, {"error": {"message": text}})
+                    return
+                if raw:
+                    data = text.encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
                     return
                 self._send(200, {
                     "id": f"cmpl-{len(owner.requests)}", "object": "chat.completion", "model": "scripted",

@@ -1,0 +1,67 @@
+"""`tg-confidence up`: a taken port or an unreachable external part is named, and nothing is left running."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from temporalio.testing import WorkflowEnvironment
+
+from embedded.processes import free_port
+from tests.scripted_llm import ScriptedLLM
+
+
+def run_up(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli", "up", "--exit-after-ask", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def temporal_address(env: WorkflowEnvironment) -> str:
+    return env.client.service_client.config.target_host
+
+
+def free_ports(*names: str) -> list[str]:
+    return [arg for name in names for arg in (f"--{name}", str(free_port()))]
+
+
+async def test_a_taken_port_is_named_with_its_part_and_nothing_starts(tmp_path: Path) -> None:
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    taken = holder.getsockname()[1]
+    try:
+        with ScriptedLLM(lambda body: (200, "{}")) as llm:
+            result = await asyncio.to_thread(
+                run_up, "--data-dir", str(tmp_path), "--pulsar-port", str(taken), "--llm-base-url", llm.base_url,
+                *free_ports("temporal-port", "ui-port", "falkordb-port", "metrics-port"))
+    finally:
+        holder.close()
+    assert result.returncode == 2, result.stderr
+    assert f"Pulsar broker (pulsar-lite): broker port {taken} on 127.0.0.1 is already in use" in result.stderr
+    assert not (tmp_path / "temporal.log").exists()  # checked before anything was started
+
+
+async def test_an_unreachable_external_part_is_named_with_its_address(
+        tmp_path: Path, temporal_env: WorkflowEnvironment, falkordb_url: str) -> None:
+    dead_pulsar = f"pulsar://127.0.0.1:{free_port()}"
+    with ScriptedLLM(lambda body: (200, "{}")) as llm:
+        result = await asyncio.to_thread(
+            run_up, "--data-dir", str(tmp_path), "--temporal-address", temporal_address(temporal_env),
+            "--pulsar-url", dead_pulsar, "--falkordb-url", falkordb_url, "--llm-base-url", llm.base_url,
+            *free_ports("metrics-port"))
+    assert result.returncode == 2, result.stderr
+    assert f"Pulsar at {dead_pulsar} is unreachable" in result.stderr
+
+
+async def test_an_unreachable_llm_is_named_with_its_address(tmp_path: Path, temporal_env: WorkflowEnvironment,
+                                                            falkordb_url: str, pulsar_url: str) -> None:
+    dead_llm = f"http://127.0.0.1:{free_port()}/v1"
+    result = await asyncio.to_thread(
+        run_up, "--data-dir", str(tmp_path), "--temporal-address", temporal_address(temporal_env),
+        "--pulsar-url", pulsar_url, "--falkordb-url", falkordb_url, "--llm-base-url", dead_llm,
+        *free_ports("metrics-port"))
+    assert result.returncode == 2, result.stderr
+    assert f"LLM server at {dead_llm} is unreachable" in result.stderr
