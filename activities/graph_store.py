@@ -6,12 +6,14 @@ is read from whatever graph the service is pointed at.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from falkordb import Edge, Node, Path
 from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.graph import AsyncGraph
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -61,16 +63,26 @@ class GraphStore:
     def __init__(self, url: str, graph_name: str) -> None:
         self.url = url
         self.graph_name = graph_name
-        self._db = FalkorDB.from_url(url, socket_connect_timeout=5)
-        self._graph = self._db.select_graph(graph_name)
+        self._db: FalkorDB | None = None
+        self._connect_lock = asyncio.Lock()
+
+    async def _graph(self) -> AsyncGraph:
+        # The client's constructor probes the server synchronously (cluster detection): do it lazily, off
+        # the event loop, so a worker starts while FalkorDB is down and its activities retry until it is up.
+        async with self._connect_lock:
+            if self._db is None:
+                self._db = await asyncio.to_thread(FalkorDB.from_url, self.url, socket_connect_timeout=5)
+        return self._db.select_graph(self.graph_name)
 
     async def aclose(self) -> None:
-        await self._db.aclose()
+        if self._db is not None:
+            await self._db.aclose()
 
     async def ro_query(self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000,
                        max_rows: int = 200) -> QueryRows:
         try:
-            result = await self._graph.ro_query(query, params, timeout=timeout_ms)
+            graph = await self._graph()
+            result = await graph.ro_query(query, params, timeout=timeout_ms)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise ApplicationError(
                 f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable"
