@@ -93,6 +93,16 @@ class GraphStore:
         rows = [[to_plain(v) for v in row] for row in result.result_set[:max_rows]]
         return QueryRows(columns=columns, rows=rows, total_rows=len(result.result_set))
 
+    async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
+        """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""
+        if mode == "exact":
+            condition = "n[k] = $v"
+        else:
+            condition = "toLower(toString(n[k])) CONTAINS toLower($v)"
+        rows = await self.ro_query(f"MATCH (n) WHERE any(k IN keys(n) WHERE {condition}) WITH n LIMIT 1 "
+                                   "RETURN count(n)", {"v": value}, timeout_ms=timeout_ms)
+        return bool(rows.rows and rows.rows[0][0])
+
     async def describe_schema(self) -> str:
         """A compact, LLM-readable schema of the graph as it is now."""
         labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import structlog
 from temporalio import activity
 
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
-from confidence_core.activity_io import PlanningInput, PlanningOutput
+from confidence_core.activity_io import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from confidence_core.prompts import PromptTemplates
 from confidence_core.tools import BUILTIN_TOOLS, ToolSpec
@@ -59,3 +61,37 @@ class PlanningActivities:
         return PlanningOutput(
             error="Could not make a usable plan for this question: " + "; ".join(problems), attempts=2
         )
+
+    @activity.defn(name="adjust_step")
+    async def adjust_step(self, request: AdjustInput) -> AdjustOutput:
+        """Retry ladder rungs 2 and 3: the LLM proposes new arguments for the step, given why it was weak."""
+        tool = self.tools.get(request.step.function)
+        if tool is None:
+            return AdjustOutput(arguments=request.step.arguments)
+        schema_text = ""
+        if request.step.function in ("GraphQuery", "KnowledgeQuery"):
+            schema_text = "Knowledge graph schema:\n" + await self.graph.describe_schema()
+        names = [a.name for a in tool.arguments]
+        json_schema = {
+            "type": "object",
+            "properties": {"arguments": {"type": "object", "properties": {n: {"type": "string"} for n in names},
+                                         "required": sorted(tool.required_arguments())}},
+            "required": ["arguments"],
+        }
+        completion = await self.llm.chat([
+            {"role": "system", "content": self.prompts.render(
+                "adjust_system", tool=tool.name, tool_description=tool.description, graph_schema=schema_text)},
+            {"role": "user", "content": self.prompts.render(
+                "adjust_user", question=request.question, arguments=json.dumps(request.step.arguments),
+                last_output=request.last_output, reasoning=request.reasoning,
+                instruction=self.prompts.render(f"adjust_{request.rung}"))},
+        ], json_schema=json_schema, max_tokens=512)
+        try:
+            proposed = json.loads(completion.text)["arguments"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            log.warning("adjustment_unusable", step_id=request.step.id, text=completion.text[:200])
+            return AdjustOutput(arguments=request.step.arguments)
+        arguments = {k: str(v) for k, v in proposed.items() if k in names and str(v).strip()}
+        if tool.required_arguments() - arguments.keys():
+            return AdjustOutput(arguments=request.step.arguments)
+        return AdjustOutput(arguments=arguments)

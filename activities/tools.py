@@ -10,8 +10,11 @@ from activities.graph_store import GraphQueryError, GraphStore
 from activities.llm_client import LLMClient
 from confidence_core.activity_io import StepInput, StepOutput
 from confidence_core.confidence import graph_result_confidence, text_result_confidence
+from confidence_core.cypher_text import query_literals
 from confidence_core.memory import format_context
 from confidence_core.prompts import PromptTemplates
+
+MAX_LITERAL_CHECKS = 6
 
 
 def _elapsed_ms(started: float) -> int:
@@ -43,10 +46,13 @@ class ToolActivities:
                 execution_time_ms=_elapsed_ms(started),
                 error=error,
             )
+        literals = [(value, mode, await self.graph.value_exists(value, mode))
+                    for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
         return StepOutput(
             success=True,
             output=rows.to_json(),
-            confidence=graph_result_confidence(rows.total_rows, None, rows.truncated, request.retry_count),
+            confidence=graph_result_confidence(rows.total_rows, None, rows.truncated, request.retry_count,
+                                               literals),
             execution_time_ms=_elapsed_ms(started),
         )
 

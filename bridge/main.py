@@ -41,7 +41,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         request_topics=config.request_topics,
         subscription=agent_subscription(config.workspace, config.flow),
         response_topic=config.response_topic,
-        settings=config.agent, queues=config.queues,
+        queues=config.queues,
     )
     try:
         await relay.subscribe()

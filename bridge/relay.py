@@ -18,7 +18,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from bridge.emit import ResponsePublisher
-from confidence_core.models import AgentRunInput, AgentSettings, TaskQueues
+from confidence_core.models import AgentRunInput, TaskQueues
 from confidence_core.topics import is_persistent, workflow_id_for
 from confidence_core.wire import RequestDecodeError, decode_request, error_response
 from workflows.confidence_agent import WORKFLOW_NAME
@@ -28,14 +28,13 @@ log = structlog.get_logger(__name__)
 class RequestRelay:
     def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
                  request_topics: list[str], subscription: str, response_topic: str,
-                 settings: AgentSettings, queues: TaskQueues, max_in_flight: int = 64) -> None:
+                 queues: TaskQueues, max_in_flight: int = 64) -> None:
         self.temporal = temporal
         self.pulsar = pulsar_client
         self.publisher = publisher
         self.request_topics = request_topics
         self.subscription = subscription
         self.response_topic = response_topic
-        self.settings = settings
         self.queues = queues
         self._slots = asyncio.Semaphore(max_in_flight)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -91,7 +90,7 @@ class RequestRelay:
             return
         workflow_id = workflow_id_for(request_id)
         run_input = AgentRunInput(request=request, request_id=request_id, response_topic=self.response_topic,
-                                  settings=self.settings, queues=self.queues)
+                                  queues=self.queues)
         try:
             await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from confidence_core.audit import AuditRecord
 from confidence_core.models import AgentResponse, AgentSettings, ConfidenceMetrics, ExecutionPlan, ExecutionStep
 
 
@@ -59,3 +60,40 @@ class EmitInput(BaseModel):
     topic: str
     request_id: str
     response: AgentResponse
+
+
+class AdjustInput(BaseModel):
+    """Ask the LLM for new arguments for a step whose result was weak (retry ladder rungs 2 and 3)."""
+
+    question: str
+    step: ExecutionStep
+    rung: str  # "adjusted" | "simplified"
+    last_output: str
+    reasoning: str
+
+
+class AdjustOutput(BaseModel):
+    arguments: dict[str, str]
+
+
+class StepTiming(BaseModel):
+    function: str
+    seconds: float
+
+
+class RunMetrics(BaseModel):
+    """One run's measurements, recorded once by the metrics activity (workflow code has no side effects)."""
+
+    scores: list[tuple[str, float]] = Field(default_factory=list)  # (function, score) of every attempt
+    below_threshold: int = 0  # attempts that failed their step's threshold
+    retries: dict[str, int] = Field(default_factory=dict)  # function -> retries
+    retried_steps: int = 0
+    retried_steps_recovered: int = 0
+    plan_seconds: float = 0.0
+    step_timings: list[StepTiming] = Field(default_factory=list)
+    plan_steps: int = 0
+
+
+class AuditInput(BaseModel):
+    record: AuditRecord
+    include_raw_outputs: bool = False

@@ -22,24 +22,40 @@ _STOP = {"this", "that", "with", "from", "have", "were", "which", "there", "thei
          "based", "data", "result", "results", "following", "answer", "question"}
 
 
-def graph_result_confidence(
-    row_count: int, error: str | None, truncated: bool, retry_count: int = 0
-) -> ConfidenceMetrics:
+def graph_result_confidence(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
+                            literals: list[tuple[str, str, bool]] | None = None) -> ConfidenceMetrics:
+    """Score a graph query's result from evidence: its size, and whether the values it matched on
+    (`literals`: (value, "exact"|"contains", exists in the graph)) exist at all. An empty result is a
+    genuine answer when everything it names exists; it is suspect when a named value exists nowhere."""
+    literals = literals or []
+    missing = [f"'{value}'" for value, mode, exists in literals if not exists]
     if error:
         return ConfidenceMetrics(score=0.0, reasoning=f"Query failed: {error}", retry_count=retry_count)
     if row_count == 0:
+        if missing:
+            return ConfidenceMetrics(
+                score=0.3, retry_count=retry_count,
+                reasoning=f"Empty result and {', '.join(missing)} matches nothing in the graph: "
+                          "the entities don't exist under that name or the query is too restrictive")
+        if literals:
+            return ConfidenceMetrics(
+                score=0.85, retry_count=retry_count,
+                reasoning="Entities verified to exist but nothing matches the pattern: the empty result is "
+                          "a genuine answer (e.g. they are unconnected)")
         return ConfidenceMetrics(
-            score=0.3,
-            reasoning="Empty result may indicate entities don't exist or query too restrictive",
-            retry_count=retry_count,
-        )
+            score=0.3, retry_count=retry_count,
+            reasoning="Empty result may indicate entities don't exist or query too restrictive")
+    if missing:
+        return ConfidenceMetrics(
+            score=0.6, retry_count=retry_count,
+            reasoning=f"Query returned {row_count} row(s) but {', '.join(missing)} matches nothing in the graph")
     if truncated:
         return ConfidenceMetrics(
-            score=0.8,
-            reasoning=f"Query returned more rows than kept ({row_count} shown); the answer may miss some",
-            retry_count=retry_count,
-        )
-    return ConfidenceMetrics(score=0.9, reasoning=f"Query returned {row_count} row(s)", retry_count=retry_count)
+            score=0.8, retry_count=retry_count,
+            reasoning=f"Query returned more rows than kept ({row_count} in all); the answer may miss some")
+    verified = " with every named value found in the graph" if literals else ""
+    return ConfidenceMetrics(score=0.9, reasoning=f"Query returned {row_count} row(s){verified}",
+                             retry_count=retry_count)
 
 
 def content_tokens(text: str) -> set[str]:
@@ -75,6 +91,19 @@ def text_result_confidence(output: str, evidence: str, retry_count: int = 0) -> 
     )
 
 
-def overall_confidence(scores: list[float]) -> float | None:
-    """An answer is no stronger than its weakest supporting step: the minimum of their scores."""
-    return min(scores) if scores else None
+def overall_confidence(usable_scores: list[float], planned_steps: int) -> tuple[float, str]:
+    """Weakest link times coverage: the lowest score among the steps whose results the answer uses,
+    scaled by the share of planned steps that produced a usable result. An answer is no stronger than
+    its weakest evidence, and weaker still when part of the plan produced nothing."""
+    if not usable_scores or planned_steps <= 0:
+        return 0.0, "no step produced a usable result"
+    weakest = min(usable_scores)
+    coverage = len(usable_scores) / planned_steps
+    if coverage >= 1:
+        return round(weakest, 2), f"weakest supporting step {weakest:.2f}"
+    return round(weakest * coverage, 2), (
+        f"weakest supporting step {weakest:.2f} x {len(usable_scores)}/{planned_steps} steps usable"
+    )
+
+
+LOW_CONFIDENCE = 0.5

@@ -48,7 +48,8 @@ class ServiceConfig(BaseSettings):
     response_topic: str = Field(default_factory=agent_response_topic)
     metrics_port: int = Field(default=8000, ge=0, le=65535)
     log_level: str = "INFO"
-    audit_enabled: bool = True
+    audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))
+    temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off
     agent: AgentSettings = Field(default_factory=AgentSettings)
     queues: TaskQueues = Field(default_factory=TaskQueues)
 

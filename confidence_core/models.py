@@ -206,6 +206,14 @@ class AgentSettings(BaseModel):
     max_context_size: int = Field(default=8192, ge=256, le=1_000_000)
     parallel_execution: bool = False
     max_parallel_steps: int = Field(default=4, ge=1, le=64)
+    override_enabled: bool = True
+    override_timeout_s: float = Field(default=600.0, gt=0, le=7 * 24 * 3600)
+    # sha256 hex digests of the tokens that may override; empty = anyone who can reach Temporal may.
+    # Only digests travel in workflow inputs, so no token is ever written to a workflow history.
+    override_token_sha256: list[str] = Field(default_factory=list)
+    search_attributes: bool = False  # upsert TgcaStatus & co. (they must be registered on the server)
+    audit_enabled: bool = True
+    include_raw_outputs: bool = False
     tool_thresholds: dict[str, float] = Field(
         default_factory=lambda: {"GraphQuery": 0.8, "TextCompletion": 0.7, "McpTool": 0.6}
     )
@@ -221,6 +229,7 @@ class TaskQueues(BaseModel):
     planning: str = "tgca-planning"
     tools: str = "tgca-tools"
     synthesis: str = "tgca-synthesis"
+    audit: str = "tgca-audit"
     bridge: str = "tgca-bridge"
 
 
@@ -228,7 +237,8 @@ class AgentRunInput(BaseModel):
     request: AgentRequest
     request_id: str
     response_topic: str
-    settings: AgentSettings = Field(default_factory=AgentSettings)
+    # None: the run uses the settings of the worker that executes it (its flags, env and YAML).
+    settings: AgentSettings | None = None
     queues: TaskQueues = Field(default_factory=TaskQueues)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from prometheus_client import CollectorRegistry
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -19,6 +20,7 @@ from temporalio.worker import Worker
 
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
+from activities.metrics import AgentMetrics
 from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay
 from confidence_core.config import ServiceConfig
@@ -92,11 +94,13 @@ def unique() -> str:
 
 
 @pytest_asyncio.fixture
-async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
+async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
+                     tmp_path: Path):  # type: ignore[no-untyped-def]
     """Factory: start_stack(llm_base_url, **agent_settings) -> Stack, torn down after the test.
 
     Topics and task queues are unique per test, so tests never see each other's messages."""
     stack = AsyncExitStack()
+    audit_dir = tmp_path
 
     async def start(llm_base_url: str, **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
@@ -105,13 +109,15 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default"],
             response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
+            audit_path=str(audit_dir / f"audit-{unique}.jsonl"),
         )
         client = temporal_env.client
         llm = LLMClient(llm_base_url, "scripted", timeout_s=10)
         stack.push_async_callback(llm.aclose)
         graph = GraphStore(falkordb_url, config.graph_name)
         stack.push_async_callback(graph.aclose)
-        workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load())
+        workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(),
+                                AgentMetrics(CollectorRegistry()))
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url)
@@ -120,7 +126,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             await stack.enter_async_context(w)
         relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,
                              subscription=f"agent-manager--test-{unique}--default--request",
-                             response_topic=config.response_topic, settings=config.agent, queues=queues)
+                             response_topic=config.response_topic, queues=queues)
         await relay.subscribe()
         task = asyncio.create_task(relay.run())
 

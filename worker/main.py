@@ -8,23 +8,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
 
 import structlog
 from prometheus_client import start_http_server
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from activities.audit import AuditActivities
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
+from activities.metrics import AgentMetrics, MetricsActivities
 from activities.planning import PlanningActivities
 from activities.synthesis import SynthesisActivities
 from activities.tools import ToolActivities
 from confidence_core.config import ServiceConfig, load_config
+from confidence_core.models import AgentSettings
 from confidence_core.prompts import PromptTemplates
 from worker.runtime import configure_logging, connect_temporal, run_until_signalled
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 
 log = structlog.get_logger(__name__)
-FAMILIES = ("workflows", "planning", "tools", "synthesis")
+FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
 
 
 def _bool(text: str) -> bool:
@@ -51,6 +58,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--llm-model", help="model name sent to the LLM server")
     p.add_argument("--llm-api-key", help="API key for the LLM server")
+    p.add_argument("--audit-path", help="JSON-lines audit sink (default ~/.tg-confidence/audit.jsonl)")
+    p.add_argument("--temporal-metrics-port", type=int, help="Prometheus port for Temporal SDK metrics (0: off)")
     p.add_argument("--queues", default=",".join(FAMILIES),
                    help=f"activity families to host, comma-separated (default: all of {', '.join(FAMILIES)})")
     return p.parse_args(argv)
@@ -61,41 +70,59 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         "confidence_threshold": args.confidence_threshold,
         "max_retries": args.max_retries,
         "step_timeout_ms": args.timeout_ms,
+        "audit_enabled": args.audit_enabled,
     }.items() if v is not None}
     return load_config(
         pulsar_url=args.pulsar_url, metrics_port=args.metrics_port, log_level=args.log_level,
-        audit_enabled=args.audit_enabled, temporal_address=args.temporal_address,
+        audit_path=args.audit_path, temporal_metrics_port=args.temporal_metrics_port,
+        temporal_address=args.temporal_address,
         temporal_namespace=args.temporal_namespace, falkordb_url=args.falkordb_url, graph_name=args.graph_name,
         llm_base_url=args.llm_base_url, llm_model=args.llm_model, llm_api_key=args.llm_api_key,
         agent=agent or None,
     )
 
 
-def build_workers(client, config: ServiceConfig, families: set[str], llm: LLMClient,  # type: ignore[no-untyped-def]
-                  graph: GraphStore, prompts: PromptTemplates) -> list[Worker]:
+def build_workers(client: Client, config: ServiceConfig, families: set[str], llm: LLMClient, graph: GraphStore,
+                  prompts: PromptTemplates, metrics: AgentMetrics) -> list[Worker]:
     q = config.queues
     workers: list[Worker] = []
     if "workflows" in families:
-        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow]))
+        settings = config.agent
+
+        @activity.defn(name="agent_settings")
+        async def agent_settings() -> AgentSettings:
+            """This worker's configuration, read by each run (a local activity: no extra server round trip)."""
+            return settings
+
+        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow],
+                              activities=[agent_settings]))
     if "planning" in families:
-        workers.append(Worker(client, task_queue=q.planning,
-                              activities=[PlanningActivities(llm, graph, prompts).plan]))
+        planning = PlanningActivities(llm, graph, prompts)
+        workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step]))
     if "tools" in families:
         tools = ToolActivities(llm, graph, prompts)
         workers.append(Worker(client, task_queue=q.tools, activities=[tools.graph_query, tools.text_completion]))
     if "synthesis" in families:
         workers.append(Worker(client, task_queue=q.synthesis,
                               activities=[SynthesisActivities(llm, prompts).synthesize]))
+    if "audit" in families:
+        audit = AuditActivities(Path(config.audit_path).expanduser())
+        workers.append(Worker(client, task_queue=q.audit,
+                              activities=[audit.write_audit, MetricsActivities(metrics).record_metrics]))
     return workers
 
 
 async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) -> None:
-    client = await connect_temporal(config.temporal_address, config.temporal_namespace)
+    runtime = None
+    if config.temporal_metrics_port:
+        runtime = Runtime(telemetry=TelemetryConfig(
+            metrics=PrometheusConfig(bind_address=f"0.0.0.0:{config.temporal_metrics_port}")))
+    client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
     llm = LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
                     config.llm_json_mode)
     graph = GraphStore(config.falkordb_url, config.graph_name)
     prompts = PromptTemplates.load()
-    workers = build_workers(client, config, families, llm, graph, prompts)
+    workers = build_workers(client, config, families, llm, graph, prompts, AgentMetrics())
     if config.metrics_port:
         start_http_server(config.metrics_port)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),

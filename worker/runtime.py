@@ -13,6 +13,7 @@ import structlog
 from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 
 
@@ -44,9 +45,10 @@ def configure_logging(level: str = "INFO") -> None:
     root.setLevel(numeric)
 
 
-async def connect_temporal(address: str, namespace: str) -> Client:
+async def connect_temporal(address: str, namespace: str, runtime: Runtime | None = None) -> Client:
     try:
-        return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter)
+        return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter,
+                                    runtime=runtime)
     except (RPCError, RuntimeError, OSError) as exc:
         raise PartUnreachable(f"Temporal at {address} (namespace {namespace}) is unreachable: {exc}") from exc
 

@@ -1,0 +1,68 @@
+"""Human override of a step whose confidence stayed below its threshold: the request the workflow
+sends, the decision a human returns (signal `override` or update `submit_override`), and its checks."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Decision(StrEnum):
+    ACCEPT = "accept"  # use the low-confidence result as it is
+    RETRY = "retry"    # run the step once more, optionally with new arguments
+    SKIP = "skip"      # drop the step (its dependents are skipped too)
+    ABORT = "abort"    # end the run with an error
+
+
+class OverrideRequest(BaseModel):
+    step_id: str
+    function: str
+    score: float
+    threshold: float
+    reasoning: str
+    retries: int
+    arguments: dict[str, str] = Field(default_factory=dict)
+    choices: list[str] = Field(default_factory=lambda: [d.value for d in Decision])
+    timeout_s: float
+
+
+class Override(BaseModel):
+    """What a human sends. Unknown keys are rejected by type, not silently dropped."""
+
+    step_id: str
+    decision: str
+    arguments: dict[str, str] | None = None
+    reason: str = ""
+    by: str = ""
+    token: str = ""
+
+
+class OverrideRejected(ValueError):
+    pass
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
+                   token_sha256: list[str]) -> Decision:
+    """The decision if the override is acceptable now; OverrideRejected says why not."""
+    if token_sha256 and token_digest(override.token) not in token_sha256:
+        raise OverrideRejected("not authorized: overrides need a valid override token")
+    if override.step_id not in known_steps:
+        raise OverrideRejected(f"unknown step {override.step_id!r}")
+    try:
+        decision = Decision(override.decision)
+    except ValueError:
+        raise OverrideRejected(
+            f"invalid decision {override.decision!r}; choose one of {', '.join(d.value for d in Decision)}"
+        ) from None
+    if pending is None or pending.step_id != override.step_id:
+        waiting = f"step {pending.step_id} is" if pending else "no step is"
+        raise OverrideRejected(f"step {override.step_id} is not awaiting an override ({waiting})")
+    if override.arguments is not None and decision is not Decision.RETRY:
+        raise OverrideRejected("arguments can only be given with the retry decision")
+    return decision
