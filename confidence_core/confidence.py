@@ -29,13 +29,14 @@ def graph_result_confidence(row_count: int, error: str | None, truncated: bool, 
     genuine answer when everything it names exists; it is suspect when a named value exists nowhere."""
     literals = literals or []
     missing = [f"'{value}'" for value, mode, exists in literals if not exists]
+    match_nothing = f"{', '.join(missing)} {'matches' if len(missing) == 1 else 'match'} nothing in the graph"
     if error:
         return ConfidenceMetrics(score=0.0, reasoning=f"Query failed: {error}", retry_count=retry_count)
     if row_count == 0:
         if missing:
             return ConfidenceMetrics(
                 score=0.3, retry_count=retry_count,
-                reasoning=f"Empty result and {', '.join(missing)} matches nothing in the graph: "
+                reasoning=f"Empty result and {match_nothing}: "
                           "the entities don't exist under that name or the query is too restrictive")
         if literals:
             return ConfidenceMetrics(
@@ -48,7 +49,7 @@ def graph_result_confidence(row_count: int, error: str | None, truncated: bool, 
     if missing:
         return ConfidenceMetrics(
             score=0.6, retry_count=retry_count,
-            reasoning=f"Query returned {row_count} row(s) but {', '.join(missing)} matches nothing in the graph")
+            reasoning=f"Query returned {row_count} row(s) but {match_nothing}")
     if truncated:
         return ConfidenceMetrics(
             score=0.8, retry_count=retry_count,

@@ -57,4 +57,4 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     found += [(m.group(2), "exact") for m in _EQUALS.finditer(query)]
     found += [(m.group(1), "contains") for m in _CONTAINS.finditer(query)]
     seen: set[tuple[str, str]] = set()
-    return [f for f in found if len(f[0]) >= 2 and not (f in seen or seen.add(f))]
+    return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]

@@ -1,0 +1,96 @@
+"""Run ConfidenceAgentWorkflow on a given Temporal environment with the real worker families, a real
+FalkorDB graph and a scripted LLM. The bridge's `emit` is replaced by a recorder on the same task
+queue, so a test reads exactly the messages a caller would receive (the Pulsar path itself is
+covered by test_end_to_end.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+from temporalio import activity
+from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
+
+from activities.graph_store import GraphStore
+from activities.llm_client import LLMClient
+from activities.metrics import AgentMetrics
+from confidence_core.activity_io import EmitInput
+from confidence_core.config import ServiceConfig
+from confidence_core.models import (
+    AgentRequest,
+    AgentResponse,
+    AgentRunInput,
+    AgentRunResult,
+    AgentSettings,
+    TaskQueues,
+)
+from confidence_core.prompts import PromptTemplates
+from worker.main import FAMILIES, build_workers
+from workflows.confidence_agent import WORKFLOW_NAME
+
+
+@dataclass
+class Harness:
+    client: Client
+    config: ServiceConfig
+    registry: CollectorRegistry
+    messages: list[AgentResponse] = field(default_factory=list)
+
+    def metric(self, name: str, **labels: str) -> float:
+        return self.registry.get_sample_value(name, labels) or 0.0
+
+    async def start(self, question: str, settings: AgentSettings | None = None, **request: Any) -> WorkflowHandle:
+        run_input = AgentRunInput(
+            request=AgentRequest(question=question, **request), request_id=uuid.uuid4().hex,
+            response_topic="recorded", settings=settings, queues=self.config.queues)
+        return await self.client.start_workflow(
+            WORKFLOW_NAME, run_input, id=f"agent-test-{uuid.uuid4().hex[:12]}", task_queue=self.config.queues.workflow,
+            result_type=AgentRunResult)
+
+    async def wait_for_override(self, handle: WorkflowHandle, timeout_s: float = 60) -> dict[str, Any]:
+        """Poll the `status` query until a step awaits an override (queries don't advance skipped time)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while loop.time() < deadline:
+            status = await handle.query("status")
+            if status.get("pending_override"):
+                return status
+            await asyncio.sleep(0.2)
+        raise TimeoutError("no override was requested")
+
+    def kinds(self) -> list[str]:
+        return [m.message_type for m in self.messages]
+
+    def text(self) -> str:
+        return "\n".join(f"[{m.message_type}] {m.content}" for m in self.messages)
+
+
+async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str, falkordb_url: str,
+                       graph_name: str, audit_path: Path, **agent: Any) -> Harness:
+    unique = uuid.uuid4().hex[:8]
+    queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
+    config = ServiceConfig(falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
+                           llm_model="scripted", agent=AgentSettings(**agent), queues=queues,
+                           audit_path=str(audit_path), metrics_port=0)
+    registry = CollectorRegistry()
+    harness = Harness(client=client, config=config, registry=registry)
+    llm = LLMClient(llm_base_url, "scripted", timeout_s=10)
+    stack.push_async_callback(llm.aclose)
+    graph = GraphStore(falkordb_url, graph_name)
+    stack.push_async_callback(graph.aclose)
+
+    @activity.defn(name="emit")
+    async def record(message: EmitInput) -> None:
+        harness.messages.append(message.response)
+
+    workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(), AgentMetrics(registry))
+    workers.append(Worker(client, task_queue=queues.bridge, activities=[record]))
+    for worker in workers:
+        await stack.enter_async_context(worker)
+    return harness
