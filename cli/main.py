@@ -1,7 +1,9 @@
 """tg-confidence: the user's CLI.
 
-  up    start the embedded stack (or use external parts), optionally ask one question, serve until Ctrl-C
-  ask   send one AgentRequest over Pulsar and print the AgentResponses as they arrive
+  up        start the embedded stack (or use external parts), optionally ask one question, serve until Ctrl-C
+  ask       send one AgentRequest over Pulsar and print the AgentResponses as they arrive
+  override  answer a run that waits for a human: accept, retry [--arguments JSON], skip or abort
+  status    show a run's plan, step states, scores and any pending override
 """
 
 from __future__ import annotations
@@ -9,19 +11,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
+import os
 import signal
 import sys
 import textwrap
 import uuid
 from pathlib import Path
 
+from pydantic import ValidationError
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError
+
 from cli.ask import AskTimeout, ask
 from confidence_core.models import AgentRequest, AgentResponse
+from confidence_core.override import Decision, Override
+from confidence_core.status import RunStatus
 from confidence_core.topics import agent_request_topic, agent_response_topic, workflow_id_for
 from embedded.model_weights import ModelIntegrityError, ModelNotFound
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
-from worker.runtime import PartUnreachable
+from worker.runtime import PartUnreachable, connect_temporal
 
 DEMO_QUESTION = "Which three suppliers have the most purchase orders, and how many does each have?"
 _LABELS = {"thought": "thought", "observation": "observation", "answer": "answer", "error": "error",
@@ -107,7 +117,59 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
     a.add_argument("--timeout", type=float, default=600.0)
     a.add_argument("--ui-url", default="http://127.0.0.1:8233", help="Temporal Web UI, for the link to the run")
+    o = sub.add_parser("override", help="answer a run's override request (Temporal update submit_override)")
+    o.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
+    o.add_argument("step_id")
+    o.add_argument("decision", choices=[d.value for d in Decision])
+    o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
+    o.add_argument("--reason", default="")
+    o.add_argument("--by", default=os.environ.get("USER", ""), help="who decides (recorded in the audit trail)")
+    o.add_argument("--token", default=os.environ.get("TGCA_OVERRIDE_TOKEN", ""),
+                   help="override token, when the service requires one (env TGCA_OVERRIDE_TOKEN)")
+    st = sub.add_parser("status", help="show a run's status")
+    st.add_argument("workflow_id")
+    for p in (o, st):
+        p.add_argument("--temporal-address", default="127.0.0.1:7233")
+        p.add_argument("--temporal-namespace", default="default")
     return parser.parse_args(argv)
+
+
+async def override(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.arguments) if args.arguments else None
+        decision = Override(step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason,
+                            by=args.by, token=args.token)
+    except (json.JSONDecodeError, ValidationError) as exc:
+        print(f"error: --arguments must be a JSON object of strings: {exc}", file=sys.stderr)
+        return 2
+    try:
+        client = await connect_temporal(args.temporal_address, args.temporal_namespace)
+        outcome = await client.get_workflow_handle(args.workflow_id).execute_update("submit_override", decision)
+    except PartUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except WorkflowUpdateFailedError as exc:
+        print(f"error: override rejected: {exc.cause}", file=sys.stderr)
+        return 1
+    except RPCError as exc:
+        print(f"error: {args.workflow_id}: {exc.message}", file=sys.stderr)
+        return 1
+    print(outcome)
+    return 0
+
+
+async def status(args: argparse.Namespace) -> int:
+    try:
+        client = await connect_temporal(args.temporal_address, args.temporal_namespace)
+        run = await client.get_workflow_handle(args.workflow_id).query("status", result_type=RunStatus)
+    except PartUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RPCError as exc:
+        print(f"error: {args.workflow_id}: {exc.message}", file=sys.stderr)
+        return 1
+    print(run.model_dump_json(indent=2, exclude={"plan"}))
+    return 0
 
 
 async def up(args: argparse.Namespace) -> int:
@@ -176,6 +238,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.command == "up":
         raise SystemExit(asyncio.run(up(args)))
+    if args.command == "override":
+        raise SystemExit(asyncio.run(override(args)))
+    if args.command == "status":
+        raise SystemExit(asyncio.run(status(args)))
     raise SystemExit(asyncio.run(run_ask(
         args.pulsar_url, args.question, request_topic=args.request_topic, response_topic=args.response_topic,
         timeout_s=args.timeout, streaming=args.streaming, plan=args.plan, ui_url=args.ui_url,

@@ -26,6 +26,7 @@ from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, tcp_open
 from worker.runtime import PartUnreachable, connect_temporal
+from workflows.confidence_agent import SEARCH_ATTRIBUTES
 
 
 @dataclass
@@ -116,7 +117,7 @@ class EmbeddedStack:
         d, o = self.o.data_dir, self.o
         servers: list[tuple[ManagedProcess, float]] = []
         if o.temporal_address is None:
-            servers.append((temporal_server(d, o.temporal_port, o.ui_port), 90))
+            servers.append((temporal_server(d, o.temporal_port, o.ui_port, SEARCH_ATTRIBUTES), 90))
             self.endpoints.append(Endpoint("Temporal", self.temporal_address, f"Web UI {self.ui_url}"))
         if o.pulsar_url is None:
             servers.append((pulsar_broker(d, o.pulsar_port), 30))
@@ -178,6 +179,10 @@ class EmbeddedStack:
             "TGCA_LLM_API_KEY": self.o.llm_api_key,
             "TGCA_METRICS_PORT": str(self.o.metrics_port),
             "TGCA_LOG_LEVEL": self.o.log_level,
+            "TGCA_AUDIT_PATH": str(self.o.data_dir / "audit.jsonl"),
+            # The embedded dev server registers them; an external cluster needs
+            # `temporal operator search-attribute create` first (see README).
+            "TGCA_AGENT__SEARCH_ATTRIBUTES": "false" if self.o.temporal_address else "true",
             **self.o.extra_env,
         }
 

@@ -31,6 +31,7 @@ from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from worker.main import FAMILIES, build_workers
 from worker.runtime import pulsar_client
+from workflows.confidence_agent import SEARCH_ATTRIBUTES
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +44,7 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(), data_converter=pydantic_data_converter,
         port=free_port(), ui=False,
+        dev_server_extra_args=[a for k, v in SEARCH_ATTRIBUTES.items() for a in ("--search-attribute", f"{k}={v}")],
     )
     yield env
     await env.shutdown()
