@@ -9,10 +9,11 @@ from temporalio import activity
 
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
+from activities.mcp_client import McpTools
 from confidence_core.activity_io import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from confidence_core.prompts import PromptTemplates
-from confidence_core.tools import BUILTIN_TOOLS, ToolSpec
+from confidence_core.tools import BUILTIN_TOOLS, ToolSpec, mcp_tool, prompt_tool
 
 log = structlog.get_logger(__name__)
 
@@ -26,29 +27,44 @@ def describe_tools(tools: dict[str, ToolSpec]) -> str:
 
 
 class PlanningActivities:
-    def __init__(self, llm: LLMClient, graph: GraphStore, prompts: PromptTemplates,
+    def __init__(self, llm: LLMClient, graph: GraphStore, prompts: PromptTemplates, mcp: McpTools | None = None,
                  tools: dict[str, ToolSpec] | None = None) -> None:
         self.llm = llm
         self.graph = graph
         self.prompts = prompts
-        self.tools = tools or BUILTIN_TOOLS
+        self.mcp = mcp
+        self.base_tools = tools or BUILTIN_TOOLS
+
+    async def catalogue(self) -> dict[str, ToolSpec]:
+        """The tools the planner may use now: the built-ins, the Prompt templates, and the MCP tools that
+        the connected servers offer at this moment."""
+        tools = dict(self.base_tools)
+        templates = self.prompts.tool_templates()
+        if templates:
+            tools["Prompt"] = prompt_tool(templates)
+        if self.mcp is not None:
+            found = await self.mcp.list_tools()
+            if found:
+                tools["McpTool"] = mcp_tool({n: (t.description, t.input_schema) for n, t in found.items()})
+        return tools
 
     @activity.defn(name="plan")
     async def plan(self, request: PlanningInput) -> PlanningOutput:
+        tools = await self.catalogue()
         schema_text = await self.graph.describe_schema()
         system = self.prompts.render(
-            "planner_system", tools=describe_tools(self.tools), graph_schema=schema_text
+            "planner_system", tools=describe_tools(tools), graph_schema=schema_text
         )
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": self.prompts.render("planner_user", question=request.question)},
         ]
-        json_schema = plan_json_schema(self.tools, request.settings.max_steps)
+        json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         for attempt in (1, 2):
             completion = await self.llm.chat(messages, json_schema=json_schema, max_tokens=768)
             try:
-                plan = parse_plan(completion.text, plan_id=request.plan_id, tools=self.tools,
+                plan = parse_plan(completion.text, plan_id=request.plan_id, tools=tools,
                                   settings=request.settings)
                 return PlanningOutput(plan=plan, attempts=attempt)
             except PlanParseError as exc:
@@ -65,7 +81,7 @@ class PlanningActivities:
     @activity.defn(name="adjust_step")
     async def adjust_step(self, request: AdjustInput) -> AdjustOutput:
         """Retry ladder rungs 2 and 3: the LLM proposes new arguments for the step, given why it was weak."""
-        tool = self.tools.get(request.step.function)
+        tool = (await self.catalogue()).get(request.step.function)
         if tool is None:
             return AdjustOutput(arguments=request.step.arguments)
         schema_text = ""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from jsonschema import Draft202012Validator
+
 from confidence_core.models import ConfidenceMetrics
 
 _REFUSALS = re.compile(
@@ -108,3 +110,31 @@ def overall_confidence(usable_scores: list[float], planned_steps: int) -> tuple[
 
 
 LOW_CONFIDENCE = 0.5
+
+
+def mcp_result_confidence(is_error: bool, text: str, structured: dict[str, object] | None,
+                          output_schema: dict[str, object] | None, retry_count: int = 0) -> ConfidenceMetrics:
+    """The MCP server's own error flag, then whether the output fits the schema the tool declares."""
+    if is_error:
+        return ConfidenceMetrics(score=0.1, reasoning=f"the MCP tool reported an error: {text[:200]}",
+                                 retry_count=retry_count)
+    if structured is not None and output_schema:
+        errors = list(Draft202012Validator(output_schema).iter_errors(structured))
+        if errors:
+            return ConfidenceMetrics(score=0.4, retry_count=retry_count,
+                                     reasoning=f"output does not fit the tool's declared schema: {errors[0].message}")
+        return ConfidenceMetrics(score=0.9, reasoning="structured output valid against the tool's declared schema",
+                                 retry_count=retry_count)
+    if not text.strip():
+        return ConfidenceMetrics(score=0.2, reasoning="the MCP tool returned nothing", retry_count=retry_count)
+    return ConfidenceMetrics(score=0.7, reasoning="text output; the tool declares no schema to check it against",
+                             retry_count=retry_count)
+
+
+def knowledge_confidence(entities_found: int, answer: str, facts: str, retry_count: int = 0) -> ConfidenceMetrics:
+    """Graph RAG: were the question's entities found at all, and is the answer grounded in their facts?"""
+    if entities_found == 0:
+        return ConfidenceMetrics(score=0.2, retry_count=retry_count,
+                                 reasoning="none of the entities the question names were found in the graph")
+    text = text_result_confidence(answer, facts, retry_count)
+    return text.model_copy(update={"reasoning": f"{entities_found} entities found; {text.reasoning}"})

@@ -7,10 +7,11 @@ Nested keys use `__` in the environment, e.g. TGCA_AGENT__MAX_RETRIES=5.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, BaseModel, Field
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -20,6 +21,19 @@ from pydantic_settings import (
 
 from confidence_core.models import AgentSettings, TaskQueues
 from confidence_core.topics import agent_request_topic, agent_response_topic
+
+
+class McpServerConfig(BaseModel):
+    """An MCP server whose tools the planner may use: a command speaking stdio, or a streamable-HTTP URL."""
+
+    name: str
+    transport: Literal["stdio", "http"] = "stdio"
+    command: list[str] = Field(default_factory=list)
+    url: str = ""
+
+
+def demo_mcp_server() -> McpServerConfig:
+    return McpServerConfig(name="demo", transport="stdio", command=[sys.executable, "-m", "embedded.mcp_demo_server"])
 
 
 class ServiceConfig(BaseSettings):
@@ -52,6 +66,8 @@ class ServiceConfig(BaseSettings):
     temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off
     agent: AgentSettings = Field(default_factory=AgentSettings)
     queues: TaskQueues = Field(default_factory=TaskQueues)
+    mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
+    cache_ttl_seconds: float = Field(default=300.0, ge=0)  # tool results, keyed by tool, arguments and inputs
 
     @classmethod
     def settings_customise_sources(

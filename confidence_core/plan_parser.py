@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from confidence_core.models import AgentSettings, ExecutionPlan, ExecutionStep, PlanValidationError
@@ -27,6 +28,11 @@ def plan_json_schema(tools: dict[str, ToolSpec], max_steps: int) -> dict[str, An
     """One `anyOf` branch per tool, so the grammar only admits each tool's own arguments."""
     branches = []
     for tool in tools.values():
+        properties: dict[str, Any] = {a.name: {"type": "string"} for a in tool.arguments}
+        if tool.choice_argument:
+            properties[tool.choice_argument] = {"type": "string", "enum": sorted(tool.choices)}
+        if tool.name == "McpTool":
+            properties["arguments"] = {"type": "object"}
         branches.append({
             "type": "object",
             "properties": {
@@ -34,7 +40,7 @@ def plan_json_schema(tools: dict[str, ToolSpec], max_steps: int) -> dict[str, An
                 "function": {"type": "string", "enum": [tool.name]},
                 "arguments": {
                     "type": "object",
-                    "properties": {a.name: {"type": "string"} for a in tool.arguments},
+                    "properties": properties,
                     "required": sorted(tool.required_arguments()),
                 },
                 "dependencies": {"type": "array", "items": {"type": "string"}},
@@ -87,6 +93,7 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
             problems.append(f"step {step_id} ({tool.name}) is missing arguments: {', '.join(sorted(missing))}")
         if unknown:
             problems.append(f"step {step_id} ({tool.name}) has unknown arguments: {', '.join(sorted(unknown))}")
+        problems += choice_problems(step_id, tool, arguments)
         too_long = [k for k, v in arguments.items() if len(v) > MAX_ARGUMENT_CHARS]
         if too_long:
             problems.append(f"step {step_id} argument {too_long[0]} exceeds {MAX_ARGUMENT_CHARS} characters")
@@ -115,6 +122,26 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
         raise PlanParseError(messages) from exc
     except PlanValidationError as exc:
         raise PlanParseError([str(exc)]) from exc
+
+
+def choice_problems(step_id: str, tool: ToolSpec, arguments: dict[str, str]) -> list[str]:
+    """For tools with named sub-tools: the name must exist, and MCP arguments must fit its input schema."""
+    if not tool.choice_argument or tool.choice_argument not in arguments:
+        return []
+    choice = arguments[tool.choice_argument]
+    if choice not in tool.choices:
+        return [f"step {step_id} ({tool.name}) names unknown {tool.choice_argument} {choice!r}; "
+                f"known: {', '.join(sorted(tool.choices)) or 'none'}"]
+    if tool.name != "McpTool":
+        return []
+    try:
+        given = json.loads(arguments.get("arguments") or "{}")
+    except json.JSONDecodeError:
+        return [f"step {step_id} (McpTool {choice}) arguments are not a JSON object"]
+    if not isinstance(given, dict):
+        return [f"step {step_id} (McpTool {choice}) arguments are not a JSON object"]
+    errors = sorted(Draft202012Validator(tool.choices[choice]).iter_errors(given), key=lambda e: e.path)
+    return [f"step {step_id} (McpTool {choice}) arguments: {e.message}" for e in errors[:3]]
 
 
 def describe_plan(plan: ExecutionPlan) -> str:

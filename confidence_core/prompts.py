@@ -26,6 +26,13 @@ class PromptTemplates:
             templates.update({str(k): str(v) for k, v in overrides.items()})
         return cls(templates)
 
+    TOOL_PREFIX = "tool_"
+
+    def tool_templates(self) -> dict[str, str]:
+        """The Prompt tool's named templates: name -> the template's first line (its description)."""
+        return {name[len(self.TOOL_PREFIX):]: template.template.strip().splitlines()[0]
+                for name, template in self._templates.items() if name.startswith(self.TOOL_PREFIX)}
+
     def render(self, name: str, **values: str) -> str:
         # safe_substitute: text from users or tools may itself contain '$'.
         return self._templates[name].safe_substitute(**values)

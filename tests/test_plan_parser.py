@@ -55,4 +55,4 @@ def test_schema_limits_steps_and_offers_only_known_tools() -> None:
     steps = schema["properties"]["steps"]
     assert steps["maxItems"] == 3
     assert sorted(b["properties"]["function"]["enum"][0] for b in steps["items"]["anyOf"]) == [
-        "GraphQuery", "TextCompletion"]
+        "GraphQuery", "KnowledgeQuery", "TextCompletion"]

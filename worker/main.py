@@ -18,8 +18,10 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
 from activities.audit import AuditActivities
+from activities.cache import ResultCache
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
+from activities.mcp_client import McpTools
 from activities.metrics import AgentMetrics, MetricsActivities
 from activities.planning import PlanningActivities
 from activities.synthesis import SynthesisActivities
@@ -96,12 +98,13 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
 
         workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow],
                               activities=[agent_settings]))
+    mcp = McpTools(config.mcp_servers) if config.mcp_servers else None
     if "planning" in families:
-        planning = PlanningActivities(llm, graph, prompts)
+        planning = PlanningActivities(llm, graph, prompts, mcp)
         workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step]))
     if "tools" in families:
-        tools = ToolActivities(llm, graph, prompts)
-        workers.append(Worker(client, task_queue=q.tools, activities=[tools.graph_query, tools.text_completion]))
+        tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds))
+        workers.append(Worker(client, task_queue=q.tools, activities=tools.all()))
     if "synthesis" in families:
         workers.append(Worker(client, task_queue=q.synthesis,
                               activities=[SynthesisActivities(llm, prompts).synthesize]))

@@ -1,0 +1,41 @@
+"""Graph RAG helpers: which terms of a question name entities, and how to write a neighbourhood as facts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
+_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*(?:\s+(?:of|de|du|van|von)?\s*[A-Z][\w&.\-]*)*)")
+_IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")
+_QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are", "Does",
+                   "Do", "Did", "Can", "Could", "List", "Show", "Tell", "Give", "Find", "The", "A", "An", "In", "On",
+                   "Of", "For", "And", "Or", "To", "From", "By", "With", "All", "Any", "I", "Me", "My", "Please"}
+MAX_TERMS = 6
+
+
+def entity_terms(question: str) -> list[str]:
+    """Quoted strings, identifiers with digits, then capitalised phrases (minus question words), in order."""
+    terms: list[str] = []
+
+    def add(term: str) -> None:
+        term = term.strip(" ?.,;:!")
+        if len(term) >= 2 and term.lower() not in (t.lower() for t in terms):
+            terms.append(term)
+
+    for match in _QUOTED.finditer(question):
+        add(match.group(1))
+    for match in _IDENTIFIER.finditer(question):
+        add(match.group(1))
+    for match in _CAPITALISED.finditer(question):
+        words = match.group(1).split()
+        while words and words[0] in _QUESTION_WORDS:
+            words = words[1:]
+        if words:
+            add(" ".join(words))
+    return terms[:MAX_TERMS]
+
+
+def describe_node(labels: list[str], props: dict[str, Any], max_props: int = 8) -> str:
+    shown = ", ".join(f"{k}: {v}" for k, v in list(props.items())[:max_props])
+    return f"{':'.join(labels) or 'Node'} {{{shown}}}"
