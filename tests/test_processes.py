@@ -108,6 +108,9 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
     assert record["plan"]["steps"][0]["function"] == "GraphQuery"
 
     workflow_id = record["execution_id"]
+    logged = [json.loads(line) for line in services.worker.log_path.read_text().splitlines() if line.startswith("{")]
+    audit_lines = [e for e in logged if e.get("event") == "audit_written"]
+    assert audit_lines and audit_lines[-1]["execution_id"] == workflow_id  # structlog context bound per activity
     described = await temporal_env.client.get_workflow_handle(workflow_id).describe()
     assert described.typed_search_attributes.get(SA_STATUS) == "completed"
     assert described.typed_search_attributes.get(SA_FINAL_CONFIDENCE) == 0.9
@@ -118,7 +121,7 @@ async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
     asking = asyncio.create_task(services.ask("Who supplies Nobody Ltd?"))
     address = temporal_address(temporal_env)
     workflow_id = None
-    for _ in range(150):
+    for _ in range(300):  # up to 60 s: planning lists the MCP tools first
         async for execution in temporal_env.client.list_workflows("TgcaAwaitingOverride = true"):
             if execution.task_queue == services.env["TGCA_QUEUES__WORKFLOW"]:
                 workflow_id = execution.id

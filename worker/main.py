@@ -29,6 +29,7 @@ from activities.tools import ToolActivities
 from confidence_core.config import ServiceConfig, load_config
 from confidence_core.models import AgentSettings
 from confidence_core.prompts import PromptTemplates
+from worker.log_context import LogContextInterceptor
 from worker.runtime import configure_logging, connect_temporal, run_until_signalled
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 
@@ -88,6 +89,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
                   prompts: PromptTemplates, metrics: AgentMetrics) -> list[Worker]:
     q = config.queues
     workers: list[Worker] = []
+    interceptors = [LogContextInterceptor()]
     if "workflows" in families:
         settings = config.agent
 
@@ -97,20 +99,21 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
             return settings
 
         workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow],
-                              activities=[agent_settings]))
+                              activities=[agent_settings], interceptors=interceptors))
     mcp = McpTools(config.mcp_servers) if config.mcp_servers else None
     if "planning" in families:
         planning = PlanningActivities(llm, graph, prompts, mcp)
-        workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step]))
+        workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step],
+                              interceptors=interceptors))
     if "tools" in families:
         tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds))
-        workers.append(Worker(client, task_queue=q.tools, activities=tools.all()))
+        workers.append(Worker(client, task_queue=q.tools, activities=tools.all(), interceptors=interceptors))
     if "synthesis" in families:
-        workers.append(Worker(client, task_queue=q.synthesis,
-                              activities=[SynthesisActivities(llm, prompts).synthesize]))
+        workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],
+                              interceptors=interceptors))
     if "audit" in families:
         audit = AuditActivities(Path(config.audit_path).expanduser())
-        workers.append(Worker(client, task_queue=q.audit,
+        workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,
                               activities=[audit.write_audit, MetricsActivities(metrics).record_metrics]))
     return workers
 
