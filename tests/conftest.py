@@ -104,10 +104,11 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
     stack = AsyncExitStack()
     audit_dir = tmp_path
 
-    async def start(llm_base_url: str, **agent: object) -> Stack:
+    async def start(llm_base_url: str, graph_name: str = "procurement", **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
         config = ServiceConfig(
-            pulsar_url=pulsar_url, falkordb_url=falkordb_url, llm_base_url=llm_base_url, llm_model="scripted",
+            pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
+            llm_model="scripted",
             request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default"],
             response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,

@@ -120,3 +120,52 @@ async def test_malformed_request_gets_an_error_and_the_bridge_keeps_serving(make
         # The next good request is still answered.
         messages = await collect(stack, "Which supplier has the most purchase orders?")
         assert messages[-1].message_type == "answer"
+
+
+async def test_seed_worked_examples_stream_through_pulsar(make_stack, falkordb_url: str, unique: str) -> None:
+    """Seed 5.4 (empty result -> broadened retry -> accepted at 0.85) and seed 5.5 (three steps, weak middle
+    step recovered on retry) as a TrustGraph client sees them: every message on the response topic."""
+    graph = f"seed-e2e-{unique}"
+    db = FalkorDB.from_url(falkordb_url)
+    await db.select_graph(graph).query(
+        "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
+        "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
+        "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'})")
+    topic_calls = {"n": 0}
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        question = json.dumps(body["messages"])
+        if is_planning(body) and "connections between" in question:
+            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+                "query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"}}]})
+        if is_planning(body):
+            return 200, json.dumps({"steps": [
+                {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+                    "query": "MATCH (d:Document) WHERE d.topic = 'AI regulation' RETURN d.title AS title"}},
+                {"id": "s2", "function": "TextCompletion", "dependencies": ["s1"],
+                 "arguments": {"prompt": "Extract the key topics"}},
+                {"id": "s3", "function": "TextCompletion", "dependencies": ["s2"],
+                 "arguments": {"prompt": "Summarize the main topics"}}]})
+        if is_synthesis(body):
+            return 200, "Entity X and Entity Y exist but are not connected." if "connections" in question else \
+                "The EU AI Act obligations and the US executive order on AI safety."
+        if "Extract the key topics" in body["messages"][-1]["content"]:
+            topic_calls["n"] += 1
+            return 200, ("Perhaps budgets and weather." if topic_calls["n"] == 1
+                         else "EU AI Act obligations; US executive order on AI safety.")
+        return 200, "EU AI Act obligations and the US executive order on AI safety."
+
+    try:
+        with ScriptedLLM(respond) as llm:
+            stack = await make_stack(llm.base_url, graph_name=graph)
+            first = await collect(stack, "What are the connections between Entity X and Entity Y?")
+            second = await collect(stack, "Summarize the main topics discussed about AI regulation")
+    finally:
+        await db.select_graph(graph).delete()
+        await db.aclose()
+
+    text = "\n".join(m.content for m in first)
+    assert "retrying with the same arguments after a backoff" in text and "retrying with adjusted arguments" in text
+    assert first[-1].message_type == "answer" and "Confidence: 0.85 - " in first[-1].content
+    assert len(second) >= 6 and second[-1].message_type == "answer"
+    assert "Step s2: confidence" in "\n".join(m.content for m in second)  # the retry note for the weak step
