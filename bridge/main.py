@@ -10,7 +10,7 @@ import structlog
 from temporalio.worker import Worker
 
 from bridge.emit import EmitActivities, ResponsePublisher
-from bridge.relay import RequestRelay
+from bridge.relay import RequestRelay, Routing
 from confidence_core.config import ServiceConfig, load_config
 from confidence_core.topics import agent_subscription
 from worker.runtime import PartUnreachable, configure_logging, connect_temporal, pulsar_client, run_until_signalled
@@ -42,6 +42,10 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         subscription=agent_subscription(config.workspace, config.flow),
         response_topic=config.response_topic,
         queues=config.queues,
+        routing=Routing(enabled=config.confidence_agent_enabled,
+                        traffic_percentage=config.confidence_agent_traffic_percentage,
+                        fallback_to_react=config.confidence_agent_fallback_to_react,
+                        react_request_topic=config.react_request_topic),
     )
     try:
         await relay.subscribe()

@@ -1,34 +1,50 @@
 """Pulsar AgentRequests in -> one ConfidenceAgentWorkflow per request id.
 
 Every message is acknowledged exactly when its fate is settled: after Temporal accepted the start (or
-already had it: a duplicate), or after the caller got an error response. Bad input never loops.
+already had it: a duplicate), after the caller got an error response, or after it was handed to the
+existing agent-manager. Bad input never loops. Follow-up requests with state "override" answer a
+waiting run; runs that fail get an error response (or, with fallback on, go to the existing agent).
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 import pulsar
 import structlog
 from pulsar.asyncio import Client as AsyncPulsarClient
-from pulsar.asyncio import Consumer
-from temporalio.client import Client
+from pulsar.asyncio import Consumer, Producer
+from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from bridge.emit import ResponsePublisher
-from confidence_core.models import AgentRunInput, TaskQueues
+from confidence_core.canary import takes_request
+from confidence_core.models import AgentRequest, AgentResponse, AgentRunInput, AgentRunResult, TaskQueues
+from confidence_core.override import OVERRIDE_STATE, OverrideRejected, parse_pulsar_override
 from confidence_core.topics import is_persistent, workflow_id_for
 from confidence_core.wire import RequestDecodeError, decode_request, error_response
 from workflows.confidence_agent import WORKFLOW_NAME
 
 log = structlog.get_logger(__name__)
 
+
+@dataclass(frozen=True)
+class Routing:
+    """Canary and fallback settings (seed 8.2)."""
+
+    enabled: bool = True
+    traffic_percentage: float = 100.0
+    fallback_to_react: bool = False
+    react_request_topic: str = ""
+
+
 class RequestRelay:
     def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
                  request_topics: list[str], subscription: str, response_topic: str,
-                 queues: TaskQueues, max_in_flight: int = 64) -> None:
+                 queues: TaskQueues, routing: Routing | None = None, max_in_flight: int = 64) -> None:
         self.temporal = temporal
         self.pulsar = pulsar_client
         self.publisher = publisher
@@ -36,8 +52,12 @@ class RequestRelay:
         self.subscription = subscription
         self.response_topic = response_topic
         self.queues = queues
+        self.routing = routing or Routing()
         self._slots = asyncio.Semaphore(max_in_flight)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[None]] = set()  # settle a message: awaited on shutdown
+        self._watchers: set[asyncio.Task[None]] = set()  # wait for a run's end: cancelled on shutdown
+        self._react: Producer | None = None
+        self._react_lock = asyncio.Lock()
         self.consumer: Consumer | None = None
 
     async def subscribe(self) -> None:
@@ -53,9 +73,13 @@ class RequestRelay:
         while True:
             message = await self.consumer.receive()
             await self._slots.acquire()
-            task = asyncio.create_task(self._handle_guarded(message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._handlers, self._handle_guarded(message))
+
+    @staticmethod
+    def _spawn(tasks: set[asyncio.Task[None]], coroutine) -> None:  # type: ignore[no-untyped-def]
+        task = asyncio.create_task(coroutine)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
 
     async def _handle_guarded(self, message: pulsar.Message) -> None:
         try:
@@ -70,8 +94,11 @@ class RequestRelay:
         assert self.consumer is not None
         await self.consumer.acknowledge(message)
 
+    async def _reply(self, request_id: str, response: AgentResponse) -> None:
+        await self.publisher.publish(self.response_topic, request_id, response)
+
     async def _reply_error(self, request_id: str, text: str) -> None:
-        await self.publisher.publish(self.response_topic, request_id, error_response(text, f"{request_id}#error"))
+        await self._reply(request_id, error_response(text, f"{request_id}#error"))
 
     async def handle(self, message: pulsar.Message) -> None:
         request_id = (message.properties() or {}).get("id", "")
@@ -88,26 +115,98 @@ class RequestRelay:
             log.warning("request_without_id", topic=topic, question=request.question[:80])
             await self._ack(message)
             return
+        if request.state == OVERRIDE_STATE:
+            await self._relay_override(request_id, request)
+            await self._ack(message)
+            return
+        r = self.routing
+        if not takes_request(request_id, r.enabled, r.traffic_percentage):
+            await self._forward(request_id, message.data(), reason="canary")
+            await self._ack(message)
+            return
+        if await self._start(request_id, request, topic, message):
+            await self._ack(message)
+
+    async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message) -> bool:
+        """Start the run; False when the message was negatively acknowledged for redelivery."""
         workflow_id = workflow_id_for(request_id)
         run_input = AgentRunInput(request=request, request_id=request_id, response_topic=self.response_topic,
-                                  queues=self.queues)
+                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react)
         try:
-            await self.temporal.start_workflow(
+            handle = await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE, result_type=AgentRunResult,
             )
-            log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
         except WorkflowAlreadyStartedError:
             log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
+            return True
         except RPCError as exc:
             log.error("temporal_unavailable", request_id=request_id, error=str(exc))
             if is_persistent(topic):
                 assert self.consumer is not None
                 await self.consumer.negative_acknowledge(message)
-                return
+                return False
             await self._reply_error(request_id, f"The agent service cannot start the request: {exc}")
-        await self._ack(message)
+            return True
+        log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
+        self._spawn(self._watchers, self._watch(handle, request_id, message.data()))
+        return True
+
+    async def _watch(self, handle, request_id: str, payload: bytes) -> None:  # type: ignore[no-untyped-def]
+        """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""
+        try:
+            result: AgentRunResult = await handle.result()
+        except WorkflowFailureError as exc:
+            reason = str(exc.cause or exc)
+            log.error("workflow_failed", request_id=request_id, workflow_id=handle.id, error=reason)
+            if self.routing.fallback_to_react:
+                await self._forward(request_id, payload, reason="failed")
+            else:
+                await self._reply_error(request_id, f"The agent run failed: {reason}")
+            return
+        except (RPCError, asyncio.CancelledError):
+            return  # the bridge is stopping or lost Temporal: the run itself goes on
+        if result.needs_fallback:
+            await self._forward(request_id, payload, reason=f"failed: {result.error}")
+
+    async def _forward(self, request_id: str, payload: bytes, reason: str) -> None:
+        """Hand the request, unchanged, to the existing agent-manager; it answers on the same response topic."""
+        async with self._react_lock:
+            if self._react is None:
+                self._react = await self.pulsar.create_producer(self.routing.react_request_topic,
+                                                                batching_enabled=False)
+        await self._react.send(payload, properties={"id": request_id})
+        log.info("forwarded_to_react", request_id=request_id, reason=reason, topic=self.routing.react_request_topic)
+
+    async def _relay_override(self, request_id: str, request: AgentRequest) -> None:
+        """A follow-up AgentRequest answering an override request becomes the run's submit_override update."""
+        target = request.correlation_id or request.session_id
+        if not target:
+            await self._reply_error(request_id, "An override needs correlation_id: the waiting run's workflow id "
+                                                "(agent-...) or its original request id")
+            return
+        workflow_id = target if target.startswith("agent-") else workflow_id_for(target)
+        try:
+            override = parse_pulsar_override(request.question)
+            outcome = await self.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", override)
+        except OverrideRejected as exc:
+            await self._reply_error(request_id, f"Override not understood: {exc}")
+            return
+        except WorkflowUpdateFailedError as exc:
+            await self._reply_error(request_id, f"Override rejected: {exc.cause}")
+            return
+        except RPCError as exc:
+            await self._reply_error(request_id, f"Override for {workflow_id} failed: {exc.message}")
+            return
+        log.info("override_relayed", request_id=request_id, workflow_id=workflow_id, outcome=outcome)
+        await self._reply(request_id, AgentResponse(message_type="answer", content=str(outcome), end_of_message=True,
+                                                    end_of_dialog=True, message_id=f"{request_id}#override"))
 
     async def drain(self) -> None:
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        """Settle the messages in hand; stop watching runs (they go on in Temporal regardless)."""
+        if self._handlers:
+            await asyncio.gather(*self._handlers, return_exceptions=True)
+        for task in list(self._watchers):
+            task.cancel()
+        if self._watchers:
+            await asyncio.gather(*self._watchers, return_exceptions=True)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -66,8 +66,23 @@ class ServiceConfig(BaseSettings):
     temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off
     agent: AgentSettings = Field(default_factory=AgentSettings)
     queues: TaskQueues = Field(default_factory=TaskQueues)
+    # Canary and fallback (seed 8.2): requests not taken, and failed runs when fallback is on, go to the
+    # existing agent-manager's request topic (it answers on the same response topic).
+    confidence_agent_enabled: bool = True
+    confidence_agent_traffic_percentage: float = Field(default=100.0, ge=0, le=100)
+    confidence_agent_fallback_to_react: bool = False
+    react_request_topic: str = ""
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
     cache_ttl_seconds: float = Field(default=300.0, ge=0)  # tool results, keyed by tool, arguments and inputs
+
+    @model_validator(mode="after")
+    def _fallback_needs_a_topic(self) -> ServiceConfig:
+        forwards = (not self.confidence_agent_enabled or self.confidence_agent_traffic_percentage < 100
+                    or self.confidence_agent_fallback_to_react)
+        if forwards and not self.react_request_topic:
+            raise ValueError("canary or fallback settings forward requests: set react_request_topic "
+                             "(the existing agent-manager's request topic)")
+        return self
 
     @classmethod
     def settings_customise_sources(

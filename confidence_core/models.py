@@ -240,6 +240,8 @@ class AgentRunInput(BaseModel):
     # None: the run uses the settings of the worker that executes it (its flags, env and YAML).
     settings: AgentSettings | None = None
     queues: TaskQueues = Field(default_factory=TaskQueues)
+    # The bridge forwards a failed run to the existing agent-manager: then the run stays silent on failure.
+    fallback_on_failure: bool = False
 
 
 class AgentRunResult(BaseModel):
@@ -248,3 +250,4 @@ class AgentRunResult(BaseModel):
     plan: ExecutionPlan | None = None
     step_results: list[StepResult] = Field(default_factory=list)
     error: str | None = None
+    needs_fallback: bool = False  # failed without telling the caller: the bridge forwards the request

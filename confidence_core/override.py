@@ -66,3 +66,22 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
     return decision
+
+
+OVERRIDE_STATE = "override"
+
+
+def parse_pulsar_override(text: str) -> Override:
+    """The decision carried by a follow-up AgentRequest (state "override") in its question: a JSON object
+    {"step_id": ..., "decision": ..., "arguments"?, "reason"?, "by"?, "token"?} or the short form
+    "<step_id> <decision> [reason ...]"."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            return Override.model_validate_json(text)
+        except ValueError as exc:
+            raise OverrideRejected(f"the override is not a valid JSON decision: {exc}") from exc
+    words = text.split()
+    if len(words) < 2:
+        raise OverrideRejected('an override needs a step id and a decision, e.g. "s1 accept"')
+    return Override(step_id=words[0], decision=words[1].lower(), reason=" ".join(words[2:]))

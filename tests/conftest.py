@@ -22,7 +22,7 @@ from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
 from activities.metrics import AgentMetrics
 from bridge.emit import EmitActivities, ResponsePublisher
-from bridge.relay import RequestRelay
+from bridge.relay import RequestRelay, Routing
 from confidence_core.config import ServiceConfig
 from confidence_core.models import AgentSettings, TaskQueues
 from confidence_core.prompts import PromptTemplates
@@ -84,6 +84,7 @@ class Stack:
 
     config: ServiceConfig
     client: Client
+    unique: str
 
     @property
     def request_topic(self) -> str:
@@ -104,12 +105,13 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
     stack = AsyncExitStack()
     audit_dir = tmp_path
 
-    async def start(llm_base_url: str, graph_name: str = "procurement", **agent: object) -> Stack:
+    async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
+                    extra_request_topics: list[str] | None = None, **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
         config = ServiceConfig(
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
             llm_model="scripted",
-            request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default"],
+            request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default", *(extra_request_topics or [])],
             response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"),
@@ -129,7 +131,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             await stack.enter_async_context(w)
         relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,
                              subscription=f"agent-manager--test-{unique}--default--request",
-                             response_topic=config.response_topic, queues=queues)
+                             response_topic=config.response_topic, queues=queues, routing=routing)
         await relay.subscribe()
         task = asyncio.create_task(relay.run())
 
@@ -138,7 +140,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             await relay.drain()
 
         stack.push_async_callback(stop_relay)
-        return Stack(config=config, client=client)
+        return Stack(config=config, client=client, unique=unique)
 
     yield start
     await stack.aclose()

@@ -10,6 +10,7 @@ backoff, adjusted arguments, a simplified approach), then waits for a human over
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import timedelta
 
 from temporalio import workflow
@@ -70,6 +71,18 @@ class RunAborted(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def answer_chunks(answer: str, size: int = 120) -> list[str]:
+    """Sentence-aligned chunks of about `size` characters that join back to the whole answer."""
+    chunks: list[str] = []
+    current = ""
+    for sentence in re.split(r"(?<=[.!?\n])(?=\s)", answer):
+        if current and len(current) + len(sentence) > size:
+            chunks.append(current)
+            current = ""
+        current += sentence
+    return [*chunks, current] if current else chunks or [answer]
 
 
 def failure_message(exc: BaseException) -> str:
@@ -191,9 +204,7 @@ class ConfidenceAgentWorkflow:
         except ActivityError as exc:
             message = f"The agent could not finish: {failure_message(exc)}"
             workflow.logger.warning("run failed: %s", message)
-            self._phase("failed")
-            await self._emit(inp, error_response(message))
-            result = AgentRunResult(answer="", error=message, plan=self._status.plan)
+            result = await self._fail(inp, message)
         await self._record(inp, result, started)
         return result
 
@@ -212,10 +223,7 @@ class ConfidenceAgentWorkflow:
             retry_policy=self._retry_policy(),
         )
         if planning.plan is None:
-            message = planning.error or "The planner produced no plan."
-            self._phase("failed")
-            await self._emit(inp, error_response(message))
-            return AgentRunResult(answer="", error=message)
+            return await self._fail(inp, planning.error or "The planner produced no plan.")
         plan = planning.plan
         self._status.plan = plan
         self._status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
@@ -235,6 +243,14 @@ class ConfidenceAgentWorkflow:
         self._phase("completed")
         await self._answer(inp, final, synthesis)
         return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results)
+
+    async def _fail(self, inp: AgentRunInput, message: str) -> AgentRunResult:
+        """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
+        self._phase("failed")
+        if inp.fallback_on_failure:
+            return AgentRunResult(answer="", error=message, plan=self._status.plan, needs_fallback=True)
+        await self._emit(inp, error_response(message))
+        return AgentRunResult(answer="", error=message, plan=self._status.plan)
 
     async def _synthesize(self, inp: AgentRunInput, plan: ExecutionPlan, usable: list[StepResult],
                           results: list[StepResult]) -> tuple[str, SynthesisOutput | None]:
@@ -273,7 +289,8 @@ class ConfidenceAgentWorkflow:
                   if synthesis else {})
         if inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
-            await self._emit(inp, AgentResponse(message_type="answer", content=answer, end_of_message=False))
+            for chunk in answer_chunks(answer):
+                await self._emit(inp, AgentResponse(message_type="answer", content=chunk, end_of_message=False))
             await self._emit(inp, AgentResponse(message_type="answer", content="", end_of_message=True,
                                                 end_of_dialog=True, **tokens))
         else:
@@ -475,7 +492,8 @@ class ConfidenceAgentWorkflow:
                 f"accept, retry (optionally with new arguments), skip, abort. Waiting "
                 f"{request.timeout_s:.0f} s. Answer with: tg-confidence override {workflow_id} {step.id} accept "
                 f"-- or: temporal workflow signal --workflow-id {workflow_id} --name override "
-                f"--input '{{\"step_id\": \"{step.id}\", \"decision\": \"accept\"}}'"
+                f"--input '{{\"step_id\": \"{step.id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
+                f"state \"override\", correlation_id \"{workflow_id}\" and question \"{step.id} accept\""
             ))
             try:
                 await workflow.wait_condition(lambda: step.id in self._overrides,
