@@ -1,9 +1,8 @@
-"""Prometheus metrics with the names of seed section 6.1, recorded once per run by an activity."""
+"""Prometheus metrics with the names of seed section 6.1, recorded once per run (activities/audit.py)."""
 
 from __future__ import annotations
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
-from temporalio import activity
 
 from confidence_core.activity_io import RunMetrics
 
@@ -47,12 +46,3 @@ class AgentMetrics:
             self.step_execution_seconds.labels(function=timing.function).observe(timing.seconds)
         if run.plan_steps:
             self.plan_complexity.observe(run.plan_steps)
-
-
-class MetricsActivities:
-    def __init__(self, metrics: AgentMetrics) -> None:
-        self.metrics = metrics
-
-    @activity.defn(name="record_metrics")
-    async def record_metrics(self, run: RunMetrics) -> None:
-        self.metrics.record(run)

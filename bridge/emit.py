@@ -15,6 +15,7 @@ from pulsar.asyncio import Producer
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from bridge.metrics import EMIT_SECONDS
 from confidence_core.activity_io import EmitInput
 from confidence_core.models import AgentResponse
 from confidence_core.wire import encode_response
@@ -42,6 +43,10 @@ class ResponsePublisher:
         return producer
 
     async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        with EMIT_SECONDS.time():
+            await self._publish(topic, request_id, response)
+
+    async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
         try:
             producer = await self._producer(topic)
             await producer.send(encode_response(response), properties={"id": request_id})
@@ -67,6 +72,9 @@ class EmitActivities:
 
     @activity.defn(name="emit")
     async def emit(self, message: EmitInput) -> None:
-        await self.publisher.publish(message.topic, message.request_id, message.response)
-        log.debug("emitted", request_id=message.request_id, message_id=message.response.message_id,
-                  message_type=message.response.message_type)
+        """Publish in order. After a retry, messages already sent go out again with the same message_id,
+        which is how clients recognise and drop them."""
+        for response in message.responses:
+            await self.publisher.publish(message.topic, message.request_id, response)
+            log.debug("emitted", request_id=message.request_id, message_id=response.message_id,
+                      message_type=response.message_type)

@@ -7,6 +7,7 @@ import asyncio
 
 import pulsar
 import structlog
+from prometheus_client import start_http_server
 from temporalio.worker import Worker
 
 from bridge.emit import EmitActivities, ResponsePublisher
@@ -29,6 +30,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workspace", help="TrustGraph workspace (names the subscription)")
     p.add_argument("--flow", help="TrustGraph flow (names the subscription)")
     p.add_argument("-l", "--log-level", help="log level")
+    p.add_argument("-P", "--metrics-port", type=int, help="Prometheus port for the bridge's metrics (0: off)")
     return p.parse_args(argv)
 
 
@@ -53,6 +55,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[EmitActivities(publisher).emit],
                     max_concurrent_activities=256)
+    if config.bridge_metrics_port:
+        start_http_server(config.bridge_metrics_port)
     log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:
@@ -73,6 +77,7 @@ def main(argv: list[str] | None = None) -> None:
         pulsar_url=args.pulsar_url, temporal_address=args.temporal_address,
         temporal_namespace=args.temporal_namespace, request_topics=args.request_topics,
         response_topic=args.response_topic, workspace=args.workspace, flow=args.flow, log_level=args.log_level,
+        bridge_metrics_port=args.metrics_port,
     )
     configure_logging(config.log_level)
     run_until_signalled(serve, config)

@@ -21,6 +21,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from bridge.emit import ResponsePublisher
+from bridge.metrics import REQUEST_SECONDS
 from confidence_core.canary import takes_request
 from confidence_core.models import AgentRequest, AgentResponse, AgentRunInput, AgentRunResult, TaskQueues
 from confidence_core.override import OVERRIDE_STATE, OverrideRejected, parse_pulsar_override
@@ -83,7 +84,8 @@ class RequestRelay:
 
     async def _handle_guarded(self, message: pulsar.Message) -> None:
         try:
-            await self.handle(message)
+            with REQUEST_SECONDS.time():
+                await self.handle(message)
         except Exception:  # one bad message must never stop the relay
             log.exception("request_handling_failed", topic=message.topic_name())
             await self._ack(message)

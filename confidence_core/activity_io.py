@@ -57,9 +57,11 @@ class SynthesisOutput(BaseModel):
 
 
 class EmitInput(BaseModel):
+    """Messages for one caller, published in order."""
+
     topic: str
     request_id: str
-    response: AgentResponse
+    responses: list[AgentResponse]
 
 
 class AdjustInput(BaseModel):
@@ -94,6 +96,9 @@ class RunMetrics(BaseModel):
     plan_steps: int = 0
 
 
-class AuditInput(BaseModel):
-    record: AuditRecord
+class RunRecord(BaseModel):
+    """What a finished run leaves behind: its measurements and, when auditing is on, its audit record."""
+
+    metrics: RunMetrics
+    audit: AuditRecord | None = None
     include_raw_outputs: bool = False

@@ -61,6 +61,7 @@ class ServiceConfig(BaseSettings):
     request_topics: list[str] = Field(default_factory=lambda: [agent_request_topic()])
     response_topic: str = Field(default_factory=agent_response_topic)
     metrics_port: int = Field(default=8000, ge=0, le=65535)
+    bridge_metrics_port: int = Field(default=0, ge=0, le=65535)  # the bridge's Prometheus port; 0 = off
     log_level: str = "INFO"
     audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))
     temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off

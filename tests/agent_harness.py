@@ -87,7 +87,7 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
 
     @activity.defn(name="emit")
     async def record(message: EmitInput) -> None:
-        harness.messages.append(message.response)
+        harness.messages.extend(message.responses)
 
     workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(), AgentMetrics(registry))
     workers.append(Worker(client, task_queue=queues.bridge, activities=[record]))

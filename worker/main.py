@@ -17,12 +17,12 @@ from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
-from activities.audit import AuditActivities
+from activities.audit import RunRecordActivities
 from activities.cache import ResultCache
 from activities.graph_store import GraphStore
 from activities.llm_client import LLMClient
 from activities.mcp_client import McpTools
-from activities.metrics import AgentMetrics, MetricsActivities
+from activities.metrics import AgentMetrics
 from activities.planning import PlanningActivities
 from activities.synthesis import SynthesisActivities
 from activities.tools import ToolActivities
@@ -112,9 +112,9 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
         workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],
                               interceptors=interceptors))
     if "audit" in families:
-        audit = AuditActivities(Path(config.audit_path).expanduser())
+        recorder = RunRecordActivities(Path(config.audit_path).expanduser(), metrics)
         workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,
-                              activities=[audit.write_audit, MetricsActivities(metrics).record_metrics]))
+                              activities=[recorder.record_run]))
     return workers
 
 

@@ -21,11 +21,11 @@ with workflow.unsafe.imports_passed_through():
     from confidence_core.activity_io import (
         AdjustInput,
         AdjustOutput,
-        AuditInput,
         EmitInput,
         PlanningInput,
         PlanningOutput,
         RunMetrics,
+        RunRecord,
         StepInput,
         StepOutput,
         StepTiming,
@@ -97,7 +97,8 @@ class ConfidenceAgentWorkflow:
     @workflow.init
     def __init__(self, inp: AgentRunInput) -> None:
         self._seq = 0
-        self._emit_lock = asyncio.Lock()
+        self._outbox: list[AgentResponse] = []
+        self._sender: asyncio.Task[None] | None = None
         self._override_lock = asyncio.Lock()
         self._settings: AgentSettings = inp.settings or AgentSettings()
         self._status = RunStatus()
@@ -143,22 +144,35 @@ class ConfidenceAgentWorkflow:
 
     # -- messages and bookkeeping ----------------------------------------------------------------
 
-    async def _emit(self, inp: AgentRunInput, response: AgentResponse) -> None:
-        async with self._emit_lock:
-            self._seq += 1
-            # Stable per message: an emit retried after a timeout carries the same id, so clients dedupe.
-            response.message_id = f"{workflow.info().workflow_id}#{self._seq}"
+    def _emit(self, inp: AgentRunInput, response: AgentResponse) -> None:
+        """Queue a message for the caller. One sender drains the outbox in order, sending whatever queued
+        up meanwhile in one `emit` activity, so the work never waits for a message to be published."""
+        self._seq += 1
+        # Stable per message: an emit retried after a timeout carries the same id, so clients dedupe.
+        response.message_id = f"{workflow.info().workflow_id}#{self._seq}"
+        self._outbox.append(response)
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send_outbox(inp))
+
+    async def _send_outbox(self, inp: AgentRunInput) -> None:
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
             await workflow.execute_activity(
                 "emit",
-                EmitInput(topic=inp.response_topic, request_id=inp.request_id, response=response),
+                EmitInput(topic=inp.response_topic, request_id=inp.request_id, responses=batch),
                 task_queue=inp.queues.bridge,
                 start_to_close_timeout=timedelta(seconds=30),
                 schedule_to_close_timeout=timedelta(minutes=10),
                 retry_policy=EMIT_RETRY,
             )
 
-    async def _say(self, inp: AgentRunInput, kind: str, text: str) -> None:
-        await self._emit(inp, AgentResponse(message_type=kind, content=text, end_of_message=True))
+    async def _flush(self) -> None:
+        """Wait until every queued message is published (before the run may end)."""
+        while self._sender is not None and not self._sender.done():
+            await self._sender
+
+    def _say(self, inp: AgentRunInput, kind: str, text: str) -> None:
+        self._emit(inp, AgentResponse(message_type=kind, content=text, end_of_message=True))
 
     def _phase(self, phase: str, step: str | None = None) -> None:
         self._status.phase = phase
@@ -199,12 +213,13 @@ class ConfidenceAgentWorkflow:
             result = await self._run(inp, notes)
         except RunAborted as exc:
             self._phase("aborted")
-            await self._emit(inp, error_response(exc.message))
+            self._emit(inp, error_response(exc.message))
             result = AgentRunResult(answer="", error=exc.message, plan=self._status.plan)
         except ActivityError as exc:
             message = f"The agent could not finish: {failure_message(exc)}"
             workflow.logger.warning("run failed: %s", message)
             result = await self._fail(inp, message)
+        await self._flush()
         await self._record(inp, result, started)
         return result
 
@@ -212,8 +227,8 @@ class ConfidenceAgentWorkflow:
         question = inp.request.question
         self._phase("planning")
         if notes:
-            await self._say(inp, "observation", "Request settings: " + "; ".join(notes))
-        await self._say(inp, "thought", f"Planning how to answer: {question}")
+            self._say(inp, "observation", "Request settings: " + "; ".join(notes))
+        self._say(inp, "thought", f"Planning how to answer: {question}")
         planning: PlanningOutput = await workflow.execute_activity(
             "plan",
             PlanningInput(question=question, plan_id=workflow.info().workflow_id, settings=self._settings),
@@ -229,7 +244,7 @@ class ConfidenceAgentWorkflow:
         self._status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
                               for s in plan.steps]
         self._metrics.plan_steps = len(plan.steps)
-        await self._say(inp, "observation", f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}")
+        self._say(inp, "observation", f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}")
 
         self._phase("executing")
         results = await self._execute(inp, plan)
@@ -249,7 +264,7 @@ class ConfidenceAgentWorkflow:
         self._phase("failed")
         if inp.fallback_on_failure:
             return AgentRunResult(answer="", error=message, plan=self._status.plan, needs_fallback=True)
-        await self._emit(inp, error_response(message))
+        self._emit(inp, error_response(message))
         return AgentRunResult(answer="", error=message, plan=self._status.plan)
 
     async def _synthesize(self, inp: AgentRunInput, plan: ExecutionPlan, usable: list[StepResult],
@@ -290,11 +305,11 @@ class ConfidenceAgentWorkflow:
         if inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
             for chunk in answer_chunks(answer):
-                await self._emit(inp, AgentResponse(message_type="answer", content=chunk, end_of_message=False))
-            await self._emit(inp, AgentResponse(message_type="answer", content="", end_of_message=True,
+                self._emit(inp, AgentResponse(message_type="answer", content=chunk, end_of_message=False))
+            self._emit(inp, AgentResponse(message_type="answer", content="", end_of_message=True,
                                                 end_of_dialog=True, **tokens))
         else:
-            await self._emit(inp, AgentResponse(message_type="answer", content=answer, end_of_message=True,
+            self._emit(inp, AgentResponse(message_type="answer", content=answer, end_of_message=True,
                                                 end_of_dialog=True, **tokens))
 
     # -- flow controller -------------------------------------------------------------------------
@@ -312,7 +327,7 @@ class ConfidenceAgentWorkflow:
                 break
             iterations += 1
             if iterations > self._settings.max_iterations:
-                await self._say(inp, "observation",
+                self._say(inp, "observation",
                                 f"Stopped after {self._settings.max_iterations} iterations (max_iterations).")
                 break
             batch = ready[:width]
@@ -328,7 +343,7 @@ class ConfidenceAgentWorkflow:
                 for dependent in skipped:
                     self._status.step(dependent).state = StepState.SKIPPED
                 if skipped:
-                    await self._say(inp, "observation",
+                    self._say(inp, "observation",
                                     f"Skipping {', '.join(skipped)}: they depend on step {step.id}, which has no "
                                     "usable result.")
         return [results[s.id] for s in plan.steps if s.id in results]
@@ -393,7 +408,7 @@ class ConfidenceAgentWorkflow:
         while True:
             args_text = "; ".join(f"{k}={v}" for k, v in arguments.items())
             attempt_label = f" (retry {retry})" if retry else ""
-            await self._say(inp, "thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
+            self._say(inp, "thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
             out = await self._attempt(inp, step, arguments, context, retry)
             score = out.confidence.score
             status.score, status.reasoning, status.retries = score, out.confidence.reasoning, retry
@@ -402,7 +417,7 @@ class ConfidenceAgentWorkflow:
                                                output=out.output))
             met = out.success and score >= step.confidence_threshold
             verdict = "meets" if met else "is below"
-            await self._say(inp, "observation",
+            self._say(inp, "observation",
                             f"{trim(out.output, OBSERVATION_PREVIEW)}\nConfidence {score:.2f} {verdict} the "
                             f"threshold {step.confidence_threshold:.2f}: {out.confidence.reasoning}")
             if met:
@@ -413,7 +428,7 @@ class ConfidenceAgentWorkflow:
                 rung = rung_for(retry)
                 status.state = StepState.RETRYING
                 self._metrics.retries[step.function] = self._metrics.retries.get(step.function, 0) + 1
-                await self._say(inp, "thought",
+                self._say(inp, "thought",
                                 f"Step {step.id}: confidence {score:.2f} is below {step.confidence_threshold:.2f} "
                                 f"({out.confidence.reasoning}); retry {retry} of {self._settings.max_retries}: "
                                 f"{RUNG_NOTES[rung]}.")
@@ -428,7 +443,7 @@ class ConfidenceAgentWorkflow:
             override = await self._ask_override(inp, step, out, retry, arguments)
             if override is None:
                 self._notes.append(f"no override for step {step.id} within {self._settings.override_timeout_s:.0f} s")
-                await self._say(inp, "observation",
+                self._say(inp, "observation",
                                 f"No override arrived for step {step.id} within "
                                 f"{self._settings.override_timeout_s:.0f} s; continuing without its result.")
                 return self._finish(step, status, audit, out, retry, StepState.LOW_CONFIDENCE, success=False)
@@ -440,10 +455,10 @@ class ConfidenceAgentWorkflow:
                 reason = f": {override.reason}" if override.reason else ""
                 raise RunAborted(f"Aborted by {who} at step {step.id}{reason}")
             if decision is Decision.SKIP:
-                await self._say(inp, "observation", f"Step {step.id} skipped by {who}.")
+                self._say(inp, "observation", f"Step {step.id} skipped by {who}.")
                 return self._finish(step, status, audit, out, retry, StepState.SKIPPED, success=False)
             if decision is Decision.ACCEPT:
-                await self._say(inp, "observation",
+                self._say(inp, "observation",
                                 f"Step {step.id} accepted by {who} at confidence {score:.2f}.")
                 accepted = out.model_copy(update={"confidence": out.confidence.model_copy(update={
                     "reasoning": f"{out.confidence.reasoning} (accepted by {who})"})})
@@ -456,7 +471,7 @@ class ConfidenceAgentWorkflow:
             ladder_done = True
             status.state = StepState.RETRYING
             self._metrics.retries[step.function] = self._metrics.retries.get(step.function, 0) + 1
-            await self._say(inp, "thought", f"Step {step.id}: retrying as {who} asked.")
+            self._say(inp, "thought", f"Step {step.id}: retrying as {who} asked.")
 
     def _finish(self, step: ExecutionStep, status: StepStatus, audit: StepAudit, out: StepOutput, retry: int,
                 state: StepState, *, success: bool) -> StepResult:
@@ -486,7 +501,7 @@ class ConfidenceAgentWorkflow:
             self._status.step(step.id).state = StepState.AWAITING_OVERRIDE
             self._phase("awaiting_override", step.id)
             workflow_id = workflow.info().workflow_id
-            await self._say(inp, "observation", (
+            self._say(inp, "observation", (
                 f"Override needed for step {step.id} ({step.function}): confidence {request.score:.2f} is below "
                 f"the threshold {request.threshold:.2f} after {retries} retries ({request.reasoning}). Choices: "
                 f"accept, retry (optionally with new arguments), skip, abort. Waiting "
@@ -508,33 +523,30 @@ class ConfidenceAgentWorkflow:
     # -- audit and metrics -----------------------------------------------------------------------
 
     async def _record(self, inp: AgentRunInput, result: AgentRunResult, started) -> None:  # type: ignore[no-untyped-def]
+        """Metrics and the audit record, in one activity at the end of the run."""
         elapsed = workflow.now() - started
         self._metrics.plan_seconds = elapsed.total_seconds()
-        await workflow.execute_activity(
-            "record_metrics", self._metrics, task_queue=inp.queues.audit,
-            start_to_close_timeout=timedelta(seconds=30), retry_policy=EMIT_RETRY,
-            schedule_to_close_timeout=timedelta(minutes=5),
-        )
-        if not self._settings.audit_enabled:
-            return
         plan = result.plan
-        record = AuditRecord(
-            execution_id=workflow.info().workflow_id,
-            timestamp=started.isoformat().replace("+00:00", "Z"),
-            request={"question": inp.request.question, "request_id": inp.request_id,
-                     "confidence_threshold": self._settings.confidence_threshold,
-                     "max_retries": self._settings.max_retries},
-            plan={"steps": [{"id": s.id, "function": s.function, "confidence_threshold": s.confidence_threshold,
-                             "dependencies": s.dependencies, "arguments": s.arguments}
-                            for s in (plan.steps if plan else [])]},
-            execution=[self._audit[s.id] for s in (plan.steps if plan else []) if s.id in self._audit],
-            final_confidence=result.confidence,
-            total_duration_ms=int(elapsed.total_seconds() * 1000),
-            outcome=self._status.phase if result.error is None else f"{self._status.phase}: {result.error}",
-            notes=self._notes,
-        )
+        record = None
+        if self._settings.audit_enabled:
+            record = AuditRecord(
+                execution_id=workflow.info().workflow_id,
+                timestamp=started.isoformat().replace("+00:00", "Z"),
+                request={"question": inp.request.question, "request_id": inp.request_id,
+                         "confidence_threshold": self._settings.confidence_threshold,
+                         "max_retries": self._settings.max_retries},
+                plan={"steps": [{"id": s.id, "function": s.function, "confidence_threshold": s.confidence_threshold,
+                                 "dependencies": s.dependencies, "arguments": s.arguments}
+                                for s in (plan.steps if plan else [])]},
+                execution=[self._audit[s.id] for s in (plan.steps if plan else []) if s.id in self._audit],
+                final_confidence=result.confidence,
+                total_duration_ms=int(elapsed.total_seconds() * 1000),
+                outcome=self._status.phase if result.error is None else f"{self._status.phase}: {result.error}",
+                notes=self._notes,
+            )
         await workflow.execute_activity(
-            "write_audit", AuditInput(record=record, include_raw_outputs=self._settings.include_raw_outputs),
+            "record_run",
+            RunRecord(metrics=self._metrics, audit=record, include_raw_outputs=self._settings.include_raw_outputs),
             task_queue=inp.queues.audit, start_to_close_timeout=timedelta(seconds=30), retry_policy=EMIT_RETRY,
             schedule_to_close_timeout=timedelta(minutes=10),
         )
