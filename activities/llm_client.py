@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import httpx
 from temporalio.exceptions import ApplicationError
@@ -23,6 +23,17 @@ class Completion:
     model: str
     in_tokens: int | None
     out_tokens: int | None
+
+
+class ChatModel(Protocol):
+    """What activities need of an LLM: LLMClient (OpenAI-compatible) or TrustGraphLLM (text-completion)."""
+
+    base_url: str
+
+    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
+                   max_tokens: int = 512, temperature: float = 0.0) -> Completion: ...
+
+    async def aclose(self) -> None: ...
 
 
 class LLMClient:

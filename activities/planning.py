@@ -8,7 +8,7 @@ import structlog
 from temporalio import activity
 
 from activities.graph_store import GraphStore
-from activities.llm_client import LLMClient
+from activities.llm_client import ChatModel
 from activities.mcp_client import McpTools
 from confidence_core.activity_io import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
@@ -27,20 +27,23 @@ def describe_tools(tools: dict[str, ToolSpec]) -> str:
 
 
 class PlanningActivities:
-    def __init__(self, llm: LLMClient, graph: GraphStore, prompts: PromptTemplates, mcp: McpTools | None = None,
-                 tools: dict[str, ToolSpec] | None = None) -> None:
+    def __init__(self, llm: ChatModel, graph: GraphStore | None, prompts: PromptTemplates,
+                 mcp: McpTools | None = None, tools: dict[str, ToolSpec] | None = None) -> None:
+        """`graph` None: the knowledge graph is TrustGraph's, reached through KnowledgeQuery (graph-rag);
+        `tools` replaces the built-in catalogue (TrustGraph mode brings its own)."""
         self.llm = llm
         self.graph = graph
         self.prompts = prompts
         self.mcp = mcp
         self.base_tools = tools or BUILTIN_TOOLS
+        self.own_catalogue = tools is not None
 
     async def catalogue(self) -> dict[str, ToolSpec]:
         """The tools the planner may use now: the built-ins, the Prompt templates, and the MCP tools that
         the connected servers offer at this moment."""
         tools = dict(self.base_tools)
         templates = self.prompts.tool_templates()
-        if templates:
+        if templates and not self.own_catalogue:
             tools["Prompt"] = prompt_tool(templates)
         if self.mcp is not None:
             found = await self.mcp.list_tools()
@@ -48,10 +51,16 @@ class PlanningActivities:
                 tools["McpTool"] = mcp_tool({n: (t.description, t.input_schema) for n, t in found.items()})
         return tools
 
+    async def _schema(self) -> str:
+        if self.graph is None:
+            return ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
+                    "naming the entities they are about)")
+        return await self.graph.describe_schema()
+
     @activity.defn(name="plan")
     async def plan(self, request: PlanningInput) -> PlanningOutput:
         tools = await self.catalogue()
-        schema_text = await self.graph.describe_schema()
+        schema_text = await self._schema()
         system = self.prompts.render(
             "planner_system", tools=describe_tools(tools), graph_schema=schema_text
         )
@@ -86,7 +95,7 @@ class PlanningActivities:
             return AdjustOutput(arguments=request.step.arguments)
         schema_text = ""
         if request.step.function in ("GraphQuery", "KnowledgeQuery"):
-            schema_text = "Knowledge graph schema:\n" + await self.graph.describe_schema()
+            schema_text = "Knowledge graph schema:\n" + await self._schema()
         names = [a.name for a in tool.arguments]
         json_schema = {
             "type": "object",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.llm_client import LLMClient
+from activities.llm_client import ChatModel
 from confidence_core.activity_io import SynthesisInput, SynthesisOutput
 from confidence_core.memory import trim
 from confidence_core.prompts import PromptTemplates
 
 
 class SynthesisActivities:
-    def __init__(self, llm: LLMClient, prompts: PromptTemplates) -> None:
+    def __init__(self, llm: ChatModel, prompts: PromptTemplates) -> None:
         self.llm = llm
         self.prompts = prompts
 

@@ -11,13 +11,16 @@ import time
 from collections.abc import Awaitable, Callable
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.cache import ResultCache
 from activities.graph_store import GraphQueryError, GraphStore
-from activities.llm_client import LLMClient
+from activities.llm_client import ChatModel
 from activities.mcp_client import McpTools
+from activities.trustgraph import TrustGraphServices
 from confidence_core.activity_io import StepInput, StepOutput
 from confidence_core.confidence import (
+    graph_rag_confidence,
     graph_result_confidence,
     knowledge_confidence,
     mcp_result_confidence,
@@ -38,12 +41,15 @@ def _elapsed_ms(started: float) -> int:
 
 
 class ToolActivities:
-    def __init__(self, llm: LLMClient, graph: GraphStore, prompts: PromptTemplates, mcp: McpTools | None = None,
-                 cache: ResultCache | None = None, max_rows: int = 200) -> None:
+    def __init__(self, llm: ChatModel, graph: GraphStore | None, prompts: PromptTemplates,
+                 mcp: McpTools | None = None, cache: ResultCache | None = None, max_rows: int = 200,
+                 trustgraph: TrustGraphServices | None = None) -> None:
+        """With `trustgraph`, KnowledgeQuery, Prompt and McpTool call TrustGraph's services instead."""
         self.llm = llm
         self.graph = graph
         self.prompts = prompts
         self.mcp = mcp
+        self.trustgraph = trustgraph
         self.cache = cache or ResultCache(0)
         self.max_rows = max_rows
 
@@ -68,6 +74,9 @@ class ToolActivities:
 
     async def _graph_query(self, request: StepInput) -> StepOutput:
         query = request.step.arguments.get("query", "")
+        if self.graph is None:
+            raise ApplicationError("GraphQuery needs a local graph; this worker uses TrustGraph's (KnowledgeQuery)",
+                                   type="ToolUnavailable", non_retryable=True)
         try:
             rows = await self.graph.ro_query(query, timeout_ms=request.step.timeout_ms, max_rows=self.max_rows)
         except GraphQueryError as exc:
@@ -94,6 +103,8 @@ class ToolActivities:
     @activity.defn(name="Prompt")
     async def prompt(self, request: StepInput) -> StepOutput:
         name = request.step.arguments.get("template", "")
+        if self.trustgraph is not None:
+            return await self._cached(request, lambda: self._trustgraph_prompt(request, name))
         if name not in self.prompts.tool_templates():
             known = ", ".join(self.prompts.tool_templates())
             return StepOutput(success=False, output=f"unknown template {name!r}; known: {known}", error="template",
@@ -101,6 +112,14 @@ class ToolActivities:
         text = self.prompts.render(PromptTemplates.TOOL_PREFIX + name, input=request.step.arguments.get("input", ""),
                                    context=format_context(request.context))
         return await self._cached(request, lambda: self._complete(request, text))
+
+    async def _trustgraph_prompt(self, request: StepInput, template: str) -> StepOutput:
+        assert self.trustgraph is not None
+        text = await self.trustgraph.prompt(template, {"input": request.step.arguments.get("input", ""),
+                                                       "context": format_context(request.context)})
+        evidence = "\n".join(request.context.values())
+        return StepOutput(success=bool(text.strip()), output=text,
+                          confidence=text_result_confidence(text, evidence, request.retry_count))
 
     async def _complete(self, request: StepInput, prompt: str, system: str | None = None) -> StepOutput:
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
@@ -117,6 +136,12 @@ class ToolActivities:
 
     async def _knowledge_query(self, request: StepInput) -> StepOutput:
         question = request.step.arguments.get("question") or request.question
+        if self.trustgraph is not None:
+            rag = await self.trustgraph.graph_rag(question)
+            return StepOutput(success=bool(rag.text.strip()), output=rag.text,
+                              confidence=graph_rag_confidence(rag.text, rag.sources, rag.explained,
+                                                              request.retry_count))
+        assert self.graph is not None
         ids: list[int] = []
         facts: list[str] = []
         for term in entity_terms(question):
@@ -155,6 +180,10 @@ class ToolActivities:
 
     async def _mcp_tool(self, request: StepInput) -> StepOutput:
         name = request.step.arguments.get("tool", "")
+        if self.trustgraph is not None:
+            text = await self.trustgraph.mcp_tool(name, json.loads(request.step.arguments.get("arguments") or "{}"))
+            return StepOutput(success=bool(text.strip()), output=text,
+                              confidence=mcp_result_confidence(False, text, None, None, request.retry_count))
         if self.mcp is None:
             return StepOutput(success=False, output="no MCP servers are configured", error="mcp",
                               confidence=mcp_result_confidence(True, "no MCP servers", None, None, request.retry_count))

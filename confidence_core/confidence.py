@@ -138,3 +138,17 @@ def knowledge_confidence(entities_found: int, answer: str, facts: str, retry_cou
                                  reasoning="none of the entities the question names were found in the graph")
     text = text_result_confidence(answer, facts, retry_count)
     return text.model_copy(update={"reasoning": f"{entities_found} entities found; {text.reasoning}"})
+
+
+def graph_rag_confidence(answer: str, sources: int, explained: bool, retry_count: int = 0) -> ConfidenceMetrics:
+    """TrustGraph graph-rag: an answer backed by the sources or provenance the service reports."""
+    if not answer.strip():
+        return ConfidenceMetrics(score=0.0, reasoning="graph-rag returned no answer", retry_count=retry_count)
+    if _REFUSALS.search(answer):
+        return ConfidenceMetrics(score=0.3, reasoning="graph-rag said it does not know", retry_count=retry_count)
+    if sources or explained:
+        backing = f"{sources} source document(s)" if sources else "provenance from the graph"
+        return ConfidenceMetrics(score=0.85, reasoning=f"graph-rag answer backed by {backing}",
+                                 retry_count=retry_count)
+    return ConfidenceMetrics(score=0.6, reasoning="graph-rag answer without sources or provenance to check",
+                             retry_count=retry_count)

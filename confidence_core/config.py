@@ -73,6 +73,14 @@ class ServiceConfig(BaseSettings):
     confidence_agent_traffic_percentage: float = Field(default=100.0, ge=0, le=100)
     confidence_agent_fallback_to_react: bool = False
     react_request_topic: str = ""
+    # "trustgraph": the LLM, graph-rag, prompt and mcp-tool come from TrustGraph's services over Pulsar
+    # (topics from workspace and flow, each overridable as "<service>.request"/"<service>.response").
+    tool_backend: Literal["local", "trustgraph"] = "local"
+    trustgraph_collection: str = "default"
+    trustgraph_topics: dict[str, str] = Field(default_factory=dict)
+    trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
+        "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
+    trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
     cache_ttl_seconds: float = Field(default=300.0, ge=0)  # tool results, keyed by tool, arguments and inputs
 

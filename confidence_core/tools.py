@@ -91,3 +91,13 @@ def json_schema_summary(schema: dict[str, Any]) -> str:
 
 
 BUILTIN_TOOLS: dict[str, ToolSpec] = {t.name: t for t in (GRAPH_QUERY, TEXT_COMPLETION, KNOWLEDGE_QUERY)}
+
+
+def trustgraph_catalogue(prompts: dict[str, str], mcp_tools: dict[str, str]) -> dict[str, ToolSpec]:
+    """The tools in TrustGraph mode: graph-rag, text-completion, TrustGraph's prompt templates and MCP tools."""
+    tools = {KNOWLEDGE_QUERY.name: KNOWLEDGE_QUERY, TEXT_COMPLETION.name: TEXT_COMPLETION}
+    if prompts:
+        tools["Prompt"] = prompt_tool(prompts)
+    if mcp_tools:
+        tools["McpTool"] = mcp_tool({name: (text, {"type": "object"}) for name, text in mcp_tools.items()})
+    return tools

@@ -18,8 +18,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.graph_store import GraphStore
-from activities.llm_client import LLMClient
 from activities.metrics import AgentMetrics
 from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
@@ -29,7 +27,7 @@ from confidence_core.prompts import PromptTemplates
 from embedded import demo_graph
 from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
-from worker.main import FAMILIES, build_workers
+from worker.main import FAMILIES, build_workers, make_backends
 from worker.runtime import pulsar_client
 from workflows.confidence_agent import SEARCH_ATTRIBUTES
 
@@ -106,7 +104,8 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
     audit_dir = tmp_path
 
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
-                    extra_request_topics: list[str] | None = None, **agent: object) -> Stack:
+                    extra_request_topics: list[str] | None = None, tool_backend: str = "local",
+                    **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
         config = ServiceConfig(
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
@@ -114,15 +113,16 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default", *(extra_request_topics or [])],
             response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
-            audit_path=str(audit_dir / f"audit-{unique}.jsonl"),
+            audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
+            workspace=f"test-{unique}",
         )
         client = temporal_env.client
-        llm = LLMClient(llm_base_url, "scripted", timeout_s=10)
+        llm, graph, trustgraph = make_backends(config)
         stack.push_async_callback(llm.aclose)
-        graph = GraphStore(falkordb_url, config.graph_name)
-        stack.push_async_callback(graph.aclose)
+        if graph is not None:
+            stack.push_async_callback(graph.aclose)
         workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(),
-                                AgentMetrics(CollectorRegistry()))
+                                AgentMetrics(CollectorRegistry()), trustgraph)
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url)

@@ -20,17 +20,19 @@ from temporalio.worker import Worker
 from activities.audit import RunRecordActivities
 from activities.cache import ResultCache
 from activities.graph_store import GraphStore
-from activities.llm_client import LLMClient
+from activities.llm_client import ChatModel, LLMClient
 from activities.mcp_client import McpTools
 from activities.metrics import AgentMetrics
 from activities.planning import PlanningActivities
 from activities.synthesis import SynthesisActivities
 from activities.tools import ToolActivities
+from activities.trustgraph import PulsarRequestResponse, TrustGraphLLM, TrustGraphServices
 from confidence_core.config import ServiceConfig, load_config
 from confidence_core.models import AgentSettings
 from confidence_core.prompts import PromptTemplates
+from confidence_core.tools import trustgraph_catalogue
 from worker.log_context import LogContextInterceptor
-from worker.runtime import configure_logging, connect_temporal, run_until_signalled
+from worker.runtime import configure_logging, connect_temporal, pulsar_client, run_until_signalled
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 
 log = structlog.get_logger(__name__)
@@ -61,6 +63,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--llm-model", help="model name sent to the LLM server")
     p.add_argument("--llm-api-key", help="API key for the LLM server")
+    p.add_argument("--tool-backend", choices=["local", "trustgraph"],
+                   help="local: OpenAI-compatible LLM and FalkorDB; trustgraph: TrustGraph's services over Pulsar")
     p.add_argument("--audit-path", help="JSON-lines audit sink (default ~/.tg-confidence/audit.jsonl)")
     p.add_argument("--temporal-metrics-port", type=int, help="Prometheus port for Temporal SDK metrics (0: off)")
     p.add_argument("--queues", default=",".join(FAMILIES),
@@ -77,7 +81,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     }.items() if v is not None}
     return load_config(
         pulsar_url=args.pulsar_url, metrics_port=args.metrics_port, log_level=args.log_level,
-        audit_path=args.audit_path, temporal_metrics_port=args.temporal_metrics_port,
+        audit_path=args.audit_path, temporal_metrics_port=args.temporal_metrics_port, tool_backend=args.tool_backend,
         temporal_address=args.temporal_address,
         temporal_namespace=args.temporal_namespace, falkordb_url=args.falkordb_url, graph_name=args.graph_name,
         llm_base_url=args.llm_base_url, llm_model=args.llm_model, llm_api_key=args.llm_api_key,
@@ -85,8 +89,10 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     )
 
 
-def build_workers(client: Client, config: ServiceConfig, families: set[str], llm: LLMClient, graph: GraphStore,
-                  prompts: PromptTemplates, metrics: AgentMetrics) -> list[Worker]:
+def build_workers(client: Client, config: ServiceConfig, families: set[str], llm: ChatModel, graph: GraphStore | None,
+                  prompts: PromptTemplates, metrics: AgentMetrics,
+                  trustgraph: TrustGraphServices | None = None) -> list[Worker]:
+    """One Worker per hosted family. With `trustgraph`, the tools are TrustGraph's services and `graph` is None."""
     q = config.queues
     workers: list[Worker] = []
     interceptors = [LogContextInterceptor()]
@@ -100,13 +106,15 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
 
         workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow],
                               activities=[agent_settings], interceptors=interceptors))
-    mcp = McpTools(config.mcp_servers) if config.mcp_servers else None
+    mcp = McpTools(config.mcp_servers) if config.mcp_servers and trustgraph is None else None
+    catalogue = (trustgraph_catalogue(config.trustgraph_prompts, config.trustgraph_mcp_tools)
+                 if trustgraph is not None else None)
     if "planning" in families:
-        planning = PlanningActivities(llm, graph, prompts, mcp)
+        planning = PlanningActivities(llm, graph, prompts, mcp, tools=catalogue)
         workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step],
                               interceptors=interceptors))
     if "tools" in families:
-        tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds))
+        tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds), trustgraph=trustgraph)
         workers.append(Worker(client, task_queue=q.tools, activities=tools.all(), interceptors=interceptors))
     if "synthesis" in families:
         workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],
@@ -118,17 +126,27 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
     return workers
 
 
+def make_backends(config: ServiceConfig) -> tuple[ChatModel, GraphStore | None, TrustGraphServices | None]:
+    """The LLM and the knowledge graph: local (OpenAI-compatible server, FalkorDB) or TrustGraph's services."""
+    if config.tool_backend == "trustgraph":
+        services = TrustGraphServices(PulsarRequestResponse(pulsar_client(config.pulsar_url)), config.workspace,
+                                      config.flow, config.trustgraph_collection, config.llm_timeout_s,
+                                      config.trustgraph_topics)
+        return TrustGraphLLM(services), None, services
+    llm = LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
+                    config.llm_json_mode)
+    return llm, GraphStore(config.falkordb_url, config.graph_name), None
+
+
 async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) -> None:
     runtime = None
     if config.temporal_metrics_port:
         runtime = Runtime(telemetry=TelemetryConfig(
             metrics=PrometheusConfig(bind_address=f"0.0.0.0:{config.temporal_metrics_port}")))
     client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
-    llm = LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
-                    config.llm_json_mode)
-    graph = GraphStore(config.falkordb_url, config.graph_name)
+    llm, graph, trustgraph = make_backends(config)
     prompts = PromptTemplates.load()
-    workers = build_workers(client, config, families, llm, graph, prompts, AgentMetrics())
+    workers = build_workers(client, config, families, llm, graph, prompts, AgentMetrics(), trustgraph)
     if config.metrics_port:
         start_http_server(config.metrics_port)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
@@ -138,7 +156,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await llm.aclose()
-    await graph.aclose()
+    if graph is not None:
+        await graph.aclose()
     for task in done:
         if task is not stop_task and task.exception():
             raise task.exception()  # type: ignore[misc]
