@@ -96,8 +96,14 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
     assert messages[-1].message_type == "answer", services.worker.log_tail() + services.bridge.log_tail()
     assert "Acme Industrial is the supplier in question." in messages[-1].content
 
+    # The run records its metrics and audit line just after the answer goes out: wait for them.
+    metrics = ""
     async with httpx.AsyncClient() as http:
-        metrics = (await http.get(f"http://127.0.0.1:{services.metrics_port}/metrics")).text
+        for _ in range(75):
+            metrics = (await http.get(f"http://127.0.0.1:{services.metrics_port}/metrics")).text
+            if "agent_plan_execution_seconds_count 1.0" in metrics and services.audit.exists():
+                break
+            await asyncio.sleep(0.2)
     for name in ('agent_confidence_score_bucket{function="GraphQuery",le="0.9"} 1.0',
                  "agent_plan_execution_seconds_count 1.0", "agent_plan_complexity_count 1.0",
                  'agent_step_execution_seconds_count{function="GraphQuery"} 1.0'):
