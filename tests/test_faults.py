@@ -1,0 +1,153 @@
+"""Fault injection with real processes: the worker SIGKILLed mid-run and restarted, the Temporal dev server
+restarted mid-run (SQLite persistence), the LLM down. Every request completes or gets a clear error, and
+a step that completed never runs again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from cli.ask import ask
+from confidence_core.models import AgentRequest, AgentResponse
+from embedded.parts import temporal_server
+from embedded.processes import ManagedProcess, free_port
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from workflows.confidence_agent import SEARCH_ATTRIBUTES
+
+pytestmark = pytest.mark.slow
+
+PLAN = json.dumps({"steps": [
+    {"id": "s1", "function": "GraphQuery", "dependencies": [],
+     "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}},
+    {"id": "s2", "function": "TextCompletion", "dependencies": ["s1"], "arguments": {"prompt": "Say how many"}}]})
+
+
+@dataclass
+class SlowLLM:
+    """Counts calls by kind; synthesis waits on `release` so a test can strike while it is in flight."""
+
+    calls: dict[str, int] = field(default_factory=lambda: {"plan": 0, "text": 0, "synthesis": 0})
+    synthesis_started: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+        if is_planning(body):
+            self.calls["plan"] += 1
+            return 200, PLAN
+        if is_synthesis(body):
+            self.calls["synthesis"] += 1
+            self.synthesis_started.set()
+            self.release.wait(30)
+            return 200, "There are 25 suppliers."
+        self.calls["text"] += 1
+        return 200, "There are 25 suppliers in the graph."
+
+
+@dataclass
+class Deployment:
+    env: dict[str, str]
+    data: Path
+    temporal: ManagedProcess
+    worker: ManagedProcess
+    bridge: ManagedProcess
+
+    def new_worker(self) -> ManagedProcess:
+        self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], self.data / "worker2.log",
+                                     env=self.env)
+        self.worker.start()
+        return self.worker
+
+    async def ask(self, question: str) -> list[AgentResponse]:
+        request = AgentRequest(question=question)
+        return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
+                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
+                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=120)]
+
+
+@pytest_asyncio.fixture
+async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    started: list[Deployment] = []
+
+    async def make(llm_url: str, **extra_env: str) -> Deployment:
+        unique = uuid.uuid4().hex[:8]
+        port = free_port()
+        temporal = temporal_server(tmp_path / "temporal", port, free_port(), SEARCH_ATTRIBUTES)
+        temporal.start()
+        await temporal.wait_ready(90)
+        env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{port}", "TGCA_PULSAR_URL": pulsar_url,
+               "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm_url, "TGCA_LLM_MODEL": "scripted",
+               "TGCA_MCP_SERVERS": "[]", "TGCA_METRICS_PORT": "0", "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
+               "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:fault-{unique}:default"]),
+               "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:fault-{unique}:default",
+               "TGCA_WORKSPACE": f"fault-{unique}", **extra_env}
+        worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log", env=env)
+        bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
+        worker.start()
+        bridge.start()
+        await asyncio.sleep(3)
+        deployment = Deployment(env, tmp_path, temporal, worker, bridge)
+        started.append(deployment)
+        return deployment
+
+    yield make
+    for d in started:
+        for part in (d.bridge, d.worker, d.temporal):
+            part.stop()
+
+
+async def test_worker_killed_mid_run_restarts_and_no_completed_step_runs_again(deploy) -> None:
+    llm = SlowLLM()
+    with ScriptedLLM(llm) as server:
+        # A short activity timeout, so the synthesis lost with the killed worker is retried in seconds.
+        d = await deploy(server.base_url, TGCA_AGENT__PLANNING_TIMEOUT_MS="4000")
+        asking = asyncio.create_task(d.ask("How many suppliers are there?"))
+        assert await asyncio.to_thread(llm.synthesis_started.wait, 60)
+        os.kill(d.worker.pid, signal.SIGKILL)  # mid-synthesis: plan, s1 and s2 are done
+        d.worker.process.wait(10)
+        llm.release.set()
+        d.new_worker()
+        messages = await asyncio.wait_for(asking, 90)
+    assert messages[-1].message_type == "answer" and "There are 25 suppliers." in messages[-1].content
+    assert llm.calls["plan"] == 1 and llm.calls["text"] == 1  # completed work was not repeated
+    assert llm.calls["synthesis"] == 2  # the interrupted activity ran again on the new worker
+
+
+async def test_temporal_restarted_mid_run_and_the_run_completes(deploy) -> None:
+    llm = SlowLLM()
+    with ScriptedLLM(llm) as server:
+        d = await deploy(server.base_url)
+        asking = asyncio.create_task(d.ask("How many suppliers are there?"))
+        assert await asyncio.to_thread(llm.synthesis_started.wait, 60)
+        d.temporal.stop()  # the dev server goes away with the run mid-flight ...
+        await asyncio.sleep(1)
+        llm.release.set()
+        d.temporal.start()  # ... and comes back on the same SQLite file
+        await d.temporal.wait_ready(90)
+        started = time.monotonic()
+        messages = await asyncio.wait_for(asking, 110)
+    assert messages[-1].message_type == "answer", [m.content for m in messages]
+    assert time.monotonic() - started < 110
+
+
+async def test_llm_down_steps_retry_then_a_clear_error_reaches_the_caller(make_stack) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    stack = await make_stack(dead, max_retries=2)
+    messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Anything?"),
+                                     request_topic=stack.request_topic, response_topic=stack.config.response_topic,
+                                     timeout_s=60)]
+    final = messages[-1]
+    assert final.message_type == "error" and final.error is not None
+    assert f"LLM at {dead} is unreachable" in final.content
