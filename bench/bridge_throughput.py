@@ -20,23 +20,17 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pulsar
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from embedded import demo_graph
-from embedded.parts import falkordb_server, pulsar_broker, temporal_server
-from embedded.processes import ManagedProcess, free_port
-from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
-from worker.runtime import pulsar_client
-from workflows.confidence_agent import SEARCH_ATTRIBUTES
+from harness import deployment, run_load
+
+from tests.scripted_llm import is_planning, is_synthesis
 
 PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
                               "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}}]})
@@ -48,11 +42,6 @@ def instant_llm(body: dict[str, Any]) -> tuple[int, str]:
     if is_synthesis(body):
         return 200, "There are 25 suppliers."
     return 200, "ok"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def histogram_quantile(text: str, name: str, q: float) -> float | None:
@@ -76,56 +65,6 @@ def histogram_quantile(text: str, name: str, q: float) -> float | None:
     return None
 
 
-async def run_load(pulsar_url: str, request_topic: str, response_topic: str, total: int, concurrency: int,
-                   timeout_s: float) -> dict[str, Any]:
-    client = pulsar_client(pulsar_url)
-    consumer = await client.subscribe(response_topic, f"rr-{uuid.uuid4().hex}",
-                                      initial_position=pulsar.InitialPosition.Latest)
-    producer = await client.create_producer(request_topic, batching_enabled=False)
-    sent: dict[str, float] = {}
-    first: dict[str, float] = {}
-    done: dict[str, float] = {}
-    finished: dict[str, asyncio.Event] = {}
-
-    async def receive() -> None:
-        while True:
-            message = await consumer.receive()
-            await consumer.acknowledge(message)
-            rid = (message.properties() or {}).get("id", "")
-            if rid not in sent:
-                continue
-            now = time.perf_counter()
-            first.setdefault(rid, now)
-            if json.loads(message.data()).get("end_of_dialog"):
-                done.setdefault(rid, now)
-                finished[rid].set()
-
-    slots = asyncio.Semaphore(concurrency)
-
-    async def one() -> None:
-        async with slots:
-            rid = str(uuid.uuid4())
-            finished[rid] = asyncio.Event()
-            sent[rid] = time.perf_counter()
-            await producer.send(b'{"question": "How many suppliers are there?"}', properties={"id": rid})
-            try:
-                await asyncio.wait_for(finished[rid].wait(), timeout_s)
-            except TimeoutError:
-                pass
-
-    receiver = asyncio.create_task(receive())
-    started = time.perf_counter()
-    await asyncio.gather(*(one() for _ in range(total)))
-    wall = time.perf_counter() - started
-    receiver.cancel()
-    await client.close()
-    latencies = [(done[r] - sent[r]) * 1000 for r in done]
-    firsts = [(first[r] - sent[r]) * 1000 for r in first]
-    return {"concurrency": concurrency, "requests": total, "completed": len(done), "lost": total - len(done),
-            "rps": len(done) / wall, "p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95),
-            "p99": percentile(latencies, 0.99), "first_p50": percentile(firsts, 0.5)}
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=300)
@@ -134,41 +73,11 @@ async def main() -> None:
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args()
 
-    data = Path(tempfile.mkdtemp(prefix="tgca-bench-"))
-    ports = {name: free_port() for name in ("temporal", "ui", "pulsar", "falkordb", "bridge_metrics")}
-    servers = [temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES),
-               pulsar_broker(data, ports["pulsar"]), falkordb_server(data, ports["falkordb"])]
-    children: list[ManagedProcess] = []
-    try:
-        for part in servers:
-            part.start()
-            children.append(part)
-        await asyncio.gather(*(p.wait_ready(90) for p in servers))
-        falkordb_url = f"redis://127.0.0.1:{ports['falkordb']}"
-        await demo_graph.load(falkordb_url, "procurement")
-        with ScriptedLLM(instant_llm) as llm:
-            env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
-                   "TGCA_PULSAR_URL": f"pulsar://127.0.0.1:{ports['pulsar']}", "TGCA_FALKORDB_URL": falkordb_url,
-                   "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted", "TGCA_MCP_SERVERS": "[]",
-                   "TGCA_METRICS_PORT": "0", "TGCA_BRIDGE_METRICS_PORT": str(ports["bridge_metrics"]),
-                   "TGCA_AUDIT_PATH": str(data / "audit.jsonl"), "TGCA_LOG_LEVEL": "WARNING"}
-            for name, module in (("worker", "worker"), ("bridge", "bridge")):
-                part = ManagedProcess(name, [sys.executable, "-m", module], data / f"{name}.log", env=env)
-                part.start()
-                children.append(part)
-            await asyncio.sleep(4)
-            request_topic = "non-persistent://tg/request/agent:default:default"
-            response_topic = "non-persistent://tg/response/agent:default:default"
-            await run_load(env["TGCA_PULSAR_URL"], request_topic, response_topic, args.warmup, 5, args.timeout)
-            rows = []
-            async with httpx.AsyncClient() as http:
-                for concurrency in args.concurrency:
-                    rows.append(await run_load(env["TGCA_PULSAR_URL"], request_topic, response_topic, args.requests,
-                                               concurrency, args.timeout))
-                metrics = (await http.get(f"http://127.0.0.1:{ports['bridge_metrics']}/metrics")).text
-    finally:
-        for part in reversed(children):
-            part.stop()
+    async with deployment(instant_llm) as d:
+        await run_load(d.pulsar_url, args.warmup, 5, args.timeout)
+        rows = [await run_load(d.pulsar_url, args.requests, c, args.timeout) for c in args.concurrency]
+        async with httpx.AsyncClient() as http:
+            metrics = (await http.get(f"http://127.0.0.1:{d.bridge_metrics_port}/metrics")).text
 
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"date {time.strftime('%Y-%m-%d')}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -34,10 +35,19 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     return False
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port below the kernel's ephemeral range (32768+), so an outgoing connection cannot take it
+    between this check and the server's bind; never the same one twice in a process."""
+    rng = random.Random()
+    for _ in range(500):
+        port = rng.randrange(20000, 32000)
+        if port not in _HANDED_OUT and not port_in_use(port):
+            _HANDED_OUT.add(port)
+            return port
+    raise RuntimeError("no free port found in 20000-32000")
 
 
 async def tcp_open(port: int, host: str = "127.0.0.1") -> bool:

@@ -52,9 +52,11 @@ def queue(kind: str, stack) -> str:  # type: ignore[no-untyped-def]
 async def tg_agent(make_stack) -> AsyncIterator[Any]:  # type: ignore[no-untyped-def]
     """TrustGraph's AgentClient wired exactly as its RequestResponseSpec wires it."""
     clients: list[RequestResponseClient] = []
+    backends: list[Any] = []
 
     async def connect(stack) -> Any:  # type: ignore[no-untyped-def]
         backend = get_async_pubsub(pulsar_host=stack.config.pulsar_url)
+        backends.append(backend)
         rr = await RequestResponseClient.create(
             backend=backend, request_topic=queue("request", stack), response_topic=queue("response", stack),
             request_schema=TgAgentRequest, response_schema=TgAgentResponse)
@@ -64,6 +66,8 @@ async def tg_agent(make_stack) -> AsyncIterator[Any]:  # type: ignore[no-untyped
     yield connect
     for rr in clients:
         await rr.close()
+    for backend in backends:  # its pulsar client, left open, aborts the interpreter at exit
+        await backend.close()
 
 
 async def test_agent_client_invoke_gets_the_answer_with_thoughts_and_observations(make_stack, tg_agent) -> None:
