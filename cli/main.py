@@ -40,6 +40,11 @@ _LABELS = {"thought": "thought", "observation": "observation", "answer": "answer
            "action": "action", "explain": "explain"}
 
 
+def _error(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
 def render(message: AgentResponse) -> str:
     label = _LABELS.get(message.message_type, message.message_type)
     body = message.content.rstrip()
@@ -65,11 +70,9 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
             if message.end_of_dialog:
                 status = 0 if message.error is None else 1
     except AskTimeout as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return _error(str(exc), 1)
     except ConnectionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), 2)
     if ui_url:
         print(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}")
     return status
@@ -146,20 +149,16 @@ async def override(args: argparse.Namespace) -> int:
         decision = Override(step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason,
                             by=args.by, token=args.token)
     except (json.JSONDecodeError, ValidationError) as exc:
-        print(f"error: --arguments must be a JSON object of strings: {exc}", file=sys.stderr)
-        return 2
+        return _error(f"--arguments must be a JSON object of strings: {exc}", 2)
     try:
         client = await connect_temporal(args.temporal_address, args.temporal_namespace)
         outcome = await client.get_workflow_handle(args.workflow_id).execute_update("submit_override", decision)
     except PartUnreachable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), 2)
     except WorkflowUpdateFailedError as exc:
-        print(f"error: override rejected: {exc.cause}", file=sys.stderr)
-        return 1
+        return _error(f"override rejected: {exc.cause}", 1)
     except RPCError as exc:
-        print(f"error: {args.workflow_id}: {exc.message}", file=sys.stderr)
-        return 1
+        return _error(f"{args.workflow_id}: {exc.message}", 1)
     print(outcome)
     return 0
 
@@ -169,11 +168,9 @@ async def status(args: argparse.Namespace) -> int:
         client = await connect_temporal(args.temporal_address, args.temporal_namespace)
         run = await client.get_workflow_handle(args.workflow_id).query("status", result_type=RunStatus)
     except PartUnreachable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), 2)
     except RPCError as exc:
-        print(f"error: {args.workflow_id}: {exc.message}", file=sys.stderr)
-        return 1
+        return _error(f"{args.workflow_id}: {exc.message}", 1)
     print(run.model_dump_json(indent=2, exclude={"plan"}))
     return 0
 
@@ -183,8 +180,7 @@ async def replay_command(args: argparse.Namespace) -> int:
     try:
         histories += [load_history(path) for path in args.file]
     except (OSError, ValueError) as exc:
-        print(f"error: cannot read the history: {exc}", file=sys.stderr)
-        return 2
+        return _error(f"cannot read the history: {exc}", 2)
     if args.workflow_ids:
         try:
             client = await connect_temporal(args.temporal_address, args.temporal_namespace)
@@ -195,14 +191,11 @@ async def replay_command(args: argparse.Namespace) -> int:
                     args.export.mkdir(parents=True, exist_ok=True)
                     (args.export / f"{workflow_id}.json").write_text(history.to_json())
         except PartUnreachable as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return _error(str(exc), 2)
         except RPCError as exc:
-            print(f"error: {exc.message}", file=sys.stderr)
-            return 1
+            return _error(exc.message, 1)
     if not histories:
-        print("error: give workflow ids or --file", file=sys.stderr)
-        return 2
+        return _error("give workflow ids or --file", 2)
     failed = 0
     for outcome in await replay(histories):
         if outcome.ok:
@@ -247,8 +240,7 @@ async def up(args: argparse.Namespace) -> int:
         stopping.cancel()
         starting.result()
     except (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), 2)
     try:
         print("ready:")
         for e in stack.endpoints:
