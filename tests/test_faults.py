@@ -22,7 +22,7 @@ import pytest_asyncio
 
 from cli.ask import ask
 from confidence_core.models import AgentRequest, AgentResponse
-from embedded.parts import temporal_server
+from embedded.parts import pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, free_port
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 from workflows.confidence_agent import SEARCH_ATTRIBUTES
@@ -63,6 +63,7 @@ class Deployment:
     temporal: ManagedProcess
     worker: ManagedProcess
     bridge: ManagedProcess
+    broker: ManagedProcess | None = None
 
     def new_worker(self) -> ManagedProcess:
         self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], self.data / "worker2.log",
@@ -70,10 +71,17 @@ class Deployment:
         self.worker.start()
         return self.worker
 
-    async def ask(self, question: str) -> list[AgentResponse]:
+    def new_bridge(self) -> ManagedProcess:
+        self.bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], self.data / "bridge2.log",
+                                     env=self.env)
+        self.bridge.start()
+        return self.bridge
+
+    async def ask(self, question: str, topic: int = 0) -> list[AgentResponse]:
+        """Every response, duplicates included (ask() drops repeated message_ids; this keeps them)."""
         request = AgentRequest(question=question)
         return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
-                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
+                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[topic],
                                      response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=120)]
 
 
@@ -81,16 +89,25 @@ class Deployment:
 async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     started: list[Deployment] = []
 
-    async def make(llm_url: str, **extra_env: str) -> Deployment:
+    async def make(llm_url: str, own_broker: bool = False, **extra_env: str) -> Deployment:
         unique = uuid.uuid4().hex[:8]
         port = free_port()
+        broker = None
+        broker_url = pulsar_url
+        if own_broker:  # a broker this test may restart
+            broker_port = free_port()
+            broker = pulsar_broker(tmp_path / "broker", broker_port)
+            broker.start()
+            await broker.wait_ready(30)
+            broker_url = f"pulsar://127.0.0.1:{broker_port}"
         temporal = temporal_server(tmp_path / "temporal", port, free_port(), SEARCH_ATTRIBUTES)
         temporal.start()
         await temporal.wait_ready(90)
-        env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{port}", "TGCA_PULSAR_URL": pulsar_url,
+        env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{port}", "TGCA_PULSAR_URL": broker_url,
                "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm_url, "TGCA_LLM_MODEL": "scripted",
                "TGCA_MCP_SERVERS": "[]", "TGCA_METRICS_PORT": "0", "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
-               "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:fault-{unique}:default"]),
+               "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:fault-{unique}:default",
+                                                  f"persistent://tg/flow/agent:fault-{unique}:default"]),
                "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:fault-{unique}:default",
                "TGCA_WORKSPACE": f"fault-{unique}", **extra_env}
         worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log", env=env)
@@ -98,14 +115,15 @@ async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIte
         worker.start()
         bridge.start()
         await asyncio.sleep(3)
-        deployment = Deployment(env, tmp_path, temporal, worker, bridge)
+        deployment = Deployment(env, tmp_path, temporal, worker, bridge, broker)
         started.append(deployment)
         return deployment
 
     yield make
     for d in started:
-        for part in (d.bridge, d.worker, d.temporal):
-            part.stop()
+        for part in (d.bridge, d.worker, d.temporal, d.broker):
+            if part is not None:
+                part.stop()
 
 
 async def test_worker_killed_mid_run_restarts_and_no_completed_step_runs_again(deploy) -> None:
@@ -151,3 +169,43 @@ async def test_llm_down_steps_retry_then_a_clear_error_reaches_the_caller(make_s
     final = messages[-1]
     assert final.message_type == "error" and final.error is not None
     assert f"LLM at {dead} is unreachable" in final.content
+
+
+async def test_bridge_killed_mid_stream_the_caller_still_gets_every_message(deploy) -> None:
+    llm = SlowLLM()
+    with ScriptedLLM(llm) as server:
+        d = await deploy(server.base_url)
+        asking = asyncio.create_task(d.ask("How many suppliers are there?"))
+        assert await asyncio.to_thread(llm.synthesis_started.wait, 60)
+        os.kill(d.bridge.pid, signal.SIGKILL)  # the messages so far went out through it
+        d.bridge.process.wait(10)
+        d.new_bridge()  # the rest (the answer) must go out through the new one
+        llm.release.set()
+        messages = await asyncio.wait_for(asking, 90)
+    assert messages[-1].message_type == "answer"
+    numbers = sorted(int(m.message_id.rsplit("#", 1)[1]) for m in messages)
+    assert numbers == list(range(1, len(numbers) + 1))  # every message, in a gapless sequence of ids
+
+
+async def test_broker_restart_the_bridge_reconnects_and_persistent_requests_are_not_lost(deploy) -> None:
+    llm = SlowLLM()
+    llm.release.set()
+    with ScriptedLLM(llm) as server:
+        d = await deploy(server.base_url, own_broker=True)
+        assert d.broker is not None
+        first = await d.ask("How many suppliers are there?", topic=1)
+        assert first[-1].message_type == "answer"
+        d.broker.stop()  # the broker goes down and comes back on the same data
+        d.broker.start()
+        await d.broker.wait_ready(30)
+        # The same bridge reconnects its consumer and producer: a request now is answered.
+        after_restart = await d.ask("And after the restart?", topic=1)
+        assert after_restart[-1].message_type == "answer"
+        # A request on the persistent topic while the bridge is down is kept until a bridge takes it.
+        os.kill(d.bridge.pid, signal.SIGKILL)
+        d.bridge.process.wait(10)
+        asking = asyncio.create_task(d.ask("How many suppliers are there now?", topic=1))
+        await asyncio.sleep(2)
+        d.new_bridge()
+        messages = await asyncio.wait_for(asking, 90)
+    assert messages[-1].message_type == "answer", [m.content for m in messages]
