@@ -7,12 +7,16 @@ questions have real answers and real aggregates.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from falkordb.asyncio import FalkorDB
+
+from confidence_core.ontology import Ontology
 
 SEED = 20240115
 
@@ -125,6 +129,29 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     ds.edges[("Invoice", "invoice_number", "BILLS", "PurchaseOrder", "po_number")] = bills
     ds.edges[("Payment", "payment_id", "SETTLES", "Invoice", "invoice_number")] = settles
     return ds
+
+
+ONTOLOGY_PATH = Path(__file__).with_name("procurement_domain.yaml")
+
+
+async def load_ontology(url: str, graph_name: str, ontology: Ontology) -> None:
+    """The ontology, queryable with Cypher, in its own graph `<graph>__ontology` (kept out of the instance
+    graph, whose discovered schema the planner reads)."""
+    db = FalkorDB.from_url(url, socket_connect_timeout=5)
+    try:
+        name = f"{graph_name}__ontology"
+        if name in await db.list_graphs():
+            await db.select_graph(name).delete()
+        graph = db.select_graph(name)
+        classes = [{"name": n, "description": c.description, "key": c.key, "display": c.display,
+                    "properties": json.dumps(c.properties)} for n, c in ontology.classes.items()]
+        await graph.query("UNWIND $rows AS row CREATE (c:Class) SET c = row", {"rows": classes})
+        rels = [{"type": r.type, "from": r.from_, "to": r.to, "description": r.description}
+                for r in ontology.relationships]
+        await graph.query("UNWIND $rows AS row MATCH (a:Class {name: row.from}), (b:Class {name: row.to}) "
+                          "CREATE (a)-[:RELATES {type: row.type, description: row.description}]->(b)", {"rows": rels})
+    finally:
+        await db.aclose()
 
 
 KEYS = {"Supplier": "supplier_id", "Product": "sku", "Warehouse": "warehouse_id", "PurchaseOrder": "po_number",

@@ -21,6 +21,7 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from confidence_core.models import TaskQueues
+from confidence_core.ontology import Ontology
 from embedded import demo_graph
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
@@ -151,6 +152,8 @@ class EmbeddedStack:
         if self.o.load_demo_graph:
             if await demo_graph.load(self.falkordb_url, self.o.graph_name):
                 self.say(f"loaded the demo procurement graph into '{self.o.graph_name}'")
+            await demo_graph.load_ontology(self.falkordb_url, self.o.graph_name,
+                                           Ontology.load(demo_graph.ONTOLOGY_PATH))
         await self._start_services(services)
 
     async def _check_external(self) -> None:
@@ -180,6 +183,7 @@ class EmbeddedStack:
             "TGCA_METRICS_PORT": str(self.o.metrics_port),
             "TGCA_LOG_LEVEL": self.o.log_level,
             "TGCA_AUDIT_PATH": str(self.o.data_dir / "audit.jsonl"),
+            **({"TGCA_ONTOLOGY_PATH": str(demo_graph.ONTOLOGY_PATH)} if self.o.load_demo_graph else {}),
             # The embedded dev server registers them; an external cluster needs
             # `temporal operator search-attribute create` first (see README).
             "TGCA_AGENT__SEARCH_ATTRIBUTES": "false" if self.o.temporal_address else "true",

@@ -20,6 +20,7 @@ from temporalio.worker import Worker
 from activities.audit import RunRecordActivities
 from activities.cache import ResultCache
 from activities.graph_store import GraphStore
+from activities.kg_tools import KnowledgeGraphTools
 from activities.llm_client import ChatModel, LLMClient
 from activities.mcp_client import McpTools
 from activities.metrics import AgentMetrics
@@ -29,6 +30,7 @@ from activities.tools import ToolActivities
 from activities.trustgraph import PulsarRequestResponse, TrustGraphLLM, TrustGraphServices
 from confidence_core.config import ServiceConfig, load_config
 from confidence_core.models import AgentSettings
+from confidence_core.ontology import Ontology
 from confidence_core.prompts import PromptTemplates
 from confidence_core.tools import trustgraph_catalogue
 from worker.log_context import LogContextInterceptor
@@ -115,7 +117,10 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
                               interceptors=interceptors))
     if "tools" in families:
         tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds), trustgraph=trustgraph)
-        workers.append(Worker(client, task_queue=q.tools, activities=tools.all(), interceptors=interceptors))
+        activities = tools.all()
+        if config.ontology_path and graph is not None:
+            activities += KnowledgeGraphTools(graph, Ontology.load(Path(config.ontology_path))).all()
+        workers.append(Worker(client, task_queue=q.tools, activities=activities, interceptors=interceptors))
     if "synthesis" in families:
         workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],
                               interceptors=interceptors))

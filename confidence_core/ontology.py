@@ -1,0 +1,79 @@
+"""The domain ontology (seed 002): classes with typed properties and relationships, from YAML.
+
+Identifiers in Cypher (labels, relationship types, property keys) cannot be query parameters, so the
+knowledge-graph tools accept a name only if the ontology declares it; every value is a parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, Field, model_validator
+
+PropertyType = Literal["string", "integer", "float", "boolean", "date"]
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+class OntologyClass(BaseModel):
+    description: str = ""
+    key: str
+    display: str
+    properties: dict[str, PropertyType]
+
+    @model_validator(mode="after")
+    def _key_and_display_are_properties(self) -> OntologyClass:
+        for name in (self.key, self.display):
+            if name not in self.properties:
+                raise ValueError(f"{name!r} is not one of the class's properties")
+        return self
+
+
+class OntologyRelationship(BaseModel):
+    type: str
+    from_: str = Field(alias="from")
+    to: str
+    description: str = ""
+
+
+class Ontology(BaseModel):
+    name: str
+    classes: dict[str, OntologyClass]
+    relationships: list[OntologyRelationship] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _names_are_safe_and_consistent(self) -> Ontology:
+        names = [*self.classes, *(r.type for r in self.relationships),
+                 *(p for c in self.classes.values() for p in c.properties)]
+        bad = [n for n in names if not IDENTIFIER.match(n)]
+        if bad:
+            raise ValueError(f"not usable as Cypher identifiers: {', '.join(bad)}")
+        for r in self.relationships:
+            for end in (r.from_, r.to):
+                if end not in self.classes:
+                    raise ValueError(f"relationship {r.type} refers to unknown class {end}")
+        return self
+
+    @classmethod
+    def load(cls, path: Path) -> Ontology:
+        return cls.model_validate(yaml.safe_load(path.read_text()))
+
+    def require_class(self, name: str) -> OntologyClass:
+        if name not in self.classes:
+            raise UnknownName(f"unknown class {name!r}; known classes: {', '.join(self.classes)}")
+        return self.classes[name]
+
+    def require_property(self, class_name: str, prop: str) -> str:
+        if prop not in self.require_class(class_name).properties:
+            raise UnknownName(f"class {class_name} has no property {prop!r}; "
+                              f"it has {', '.join(self.classes[class_name].properties)}")
+        return prop
+
+    def relationships_of(self, class_name: str) -> list[OntologyRelationship]:
+        return [r for r in self.relationships if class_name in (r.from_, r.to)]
+
+
+class UnknownName(ValueError):
+    """A class or property name the ontology does not declare (never interpolated into Cypher)."""
