@@ -93,6 +93,18 @@ class GraphStore:
         rows = [[to_plain(v) for v in row] for row in result.result_set[:max_rows]]
         return QueryRows(columns=columns, rows=rows, total_rows=len(result.result_set))
 
+    async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
+        """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
+        try:
+            graph = await self._graph()
+            result = await graph.query(query, params, timeout=timeout_ms)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise ApplicationError(f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable") from exc
+        except ResponseError as exc:
+            raise GraphQueryError(str(exc)) from exc
+        rows = [[to_plain(v) for v in row] for row in result.result_set]
+        return QueryRows(columns=[str(h[1]) for h in result.header], rows=rows, total_rows=len(rows))
+
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
         """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""
         if mode == "exact":
@@ -105,7 +117,9 @@ class GraphStore:
 
     async def describe_schema(self) -> str:
         """A compact, LLM-readable schema of the graph as it is now."""
-        labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows]
+        # ActionRecord nodes are the agent's own bookkeeping (idempotency keys), not part of the domain.
+        labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows
+                  if r[0] != "ActionRecord"]
         if not labels:
             return f"(graph '{self.graph_name}' is empty)"
         patterns = await self.ro_query(

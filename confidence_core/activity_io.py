@@ -23,6 +23,7 @@ class PlanningOutput(BaseModel):
 class StepInput(BaseModel):
     question: str
     step: ExecutionStep
+    run_id: str = ""  # the workflow id: with the step and the entity, an action's idempotency key
     # Outputs of the step's dependencies only, keyed by step id (the memory manager's selection).
     context: dict[str, str] = Field(default_factory=dict)
     retry_count: int = 0

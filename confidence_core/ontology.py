@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, model_validator
@@ -38,10 +38,45 @@ class OntologyRelationship(BaseModel):
     description: str = ""
 
 
+class Precondition(BaseModel):
+    """Either a property comparison (property, op, value) or a funds check (funds: the entity's amount
+    property that the action's account balance must cover)."""
+
+    property: str = ""
+    op: Literal["eq", "ne", "in", "lt", "le", "gt", "ge"] = "eq"
+    value: Any = None
+    funds: str = ""
+    message: str
+
+
+class Effect(BaseModel):
+    """Set a property to a value, or debit the action's account by the entity's amount property."""
+
+    set: str = ""
+    value: Any = None
+    debit: str = ""
+
+
+class AccountRef(BaseModel):
+    class_: str = Field(alias="class")
+    id: str
+
+
+class ActionDefinition(BaseModel):
+    description: str = ""
+    parameters: dict[str, PropertyType] = Field(default_factory=dict)
+    preconditions: list[Precondition] = Field(default_factory=list)
+    effects: list[Effect]
+    inverse: str | None = None
+    irreversible: bool = False
+    account: AccountRef | None = None
+
+
 class Ontology(BaseModel):
     name: str
     classes: dict[str, OntologyClass]
     relationships: list[OntologyRelationship] = Field(default_factory=list)
+    actions: dict[str, dict[str, ActionDefinition]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _names_are_safe_and_consistent(self) -> Ontology:
@@ -54,6 +89,21 @@ class Ontology(BaseModel):
             for end in (r.from_, r.to):
                 if end not in self.classes:
                     raise ValueError(f"relationship {r.type} refers to unknown class {end}")
+        for class_name, actions in self.actions.items():
+            for action_name, action in actions.items():
+                where = f"action {class_name}.{action_name}"
+                if class_name not in self.classes or not IDENTIFIER.match(action_name):
+                    raise ValueError(f"{where}: unknown class or unusable name")
+                props = [*(p.property or p.funds for p in action.preconditions),
+                         *(e.set or e.debit for e in action.effects)]
+                bad = [p for p in props if not IDENTIFIER.match(p)]
+                if bad:
+                    raise ValueError(f"{where}: unusable property names {bad}")
+                needs_account = any(p.funds for p in action.preconditions) or any(e.debit for e in action.effects)
+                if needs_account and (action.account is None or action.account.class_ not in self.classes):
+                    raise ValueError(f"{where}: funds checks and debits need an account of a known class")
+                if action.inverse and action.inverse not in actions:
+                    raise ValueError(f"{where}: inverse {action.inverse} is not an action of {class_name}")
         return self
 
     @classmethod
@@ -70,6 +120,14 @@ class Ontology(BaseModel):
             raise UnknownName(f"class {class_name} has no property {prop!r}; "
                               f"it has {', '.join(self.classes[class_name].properties)}")
         return prop
+
+    def require_action(self, class_name: str, action_name: str) -> ActionDefinition:
+        self.require_class(class_name)
+        actions = self.actions.get(class_name, {})
+        if action_name not in actions:
+            raise UnknownName(f"{class_name} has no action {action_name!r}; "
+                              f"its actions: {', '.join(actions) or 'none'}")
+        return actions[action_name]
 
     def relationships_of(self, class_name: str) -> list[OntologyRelationship]:
         return [r for r in self.relationships if class_name in (r.from_, r.to)]

@@ -121,6 +121,9 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
                                  "paid_on": (order_date + timedelta(days=rng.randint(10, 60))).isoformat()})
                 settles.append({"from": pay_id, "to": inv_id})
     ds.nodes["PurchaseOrder"] = orders
+    # The buyer's operating account: enough for most payments, not for all of them.
+    ds.nodes["Account"] = [{"account_id": "ACC-OPS", "name": "Operating account", "balance": 250_000.0,
+                            "currency": "USD"}]
     ds.nodes["Invoice"] = invoices
     ds.nodes["Payment"] = payments
     ds.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")] = issued_to
@@ -155,7 +158,7 @@ async def load_ontology(url: str, graph_name: str, ontology: Ontology) -> None:
 
 
 KEYS = {"Supplier": "supplier_id", "Product": "sku", "Warehouse": "warehouse_id", "PurchaseOrder": "po_number",
-        "Invoice": "invoice_number", "Payment": "payment_id"}
+        "Invoice": "invoice_number", "Payment": "payment_id", "Account": "account_id"}
 BATCH = 500
 
 

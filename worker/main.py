@@ -17,6 +17,7 @@ from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from activities.actions import ActionTools
 from activities.audit import RunRecordActivities
 from activities.cache import ResultCache
 from activities.graph_store import GraphStore
@@ -119,7 +120,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
         tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds), trustgraph=trustgraph)
         activities = tools.all()
         if config.ontology_path and graph is not None:
-            activities += KnowledgeGraphTools(graph, Ontology.load(Path(config.ontology_path))).all()
+            ontology = Ontology.load(Path(config.ontology_path))
+            activities += KnowledgeGraphTools(graph, ontology).all() + ActionTools(graph, ontology).all()
         workers.append(Worker(client, task_queue=q.tools, activities=activities, interceptors=interceptors))
     if "synthesis" in families:
         workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],

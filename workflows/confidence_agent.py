@@ -355,7 +355,7 @@ class ConfidenceAgentWorkflow:
             out: StepOutput = await workflow.execute_activity(
                 step.function,
                 StepInput(question=inp.request.question, step=step.model_copy(update={"arguments": arguments}),
-                          context=context, retry_count=retry),
+                          context=context, retry_count=retry, run_id=workflow.info().workflow_id),
                 result_type=StepOutput,
                 task_queue=inp.queues.tools,
                 start_to_close_timeout=timedelta(milliseconds=step.timeout_ms),

@@ -1,0 +1,74 @@
+"""Cypher for an ACTION definition: the precondition checks, and the atomic execution that applies the
+effects and records the idempotency key in the same query (no check-then-act race, never twice).
+
+Only names the ontology declares reach the query text; entity ids, values, messages and keys are
+parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from confidence_core.ontology import ActionDefinition, Ontology
+
+_OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+RECORD_LABEL = "ActionRecord"  # bookkeeping nodes, in the instance graph so the write stays one query
+
+
+def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
+    """A Cypher list of the failed preconditions' messages. A missing property fails eq/in/lt/... and
+    passes ne (an order without `paid` is not paid)."""
+    cases = []
+    for i, pre in enumerate(action.preconditions):
+        params[f"m{i}"] = pre.message
+        if pre.funds:
+            condition = f"coalesce(acct.`balance` >= e.`{pre.funds}`, false)"
+        else:
+            params[f"v{i}"] = pre.value
+            default = "true" if pre.op == "ne" else "false"
+            condition = f"coalesce(e.`{pre.property}` {_OPS[pre.op]} $v{i}, {default})"
+        cases.append(f"CASE WHEN NOT {condition} THEN $m{i} END")
+    return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
+
+
+def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params: dict[str, Any]) -> str:
+    key = ontology.classes[class_name].key
+    head = f"MATCH (e:`{class_name}`) WHERE e.`{key}` = $entity_id"
+    if action.account:
+        account_key = ontology.classes[action.account.class_].key
+        params["account_id"] = action.account.id
+        head += f" OPTIONAL MATCH (acct:`{action.account.class_}` {{`{account_key}`: $account_id}})"
+    else:
+        head += " WITH e, null AS acct"
+    return head
+
+
+def validation_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str) -> tuple[str, dict]:
+    action = ontology.require_action(class_name, action_name)
+    params: dict[str, Any] = {"entity_id": entity_id}
+    head = _head(ontology, class_name, action, params)
+    return f"{head} RETURN properties(e), {_checks(action, params)}", params
+
+
+def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
+                    record: dict[str, Any]) -> tuple[str, dict]:
+    """Returns (before, after, failures, already_applied) for the entity; applies nothing when any
+    precondition fails or the key was used before."""
+    action = ontology.require_action(class_name, action_name)
+    params: dict[str, Any] = {"entity_id": entity_id, "key": key, "record": {**record, "key": key}}
+    head = _head(ontology, class_name, action, params)
+    sets = []
+    for i, effect in enumerate(action.effects):
+        if effect.set:
+            params[f"e{i}"] = effect.value
+            sets.append(f"e.`{effect.set}` = $e{i}")
+        else:
+            sets.append(f"acct.`balance` = acct.`balance` - e.`{effect.debit}`")
+    query = (
+        f"{head} OPTIONAL MATCH (done:`{RECORD_LABEL}` {{key: $key}}) "
+        f"WITH e, acct, done, properties(e) AS before, {_checks(action, params)} AS failures "
+        f"FOREACH (_ IN CASE WHEN done IS NULL AND size(failures) = 0 THEN [1] ELSE [] END | "
+        f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = $record) "
+        f"RETURN before, properties(e), failures, done IS NOT NULL"
+    )
+    return query, params
