@@ -80,9 +80,18 @@ class GraphStore:
 
     async def ro_query(self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000,
                        max_rows: int = 200) -> QueryRows:
+        return await self._execute(query, params, timeout_ms, max_rows, write=False)
+
+    async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
+        """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
+        return await self._execute(query, params, timeout_ms, max_rows=None, write=True)
+
+    async def _execute(self, query: str, params: dict[str, Any] | None, timeout_ms: int, max_rows: int | None,
+                       *, write: bool) -> QueryRows:
         try:
             graph = await self._graph()
-            result = await graph.ro_query(query, params, timeout=timeout_ms)
+            run = graph.query if write else graph.ro_query
+            result = await run(query, params, timeout=timeout_ms)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise ApplicationError(
                 f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable"
@@ -92,18 +101,6 @@ class GraphStore:
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
         rows = [[to_plain(v) for v in row] for row in result.result_set[:max_rows]]
         return QueryRows(columns=columns, rows=rows, total_rows=len(result.result_set))
-
-    async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
-        """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
-        try:
-            graph = await self._graph()
-            result = await graph.query(query, params, timeout=timeout_ms)
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            raise ApplicationError(f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable") from exc
-        except ResponseError as exc:
-            raise GraphQueryError(str(exc)) from exc
-        rows = [[to_plain(v) for v in row] for row in result.result_set]
-        return QueryRows(columns=[str(h[1]) for h in result.header], rows=rows, total_rows=len(rows))
 
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
         """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""

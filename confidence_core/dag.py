@@ -5,11 +5,11 @@ from __future__ import annotations
 from confidence_core.models import ExecutionPlan, ExecutionStep
 
 
-def ready_steps(plan: ExecutionPlan, done: set[str], running: set[str], blocked: set[str]) -> list[ExecutionStep]:
-    """Steps whose dependencies all finished successfully, in plan order."""
+def ready_steps(plan: ExecutionPlan, done: set[str], blocked: set[str]) -> list[ExecutionStep]:
+    """Steps not yet run whose dependencies all finished successfully, in plan order."""
     return [
         s for s in plan.steps
-        if s.id not in done and s.id not in running and s.id not in blocked
+        if s.id not in done and s.id not in blocked
         and all(d in done for d in s.dependencies)
     ]
 

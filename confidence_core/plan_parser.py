@@ -12,7 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from confidence_core.models import AgentSettings, ExecutionPlan, ExecutionStep, PlanValidationError
+from confidence_core.models import AgentSettings, ExecutionPlan, ExecutionStep
 from confidence_core.tools import ToolSpec
 
 MAX_ARGUMENT_CHARS = 4000
@@ -120,8 +120,6 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
         # The model validator's PlanValidationError arrives wrapped; unwrap its words.
         messages = [str(e.get("ctx", {}).get("error", e["msg"])) for e in exc.errors()]
         raise PlanParseError(messages) from exc
-    except PlanValidationError as exc:
-        raise PlanParseError([str(exc)]) from exc
 
 
 def choice_problems(step_id: str, tool: ToolSpec, arguments: dict[str, str]) -> list[str]:

@@ -253,7 +253,7 @@ class ConfidenceAgentWorkflow:
         self._status.final_confidence = score
         self._phase("synthesizing")
         answer, synthesis = await self._synthesize(inp, plan, usable, results)
-        confidence_line = self._confidence_line(score, why, usable, results)
+        confidence_line = self._confidence_line(score, why, usable)
         final = f"{answer}\n\n{confidence_line}"
         self._phase("completed")
         await self._answer(inp, final, synthesis)
@@ -287,7 +287,7 @@ class ConfidenceAgentWorkflow:
         )
         return synthesis.answer, synthesis
 
-    def _confidence_line(self, score: float, why: str, usable: list[StepResult], results: list[StepResult]) -> str:
+    def _confidence_line(self, score: float, why: str, usable: list[StepResult]) -> str:
         parts = [why]
         if usable:
             weakest = min(usable, key=lambda r: r.confidence.score)
@@ -322,7 +322,7 @@ class ConfidenceAgentWorkflow:
         iterations = 0
         width = self._settings.max_parallel_steps if self._settings.parallel_execution else 1
         while True:
-            ready = ready_steps(plan, done, set(), blocked)
+            ready = ready_steps(plan, done, blocked)
             if not ready:
                 break
             iterations += 1
