@@ -1,5 +1,7 @@
 """The action tools of seed 002 (section 3.2) except the batch, which is the workflow's fan-out:
-list_available_actions, get_action_details, validate_action_preconditions, execute_action.
+list_available_actions, get_action_details, validate_action_preconditions, execute_action; and for the
+action path, resolve_action_targets (which entities a request means) and validate_action_batch (the dry
+run over all of them in one read-only query per thousand).
 
 An execution is one atomic query (confidence_core/action_query.py) carrying an idempotency key of the
 run, the step and the entity: a retried or replayed activity finds its key and applies nothing twice.
@@ -8,15 +10,27 @@ Each result says what changed (before/after) or which preconditions failed, in p
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 from typing import Any
 
+from prometheus_client import Gauge
 from temporalio import activity
 
 from activities.graph_store import GraphQueryError, GraphStore
-from confidence_core.action_query import RECORD_LABEL, execution_query, validation_query
+from confidence_core.action_query import RECORD_LABEL, batch_validation_query, execution_query, validation_query
 from confidence_core.activity_io import StepInput, StepOutput
+from confidence_core.batch import (
+    LISTED,
+    ActionIntent,
+    ActionTarget,
+    DryRunInput,
+    DryRunOutput,
+    EntityOutcome,
+    ResolveTargetsInput,
+    TargetsOutput,
+)
 from confidence_core.models import ConfidenceMetrics
 from confidence_core.ontology import Ontology, UnknownName
 
@@ -31,14 +45,113 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[st
             for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
 
 
+IN_FLIGHT = Gauge("tgca_actions_in_flight", "Action executions running in this process")
+DRY_RUN_CHUNK = 1000
+
+
 class ActionTools:
-    def __init__(self, graph: GraphStore, ontology: Ontology) -> None:
+    def __init__(self, graph: GraphStore, ontology: Ontology, simulated_latency_s: float = 0.0) -> None:
+        """`simulated_latency_s` adds a delay to every execution (benchmarks: a slow downstream system)."""
         self.graph = graph
         self.ontology = ontology
+        self.simulated_latency_s = simulated_latency_s
+        self.in_flight = 0
+        self.peak_in_flight = 0  # the most executions this process ran at once (the batch bound's evidence)
 
     def all(self) -> list[Any]:
         return [self.list_available_actions, self.get_action_details, self.validate_action_preconditions,
-                self.execute_action]
+                self.execute_action, self.resolve_action_targets, self.validate_action_batch]
+
+    @activity.defn(name="resolve_action_targets")
+    async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
+        """The entities an action intent names, by id or through a related entity, at most `max_targets`."""
+        intent = request.intent
+        try:
+            cls = self.ontology.require_class(intent.entity_type)
+            if intent.entity_ids:
+                if len(intent.entity_ids) > request.max_targets:
+                    return TargetsOutput(error=f"more than {request.max_targets} entities named; split the request")
+                return await self._targets_by_id(intent, cls.key, cls.display)
+            return await self._targets_by_relation(intent, cls.key, cls.display, request.max_targets)
+        except (UnknownName, GraphQueryError) as exc:
+            return TargetsOutput(error=str(exc))
+
+    async def _targets_by_id(self, intent: ActionIntent, key: str, display: str) -> TargetsOutput:
+        ids = list(dict.fromkeys(intent.entity_ids))
+        rows = await self.graph.ro_query(
+            f"MATCH (e:`{intent.entity_type}`) WHERE e.`{key}` IN $ids RETURN e.`{key}`, e.`{display}`",
+            {"ids": ids}, max_rows=len(ids))
+        found = {str(k): str(v) for k, v in rows.rows}
+        missing = [i for i in ids if i not in found]
+        targets = [ActionTarget(entity_id=i, entity_name=found[i]) for i in ids if i in found]
+        if missing:
+            return TargetsOutput(targets=targets, confidence=0.5,
+                                 reasoning=f"not found: {', '.join(missing[:20])}")
+        return TargetsOutput(targets=targets, confidence=0.95, reasoning="every named id exists")
+
+    async def _targets_by_relation(self, intent: ActionIntent, key: str, display: str, limit: int) -> TargetsOutput:
+        related = self.ontology.require_class(intent.related_class)
+        label, name = intent.related_class, intent.related_name.strip()
+        exact = await self.graph.ro_query(
+            f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) = toLower($name) OR x.`{related.key}` = $name "
+            f"RETURN x.`{related.key}`, x.`{related.display}`", {"name": name}, max_rows=20)
+        confidence, how = 0.95, "exact name match"
+        matches = exact
+        if not exact.rows:
+            matches = await self.graph.ro_query(
+                f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) CONTAINS toLower($name) "
+                f"RETURN x.`{related.key}`, x.`{related.display}`", {"name": name}, max_rows=20)
+            confidence, how = 0.7, "partial name match"
+        if not matches.rows:
+            return TargetsOutput(confidence=0.0, reasoning=f"no {label} named {name!r}")
+        if matches.total_rows > 1:
+            confidence = min(confidence, 0.5)
+            how = f"{matches.total_rows} {label} entities match {name!r}"
+        keys = [str(r[0]) for r in matches.rows]
+        names = ", ".join(str(r[1]) for r in matches.rows)
+        rel_types = [r.type for r in self.ontology.relationships_of(intent.entity_type)
+                     if {r.from_, r.to} == {intent.entity_type, label}]
+        pattern = "|".join(f"`{t}`" for t in rel_types)
+        rows = await self.graph.ro_query(
+            f"MATCH (e:`{intent.entity_type}`)-[:{pattern}]-(x:`{label}`) WHERE x.`{related.key}` IN $keys "
+            f"RETURN DISTINCT e.`{key}`, e.`{display}` ORDER BY e.`{key}` LIMIT $limit",
+            {"keys": keys, "limit": limit + 1}, max_rows=limit + 1, timeout_ms=60000)
+        if rows.total_rows > limit:
+            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {names}; "
+                                       "narrow the request")
+        targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
+        return TargetsOutput(targets=targets, confidence=confidence,
+                             reasoning=f"{len(targets)} {intent.entity_type} of {label} {names} ({how})")
+
+    @activity.defn(name="validate_action_batch")
+    async def validate_action_batch(self, request: DryRunInput) -> DryRunOutput:
+        """The dry run: which targets the action would fail on now, and why. Changes nothing."""
+        would_succeed, failures, would_fail = 0, [], 0
+        try:
+            self.ontology.require_action(request.entity_type, request.action_name)
+        except UnknownName as exc:
+            return DryRunOutput(would_succeed=0, would_fail=len(request.entity_ids), error=str(exc))
+        for i in range(0, len(request.entity_ids), DRY_RUN_CHUNK):
+            chunk = request.entity_ids[i:i + DRY_RUN_CHUNK]
+            query, params = batch_validation_query(self.ontology, request.entity_type, request.action_name, chunk)
+            rows = await self.graph.ro_query(query, params, max_rows=len(chunk), timeout_ms=60000)
+            key = self.ontology.classes[request.entity_type].key
+            seen = set()
+            for props, problems in rows.rows:
+                seen.add(str(props.get(key)))
+                if problems:
+                    would_fail += 1
+                    if len(failures) < LISTED:
+                        failures.append(EntityOutcome(entity_id=str(props.get(key)), success=False,
+                                                      error="; ".join(problems)))
+                else:
+                    would_succeed += 1
+            for missing in [e for e in chunk if e not in seen]:
+                would_fail += 1
+                if len(failures) < LISTED:
+                    failures.append(EntityOutcome(entity_id=missing, success=False,
+                                                  error=f"no {request.entity_type} {missing!r}"))
+        return DryRunOutput(would_succeed=would_succeed, failures=failures, would_fail=would_fail)
 
     def _definition(self, entity_type: str, action_name: str) -> dict[str, Any]:
         action = self.ontology.require_action(entity_type, action_name)
@@ -94,8 +207,21 @@ class ActionTools:
                                                args.get("entity_id", ""))
         key = f"{request.run_id}:{request.step.id}:{entity_type}:{entity_id}:{action_name}"
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
-                  "run_id": request.run_id, "step_id": request.step.id,
+                  "run_id": request.run_id, "step_id": request.step.id, "request": request.question[:1000],
                   "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        IN_FLIGHT.inc()
+        try:
+            if self.simulated_latency_s:
+                await asyncio.sleep(self.simulated_latency_s)
+            return await self._execute(request, entity_type, action_name, entity_id, key, record)
+        finally:
+            self.in_flight -= 1
+            IN_FLIGHT.dec()
+
+    async def _execute(self, request: StepInput, entity_type: str, action_name: str, entity_id: str, key: str,
+                       record: dict[str, Any]) -> StepOutput:
         try:
             query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record)
             rows = await self.graph.write_query(query, params)

@@ -6,6 +6,7 @@ from temporalio import activity
 
 from activities.llm_client import ChatModel
 from confidence_core.activity_io import SynthesisInput, SynthesisOutput
+from confidence_core.batch import RouteInput
 from confidence_core.memory import trim
 from confidence_core.prompts import PromptTemplates
 
@@ -31,3 +32,13 @@ class SynthesisActivities:
             answer=completion.text.strip(), model=completion.model,
             in_tokens=completion.in_tokens, out_tokens=completion.out_tokens,
         )
+
+    @activity.defn(name="answer_directly")
+    async def answer_directly(self, request: RouteInput) -> SynthesisOutput:
+        """The router's ANSWER intent: no tools, no graph."""
+        completion = await self.llm.chat([
+            {"role": "system", "content": self.prompts.render("direct_answer_system")},
+            {"role": "user", "content": self.prompts.render("direct_answer_user", question=request.question)},
+        ], max_tokens=400)
+        return SynthesisOutput(answer=completion.text.strip(), model=completion.model,
+                               in_tokens=completion.in_tokens, out_tokens=completion.out_tokens)

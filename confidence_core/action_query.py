@@ -31,9 +31,10 @@ def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
     return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
 
 
-def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params: dict[str, Any]) -> str:
+def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params: dict[str, Any],
+          entity_id: str = "$entity_id") -> str:
     key = ontology.classes[class_name].key
-    head = f"MATCH (e:`{class_name}`) WHERE e.`{key}` = $entity_id"
+    head = f"MATCH (e:`{class_name}`) WHERE e.`{key}` = {entity_id}"
     if action.account:
         account_key = ontology.classes[action.account.class_].key
         params["account_id"] = action.account.id
@@ -48,6 +49,15 @@ def validation_query(ontology: Ontology, class_name: str, action_name: str, enti
     params: dict[str, Any] = {"entity_id": entity_id}
     head = _head(ontology, class_name, action, params)
     return f"{head} RETURN properties(e), {_checks(action, params)}", params
+
+
+def batch_validation_query(ontology: Ontology, class_name: str, action_name: str,
+                           entity_ids: list[str]) -> tuple[str, dict]:
+    """The dry run over many entities at once: one row (properties, failed checks) per entity found."""
+    action = ontology.require_action(class_name, action_name)
+    params: dict[str, Any] = {"entity_ids": entity_ids}
+    head = _head(ontology, class_name, action, params, entity_id="entity_id")
+    return f"UNWIND $entity_ids AS entity_id {head} RETURN properties(e), {_checks(action, params)}", params
 
 
 def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,

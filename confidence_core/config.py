@@ -82,7 +82,9 @@ class ServiceConfig(BaseSettings):
         "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
     trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
-    ontology_path: str = ""  # a domain ontology (YAML): enables the knowledge-graph query tools (seed 002)
+    ontology_path: str = ""  # a domain ontology (YAML): enables the knowledge-graph query and action tools
+    # Added to every action execution: a slow downstream system, for benchmarks and demos. 0 in production.
+    action_latency_ms: float = Field(default=0.0, ge=0, le=60_000)
     cache_ttl_seconds: float = Field(default=300.0, ge=0)  # tool results, keyed by tool, arguments and inputs
 
     @model_validator(mode="after")

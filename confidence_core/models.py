@@ -217,6 +217,16 @@ class AgentSettings(BaseModel):
     tool_thresholds: dict[str, float] = Field(
         default_factory=lambda: {"GraphQuery": 0.8, "TextCompletion": 0.7, "McpTool": 0.6}
     )
+    # The action path (seed 002). Mutations are critical: a higher bar, a dry run, and human approval.
+    router_enabled: bool = True  # classify QUERY / ACTION / ANSWER first (when the worker has actions)
+    action_confidence_threshold: float = Field(default=0.9, ge=0.0, le=1.0)  # below it, a human approves
+    action_approval_above: int = Field(default=5, ge=0)  # more targets than this need approval
+    action_max_concurrent: int = Field(default=10, ge=1, le=500)
+    action_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    action_max_attempts: int = Field(default=3, ge=1, le=10)  # retries are safe: executions are idempotent
+    action_window: int = Field(default=500, ge=1, le=2000)  # entities per child workflow
+    action_max_targets: int = Field(default=10_000, ge=1, le=100_000)
+    action_local_activities: bool = True  # run each action as a local activity (no server round trip)
 
     def threshold_for(self, function: str) -> float:
         return self.tool_thresholds.get(function, self.confidence_threshold)

@@ -63,6 +63,8 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
     if pending is None or pending.step_id != override.step_id:
         waiting = f"step {pending.step_id} is" if pending else "no step is"
         raise OverrideRejected(f"step {override.step_id} is not awaiting an override ({waiting})")
+    if decision.value not in pending.choices:
+        raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
     return decision

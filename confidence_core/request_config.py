@@ -18,8 +18,10 @@ SAFE_KEYS: dict[str, tuple[float, float] | None] = {
     "max_steps": (1, 12),
     "parallel_execution": None,
     "override_timeout_s": (10, 3600),
+    # Never the approval bar or threshold for actions: a request cannot lower its own safety checks.
+    "action_max_concurrent": (1, 100),
 }
-INTEGER_KEYS = {"max_retries", "step_timeout_ms", "max_iterations", "max_steps"}
+INTEGER_KEYS = {"max_retries", "step_timeout_ms", "max_iterations", "max_steps", "action_max_concurrent"}
 
 
 def apply_request_overrides(settings: AgentSettings, plan_field: str) -> tuple[AgentSettings, list[str]]:

@@ -92,6 +92,7 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
 
     orders, issued_to, contains, deliver_to = [], [], [], []
     invoices, bills, payments, settles = [], [], [], []
+    paid_orders: set[str] = set()
     for i in range(n_orders):
         supplier = suppliers[min(int(rng.paretovariate(1.2)) - 1, n_suppliers - 1) if i % 3 == 0
                              else rng.randrange(n_suppliers)]
@@ -116,13 +117,17 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
                              "due_date": (order_date + timedelta(days=3 + supplier["payment_terms_days"])).isoformat()})
             bills.append({"from": inv_id, "to": po_id})
             if paid:
+                paid_orders.add(po_id)
                 pay_id = f"PAY-{i + 1:05d}"
                 payments.append({"payment_id": pay_id, "amount": total, "method": rng.choice(_PAY_METHODS),
                                  "paid_on": (order_date + timedelta(days=rng.randint(10, 60))).isoformat()})
                 settles.append({"from": pay_id, "to": inv_id})
+    for o in orders:
+        o["paid"] = o["po_number"] in paid_orders
+    _add_batch_supplier(ds, orders, issued_to, contains, deliver_to, products, rng_seed=seed)
     ds.nodes["PurchaseOrder"] = orders
     # The buyer's operating account: enough for most payments, not for all of them.
-    ds.nodes["Account"] = [{"account_id": "ACC-OPS", "name": "Operating account", "balance": 250_000.0,
+    ds.nodes["Account"] = [{"account_id": "ACC-OPS", "name": "Operating account", "balance": OPERATING_BALANCE,
                             "currency": "USD"}]
     ds.nodes["Invoice"] = invoices
     ds.nodes["Payment"] = payments
@@ -132,6 +137,33 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     ds.edges[("Invoice", "invoice_number", "BILLS", "PurchaseOrder", "po_number")] = bills
     ds.edges[("Payment", "payment_id", "SETTLES", "Invoice", "invoice_number")] = settles
     return ds
+
+
+BATCH_SUPPLIER = {"supplier_id": "SUP-900", "name": "Northwind Traders", "country": "Netherlands", "rating": 4.2,
+                  "payment_terms_days": 30, "account_balance": 50_000.0}
+OPERATING_BALANCE = 250_000.0
+
+
+def _add_batch_supplier(ds: DemoDataset, orders: list[dict[str, Any]], issued_to: list[dict[str, Any]],
+                        contains: list[dict[str, Any]], deliver_to: list[dict[str, Any]],
+                        products: list[dict[str, Any]], rng_seed: int) -> None:
+    """The seed-002 conversation's supplier: 20 approved orders, awaiting payment. Paying them all from
+    the operating account succeeds 18 times; one order was paid already and one costs more than the
+    account holds, whatever the order the payments run in (the other 18 total far less than the balance)."""
+    rng = random.Random(rng_seed + 1)
+    ds.nodes["Supplier"].append(dict(BATCH_SUPPLIER))
+    skus = [p["sku"] for p in rng.sample(products, 4)]
+    for i in range(20):
+        po_id = f"PO-{2025_0000 + i + 1}"
+        total = round(rng.uniform(2_000, 9_000), 2)
+        paid = i == 14
+        if i == 2:
+            total = OPERATING_BALANCE + 150_000.0
+        orders.append({"po_number": po_id, "status": "approved", "order_date": f"2025-01-{i + 5:02d}",
+                       "total_amount": total, "currency": "USD", "paid": paid})
+        issued_to.append({"from": po_id, "to": BATCH_SUPPLIER["supplier_id"]})
+        contains.append({"from": po_id, "to": skus[i % len(skus)], "quantity": 1, "unit_price": total})
+        deliver_to.append({"from": po_id, "to": "WH-01"})
 
 
 ONTOLOGY_PATH = Path(__file__).with_name("procurement_domain.yaml")

@@ -99,7 +99,7 @@ async def test_payment_debits_once_and_fails_with_its_reasons(graph) -> None:
     await g.query("MATCH (a:Account) SET a.balance = $b", {"b": first["total_amount"]})
     paid = await tools.execute_action(call("x", entity_type="PurchaseOrder", action_name="makePayment",
                                            entity_id=first["po_number"]))
-    assert paid.success and json.loads(paid.output)["changes"]["paid"] == {"before": None, "after": True}
+    assert paid.success and json.loads(paid.output)["changes"]["paid"] == {"before": False, "after": True}
     assert await balance(g) == 0
     twice = await tools.execute_action(call("x", step="s2", entity_type="PurchaseOrder", action_name="makePayment",
                                             entity_id=first["po_number"]))
@@ -110,7 +110,7 @@ async def test_payment_debits_once_and_fails_with_its_reasons(graph) -> None:
     assert json.loads(twice.output)["failures"] == ["Order already paid", "Insufficient funds"]
     assert json.loads(broke.output)["failures"] == ["Insufficient funds"]
     assert "Order not approved" in json.loads(draft.output)["failures"]
-    assert await balance(g) == 0 and await prop(g, second["po_number"], "paid") is None
+    assert await balance(g) == 0 and await prop(g, second["po_number"], "paid") is False
 
 
 async def test_concurrent_payments_of_one_order_apply_exactly_once(graph) -> None:

@@ -17,6 +17,7 @@ from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from activities.audit import RunRecordActivities
 from activities.cache import ResultCache
@@ -36,6 +37,7 @@ from confidence_core.prompts import PromptTemplates
 from confidence_core.tools import trustgraph_catalogue
 from worker.log_context import LogContextInterceptor
 from worker.runtime import configure_logging, connect_temporal, pulsar_client, run_until_signalled
+from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 
 log = structlog.get_logger(__name__)
@@ -99,6 +101,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
     q = config.queues
     workers: list[Worker] = []
     interceptors = [LogContextInterceptor()]
+    ontology = Ontology.load(Path(config.ontology_path)) if config.ontology_path and graph is not None else None
+    actions = ActionTools(graph, ontology, config.action_latency_ms / 1000) if ontology and graph else None
     if "workflows" in families:
         settings = config.agent
 
@@ -107,25 +111,29 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], llm
             """This worker's configuration, read by each run (a local activity: no extra server round trip)."""
             return settings
 
-        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow],
-                              activities=[agent_settings], interceptors=interceptors))
+        # execute_action also runs here, as the batch's local activity (no server round trip per entity).
+        local = [agent_settings, *([actions.execute_action] if actions else [])]
+        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
+                              activities=local, interceptors=interceptors, max_concurrent_local_activities=500))
     mcp = McpTools(config.mcp_servers) if config.mcp_servers and trustgraph is None else None
     catalogue = (trustgraph_catalogue(config.trustgraph_prompts, config.trustgraph_mcp_tools)
                  if trustgraph is not None else None)
     if "planning" in families:
         planning = PlanningActivities(llm, graph, prompts, mcp, tools=catalogue)
-        workers.append(Worker(client, task_queue=q.planning, activities=[planning.plan, planning.adjust_step],
-                              interceptors=interceptors))
+        routing = ActionPlanningActivities(llm, ontology, prompts)
+        workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
+            planning.plan, planning.adjust_step, routing.route, routing.plan_action]))
     if "tools" in families:
         tools = ToolActivities(llm, graph, prompts, mcp, ResultCache(config.cache_ttl_seconds), trustgraph=trustgraph)
         activities = tools.all()
-        if config.ontology_path and graph is not None:
-            ontology = Ontology.load(Path(config.ontology_path))
-            activities += KnowledgeGraphTools(graph, ontology).all() + ActionTools(graph, ontology).all()
-        workers.append(Worker(client, task_queue=q.tools, activities=activities, interceptors=interceptors))
+        if ontology is not None and actions is not None and graph is not None:
+            activities += KnowledgeGraphTools(graph, ontology).all() + actions.all()
+        workers.append(Worker(client, task_queue=q.tools, activities=activities, interceptors=interceptors,
+                              max_concurrent_activities=500))
     if "synthesis" in families:
-        workers.append(Worker(client, task_queue=q.synthesis, activities=[SynthesisActivities(llm, prompts).synthesize],
-                              interceptors=interceptors))
+        synthesis = SynthesisActivities(llm, prompts)
+        workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
+                              activities=[synthesis.synthesize, synthesis.answer_directly]))
     if "audit" in families:
         recorder = RunRecordActivities(Path(config.audit_path).expanduser(), metrics)
         workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,

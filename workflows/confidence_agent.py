@@ -17,11 +17,13 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
+from workflows.action_path import ActionPath, RunAborted
+from workflows.outbox import EMIT_RETRY, Outbox
+
 with workflow.unsafe.imports_passed_through():
     from confidence_core.activity_io import (
         AdjustInput,
         AdjustOutput,
-        EmitInput,
         PlanningInput,
         PlanningOutput,
         RunMetrics,
@@ -34,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         SynthesisOutput,
     )
     from confidence_core.audit import AttemptAudit, AuditRecord, StepAudit
+    from confidence_core.batch import Intent, RouteInput, RouteOutput
     from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
     from confidence_core.cypher_text import broaden_cypher
     from confidence_core.dag import dependents_of, ready_steps
@@ -57,7 +60,6 @@ with workflow.unsafe.imports_passed_through():
 
 WORKFLOW_NAME = "ConfidenceAgentWorkflow"
 OBSERVATION_PREVIEW = 1200
-EMIT_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10))
 
 SA_STATUS = SearchAttributeKey.for_keyword("TgcaStatus")
 SA_CURRENT_STEP = SearchAttributeKey.for_keyword("TgcaCurrentStep")
@@ -65,12 +67,6 @@ SA_FINAL_CONFIDENCE = SearchAttributeKey.for_float("TgcaFinalConfidence")
 SA_AWAITING_OVERRIDE = SearchAttributeKey.for_bool("TgcaAwaitingOverride")
 SEARCH_ATTRIBUTES = {"TgcaStatus": "Keyword", "TgcaCurrentStep": "Keyword", "TgcaFinalConfidence": "Double",
                      "TgcaAwaitingOverride": "Bool"}
-
-
-class RunAborted(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def answer_chunks(answer: str, size: int = 120) -> list[str]:
@@ -93,12 +89,10 @@ def failure_message(exc: BaseException) -> str:
 
 
 @workflow.defn(name=WORKFLOW_NAME)
-class ConfidenceAgentWorkflow:
+class ConfidenceAgentWorkflow(ActionPath):
     @workflow.init
     def __init__(self, inp: AgentRunInput) -> None:
-        self._seq = 0
-        self._outbox: list[AgentResponse] = []
-        self._sender: asyncio.Task[None] | None = None
+        self._outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, workflow.info().workflow_id)
         self._override_lock = asyncio.Lock()
         self._settings: AgentSettings = inp.settings or AgentSettings()
         self._status = RunStatus()
@@ -145,31 +139,10 @@ class ConfidenceAgentWorkflow:
     # -- messages and bookkeeping ----------------------------------------------------------------
 
     def _emit(self, inp: AgentRunInput, response: AgentResponse) -> None:
-        """Queue a message for the caller. One sender drains the outbox in order, sending whatever queued
-        up meanwhile in one `emit` activity, so the work never waits for a message to be published."""
-        self._seq += 1
-        # Stable per message: an emit retried after a timeout carries the same id, so clients dedupe.
-        response.message_id = f"{workflow.info().workflow_id}#{self._seq}"
-        self._outbox.append(response)
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.create_task(self._send_outbox(inp))
-
-    async def _send_outbox(self, inp: AgentRunInput) -> None:
-        while self._outbox:
-            batch, self._outbox = self._outbox, []
-            await workflow.execute_activity(
-                "emit",
-                EmitInput(topic=inp.response_topic, request_id=inp.request_id, responses=batch),
-                task_queue=inp.queues.bridge,
-                start_to_close_timeout=timedelta(seconds=30),
-                schedule_to_close_timeout=timedelta(minutes=10),
-                retry_policy=EMIT_RETRY,
-            )
+        self._outbox.emit(response)
 
     async def _flush(self) -> None:
-        """Wait until every queued message is published (before the run may end)."""
-        while self._sender is not None and not self._sender.done():
-            await self._sender
+        await self._outbox.flush()
 
     def _say(self, inp: AgentRunInput, kind: str, text: str) -> None:
         self._emit(inp, AgentResponse(message_type=kind, content=text, end_of_message=True))
@@ -228,6 +201,16 @@ class ConfidenceAgentWorkflow:
         self._phase("planning")
         if notes:
             self._say(inp, "observation", "Request settings: " + "; ".join(notes))
+        # Runs started before the router existed replay without it.
+        if self._settings.router_enabled and workflow.patched("intent-router"):
+            route: RouteOutput = await workflow.execute_activity(
+                "route", RouteInput(question=question), result_type=RouteOutput, task_queue=inp.queues.planning,
+                start_to_close_timeout=timedelta(milliseconds=self._settings.planning_timeout_ms),
+                retry_policy=self._retry_policy())
+            if route.intent is Intent.ACTION:
+                return await self._run_action(inp)
+            if route.intent is Intent.ANSWER:
+                return await self._run_direct_answer(inp)
         self._say(inp, "thought", f"Planning how to answer: {question}")
         planning: PlanningOutput = await workflow.execute_activity(
             "plan",
@@ -258,6 +241,20 @@ class ConfidenceAgentWorkflow:
         self._phase("completed")
         await self._answer(inp, final, synthesis)
         return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results)
+
+    async def _run_direct_answer(self, inp: AgentRunInput) -> AgentRunResult:
+        """The router's ANSWER: no plan, no tools, no graph."""
+        self._say(inp, "thought", "Intent: ANSWER - no data needed, answering directly.")
+        self._phase("synthesizing")
+        synthesis: SynthesisOutput = await workflow.execute_activity(
+            "answer_directly", RouteInput(question=inp.request.question), result_type=SynthesisOutput,
+            task_queue=inp.queues.synthesis,
+            start_to_close_timeout=timedelta(milliseconds=self._settings.planning_timeout_ms),
+            retry_policy=self._retry_policy())
+        answer = f"{synthesis.answer}\n\nConfidence: not scored - a direct answer, not drawn from the knowledge graph"
+        self._phase("completed")
+        await self._answer(inp, answer, synthesis)
+        return AgentRunResult(answer=answer)
 
     async def _fail(self, inp: AgentRunInput, message: str) -> AgentRunResult:
         """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
@@ -491,34 +488,39 @@ class ConfidenceAgentWorkflow:
 
     async def _ask_override(self, inp: AgentRunInput, step: ExecutionStep, out: StepOutput, retries: int,
                             arguments: dict[str, str]) -> Override | None:
+        request = OverrideRequest(
+            step_id=step.id, function=step.function, score=out.confidence.score,
+            threshold=step.confidence_threshold, reasoning=out.confidence.reasoning, retries=retries,
+            arguments=arguments, timeout_s=self._settings.override_timeout_s,
+        )
+        what = (f"Override needed for step {step.id} ({step.function}): confidence {request.score:.2f} is below "
+                f"the threshold {request.threshold:.2f} after {retries} retries ({request.reasoning}). Choices: "
+                f"accept, retry (optionally with new arguments), skip, abort.")
+        return await self._wait_for_override(inp, request, what)
+
+    async def _wait_for_override(self, inp: AgentRunInput, request: OverrideRequest, what: str) -> Override | None:
+        """Ask a human (signal, update or Pulsar follow-up) and wait up to the request's timeout."""
         async with self._override_lock:  # one pending override at a time, even with parallel steps
-            request = OverrideRequest(
-                step_id=step.id, function=step.function, score=out.confidence.score,
-                threshold=step.confidence_threshold, reasoning=out.confidence.reasoning, retries=retries,
-                arguments=arguments, timeout_s=self._settings.override_timeout_s,
-            )
+            step_id = request.step_id
             self._status.pending_override = request
-            self._status.step(step.id).state = StepState.AWAITING_OVERRIDE
-            self._phase("awaiting_override", step.id)
+            self._status.step(step_id).state = StepState.AWAITING_OVERRIDE
+            self._phase("awaiting_override", step_id)
             workflow_id = workflow.info().workflow_id
             self._say(inp, "observation", (
-                f"Override needed for step {step.id} ({step.function}): confidence {request.score:.2f} is below "
-                f"the threshold {request.threshold:.2f} after {retries} retries ({request.reasoning}). Choices: "
-                f"accept, retry (optionally with new arguments), skip, abort. Waiting "
-                f"{request.timeout_s:.0f} s. Answer with: tg-confidence override {workflow_id} {step.id} accept "
-                f"-- or: temporal workflow signal --workflow-id {workflow_id} --name override "
-                f"--input '{{\"step_id\": \"{step.id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
-                f"state \"override\", correlation_id \"{workflow_id}\" and question \"{step.id} accept\""
+                f"{what} Waiting {request.timeout_s:.0f} s. Answer with: tg-confidence override {workflow_id} "
+                f"{step_id} accept -- or: temporal workflow signal --workflow-id {workflow_id} --name override "
+                f"--input '{{\"step_id\": \"{step_id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
+                f"state \"override\", correlation_id \"{workflow_id}\" and question \"{step_id} accept\""
             ))
             try:
-                await workflow.wait_condition(lambda: step.id in self._overrides,
-                                              timeout=timedelta(seconds=self._settings.override_timeout_s))
+                await workflow.wait_condition(lambda: step_id in self._overrides,
+                                              timeout=timedelta(seconds=request.timeout_s))
             except TimeoutError:
                 return None
             finally:
                 self._status.pending_override = None
-                self._phase("executing", step.id)
-            return self._overrides.pop(step.id)
+                self._phase("executing", step_id)
+            return self._overrides.pop(step_id)
 
     # -- audit and metrics -----------------------------------------------------------------------
 
