@@ -79,7 +79,7 @@ class ActionTools:
     async def _targets_by_id(self, intent: ActionIntent, key: str, display: str) -> TargetsOutput:
         ids = list(dict.fromkeys(intent.entity_ids))
         rows = await self.graph.ro_query(
-            f"MATCH (e:`{intent.entity_type}`) WHERE e.`{key}` IN $ids RETURN e.`{key}`, e.`{display}`",
+            f"MATCH (e:`{intent.entity_type}`) WHERE e.`{key}` IN $ids RETURN e.`{key}` AS id, e.`{display}` AS name",
             {"ids": ids}, max_rows=len(ids))
         found = {str(k): str(v) for k, v in rows.rows}
         missing = [i for i in ids if i not in found]
@@ -94,13 +94,13 @@ class ActionTools:
         label, name = intent.related_class, intent.related_name.strip()
         exact = await self.graph.ro_query(
             f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) = toLower($name) OR x.`{related.key}` = $name "
-            f"RETURN x.`{related.key}`, x.`{related.display}`", {"name": name}, max_rows=20)
+            f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name", {"name": name}, max_rows=20)
         confidence, how = 0.95, "exact name match"
         matches = exact
         if not exact.rows:
             matches = await self.graph.ro_query(
                 f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) CONTAINS toLower($name) "
-                f"RETURN x.`{related.key}`, x.`{related.display}`", {"name": name}, max_rows=20)
+                f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name", {"name": name}, max_rows=20)
             confidence, how = 0.7, "partial name match"
         if not matches.rows:
             return TargetsOutput(confidence=0.0, reasoning=f"no {label} named {name!r}")
@@ -114,7 +114,7 @@ class ActionTools:
         pattern = "|".join(f"`{t}`" for t in rel_types)
         rows = await self.graph.ro_query(
             f"MATCH (e:`{intent.entity_type}`)-[:{pattern}]-(x:`{label}`) WHERE x.`{related.key}` IN $keys "
-            f"RETURN DISTINCT e.`{key}`, e.`{display}` ORDER BY e.`{key}` LIMIT $limit",
+            f"RETURN DISTINCT e.`{key}` AS id, e.`{display}` AS name ORDER BY id LIMIT $limit",
             {"keys": keys, "limit": limit + 1}, max_rows=limit + 1, timeout_ms=60000)
         if rows.total_rows > limit:
             return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {names}; "

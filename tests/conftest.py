@@ -107,7 +107,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
 
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
-                    **agent: object) -> Stack:
+                    ontology_path: str = "", **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
         config = ServiceConfig(
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
@@ -116,7 +116,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
-            workspace=f"test-{unique}",
+            workspace=f"test-{unique}", ontology_path=ontology_path,
         )
         client = temporal_env.client
         llm, graph, trustgraph = make_backends(config)

@@ -15,8 +15,26 @@ from typing import Any
 Responder = Callable[[dict[str, Any]], tuple[int, str]]
 
 
+def _schema_fields(body: dict[str, Any]) -> set[str]:
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or {}
+    return set(schema.get("properties", {}))
+
+
+def is_routing(body: dict[str, Any]) -> bool:
+    return _schema_fields(body) == {"intent"}
+
+
+def is_action_planning(body: dict[str, Any]) -> bool:
+    return "entity_type" in _schema_fields(body)
+
+
 def is_planning(body: dict[str, Any]) -> bool:
-    return "response_format" in body
+    return "response_format" in body and not is_routing(body) and not is_action_planning(body)
+
+
+def question_of(body: dict[str, Any]) -> str:
+    return body["messages"][-1]["content"]
 
 
 def is_synthesis(body: dict[str, Any]) -> bool:

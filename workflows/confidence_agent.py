@@ -100,6 +100,7 @@ class ConfidenceAgentWorkflow(ActionPath):
         self._audit: dict[str, StepAudit] = {}
         self._metrics = RunMetrics()
         self._notes: list[str] = []
+        self._with_router = False
 
     # -- human override: signal, update, query ---------------------------------------------------
 
@@ -176,6 +177,9 @@ class ConfidenceAgentWorkflow(ActionPath):
     @workflow.run
     async def run(self, inp: AgentRunInput) -> AgentRunResult:
         started = workflow.now()
+        # Runs started before the router existed replay without it. Asked first, before any local activity:
+        # a patch marker recorded after one does not replay in the same place.
+        self._with_router = workflow.patched("intent-router")
         base = inp.settings
         if base is None:  # the worker's own configuration, recorded in the history for replay
             base = await workflow.execute_local_activity(
@@ -201,8 +205,7 @@ class ConfidenceAgentWorkflow(ActionPath):
         self._phase("planning")
         if notes:
             self._say(inp, "observation", "Request settings: " + "; ".join(notes))
-        # Runs started before the router existed replay without it.
-        if self._settings.router_enabled and workflow.patched("intent-router"):
+        if self._settings.router_enabled and self._with_router:
             route: RouteOutput = await workflow.execute_activity(
                 "route", RouteInput(question=question), result_type=RouteOutput, task_queue=inp.queues.planning,
                 start_to_close_timeout=timedelta(milliseconds=self._settings.planning_timeout_ms),
