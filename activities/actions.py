@@ -215,25 +215,26 @@ class ActionTools:
         try:
             if self.simulated_latency_s:
                 await asyncio.sleep(self.simulated_latency_s)
-            return await self._execute(request, entity_type, action_name, entity_id, key, record)
+            return await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count)
         finally:
             self.in_flight -= 1
             IN_FLIGHT.dec()
 
-    async def _execute(self, request: StepInput, entity_type: str, action_name: str, entity_id: str, key: str,
-                       record: dict[str, Any]) -> StepOutput:
+    async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
+                    retry: int = 0) -> StepOutput:
+        """Apply the action once under `key`: checks, effects and the ActionRecord in one query."""
         try:
             query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record)
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
-            return _output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), request.retry_count)
+            return _output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
         if not rows.rows:
             reason = f"no {entity_type} {entity_id!r}"
-            return _output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, request.retry_count)
+            return _output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
         before, after, failures, already = rows.rows[0]
         if failures and not already:
             return _output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
-                           0.9, "; ".join(failures), request.retry_count)
+                           0.9, "; ".join(failures), retry)
         changes = _changes(before, after)
         if already:  # applied by an earlier attempt of this very step: report what that attempt changed
             stored = await self.graph.ro_query(f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) RETURN r.changes",
@@ -243,4 +244,4 @@ class ActionTools:
             await self.graph.write_query(f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) SET r.changes = $changes",
                                          {"key": key, "changes": json.dumps(changes, default=str)})
         return _output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
-                       f"{action_name} applied to {entity_type} {entity_id}", request.retry_count)
+                       f"{action_name} applied to {entity_type} {entity_id}", retry)

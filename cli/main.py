@@ -5,6 +5,7 @@
   override  answer a run that waits for a human: accept, retry [--arguments JSON], skip or abort
   status    show a run's plan, step states, scores and any pending override
   replay    replay a run's history (from Temporal or an exported JSON file) against the current code
+  actions   list executed actions (the action history) and undo reversible ones
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
+from cli import actions as cli_actions
 from cli.ask import AskTimeout, ask
 from confidence_core.models import AgentRequest, AgentResponse
 from confidence_core.override import Decision, Override
@@ -131,6 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     o.add_argument("--by", default=os.environ.get("USER", ""), help="who decides (recorded in the audit trail)")
     o.add_argument("--token", default=os.environ.get("TGCA_OVERRIDE_TOKEN", ""),
                    help="override token, when the service requires one (env TGCA_OVERRIDE_TOKEN)")
+    cli_actions.add_parser(sub)
     st = sub.add_parser("status", help="show a run's status")
     st.add_argument("workflow_id")
     rp = sub.add_parser("replay", help="replay histories against the current workflow code")
@@ -281,7 +284,8 @@ def _exit(code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    commands = {"up": up, "override": override, "status": status, "replay": replay_command}
+    commands = {"up": up, "override": override, "status": status, "replay": replay_command,
+                "actions": cli_actions.run}
     if args.command in commands:
         _exit(asyncio.run(commands[args.command](args)))
     _exit(asyncio.run(run_ask(

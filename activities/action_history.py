@@ -1,0 +1,82 @@
+"""The action history (seed 002 phase 5): every executed action is an ActionRecord node, written in the
+same query as its effects (request, entity, before/after, time, run). Listing reads them; undo applies
+the definition's inverse once per record, under its own idempotency key, and marks the record undone."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from activities.actions import ActionTools
+from confidence_core.action_query import RECORD_LABEL
+
+FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "changes", "undoes", "undone_by",
+          "undone_at")
+
+
+class HistoryEntry(BaseModel):
+    key: str
+    at: str = ""
+    run_id: str = ""
+    action: str
+    entity_type: str
+    entity_id: str
+    request: str = ""
+    changes: dict[str, Any] = Field(default_factory=dict)
+    undoes: str | None = None
+    undone_by: str | None = None
+
+
+class UndoOutcome(BaseModel):
+    key: str
+    entity_id: str
+    success: bool
+    detail: str
+
+
+class ActionHistory:
+    def __init__(self, tools: ActionTools) -> None:
+        self.tools = tools
+        self.graph = tools.graph
+
+    async def list(self, run_id: str = "", entity_id: str = "", key: str = "", limit: int = 50) -> list[HistoryEntry]:
+        conditions = [f"r.{name} = ${name}" for name, value in
+                      (("run_id", run_id), ("entity_id", entity_id), ("key", key)) if value]
+        where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
+        rows = await self.graph.ro_query(
+            f"MATCH (r:`{RECORD_LABEL}`) {where}RETURN {', '.join(f'r.{f}' for f in FIELDS)} "
+            "ORDER BY r.at DESC, r.key LIMIT $limit",
+            {"run_id": run_id, "entity_id": entity_id, "key": key, "limit": limit}, max_rows=limit)
+        entries = []
+        for row in rows.rows:
+            values = dict(zip(FIELDS, row, strict=True))
+            values["changes"] = json.loads(values["changes"] or "{}")
+            entries.append(HistoryEntry.model_validate({k: v for k, v in values.items() if v is not None}))
+        return entries
+
+    async def undo(self, entry: HistoryEntry, by: str) -> UndoOutcome:
+        """Apply the inverse of one executed action. Never twice: the undo has its own key."""
+        if entry.undoes:
+            return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
+                               detail="this record is itself an undo")
+        action = self.tools.ontology.require_action(entry.entity_type, entry.action)
+        if not action.inverse:
+            why = "it is irreversible" if action.irreversible else "its definition declares no inverse"
+            return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
+                               detail=f"{entry.action} cannot be undone: {why}")
+        undo_key = f"undo:{entry.key}"
+        record = {"action": action.inverse, "entity_type": entry.entity_type, "entity_id": entry.entity_id,
+                  "run_id": entry.run_id, "step_id": "undo", "request": f"undo {entry.key} by {by}",
+                  "undoes": entry.key, "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+        out = await self.tools.apply(entry.entity_type, action.inverse, entry.entity_id, undo_key, record)
+        if not out.success:
+            return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
+                               detail=f"{action.inverse} failed: {out.error}")
+        await self.graph.write_query(
+            f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) SET r.undone_by = $undo_key, r.undone_at = $at",
+            {"key": entry.key, "undo_key": undo_key, "at": record["at"]})
+        return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=True,
+                           detail=f"{action.inverse} applied: {json.loads(out.output)['changes']}")

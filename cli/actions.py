@@ -1,0 +1,74 @@
+"""`tg-confidence actions`: the action history (list) and undo through each definition's inverse."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from activities.action_history import ActionHistory, HistoryEntry
+from activities.actions import ActionTools
+from activities.graph_store import GraphQueryError, GraphStore
+from confidence_core.ontology import Ontology, UnknownName
+from embedded.demo_graph import ONTOLOGY_PATH
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("actions", help="list executed actions, undo reversible ones")
+    p.add_argument("--falkordb-url", default=os.environ.get("TGCA_FALKORDB_URL", "redis://127.0.0.1:6379"))
+    p.add_argument("--graph-name", default=os.environ.get("TGCA_GRAPH_NAME", "procurement"))
+    p.add_argument("--ontology", type=Path, default=Path(os.environ.get("TGCA_ONTOLOGY_PATH") or ONTOLOGY_PATH),
+                   help="the domain's ontology YAML (its action definitions name the inverses)")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    ls = verbs.add_parser("list", help="the most recent executed actions")
+    ls.add_argument("--run", default="", help="only this run (workflow id, e.g. agent-<request id>)")
+    ls.add_argument("--entity", default="", help="only this entity id")
+    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--json", action="store_true", help="one JSON object per line")
+    undo = verbs.add_parser("undo", help="apply the inverse of executed actions (once each)")
+    which = undo.add_mutually_exclusive_group(required=True)
+    which.add_argument("--key", help="one action record's key")
+    which.add_argument("--run", help="every action of this run")
+    undo.add_argument("--by", default=os.environ.get("USER", ""), help="who undoes (recorded)")
+
+
+def _line(e: HistoryEntry) -> str:
+    changes = ", ".join(f"{k}: {v.get('before')!r} -> {v.get('after')!r}" for k, v in e.changes.items())
+    state = f" [undone by {e.undone_by}]" if e.undone_by else (f" [undo of {e.undoes}]" if e.undoes else "")
+    return f"{e.at}  {e.action} {e.entity_type} {e.entity_id}  {changes or 'no change'}{state}\n    key {e.key}"
+
+
+async def run(args: argparse.Namespace) -> int:
+    if args.verb == "list" and args.limit <= 0:
+        print("tg-confidence: --limit must be positive", file=sys.stderr)
+        return 2
+    try:
+        ontology = Ontology.load(args.ontology)
+    except (OSError, ValueError) as exc:
+        print(f"tg-confidence: cannot load the ontology {args.ontology}: {exc}", file=sys.stderr)
+        return 2
+    store = GraphStore(args.falkordb_url, args.graph_name)
+    history = ActionHistory(ActionTools(store, ontology))
+    try:
+        if args.verb == "list":
+            for entry in await history.list(run_id=args.run, entity_id=args.entity, limit=args.limit):
+                print(entry.model_dump_json() if args.json else _line(entry))
+            return 0
+        entries = await history.list(key=args.key or "", run_id=args.run or "", limit=100_000)
+        entries = [e for e in entries if not e.undoes and not e.undone_by]
+        if not entries:
+            print("tg-confidence: no executed action to undo there", file=sys.stderr)
+            return 1
+        failed = 0
+        for entry in entries:
+            outcome = await history.undo(entry, args.by)
+            failed += not outcome.success
+            print(f"{'undone' if outcome.success else 'NOT undone'}: {entry.action} {entry.entity_id} - "
+                  f"{outcome.detail}")
+        return 1 if failed else 0
+    except (GraphQueryError, UnknownName, ConnectionError, OSError) as exc:
+        print(f"tg-confidence: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await store.aclose()
