@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from activities.actions import ActionTools
-from confidence_core.action_query import RECORD_LABEL
+from confidence_core.action_query import RECORD_LABEL, recorded_changes
 
-FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "changes", "undoes", "undone_by",
-          "undone_at")
+FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "undoes", "undone_by",
+          "changed_keys", "changed_before", "changed_after")
 
 
 class HistoryEntry(BaseModel):
@@ -53,7 +53,8 @@ class ActionHistory:
         entries = []
         for row in rows.rows:
             values = dict(zip(FIELDS, row, strict=True))
-            values["changes"] = json.loads(values["changes"] or "{}")
+            values["changes"] = recorded_changes(values.pop("changed_keys"), values.pop("changed_before"),
+                                                 values.pop("changed_after"))
             entries.append(HistoryEntry.model_validate({k: v for k, v in values.items() if v is not None}))
         return entries
 

@@ -19,7 +19,7 @@ from prometheus_client import Gauge
 from temporalio import activity
 
 from activities.graph_store import GraphQueryError, GraphStore
-from confidence_core.action_query import RECORD_LABEL, batch_validation_query, execution_query, validation_query
+from confidence_core.action_query import batch_validation_query, execution_query, recorded_changes, validation_query
 from confidence_core.activity_io import StepInput, StepOutput
 from confidence_core.batch import (
     LISTED,
@@ -231,17 +231,11 @@ class ActionTools:
         if not rows.rows:
             reason = f"no {entity_type} {entity_id!r}"
             return _output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
-        before, after, failures, already = rows.rows[0]
+        before, after, failures, already, keys, old_before, old_after = rows.rows[0]
         if failures and not already:
             return _output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
                            0.9, "; ".join(failures), retry)
-        changes = _changes(before, after)
-        if already:  # applied by an earlier attempt of this very step: report what that attempt changed
-            stored = await self.graph.ro_query(f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) RETURN r.changes",
-                                               {"key": key})
-            changes = json.loads(stored.rows[0][0] or "{}") if stored.rows else {}
-        else:
-            await self.graph.write_query(f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) SET r.changes = $changes",
-                                         {"key": key, "changes": json.dumps(changes, default=str)})
+        # Applied now, or by an earlier attempt of this very step: then report what that attempt changed.
+        changes = recorded_changes(keys, old_before, old_after) if already else _changes(before, after)
         return _output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
                        f"{action_name} applied to {entity_type} {entity_id}", retry)

@@ -62,23 +62,37 @@ def batch_validation_query(ontology: Ontology, class_name: str, action_name: str
 
 def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
                     record: dict[str, Any]) -> tuple[str, dict]:
-    """Returns (before, after, failures, already_applied) for the entity; applies nothing when any
-    precondition fails or the key was used before."""
+    """Returns (before, after, failures, already_applied, and when already applied the recorded change
+    as keys, before values, after values) for the entity; applies nothing when any precondition fails
+    or the key was used before."""
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_id": entity_id, "key": key, "record": {**record, "key": key}}
     head = _head(ontology, class_name, action, params)
     sets = []
+    changed = [e.set for e in action.effects if e.set]
     for i, effect in enumerate(action.effects):
         if effect.set:
             params[f"e{i}"] = effect.value
             sets.append(f"e.`{effect.set}` = $e{i}")
         else:
             sets.append(f"acct.`balance` = acct.`balance` - e.`{effect.debit}`")
+    params["changed_keys"] = changed
+    # The record carries the change itself (parallel arrays: property values cannot be maps), written
+    # with the effects, so a record never exists without what it changed.
+    before_values = ", ".join(f"before.`{p}`" for p in changed)
     query = (
         f"{head} OPTIONAL MATCH (done:`{RECORD_LABEL}` {{key: $key}}) "
         f"WITH e, acct, done, properties(e) AS before, {_checks(action, params)} AS failures "
         f"FOREACH (_ IN CASE WHEN done IS NULL AND size(failures) = 0 THEN [1] ELSE [] END | "
-        f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = $record) "
-        f"RETURN before, properties(e), failures, done IS NOT NULL"
+        f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = $record, r.changed_keys = $changed_keys, "
+        f"r.changed_before = [{before_values}], r.changed_after = [{before_values.replace('before.', 'e.')}]) "
+        f"RETURN before, properties(e), failures, done IS NOT NULL, "
+        f"done.changed_keys, done.changed_before, done.changed_after"
     )
     return query, params
+
+
+def recorded_changes(keys: list[str] | None, before: list | None, after: list | None) -> dict[str, dict[str, Any]]:
+    """A record's change as {property: {before, after}}, leaving out properties the action left as they were."""
+    return {k: {"before": b, "after": a} for k, b, a in zip(keys or [], before or [], after or [], strict=False)
+            if b != a}

@@ -43,3 +43,53 @@ async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path)
     # The answer comes from the graph: the leading supplier by orders is named in it.
     answer = out.split("[answer] ", 1)[1]
     assert leading_supplier() in answer
+
+
+@pytest.fixture(scope="module")
+def local_model_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The embedded llama-cpp-python server with the demo model, for the tests below."""
+    from embedded.model_weights import resolve_model
+    from embedded.parts import llm_server
+
+    port = free_port()
+    server = llm_server(tmp_path_factory.mktemp("llm"), resolve_model().path, port, "local")
+    server.start()
+    try:
+        asyncio.run(server.wait_ready(300))
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.stop()
+
+
+async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_only(
+        local_model_url: str, make_stack, falkordb_url: str, unique: str) -> None:
+    """Issue 5's 'done when' on the real model: the seed's request is routed to ACTION, planned as
+    makePayment on the supplier's orders, approved by a human, executed; a question about the same orders
+    is routed to QUERY and changes nothing."""
+    from falkordb.asyncio import FalkorDB
+
+    from tests.test_action_path import ALREADY_PAID, TOO_DEAR, approve_when_asked, run
+
+    name = f"real-pay-{unique}"
+    await demo_graph.load(falkordb_url, name)
+    db = FalkorDB.from_url(falkordb_url)
+    g = db.select_graph(name)
+    try:
+        stack = await make_stack(local_model_url, graph_name=name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
+                                 planning_timeout_ms=300_000)
+        request_id = f"real-pay-{unique}"
+        asking = asyncio.create_task(run(stack, "Pay all orders of supplier Northwind Traders", request_id))
+        await approve_when_asked(stack, f"agent-{request_id}", asking)
+        messages = await asyncio.wait_for(asking, 300)
+        answer = messages[-1].content
+        assert "makePayment on 20 PurchaseOrder entities: 18 succeeded, 2 failed." in answer, answer
+        assert f"{TOO_DEAR}: Insufficient funds" in answer and f"{ALREADY_PAID}: Order already paid" in answer
+        records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
+        assert records == 18
+        followup = await run(stack, "Which orders of supplier Northwind Traders are not paid?", f"real-q-{unique}")
+        assert followup[-1].message_type == "answer"
+        assert not any(m.content.startswith('{"type": "action_') for m in followup)
+        assert (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0] == 18
+    finally:
+        await g.delete()
+        await db.aclose()
