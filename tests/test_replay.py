@@ -17,7 +17,8 @@ HISTORIES = sorted((Path(__file__).resolve().parent / "histories").glob("*.json"
 
 
 def test_every_scenario_has_a_committed_history() -> None:
-    assert {p.stem for p in HISTORIES} >= {"query", "retry_ladder", "override_accept", "override_timeout", "parallel"}
+    assert {p.stem for p in HISTORIES} >= {"query", "retry_ladder", "override_accept", "override_timeout", "parallel",
+                                          "batch", "batch_window"}
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])

@@ -1,4 +1,4 @@
-"""Replay workflow histories against the current ConfidenceAgentWorkflow code (Temporal's Replayer).
+"""Replay workflow histories against the current ConfidenceAgentWorkflow / ActionBatchWorkflow code (Temporal's Replayer).
 
 A history recorded by an older version replays cleanly only if the new code makes the same decisions in
 the same order; otherwise the Replayer reports non-determinism, which is what would break the runs still
@@ -16,6 +16,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 from temporalio.worker import Replayer
 
+from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 
 
@@ -40,7 +41,7 @@ def _quiet_runtime() -> Runtime:
 
 
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
-    replayer = Replayer(workflows=[ConfidenceAgentWorkflow], data_converter=pydantic_data_converter,
+    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow], data_converter=pydantic_data_converter,
                         runtime=_quiet_runtime())
     outcomes = []
     for history in histories:
