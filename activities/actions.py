@@ -19,7 +19,13 @@ from prometheus_client import Gauge
 from temporalio import activity
 
 from activities.graph_store import GraphQueryError, GraphStore
-from confidence_core.action_query import batch_validation_query, execution_query, recorded_changes, validation_query
+from confidence_core.action_query import (
+    RECORD_LABEL,
+    batch_validation_query,
+    execution_query,
+    recorded_changes,
+    validation_query,
+)
 from confidence_core.activity_io import StepInput, StepOutput
 from confidence_core.batch import (
     LISTED,
@@ -57,6 +63,16 @@ class ActionTools:
         self.simulated_latency_s = simulated_latency_s
         self.in_flight = 0
         self.peak_in_flight = 0  # the most executions this process ran at once (the batch bound's evidence)
+        self._record_index: asyncio.Task[None] | None = None
+
+    async def _ensure_record_index(self) -> None:
+        """Every execution looks its idempotency key up: without an index that is a scan of every record
+        (measured: a 10,000-entity batch 3.7x its ideal instead of 2x). Created once per graph."""
+        try:
+            await self.graph.write_query(f"CREATE INDEX FOR (r:`{RECORD_LABEL}`) ON (r.key)", {})
+        except GraphQueryError as exc:
+            if "already indexed" not in str(exc):
+                raise
 
     def all(self) -> list[Any]:
         return [self.list_available_actions, self.get_action_details, self.validate_action_preconditions,
@@ -209,6 +225,12 @@ class ActionTools:
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
                   "run_id": request.run_id, "step_id": request.step.id, "request": request.question[:1000],
                   "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+        if self._record_index is None:
+            self._record_index = asyncio.ensure_future(self._ensure_record_index())
+        try:
+            await asyncio.shield(self._record_index)
+        except GraphQueryError:
+            self._record_index = None  # the graph was unreachable: try again with the next execution
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         IN_FLIGHT.inc()

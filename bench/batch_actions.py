@@ -7,7 +7,8 @@ default) and as a regular activity on the tools queue, side by side in the same 
 The whole agent runs: the real Temporal dev server, FalkorDB, the worker families in this process, the
 router and action planner through the real LLM client (a scripted instant model); the caller's side of
 the bridge is an in-process `emit` that timestamps each message. Batch time is from the action_plan
-event to the action_complete event; the largest workflow history of each run is reported too.
+event to the action_complete event (it includes the dry run); the ideal is entities x latency /
+concurrency, at least one latency; the largest workflow history of each run is reported too.
 """
 
 from __future__ import annotations
@@ -94,7 +95,9 @@ async def one_run(client: Client, queues: TaskQueues, times: dict[str, dict[str,
     total = time.perf_counter() - started
     t = times[request_id]
     batch = t["action_complete"] - t["action_plan"]
-    ideal = max(size * LATENCY_S / concurrency, 1e-9)
+    # entities x latency / concurrency, and never less than one action's latency (20 entities at
+    # concurrency 50 cannot finish before the first action does).
+    ideal = max(-(-size // concurrency) * LATENCY_S, 1e-9)
     workflow_id = f"agent-{request_id}"
     events = [await history_events(client, workflow_id)]
     windows = -(-size // settings.action_window) if size > settings.action_window else 0

@@ -225,7 +225,8 @@ async def load(url: str, graph_name: str, dataset: DemoDataset | None = None, *,
 
 
 def main() -> None:
-    """`python -m embedded.demo_graph [--url URL] [--graph NAME] [--replace]`: load the demo graph."""
+    """`python -m embedded.demo_graph [--url URL] [--graph NAME] [--replace]`: load the demo graph and its
+    ontology."""
     import argparse
     import asyncio
 
@@ -235,7 +236,9 @@ def main() -> None:
     p.add_argument("--replace", action="store_true", help="drop and reload an existing graph")
     args = p.parse_args()
     loaded = asyncio.run(load(args.url, args.graph, replace=args.replace))
-    print(f"graph '{args.graph}' at {args.url}: {'loaded' if loaded else 'already present, left as is'}")
+    asyncio.run(load_ontology(args.url, args.graph, Ontology.load(ONTOLOGY_PATH)))
+    print(f"graph '{args.graph}' at {args.url}: {'loaded' if loaded else 'already present, left as is'}; "
+          f"ontology in '{args.graph}__ontology'")
 
 
 if __name__ == "__main__":

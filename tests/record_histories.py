@@ -21,10 +21,10 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from confidence_core.override import Override
+from embedded import demo_graph
 from embedded.parts import falkordb_server, scripts_binary
 from embedded.processes import free_port
 from tests.agent_harness import Harness, open_harness
-from embedded import demo_graph
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis
 
 HERE = Path(__file__).resolve().parent / "histories"

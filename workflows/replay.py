@@ -1,4 +1,4 @@
-"""Replay workflow histories against the current ConfidenceAgentWorkflow / ActionBatchWorkflow code (Temporal's Replayer).
+"""Replay workflow histories against the current workflow code (Temporal's Replayer).
 
 A history recorded by an older version replays cleanly only if the new code makes the same decisions in
 the same order; otherwise the Replayer reports non-determinism, which is what would break the runs still
@@ -41,8 +41,8 @@ def _quiet_runtime() -> Runtime:
 
 
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
-    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow], data_converter=pydantic_data_converter,
-                        runtime=_quiet_runtime())
+    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
+                        data_converter=pydantic_data_converter, runtime=_quiet_runtime())
     outcomes = []
     for history in histories:
         result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
