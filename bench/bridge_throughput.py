@@ -40,7 +40,7 @@ def instant_llm(body: dict[str, Any]) -> tuple[int, str]:
     if is_planning(body):
         return 200, PLAN
     if is_synthesis(body):
-        return 200, "There are 25 suppliers."
+        return 200, "There are 26 suppliers."
     return 200, "ok"
 
 

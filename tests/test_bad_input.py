@@ -115,7 +115,7 @@ async def test_the_bridge_keeps_serving_through_a_storm_of_bad_messages(make_sta
         if is_planning(body):
             return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
                                                "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS n"}}]})
-        return 200, "There are 25 suppliers." if is_synthesis(body) else "ok"
+        return 200, "There are 26 suppliers." if is_synthesis(body) else "ok"
 
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url)

@@ -51,9 +51,9 @@ class SlowLLM:
             self.calls["synthesis"] += 1
             self.synthesis_started.set()
             self.release.wait(30)
-            return 200, "There are 25 suppliers."
+            return 200, "There are 26 suppliers."
         self.calls["text"] += 1
-        return 200, "There are 25 suppliers in the graph."
+        return 200, "There are 26 suppliers in the graph."
 
 
 @dataclass
@@ -138,7 +138,7 @@ async def test_worker_killed_mid_run_restarts_and_no_completed_step_runs_again(d
         llm.release.set()
         d.new_worker()
         messages = await asyncio.wait_for(asking, 90)
-    assert messages[-1].message_type == "answer" and "There are 25 suppliers." in messages[-1].content
+    assert messages[-1].message_type == "answer" and "There are 26 suppliers." in messages[-1].content
     assert llm.calls["plan"] == 1 and llm.calls["text"] == 1  # completed work was not repeated
     assert llm.calls["synthesis"] == 2  # the interrupted activity ran again on the new worker
 
