@@ -9,8 +9,10 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from falkordb.asyncio import FalkorDB
+from temporalio.client import WorkflowUpdateFailedError
 
 from cli.ask import ask
 from confidence_core.models import AgentRequest, AgentResponse
@@ -77,6 +79,10 @@ async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # t
         except Exception:  # not started yet
             status = None
         if status is not None and status.pending_override is not None:
+            # Retrying makes no sense for an approval: the update says so and changes nothing.
+            with pytest.raises(WorkflowUpdateFailedError) as rejected:
+                await handle.execute_update("submit_override", Override(step_id="approve", decision="retry"))
+            assert "retry is not a choice here; choose one of accept, skip, abort" in str(rejected.value.cause)
             await handle.execute_update("submit_override", Override(step_id="approve", decision=decision, by="ops"))
             return status
         await asyncio.sleep(0.1)

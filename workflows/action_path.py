@@ -113,6 +113,8 @@ class ActionPath:
         summary = await self._execute_batch(inp, intent, targets)
         self._status.step(EXECUTE_STEP).state = StepState.SUCCEEDED
         self._emit(inp, event_message(complete_event(summary)))
+        self._notes.append(f"{intent.action_name} on {summary.total} {intent.entity_type}: {summary.succeeded} "
+                           f"succeeded, {summary.failed} failed (action history: run {workflow.info().workflow_id})")
         score = 0.95  # every outcome is what the graph reported back for its entity
         self._status.final_confidence = score
         self._phase("completed")
