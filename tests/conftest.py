@@ -11,9 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
+from falkordb.asyncio import FalkorDB
 from prometheus_client import CollectorRegistry
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -146,6 +148,17 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
 
     yield start
     await stack.aclose()
+
+
+@pytest_asyncio.fixture
+async def demo_copy(falkordb_url: str, unique: str) -> AsyncIterator[tuple[str, Any]]:
+    """A private copy of the demo graph a test may change: (its name, a FalkorDB graph handle)."""
+    name = f"demo-{unique}"
+    await demo_graph.load(falkordb_url, name)
+    db = FalkorDB.from_url(falkordb_url)
+    yield name, db.select_graph(name)
+    await db.select_graph(name).delete()
+    await db.aclose()
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from typing import Any
 
-from falkordb.asyncio import FalkorDB
-
 from activities.actions import ActionTools
 from activities.graph_store import GraphStore
 from confidence_core.activity_io import StepInput
@@ -28,9 +26,8 @@ async def cli(falkordb_url: str, graph: str, *args: str) -> subprocess.Completed
     return await asyncio.to_thread(subprocess.run, cmd, capture_output=True, text=True, timeout=60)
 
 
-async def test_list_and_undo(falkordb_url: str, unique: str) -> None:
-    name = f"history-{unique}"
-    await demo_graph.load(falkordb_url, name)
+async def test_list_and_undo(falkordb_url: str, demo_copy: tuple[str, Any]) -> None:
+    name, g = demo_copy
     store = GraphStore(falkordb_url, name)
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH))
     for step, (action, entity) in enumerate([("submit", DRAFTS[0]), ("submit", DRAFTS[1]),
@@ -40,32 +37,26 @@ async def test_list_and_undo(falkordb_url: str, unique: str) -> None:
             arguments={"entity_type": "PurchaseOrder", "action_name": action, "entity_id": entity})))
         assert out.success, out.output
     await store.aclose()
-    db = FalkorDB.from_url(falkordb_url)
-    g = db.select_graph(name)
-    try:
-        listed = await cli(falkordb_url, name, "list", "--run", "run-h", "--json")
-        assert listed.returncode == 0, listed.stderr
-        entries = [json.loads(line) for line in listed.stdout.splitlines()]
-        assert sorted(e["entity_id"] for e in entries) == sorted([*DRAFTS, APPROVED])
-        submitted = next(e for e in entries if e["entity_id"] == DRAFTS[0])
-        assert submitted["changes"] == {"status": {"before": "draft", "after": "submitted"}}
-        assert submitted["request"] == "tidy up the drafts"
+    listed = await cli(falkordb_url, name, "list", "--run", "run-h", "--json")
+    assert listed.returncode == 0, listed.stderr
+    entries = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert sorted(e["entity_id"] for e in entries) == sorted([*DRAFTS, APPROVED])
+    submitted = next(e for e in entries if e["entity_id"] == DRAFTS[0])
+    assert submitted["changes"] == {"status": {"before": "draft", "after": "submitted"}}
+    assert submitted["request"] == "tidy up the drafts"
 
-        undone = await cli(falkordb_url, name, "undo", "--run", "run-h", "--by", "ops")
-        assert undone.returncode == 1  # one of the three could not be undone
-        assert f"undone: submit {DRAFTS[0]}" in undone.stdout and f"undone: submit {DRAFTS[1]}" in undone.stdout
-        assert f"NOT undone: makePayment {APPROVED} - makePayment cannot be undone: it is irreversible" \
-            in undone.stdout
-        statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
-                                     {"ids": DRAFTS})).result_set
-        assert statuses == [["draft"]]
+    undone = await cli(falkordb_url, name, "undo", "--run", "run-h", "--by", "ops")
+    assert undone.returncode == 1  # one of the three could not be undone
+    assert f"undone: submit {DRAFTS[0]}" in undone.stdout and f"undone: submit {DRAFTS[1]}" in undone.stdout
+    assert f"NOT undone: makePayment {APPROVED} - makePayment cannot be undone: it is irreversible" \
+        in undone.stdout
+    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
+                                 {"ids": DRAFTS})).result_set
+    assert statuses == [["draft"]]
 
-        again = await cli(falkordb_url, name, "undo", "--key", submitted["key"])
-        assert again.returncode == 1 and "no executed action to undo" in again.stderr
-        records: Any = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
-        assert records == 5  # three actions and two undos, none applied twice
-        shown = await cli(falkordb_url, name, "list", "--entity", DRAFTS[0])
-        assert "[undone by undo:" in shown.stdout and "withdraw PurchaseOrder" in shown.stdout
-    finally:
-        await g.delete()
-        await db.aclose()
+    again = await cli(falkordb_url, name, "undo", "--key", submitted["key"])
+    assert again.returncode == 1 and "no executed action to undo" in again.stderr
+    records: Any = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
+    assert records == 5  # three actions and two undos, none applied twice
+    shown = await cli(falkordb_url, name, "list", "--entity", DRAFTS[0])
+    assert "[undone by undo:" in shown.stdout and "withdraw PurchaseOrder" in shown.stdout

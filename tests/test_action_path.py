@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from falkordb.asyncio import FalkorDB
 from temporalio.client import WorkflowUpdateFailedError
 
 from cli.ask import ask
@@ -50,16 +47,6 @@ class DomainModel:
         return 200, "ok"
 
 
-@pytest_asyncio.fixture
-async def graph(falkordb_url: str, unique: str) -> AsyncIterator[tuple[str, Any]]:
-    name = f"batch-{unique}"
-    await demo_graph.load(falkordb_url, name)
-    db = FalkorDB.from_url(falkordb_url)
-    yield name, db.select_graph(name)
-    await db.select_graph(name).delete()
-    await db.aclose()
-
-
 def events(messages: list[AgentResponse]) -> list[dict[str, Any]]:
     found = []
     for m in messages:
@@ -95,9 +82,9 @@ async def run(stack, question: str, request_id: str) -> list[AgentResponse]:  # 
                                  timeout_s=120, request_id=request_id)]
 
 
-async def test_pay_all_orders_of_a_supplier_then_ask_about_them(make_stack, graph, unique: str) -> None:
+async def test_pay_all_orders_of_a_supplier_then_ask_about_them(make_stack, demo_copy, unique: str) -> None:
     """The seed's conversation: 20 orders, approval first, 18 paid, 2 failing with their reasons."""
-    graph_name, g = graph
+    graph_name, g = demo_copy
     with ScriptedLLM(DomainModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  action_window=8, action_max_concurrent=4)
@@ -145,9 +132,9 @@ async def test_pay_all_orders_of_a_supplier_then_ask_about_them(make_stack, grap
         assert (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0] == 18
 
 
-async def test_nothing_changes_without_approval(make_stack, graph, unique: str) -> None:
+async def test_nothing_changes_without_approval(make_stack, demo_copy, unique: str) -> None:
     """Skipped at approval, or no approval in time: the dry run ran, the batch never did."""
-    graph_name, g = graph
+    graph_name, g = demo_copy
     with ScriptedLLM(DomainModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  override_timeout_s=2)
@@ -165,9 +152,9 @@ async def test_nothing_changes_without_approval(make_stack, graph, unique: str) 
         sum(1 for o in demo_graph.generate().nodes["PurchaseOrder"] if o["paid"])
 
 
-async def test_small_reversible_batch_runs_without_approval(make_stack, graph, unique: str) -> None:
+async def test_small_reversible_batch_runs_without_approval(make_stack, demo_copy, unique: str) -> None:
     """Three named orders to approve: reversible, under the approval bar, sure targets: it just runs."""
-    graph_name, g = graph
+    graph_name, g = demo_copy
     submitted = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:3]
     intent = {"entity_type": "PurchaseOrder", "action_name": "approve", "entity_ids": submitted,
               "related_class": "", "related_name": ""}
@@ -181,9 +168,9 @@ async def test_small_reversible_batch_runs_without_approval(make_stack, graph, u
     assert [r[0] for r in statuses] == ["approved"] * 3
 
 
-async def test_injection_through_the_target_name_changes_nothing(make_stack, graph, unique: str) -> None:
+async def test_injection_through_the_target_name_changes_nothing(make_stack, demo_copy, unique: str) -> None:
     """A hostile supplier name from the model is a parameter: it matches no supplier, nothing runs."""
-    graph_name, g = graph
+    graph_name, g = demo_copy
     intent = {"entity_type": "PurchaseOrder", "action_name": "makePayment", "entity_ids": [],
               "related_class": "Supplier", "related_name": "x' OR 1=1 WITH o MATCH (n) DETACH DELETE n //"}
     with ScriptedLLM(DomainModel(intent)) as llm:

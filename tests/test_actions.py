@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from falkordb.asyncio import FalkorDB
 
 from activities.actions import ActionTools
 from activities.graph_store import GraphStore
@@ -33,13 +32,9 @@ def call(function: str, run: str = "run-1", step: str = "s1", **arguments: str) 
 
 
 @pytest_asyncio.fixture
-async def graph(falkordb_url: str, unique: str) -> AsyncIterator[tuple[ActionTools, Any]]:
-    name = f"actions-{unique}"
-    await demo_graph.load(falkordb_url, name)
-    db = FalkorDB.from_url(falkordb_url)
-    yield ActionTools(GraphStore(falkordb_url, name), ONTOLOGY), db.select_graph(name)
-    await db.select_graph(name).delete()
-    await db.aclose()
+async def graph(falkordb_url: str, demo_copy: tuple[str, Any]) -> AsyncIterator[tuple[ActionTools, Any]]:
+    name, g = demo_copy
+    yield ActionTools(GraphStore(falkordb_url, name), ONTOLOGY), g
 
 
 async def prop(g: Any, po: str, key: str) -> Any:

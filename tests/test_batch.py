@@ -5,12 +5,9 @@ batch run again under the same run id applies nothing twice."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from falkordb.asyncio import FalkorDB
 from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -26,20 +23,10 @@ from workflows.action_batch import ActionBatchWorkflow
 SUBMITTED = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
 
 
-@pytest_asyncio.fixture
-async def graph(falkordb_url: str, unique: str) -> AsyncIterator[tuple[str, Any]]:
-    name = f"window-{unique}"
-    await demo_graph.load(falkordb_url, name)
-    db = FalkorDB.from_url(falkordb_url)
-    yield name, db.select_graph(name)
-    await db.select_graph(name).delete()
-    await db.aclose()
-
-
 @pytest.mark.parametrize("local", [True, False], ids=["local-activities", "activities"])
-async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvironment, falkordb_url: str, graph,
+async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy,
                                                       local: bool) -> None:
-    name, g = graph
+    name, g = demo_copy
     store = GraphStore(falkordb_url, name)
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH), simulated_latency_s=0.1)
     published: list[dict[str, Any]] = []

@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from confidence_core.models import AgentResponse, ExecutionStep
 
+from workflows.errors import failure_message
 from workflows.outbox import Outbox
 
 BATCH_WORKFLOW_NAME = "ActionBatchWorkflow"
@@ -62,9 +63,7 @@ async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome
                 "execute_action", arg, result_type=StepOutput, task_queue=req.tools_queue,
                 start_to_close_timeout=timeout, retry_policy=retry)
     except ActivityError as exc:
-        cause = exc.cause if exc.cause is not None else exc
-        message = getattr(cause, "message", "") or str(cause)
-        return EntityOutcome(entity_id=target.entity_id, success=False, error=f"not executed: {message}")
+        return EntityOutcome(entity_id=target.entity_id, success=False, error=f"not executed: {failure_message(exc)}")
     return outcome_of(target.entity_id, out)
 
 

@@ -15,9 +15,10 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError
 
 from workflows.action_path import ActionPath, RunAborted
+from workflows.errors import failure_message
 from workflows.outbox import EMIT_RETRY, Outbox
 
 with workflow.unsafe.imports_passed_through():
@@ -79,13 +80,6 @@ def answer_chunks(answer: str, size: int = 120) -> list[str]:
             current = ""
         current += sentence
     return [*chunks, current] if current else chunks or [answer]
-
-
-def failure_message(exc: BaseException) -> str:
-    """The innermost cause's message: what actually went wrong, not Temporal's wrapper text."""
-    while isinstance(exc, ActivityError) and exc.cause is not None:
-        exc = exc.cause
-    return exc.message if isinstance(exc, ApplicationError) else str(exc)
 
 
 @workflow.defn(name=WORKFLOW_NAME)
