@@ -1,4 +1,4 @@
-"""The action history (seed 002 phase 5): every executed action is an ActionRecord node, written in the
+"""The action history : every executed action is an ActionRecord node, written in the
 same query as its effects (request, entity, before/after, time, run). Listing reads them; undo applies
 the definition's inverse once per record, under its own idempotency key, and marks the record undone."""
 

@@ -1,4 +1,4 @@
-"""The action path's LLM calls (seed 002 section 4.3): the router's QUERY / ACTION / ANSWER intent, and
+"""The action path's LLM calls: the router's QUERY / ACTION / ANSWER intent, and
 the action planner's structured intent, validated against the ontology (one repair round)."""
 
 from __future__ import annotations
@@ -8,10 +8,12 @@ import json
 import structlog
 from temporalio import activity
 
-from activities.llm_client import ChatModel
-from confidence_core.batch import ActionIntent, ActionPlanningOutput, Intent, RouteInput, RouteOutput
+from backends.llm import ChatModel
 from confidence_core.ontology import Ontology, UnknownName
-from confidence_core.prompts import PromptTemplates
+from contracts.action_path import ActionIntent, ActionPlanningOutput
+from contracts.names import Activities
+from contracts.routing import Intent, RouteInput, RouteOutput
+from service.prompts import PromptTemplates
 
 log = structlog.get_logger(__name__)
 
@@ -45,7 +47,7 @@ class ActionPlanningActivities:
         return "\n".join(f"- {cls}: " + "; ".join(f"{name} ({a.description})" for name, a in actions.items())
                          for cls, actions in self.ontology.actions.items())
 
-    @activity.defn(name="route")
+    @activity.defn(name=Activities.ROUTE)
     async def route(self, request: RouteInput) -> RouteOutput:
         """QUERY, ACTION or ANSWER. Without actions on this worker there is nothing to route: QUERY."""
         if self.ontology is None or not self.ontology.actions:
@@ -64,7 +66,7 @@ class ActionPlanningActivities:
             log.warning("route_unusable", text=completion.text[:200])
             return RouteOutput(intent=Intent.QUERY, reasoning="the router's answer was unusable; read-only")
 
-    @activity.defn(name="plan_action")
+    @activity.defn(name=Activities.PLAN_ACTION)
     async def plan_action(self, request: RouteInput) -> ActionPlanningOutput:
         if self.ontology is None or not self.ontology.actions:
             return ActionPlanningOutput(error="No actions are configured on this service.")

@@ -1,7 +1,7 @@
-"""The action tools of seed 002 (section 3.2) except the batch, which is the workflow's fan-out:
-list_available_actions, get_action_details, validate_action_preconditions, execute_action; and for the
-action path, resolve_action_targets (which entities a request means) and validate_action_batch (the dry
-run over all of them in one read-only query per thousand).
+"""The action path's activities: resolve_action_targets (which entities a request means),
+validate_action_batch (the dry run over all of them, one read-only query per thousand) and
+execute_action (one entity; the batch is the workflow's fan-out). The read-only look-ups a plan may use
+(list_available_actions, get_action_details, validate_action_preconditions) are tools (tools/).
 
 An execution is one atomic query (confidence_core/action_query.py) carrying an idempotency key of the
 run, the step and the entity: a retried or replayed activity finds its key and applies nothing twice.
@@ -11,23 +11,21 @@ Each result says what changed (before/after) or which preconditions failed, in p
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from prometheus_client import Gauge
 from temporalio import activity
 
-from activities.graph_store import GraphQueryError, GraphStore
+from backends.graph_store import GraphQueryError, GraphStore
 from confidence_core.action_query import (
     RECORD_LABEL,
     batch_validation_query,
     execution_query,
     recorded_changes,
-    validation_query,
 )
-from confidence_core.activity_io import StepInput, StepOutput
-from confidence_core.batch import (
+from confidence_core.ontology import Ontology, UnknownName
+from contracts.action_path import (
     LISTED,
     ActionIntent,
     ActionTarget,
@@ -37,13 +35,9 @@ from confidence_core.batch import (
     ResolveTargetsInput,
     TargetsOutput,
 )
-from confidence_core.models import ConfidenceMetrics
-from confidence_core.ontology import Ontology, UnknownName
-
-
-def _output(payload: dict[str, Any], success: bool, score: float, reasoning: str, retry: int) -> StepOutput:
-    return StepOutput(success=success, output=json.dumps(payload, default=str), error=None if success else reasoning,
-                      confidence=ConfidenceMetrics(score=score, reasoning=reasoning, retry_count=retry))
+from contracts.names import Activities
+from contracts.query_path import StepInput, StepOutput
+from tools.action_tool import action_output
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -75,10 +69,10 @@ class ActionTools:
                 raise
 
     def all(self) -> list[Any]:
-        return [self.list_available_actions, self.get_action_details, self.validate_action_preconditions,
-                self.execute_action, self.resolve_action_targets, self.validate_action_batch]
+        """The action path's activities on the tools queue (execute_action also runs as a local activity)."""
+        return [self.execute_action, self.resolve_action_targets, self.validate_action_batch]
 
-    @activity.defn(name="resolve_action_targets")
+    @activity.defn(name=Activities.RESOLVE_ACTION_TARGETS)
     async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
         """The entities an action intent names, by id or through a related entity, at most `max_targets`."""
         intent = request.intent
@@ -139,7 +133,7 @@ class ActionTools:
         return TargetsOutput(targets=targets, confidence=confidence,
                              reasoning=f"{len(targets)} {intent.entity_type} of {label} {names} ({how})")
 
-    @activity.defn(name="validate_action_batch")
+    @activity.defn(name=Activities.VALIDATE_ACTION_BATCH)
     async def validate_action_batch(self, request: DryRunInput) -> DryRunOutput:
         """The dry run: which targets the action would fail on now, and why. Changes nothing."""
         would_succeed, failures, would_fail = 0, [], 0
@@ -169,61 +163,14 @@ class ActionTools:
                                                   error=f"no {request.entity_type} {missing!r}"))
         return DryRunOutput(would_succeed=would_succeed, failures=failures, would_fail=would_fail)
 
-    def _definition(self, entity_type: str, action_name: str) -> dict[str, Any]:
-        action = self.ontology.require_action(entity_type, action_name)
-        return {"entity_type": entity_type, "action": action_name, "description": action.description,
-                "parameters": action.parameters, "preconditions": [p.message for p in action.preconditions],
-                "effects": [e.model_dump(exclude_defaults=True) for e in action.effects],
-                "inverse": action.inverse, "irreversible": action.irreversible}
-
-    @activity.defn(name="list_available_actions")
-    async def list_available_actions(self, request: StepInput) -> StepOutput:
-        entity_type = request.step.arguments.get("entity_type", "")
-        try:
-            self.ontology.require_class(entity_type)
-        except UnknownName as exc:
-            return _output({"error": str(exc)}, False, 0.0, str(exc), request.retry_count)
-        actions = [self._definition(entity_type, name) for name in self.ontology.actions.get(entity_type, {})]
-        return _output({"actions": actions}, True, 0.9 if actions else 0.5,
-                       f"{len(actions)} action(s) defined for {entity_type}", request.retry_count)
-
-    @activity.defn(name="get_action_details")
-    async def get_action_details(self, request: StepInput) -> StepOutput:
-        args = request.step.arguments
-        try:
-            details = self._definition(args.get("entity_type", ""), args.get("action_name", ""))
-        except UnknownName as exc:
-            return _output({"error": str(exc)}, False, 0.0, str(exc), request.retry_count)
-        return _output(details, True, 0.9, "action definition found", request.retry_count)
-
-    @activity.defn(name="validate_action_preconditions")
-    async def validate_action_preconditions(self, request: StepInput) -> StepOutput:
-        """The dry run: would the action apply to this entity now, and if not, why not."""
-        args = request.step.arguments
-        entity_type, action_name, entity_id = (args.get("entity_type", ""), args.get("action_name", ""),
-                                               args.get("entity_id", ""))
-        try:
-            query, params = validation_query(self.ontology, entity_type, action_name, entity_id)
-            rows = await self.graph.ro_query(query, params)
-        except (UnknownName, GraphQueryError) as exc:
-            return _output({"error": str(exc)}, False, 0.0, str(exc), request.retry_count)
-        if not rows.rows:
-            reason = f"no {entity_type} {entity_id!r}"
-            return _output({"entity_id": entity_id, "valid": False, "failures": [reason]}, True, 0.9, reason,
-                           request.retry_count)
-        _, failures = rows.rows[0]
-        verdict = "preconditions hold" if not failures else "; ".join(failures)
-        return _output({"entity_id": entity_id, "valid": not failures, "failures": failures}, True, 0.9, verdict,
-                       request.retry_count)
-
-    @activity.defn(name="execute_action")
+    @activity.defn(name=Activities.EXECUTE_ACTION)
     async def execute_action(self, request: StepInput) -> StepOutput:
         args = request.step.arguments
         entity_type, action_name, entity_id = (args.get("entity_type", ""), args.get("action_name", ""),
                                                args.get("entity_id", ""))
-        key = f"{request.run_id}:{request.step.id}:{entity_type}:{entity_id}:{action_name}"
+        key = f"{request.workflow_id}:{request.step.id}:{entity_type}:{entity_id}:{action_name}"
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
-                  "run_id": request.run_id, "step_id": request.step.id, "request": request.question[:1000],
+                  "run_id": request.workflow_id, "step_id": request.step.id, "request": request.question[:1000],
                   "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
         if self._record_index is None:
             self._record_index = asyncio.ensure_future(self._ensure_record_index())
@@ -249,15 +196,15 @@ class ActionTools:
             query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record)
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
-            return _output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
+            return action_output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
         if not rows.rows:
             reason = f"no {entity_type} {entity_id!r}"
-            return _output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
+            return action_output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
         before, after, failures, already, keys, old_before, old_after = rows.rows[0]
         if failures and not already:
-            return _output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
+            return action_output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
                            0.9, "; ".join(failures), retry)
         # Applied now, or by an earlier attempt of this very step: then report what that attempt changed.
         changes = recorded_changes(keys, old_before, old_after) if already else _changes(before, after)
-        return _output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
+        return action_output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
                        f"{action_name} applied to {entity_type} {entity_id}", retry)

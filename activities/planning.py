@@ -1,21 +1,25 @@
-"""Planning activity: question + tools + live graph schema -> validated ExecutionPlan (one repair try)."""
+"""Planning activities: question + tool catalogue + live graph schema -> a validated ExecutionPlan (one
+repair round); and the LLM's new arguments for a weak step (the retry ladder's adjusted and simplified
+rungs)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import structlog
 from temporalio import activity
 
-from activities.graph_store import GraphStore
-from activities.llm_client import ChatModel
-from activities.mcp_client import McpTools
-from confidence_core.activity_io import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
+from backends import Backends
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
-from confidence_core.prompts import PromptTemplates
-from confidence_core.tools import BUILTIN_TOOLS, ToolSpec, mcp_tool, prompt_tool
+from contracts.names import Activities
+from contracts.query_path import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
+from tools import registry
+from tools.spec import ToolSpec
 
 log = structlog.get_logger(__name__)
+TRUSTGRAPH_SCHEMA = ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
+                     "naming the entities they are about)")
 
 
 def describe_tools(tools: dict[str, ToolSpec]) -> str:
@@ -27,75 +31,52 @@ def describe_tools(tools: dict[str, ToolSpec]) -> str:
 
 
 class PlanningActivities:
-    def __init__(self, llm: ChatModel, graph: GraphStore | None, prompts: PromptTemplates,
-                 mcp: McpTools | None = None, tools: dict[str, ToolSpec] | None = None) -> None:
-        """`graph` None: the knowledge graph is TrustGraph's, reached through KnowledgeQuery (graph-rag);
-        `tools` replaces the built-in catalogue (TrustGraph mode brings its own)."""
-        self.llm = llm
-        self.graph = graph
-        self.prompts = prompts
-        self.mcp = mcp
-        self.base_tools = tools or BUILTIN_TOOLS
-        self.own_catalogue = tools is not None
+    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None) -> None:
+        """`tool_names`: the deployment's `tools` setting (None: the tools offered by default)."""
+        self.backends = backends
+        self.tool_names = list(tool_names) if tool_names is not None else None
 
     async def catalogue(self) -> dict[str, ToolSpec]:
-        """The tools the planner may use now: the built-ins, the Prompt templates, and the MCP tools that
-        the connected servers offer at this moment."""
-        tools = dict(self.base_tools)
-        templates = self.prompts.tool_templates()
-        if templates and not self.own_catalogue:
-            tools["Prompt"] = prompt_tool(templates)
-        if self.mcp is not None:
-            found = await self.mcp.list_tools()
-            if found:
-                tools["McpTool"] = mcp_tool({n: (t.description, t.input_schema) for n, t in found.items()})
-        return tools
+        return await registry.catalogue(self.backends, self.tool_names)
 
     async def _schema(self) -> str:
-        if self.graph is None:
-            return ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
-                    "naming the entities they are about)")
-        return await self.graph.describe_schema()
+        graph = self.backends.graph
+        return TRUSTGRAPH_SCHEMA if graph is None else await graph.describe_schema()
 
-    @activity.defn(name="plan")
+    @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
         tools = await self.catalogue()
-        schema_text = await self._schema()
-        system = self.prompts.render(
-            "planner_system", tools=describe_tools(tools), graph_schema=schema_text
-        )
+        prompts = self.backends.prompts
+        system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema())
         messages = [
             {"role": "system", "content": system},
-            {"role": "user", "content": self.prompts.render("planner_user", question=request.question)},
+            {"role": "user", "content": prompts.render("planner_user", question=request.question)},
         ]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         for attempt in (1, 2):
-            completion = await self.llm.chat(messages, json_schema=json_schema, max_tokens=768)
+            completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768)
             try:
-                plan = parse_plan(completion.text, plan_id=request.plan_id, tools=tools,
-                                  settings=request.settings)
+                plan = parse_plan(completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)
                 return PlanningOutput(plan=plan, attempts=attempt)
             except PlanParseError as exc:
                 problems = exc.problems
                 log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems)
                 messages += [
                     {"role": "assistant", "content": completion.text},
-                    {"role": "user", "content": self.prompts.render("planner_repair", problems="; ".join(problems))},
+                    {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
                 ]
         return PlanningOutput(
             error="Could not make a usable plan for this question: " + "; ".join(problems), attempts=2
         )
 
-    @activity.defn(name="adjust_step")
+    @activity.defn(name=Activities.ADJUST_STEP)
     async def adjust_step(self, request: AdjustInput) -> AdjustOutput:
         """Retry ladder rungs 2 and 3: the LLM proposes new arguments for the step, given why it was weak."""
         tool = (await self.catalogue()).get(request.step.function)
         if tool is None:
             return AdjustOutput(arguments=request.step.arguments)
-        schema_text = ""
-        if request.step.function in ("GraphQuery", "KnowledgeQuery"):
-            schema_text = "Knowledge graph schema:\n" + await self._schema()
+        schema_text = "Knowledge graph schema:\n" + await self._schema() if tool.uses_schema else ""
         names = [a.name for a in tool.arguments]
         json_schema = {
             "type": "object",
@@ -103,13 +84,14 @@ class PlanningActivities:
                                          "required": sorted(tool.required_arguments())}},
             "required": ["arguments"],
         }
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render(
+        prompts = self.backends.prompts
+        completion = await self.backends.llm.chat([
+            {"role": "system", "content": prompts.render(
                 "adjust_system", tool=tool.name, tool_description=tool.description, graph_schema=schema_text)},
-            {"role": "user", "content": self.prompts.render(
+            {"role": "user", "content": prompts.render(
                 "adjust_user", question=request.question, arguments=json.dumps(request.step.arguments),
                 last_output=request.last_output, reasoning=request.reasoning,
-                instruction=self.prompts.render(f"adjust_{request.rung}"))},
+                instruction=prompts.render(f"adjust_{request.rung}"))},
         ], json_schema=json_schema, max_tokens=512)
         try:
             proposed = json.loads(completion.text)["arguments"]

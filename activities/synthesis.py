@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.llm_client import ChatModel
-from confidence_core.activity_io import SynthesisInput, SynthesisOutput
-from confidence_core.batch import RouteInput
+from backends.llm import ChatModel
 from confidence_core.memory import trim
-from confidence_core.prompts import PromptTemplates
+from contracts.names import Activities
+from contracts.query_path import SynthesisInput, SynthesisOutput
+from contracts.routing import RouteInput
+from service.prompts import PromptTemplates
 
 
 class SynthesisActivities:
@@ -16,7 +17,7 @@ class SynthesisActivities:
         self.llm = llm
         self.prompts = prompts
 
-    @activity.defn(name="synthesize")
+    @activity.defn(name=Activities.SYNTHESIZE)
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
         share = request.max_context_size // max(1, len(request.results))
         results = "\n\n".join(
@@ -33,7 +34,7 @@ class SynthesisActivities:
             in_tokens=completion.in_tokens, out_tokens=completion.out_tokens,
         )
 
-    @activity.defn(name="answer_directly")
+    @activity.defn(name=Activities.ANSWER_DIRECTLY)
     async def answer_directly(self, request: RouteInput) -> SynthesisOutput:
         """The router's ANSWER intent: no tools, no graph."""
         completion = await self.llm.chat([

@@ -34,17 +34,17 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
-from activities.metrics import AgentMetrics
-from confidence_core.activity_io import EmitInput
-from confidence_core.config import ServiceConfig
-from confidence_core.models import AgentRequest, AgentRunInput, AgentSettings, TaskQueues
-from confidence_core.prompts import PromptTemplates
+from activities.agent_metrics import AgentMetrics
+from backends.factory import make_backends
+from contracts.names import SEARCH_ATTRIBUTES, WORKFLOW_NAME, TaskQueues
+from contracts.run import AgentRunInput, AgentSettings
+from contracts.wire import AgentRequest, EmitInput
 from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.parts import falkordb_server, temporal_server
 from embedded.processes import free_port
+from service.config import ServiceConfig
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing, question_of
-from worker.main import FAMILIES, build_workers, make_backends
-from workflows.confidence_agent import SEARCH_ATTRIBUTES, WORKFLOW_NAME
+from worker.families import FAMILIES, build_workers
 
 LATENCY_S = 0.05
 
@@ -145,8 +145,8 @@ async def main() -> None:
                                    llm_model="scripted", ontology_path=str(ONTOLOGY_PATH),
                                    action_latency_ms=LATENCY_S * 1000, queues=queues, metrics_port=0,
                                    audit_path=str(data / "audit.jsonl"))
-            chat, graph, _ = make_backends(config)
-            workers = build_workers(client, config, set(FAMILIES), chat, graph, PromptTemplates.load(),
+            backends = make_backends(config)
+            workers = build_workers(client, config, set(FAMILIES), backends,
                                     AgentMetrics(CollectorRegistry()))
             workers.append(Worker(client, task_queue=queues.bridge, activities=[emit]))
             for w in workers:
@@ -166,9 +166,7 @@ async def main() -> None:
             finally:
                 for w in workers:
                     await w.__aexit__(None, None, None)
-                await chat.aclose()
-                if graph is not None:
-                    await graph.aclose()
+                await backends.aclose()
     finally:
         for s in reversed(servers):
             s.stop()

@@ -18,12 +18,12 @@ import pulsar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from contracts.names import SEARCH_ATTRIBUTES
 from embedded import demo_graph
 from embedded.parts import falkordb_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, free_port
+from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM
-from worker.runtime import pulsar_client
-from workflows.confidence_agent import SEARCH_ATTRIBUTES
 
 REQUEST_TOPIC = "non-persistent://tg/request/agent:default:default"
 RESPONSE_TOPIC = "non-persistent://tg/response/agent:default:default"
@@ -65,11 +65,11 @@ async def deployment(responder: Callable[[dict[str, Any]], tuple[int, str]], **e
             env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
                    "TGCA_PULSAR_URL": f"pulsar://127.0.0.1:{ports['pulsar']}", "TGCA_FALKORDB_URL": falkordb_url,
                    "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted", "TGCA_MCP_SERVERS": "[]",
-                   "TGCA_METRICS_PORT": str(ports["metrics"]),
-                   "TGCA_BRIDGE_METRICS_PORT": str(ports["bridge_metrics"]),
                    "TGCA_AUDIT_PATH": str(data / "audit.jsonl"), "TGCA_LOG_LEVEL": "WARNING", **extra_env}
+            metrics = {"worker": ports["metrics"], "bridge": ports["bridge_metrics"]}  # one port per process
             for name in ("worker", "bridge"):
-                part = ManagedProcess(name, [sys.executable, "-m", name], data / f"{name}.log", env=env)
+                part = ManagedProcess(name, [sys.executable, "-m", name], data / f"{name}.log",
+                                      env={**env, "TGCA_METRICS_PORT": str(metrics[name])})
                 part.start()
                 children.append(part)
             await asyncio.sleep(4)

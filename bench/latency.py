@@ -6,7 +6,7 @@ side by side with the same work done by a plain in-process asyncio executor (no 
 (a) orchestration overhead: a scripted instant LLM; the service vs the in-process executor.
 (c) simulated latency: 300 ms per LLM call (planning, synthesis), 50 ms per tool call; parallel
     execution on vs off (request-level setting), and the ratio to TrustGraph's ReAct agent (1.67 s p50
-    measured for the same shape of question, DESIGN.md).
+    measured for the same shape of question).
 """
 
 from __future__ import annotations
@@ -25,16 +25,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import deployment, percentile, run_load
 
-from activities.llm_client import LLMClient
-from confidence_core.models import AgentSettings
+from backends.llm import LLMClient
 from confidence_core.plan_parser import parse_plan
-from confidence_core.tools import BUILTIN_TOOLS
+from contracts.run import AgentSettings
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from tools.registry import static_catalogue
 
 REACT_P50_MS = 1670.0
 PLAN = json.dumps({"steps": [
     {"id": name, "function": "TextCompletion", "dependencies": [], "arguments": {"prompt": f"Look up {name}"}}
     for name in ("orders", "invoices", "payments")]})
+
+BUILTIN_TOOLS = static_catalogue(["GraphQuery", "TextCompletion", "KnowledgeQuery"])
 
 
 def llm_with_delays(llm_s: float, tool_s: float) -> Any:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/memory.py --requests 300 --concurrency 100
 
-The seed expected 768 MB for the agent; the target here is under 250 MB per process.
+The specification budgets 768 MB for the agent; the target here is under 250 MB per process.
 """
 
 from __future__ import annotations

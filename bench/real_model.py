@@ -21,16 +21,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from activities.graph_store import GraphQueryError, GraphStore
-from activities.llm_client import LLMClient
 from activities.planning import PlanningActivities
-from confidence_core.activity_io import PlanningInput
-from confidence_core.models import AgentSettings
-from confidence_core.prompts import PromptTemplates
+from backends.factory import make_backends
+from backends.graph_store import GraphQueryError
+from contracts.query_path import PlanningInput
+from contracts.run import AgentSettings
 from embedded import demo_graph
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server
 from embedded.processes import free_port
+from service.config import ServiceConfig
 
 QUESTIONS = [
     "Which three suppliers have the most purchase orders?",
@@ -57,9 +57,12 @@ async def main() -> None:
         await asyncio.gather(parts[0].wait_ready(30), parts[1].wait_ready(180))
         url = f"redis://127.0.0.1:{fk_port}"
         await demo_graph.load(url, "procurement")
-        graph = GraphStore(url, "procurement")
-        llm = LLMClient(f"http://127.0.0.1:{llm_port}/v1", "qwen", timeout_s=300)
-        planner = PlanningActivities(llm, graph, PromptTemplates.load())
+        config = ServiceConfig(falkordb_url=url, llm_base_url=f"http://127.0.0.1:{llm_port}/v1", llm_model="qwen",
+                               llm_timeout_s=300, mcp_servers=[])
+        backends = make_backends(config)
+        graph = backends.graph
+        assert graph is not None
+        planner = PlanningActivities(backends)
         rows = []
         for question in QUESTIONS:
             started = time.perf_counter()
@@ -75,8 +78,7 @@ async def main() -> None:
                 except GraphQueryError:
                     executable = with_rows = False
             rows.append((question, seconds, out.plan is not None, out.attempts, executable, with_rows))
-        await llm.aclose()
-        await graph.aclose()
+        await backends.aclose()
     finally:
         for part in parts:
             part.stop()

@@ -15,14 +15,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.action_planning import ActionPlanningActivities
-from activities.llm_client import LLMClient
-from confidence_core.batch import RouteInput
+from backends.llm import LLMClient
 from confidence_core.ontology import Ontology
-from confidence_core.prompts import PromptTemplates
+from contracts.routing import RouteInput
 from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.model_weights import resolve_model
 from embedded.parts import llm_server
 from embedded.processes import free_port
+from service.prompts import PromptTemplates
 
 REQUESTS = [("Pay all orders of supplier Northwind Traders", "ACTION"),
             ("Which three suppliers have the most purchase orders, and how many does each have?", "QUERY"),

@@ -1,7 +1,7 @@
 """The bridge's `emit` activity: AgentResponse -> superset JSON on the response topic, `id` property set.
 
 Batching is off: every message is on the caller's latency path, and a batching producer would hold
-each one for its publish delay (see DESIGN.md, measured facts).
+each one for its publish delay (measured: BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pulsar.asyncio import Producer
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from bridge.metrics import EMIT_SECONDS
-from confidence_core.activity_io import EmitInput
-from confidence_core.models import AgentResponse
-from confidence_core.wire import encode_response
+from bridge.bridge_metrics import EMIT_SECONDS
+from contracts.names import Activities
+from contracts.wire import AgentResponse, EmitInput
+from contracts.wire_codec import encode_response
 
 log = structlog.get_logger(__name__)
 
@@ -70,7 +70,7 @@ class EmitActivities:
     def __init__(self, publisher: ResponsePublisher) -> None:
         self.publisher = publisher
 
-    @activity.defn(name="emit")
+    @activity.defn(name=Activities.EMIT)
     async def emit(self, message: EmitInput) -> None:
         """Publish in order. After a retry, messages already sent go out again with the same message_id,
         which is how clients recognise and drop them."""

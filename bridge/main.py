@@ -12,25 +12,19 @@ from temporalio.worker import Worker
 
 from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
-from confidence_core.config import ServiceConfig, load_config
-from confidence_core.topics import agent_subscription
-from worker.runtime import PartUnreachable, configure_logging, connect_temporal, pulsar_client, run_until_signalled
+from contracts.topics import agent_subscription
+from service.config import ServiceConfig
+from service.connections import PartUnreachable, connect_temporal, pulsar_client
+from service.flags import add_common_args, add_flow_args, config_from_args
+from service.lifecycle import configure_logging, run_until_signalled
 
 log = structlog.get_logger(__name__)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="tg-confidence-bridge", description=__doc__)
-    p.add_argument("-p", "--pulsar-host", dest="pulsar_url", help="Pulsar URL (env PULSAR_HOST)")
-    p.add_argument("--temporal-address", help="Temporal frontend host:port")
-    p.add_argument("--temporal-namespace", help="Temporal namespace")
-    p.add_argument("--request-topic", dest="request_topics", action="append",
-                   help="agent request topic to consume (repeatable)")
-    p.add_argument("--response-topic", help="agent response topic")
-    p.add_argument("--workspace", help="TrustGraph workspace (names the subscription)")
-    p.add_argument("--flow", help="TrustGraph flow (names the subscription)")
-    p.add_argument("-l", "--log-level", help="log level")
-    p.add_argument("-P", "--metrics-port", type=int, help="Prometheus port for the bridge's metrics (0: off)")
+    add_common_args(p)
+    add_flow_args(p)
     return p.parse_args(argv)
 
 
@@ -55,8 +49,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[EmitActivities(publisher).emit],
                     max_concurrent_activities=256)
-    if config.bridge_metrics_port:
-        start_http_server(config.bridge_metrics_port)
+    if config.metrics_port:
+        start_http_server(config.metrics_port)
     log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:
@@ -72,12 +66,6 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    config = load_config(
-        pulsar_url=args.pulsar_url, temporal_address=args.temporal_address,
-        temporal_namespace=args.temporal_namespace, request_topics=args.request_topics,
-        response_topic=args.response_topic, workspace=args.workspace, flow=args.flow, log_level=args.log_level,
-        bridge_metrics_port=args.metrics_port,
-    )
+    config = config_from_args(parse_args(argv))
     configure_logging(config.log_level)
     run_until_signalled(serve, config)

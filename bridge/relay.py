@@ -20,21 +20,23 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
+from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.emit import ResponsePublisher
-from bridge.metrics import REQUEST_SECONDS
 from confidence_core.canary import takes_request
-from confidence_core.models import AgentRequest, AgentResponse, AgentRunInput, AgentRunResult, TaskQueues
-from confidence_core.override import OVERRIDE_STATE, OverrideRejected, parse_pulsar_override
-from confidence_core.topics import is_persistent, workflow_id_for
-from confidence_core.wire import RequestDecodeError, decode_request, error_response
-from workflows.confidence_agent import WORKFLOW_NAME
+from confidence_core.override import parse_pulsar_override
+from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
+from contracts.override import OVERRIDE_STATE, OverrideRejected
+from contracts.run import AgentRunInput, AgentRunResult
+from contracts.topics import is_persistent
+from contracts.wire import AgentRequest, AgentResponse
+from contracts.wire_codec import RequestDecodeError, decode_request, error_response
 
 log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
 class Routing:
-    """Canary and fallback settings (seed 8.2)."""
+    """Canary and fallback settings."""
 
     enabled: bool = True
     traffic_percentage: float = 100.0

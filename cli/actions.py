@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from activities.action_history import ActionHistory, HistoryEntry
 from activities.actions import ActionTools
-from activities.graph_store import GraphQueryError, GraphStore
+from backends.graph_store import GraphQueryError, GraphStore
+from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.ontology import Ontology, UnknownName
 from embedded.demo_graph import ONTOLOGY_PATH
+from service.flags import config_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("actions", help="list executed actions, undo reversible ones")
-    p.add_argument("--falkordb-url", default=os.environ.get("TGCA_FALKORDB_URL", "redis://127.0.0.1:6379"))
-    p.add_argument("--graph-name", default=os.environ.get("TGCA_GRAPH_NAME", "procurement"))
-    p.add_argument("--ontology", type=Path, default=Path(os.environ.get("TGCA_ONTOLOGY_PATH") or ONTOLOGY_PATH),
-                   help="the domain's ontology YAML (its action definitions name the inverses)")
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("actions", parents=[common], help="list executed actions, undo reversible ones")
+    p.add_argument("--falkordb-url", help="FalkorDB URL (env TGCA_FALKORDB_URL)")
+    p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")
+    p.add_argument("--ontology", "--ontology-path", dest="ontology_path",
+                   help="the domain's ontology YAML, whose action definitions name the inverses "
+                        "(env TGCA_ONTOLOGY_PATH; default: the demo's)")
     verbs = p.add_subparsers(dest="verb", required=True)
     ls = verbs.add_parser("list", help="the most recent executed actions")
     ls.add_argument("--run", default="", help="only this run (workflow id, e.g. agent-<request id>)")
@@ -41,14 +43,14 @@ def _line(e: HistoryEntry) -> str:
 
 async def run(args: argparse.Namespace) -> int:
     if args.verb == "list" and args.limit <= 0:
-        print("tg-confidence: --limit must be positive", file=sys.stderr)
-        return 2
+        return error("--limit must be positive", UNREACHABLE_OR_BAD_INPUT)
+    config = config_from_args(args)
+    ontology_path = Path(config.ontology_path or ONTOLOGY_PATH)
     try:
-        ontology = Ontology.load(args.ontology)
+        ontology = Ontology.load(ontology_path)
     except (OSError, ValueError) as exc:
-        print(f"tg-confidence: cannot load the ontology {args.ontology}: {exc}", file=sys.stderr)
-        return 2
-    store = GraphStore(args.falkordb_url, args.graph_name)
+        return error(f"cannot load the ontology {ontology_path}: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    store = GraphStore(config.falkordb_url, config.graph_name)
     history = ActionHistory(ActionTools(store, ontology))
     try:
         if args.verb == "list":
@@ -58,8 +60,7 @@ async def run(args: argparse.Namespace) -> int:
         entries = await history.list(key=args.key or "", run_id=args.run or "", limit=100_000)
         entries = [e for e in entries if not e.undoes and not e.undone_by]
         if not entries:
-            print("tg-confidence: no executed action to undo there", file=sys.stderr)
-            return 1
+            return error("no executed action to undo there", FAILED)
         failed = 0
         for entry in entries:
             outcome = await history.undo(entry, args.by)
@@ -68,7 +69,6 @@ async def run(args: argparse.Namespace) -> int:
                   f"{outcome.detail}")
         return 1 if failed else 0
     except (GraphQueryError, UnknownName, ConnectionError, OSError) as exc:
-        print(f"tg-confidence: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     finally:
         await store.aclose()

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 
 import pulsar
 
-from confidence_core.models import AgentRequest, AgentResponse
-from confidence_core.wire import decode_response, encode_request
-from worker.runtime import pulsar_client
+from contracts.wire import AgentRequest, AgentResponse
+from contracts.wire_codec import decode_response, encode_request
+from service.connections import pulsar_client
 
 
 class AskTimeout(TimeoutError):

@@ -96,3 +96,12 @@ def recorded_changes(keys: list[str] | None, before: list | None, after: list | 
     """A record's change as {property: {before, after}}, leaving out properties the action left as they were."""
     return {k: {"before": b, "after": a} for k, b, a in zip(keys or [], before or [], after or [], strict=False)
             if b != a}
+
+
+def describe_action(ontology: Ontology, entity_type: str, action_name: str) -> dict[str, Any]:
+    """An action's definition in plain data (UnknownName when there is no such action)."""
+    action = ontology.require_action(entity_type, action_name)
+    return {"entity_type": entity_type, "action": action_name, "description": action.description,
+            "parameters": action.parameters, "preconditions": [p.message for p in action.preconditions],
+            "effects": [e.model_dump(exclude_defaults=True) for e in action.effects],
+            "inverse": action.inverse, "irreversible": action.irreversible}

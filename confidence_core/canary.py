@@ -1,4 +1,4 @@
-"""Canary routing (seed section 8.2): which requests this agent takes and which go to the existing
+"""Canary routing: which requests this agent takes and which go to the existing
 agent-manager (ReAct), decided deterministically by request id so a redelivery goes the same way."""
 
 from __future__ import annotations

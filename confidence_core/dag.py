@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from confidence_core.models import ExecutionPlan, ExecutionStep
+from contracts.plan import ExecutionPlan, ExecutionStep
 
 
 def ready_steps(plan: ExecutionPlan, done: set[str], blocked: set[str]) -> list[ExecutionStep]:

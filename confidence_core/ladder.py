@@ -1,4 +1,4 @@
-"""The retry ladder for a step whose result is below its confidence threshold (seed section 5.3).
+"""The retry ladder for a step whose result is below its confidence threshold.
 
 Retry 1 repeats the same arguments after a backoff; retry 2 adjusts them (a broader query); retry 3
 and any later ones take a simplified approach. After the last retry: human override or graceful failure.

@@ -6,7 +6,12 @@ TRIM_MARK = " …[trimmed]"
 
 
 def trim(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - len(TRIM_MARK))] + TRIM_MARK
+    """At most `limit` characters; a cut is marked, unless the limit is too small to hold the mark."""
+    if len(text) <= limit:
+        return text
+    if limit < len(TRIM_MARK):
+        return text[:max(0, limit)]
+    return text[:limit - len(TRIM_MARK)] + TRIM_MARK
 
 
 def select_context(outputs: dict[str, str], dependencies: list[str], max_chars: int) -> dict[str, str]:

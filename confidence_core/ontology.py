@@ -1,4 +1,4 @@
-"""The domain ontology (seed 002): classes with typed properties and relationships, from YAML.
+"""The domain ontology: classes with typed properties and relationships, from YAML.
 
 Identifiers in Cypher (labels, relationship types, property keys) cannot be query parameters, so the
 knowledge-graph tools accept a name only if the ontology declares it; every value is a parameter.

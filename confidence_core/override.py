@@ -1,46 +1,10 @@
-"""Human override of a step whose confidence stayed below its threshold: the request the workflow
-sends, the decision a human returns (signal `override` or update `submit_override`), and its checks."""
+"""The checks on a human's override decision, and the short form a Pulsar follow-up carries it in."""
 
 from __future__ import annotations
 
 import hashlib
-from enum import StrEnum
 
-from pydantic import BaseModel, Field
-
-
-class Decision(StrEnum):
-    ACCEPT = "accept"  # use the low-confidence result as it is
-    RETRY = "retry"    # run the step once more, optionally with new arguments
-    SKIP = "skip"      # drop the step (its dependents are skipped too)
-    ABORT = "abort"    # end the run with an error
-
-
-class OverrideRequest(BaseModel):
-    step_id: str
-    function: str
-    score: float
-    threshold: float
-    reasoning: str
-    retries: int
-    arguments: dict[str, str] = Field(default_factory=dict)
-    choices: list[str] = Field(default_factory=lambda: [d.value for d in Decision])
-    timeout_s: float
-
-
-class Override(BaseModel):
-    """What a human sends. Unknown keys are rejected by type, not silently dropped."""
-
-    step_id: str
-    decision: str
-    arguments: dict[str, str] | None = None
-    reason: str = ""
-    by: str = ""
-    token: str = ""
-
-
-class OverrideRejected(ValueError):
-    pass
+from contracts.override import Decision, Override, OverrideRejected, OverrideRequest
 
 
 def token_digest(token: str) -> str:
@@ -68,9 +32,6 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
     return decision
-
-
-OVERRIDE_STATE = "override"
 
 
 def parse_pulsar_override(text: str) -> Override:

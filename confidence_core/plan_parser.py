@@ -12,8 +12,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from confidence_core.models import AgentSettings, ExecutionPlan, ExecutionStep
-from confidence_core.tools import ToolSpec
+from contracts.plan import ExecutionPlan, ExecutionStep
+from contracts.run import AgentSettings
+from tools.spec import ToolSpec
 
 MAX_ARGUMENT_CHARS = 4000
 
@@ -31,8 +32,8 @@ def plan_json_schema(tools: dict[str, ToolSpec], max_steps: int) -> dict[str, An
         properties: dict[str, Any] = {a.name: {"type": "string"} for a in tool.arguments}
         if tool.choice_argument:
             properties[tool.choice_argument] = {"type": "string", "enum": sorted(tool.choices)}
-        if tool.name == "McpTool":
-            properties["arguments"] = {"type": "object"}
+        if tool.json_argument:
+            properties[tool.json_argument] = {"type": "object"}
         branches.append({
             "type": "object",
             "properties": {
@@ -107,7 +108,8 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
                 function=tool.name,
                 arguments={k: v for k, v in arguments.items() if k in tool.argument_names()},
                 dependencies=dependencies,
-                confidence_threshold=settings.threshold_for(tool.name),
+                confidence_threshold=tool.threshold(settings.tool_thresholds, settings.confidence_threshold,
+                                                    settings.action_confidence_threshold),
                 timeout_ms=settings.step_timeout_ms,
             ))
         except ValidationError as exc:
@@ -130,16 +132,17 @@ def choice_problems(step_id: str, tool: ToolSpec, arguments: dict[str, str]) -> 
     if choice not in tool.choices:
         return [f"step {step_id} ({tool.name}) names unknown {tool.choice_argument} {choice!r}; "
                 f"known: {', '.join(sorted(tool.choices)) or 'none'}"]
-    if tool.name != "McpTool":
+    if not tool.json_argument:
         return []
+    where = f"step {step_id} ({tool.name} {choice}) {tool.json_argument}"
     try:
-        given = json.loads(arguments.get("arguments") or "{}")
+        given = json.loads(arguments.get(tool.json_argument) or "{}")
     except json.JSONDecodeError:
-        return [f"step {step_id} (McpTool {choice}) arguments are not a JSON object"]
+        given = None
     if not isinstance(given, dict):
-        return [f"step {step_id} (McpTool {choice}) arguments are not a JSON object"]
+        return [f"{where} are not a JSON object"]
     errors = sorted(Draft202012Validator(tool.choices[choice]).iter_errors(given), key=lambda e: e.path)
-    return [f"step {step_id} (McpTool {choice}) arguments: {e.message}" for e in errors[:3]]
+    return [f"{where}: {e.message}" for e in errors[:3]]
 
 
 def describe_plan(plan: ExecutionPlan) -> str:

@@ -1,4 +1,4 @@
-"""Request-level overrides from the legacy AgentRequest `plan` field (seed appendix B), e.g.
+"""Request-level overrides from the legacy AgentRequest `plan` field, e.g.
 '{"confidence_threshold": 0.8, "max_retries": 3}': safe keys only, each clamped to sane bounds."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from confidence_core.models import AgentSettings
+from contracts.run import AgentSettings
 
 # key -> (lowest, highest) for numbers; None for booleans
 SAFE_KEYS: dict[str, tuple[float, float] | None] = {

@@ -147,7 +147,7 @@ OPERATING_BALANCE = 250_000.0
 def _add_batch_supplier(ds: DemoDataset, orders: list[dict[str, Any]], issued_to: list[dict[str, Any]],
                         contains: list[dict[str, Any]], deliver_to: list[dict[str, Any]],
                         products: list[dict[str, Any]], rng_seed: int) -> None:
-    """The seed-002 conversation's supplier: 20 approved orders, awaiting payment. Paying them all from
+    """The demo conversation's supplier: 20 approved orders, awaiting payment. Paying them all from
     the operating account succeeds 18 times; one order was paid already and one costs more than the
     account holds, whatever the order the payments run in (the other 18 total far less than the balance)."""
     rng = random.Random(rng_seed + 1)

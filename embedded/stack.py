@@ -20,14 +20,13 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
-from confidence_core.models import TaskQueues
 from confidence_core.ontology import Ontology
+from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
 from embedded import demo_graph
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, tcp_open
-from worker.runtime import PartUnreachable, connect_temporal
-from workflows.confidence_agent import SEARCH_ATTRIBUTES
+from service.connections import PartUnreachable, connect_temporal
 
 
 @dataclass
@@ -196,8 +195,9 @@ class EmbeddedStack:
         worker = ManagedProcess("Worker (tg-confidence-agent)", [sys.executable, "-m", "worker"],
                                 self.o.data_dir / "worker.log", env=env,
                                 ports={"metrics": self.o.metrics_port} if self.o.metrics_port else {})
+        # One metrics port per process: the worker's is the stack's; the bridge serves none here.
         bridge = ManagedProcess("Bridge (tg-confidence-bridge)", [sys.executable, "-m", "bridge"],
-                                self.o.data_dir / "bridge.log", env=env)
+                                self.o.data_dir / "bridge.log", env={**env, "TGCA_METRICS_PORT": "0"})
         return [worker, bridge]
 
     async def _start_services(self, services: list[ManagedProcess]) -> None:

@@ -17,22 +17,13 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
-from activities.graph_store import GraphStore
-from activities.llm_client import LLMClient
-from activities.metrics import AgentMetrics
-from confidence_core.activity_io import EmitInput
-from confidence_core.config import ServiceConfig
-from confidence_core.models import (
-    AgentRequest,
-    AgentResponse,
-    AgentRunInput,
-    AgentRunResult,
-    AgentSettings,
-    TaskQueues,
-)
-from confidence_core.prompts import PromptTemplates
-from worker.main import FAMILIES, build_workers
-from workflows.confidence_agent import WORKFLOW_NAME
+from activities.agent_metrics import AgentMetrics
+from backends.factory import make_backends
+from contracts.names import WORKFLOW_NAME, TaskQueues
+from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
+from contracts.wire import AgentRequest, AgentResponse, EmitInput
+from service.config import ServiceConfig
+from worker.families import FAMILIES, build_workers
 
 
 @dataclass
@@ -80,16 +71,14 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
                            audit_path=str(audit_path), metrics_port=0, ontology_path=ontology_path)
     registry = CollectorRegistry()
     harness = Harness(client=client, config=config, registry=registry)
-    llm = LLMClient(llm_base_url, "scripted", timeout_s=10)
-    stack.push_async_callback(llm.aclose)
-    graph = GraphStore(falkordb_url, graph_name)
-    stack.push_async_callback(graph.aclose)
+    backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}))
+    stack.push_async_callback(backends.aclose)
 
     @activity.defn(name="emit")
     async def record(message: EmitInput) -> None:
         harness.messages.extend(message.responses)
 
-    workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(), AgentMetrics(registry))
+    workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(registry))
     workers.append(Worker(client, task_queue=queues.bridge, activities=[record]))
     for worker in workers:
         await stack.enter_async_context(worker)

@@ -22,18 +22,18 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.metrics import AgentMetrics
+from activities.agent_metrics import AgentMetrics
+from backends.factory import make_backends
 from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
-from confidence_core.config import ServiceConfig
-from confidence_core.models import AgentSettings, TaskQueues
-from confidence_core.prompts import PromptTemplates
+from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
+from contracts.run import AgentSettings
 from embedded import demo_graph
 from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
-from worker.main import FAMILIES, build_workers, make_backends
-from worker.runtime import pulsar_client
-from workflows.confidence_agent import SEARCH_ATTRIBUTES
+from service.config import ServiceConfig
+from service.connections import pulsar_client
+from worker.families import FAMILIES, build_workers
 
 
 @pytest.fixture(scope="session")
@@ -121,12 +121,9 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             workspace=f"test-{unique}", ontology_path=ontology_path,
         )
         client = temporal_env.client
-        llm, graph, trustgraph = make_backends(config)
-        stack.push_async_callback(llm.aclose)
-        if graph is not None:
-            stack.push_async_callback(graph.aclose)
-        workers = build_workers(client, config, set(FAMILIES), llm, graph, PromptTemplates.load(),
-                                AgentMetrics(CollectorRegistry()), trustgraph)
+        backends = make_backends(config)
+        stack.push_async_callback(backends.aclose)
+        workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()))
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url)
@@ -165,6 +162,18 @@ async def demo_copy(falkordb_url: str, unique: str) -> AsyncIterator[tuple[str, 
 def scripted_llm() -> Iterator[type]:
     from tests.scripted_llm import ScriptedLLM
     yield ScriptedLLM
+
+
+LAYERS = ("unit", "integration", "contract", "faults", "replay")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test carries the marker of its layer (its directory), so `-m unit` and `pytest tests/unit` agree."""
+    root = Path(__file__).parent
+    for item in items:
+        layer = item.path.relative_to(root).parts[0] if item.path.is_relative_to(root) else ""
+        if layer in LAYERS:
+            item.add_marker(getattr(pytest.mark, layer))
 
 
 # Native clients (pulsar-client's C++ threads, Temporal's core runtime) can abort the interpreter while it

@@ -1,4 +1,4 @@
-"""Record the workflow histories CI replays (tests/test_replay.py) from real runs of each scenario.
+"""Record the workflow histories CI replays (tests/replay/test_replay.py) from real runs of each scenario.
 
     .venv/bin/python -m tests.record_histories                 # rewrites tests/histories/*.json
     .venv/bin/python -m tests.record_histories batch           # only the named scenarios
@@ -20,7 +20,7 @@ from falkordb.asyncio import FalkorDB
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from confidence_core.override import Override
+from contracts.override import Override
 from embedded import demo_graph
 from embedded.parts import falkordb_server, scripts_binary
 from embedded.processes import free_port
@@ -77,7 +77,7 @@ def write(name: str, history: Any) -> None:
 
 
 async def record_batch(env: WorkflowEnvironment, url: str, data: Path) -> None:
-    """The seed conversation: router, action plan, dry run, approval, three windows as child workflows."""
+    """The demo conversation: router, action plan, dry run, approval, three windows as child workflows."""
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
         async with AsyncExitStack() as stack:

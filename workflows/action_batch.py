@@ -1,4 +1,4 @@
-"""Batch execution of one ACTION over many entities (seed 002 section 5), in workflow code.
+"""Batch execution of one ACTION over many entities, in workflow code.
 
 `run_window` fans out one activity per entity through a sliding window of at most `max_concurrent`
 in flight, each with its own timeout and retries (safe: every execution carries an idempotency key),
@@ -19,8 +19,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.activity_io import StepInput, StepOutput
-    from confidence_core.batch import (
+    from contracts.action_path import (
         ActionTarget,
         BatchRequest,
         BatchSummary,
@@ -29,12 +28,13 @@ with workflow.unsafe.imports_passed_through():
         event_message,
         progress_event,
     )
-    from confidence_core.models import AgentResponse, ExecutionStep
+    from contracts.names import BATCH_WORKFLOW_NAME, Activities
+    from contracts.plan import ExecutionStep
+    from contracts.query_path import StepInput, StepOutput
+    from contracts.wire import AgentResponse
 
 from workflows.errors import failure_message
 from workflows.outbox import Outbox
-
-BATCH_WORKFLOW_NAME = "ActionBatchWorkflow"
 
 
 def outcome_of(entity_id: str, out: StepOutput) -> EntityOutcome:
@@ -48,19 +48,20 @@ def outcome_of(entity_id: str, out: StepOutput) -> EntityOutcome:
 
 
 async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome:
-    step = ExecutionStep(id=req.step_id, function="execute_action", arguments={
+    step = ExecutionStep(id=req.step_id, function=Activities.EXECUTE_ACTION, arguments={
         "entity_type": req.entity_type, "action_name": req.action_name, "entity_id": target.entity_id})
-    arg = StepInput(question=req.question, step=step, run_id=req.run_id)
+    arg = StepInput(question=req.question, step=step, workflow_id=req.workflow_id)
     retry = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
                         maximum_attempts=req.max_attempts)
     timeout = timedelta(seconds=req.timeout_s)
     try:
         if req.local_activities:
             out = await workflow.execute_local_activity(
-                "execute_action", arg, result_type=StepOutput, start_to_close_timeout=timeout, retry_policy=retry)
+                Activities.EXECUTE_ACTION, arg, result_type=StepOutput, start_to_close_timeout=timeout,
+                retry_policy=retry)
         else:
             out = await workflow.execute_activity(
-                "execute_action", arg, result_type=StepOutput, task_queue=req.tools_queue,
+                Activities.EXECUTE_ACTION, arg, result_type=StepOutput, task_queue=req.tools_queue,
                 start_to_close_timeout=timeout, retry_policy=retry)
     except ActivityError as exc:
         return EntityOutcome(entity_id=target.entity_id, success=False, error=f"not executed: {failure_message(exc)}")

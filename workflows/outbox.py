@@ -8,13 +8,13 @@ import asyncio
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+
+from workflows.activity_options import DELIVERY_RETRY
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.activity_io import EmitInput
-    from confidence_core.models import AgentResponse
+    from contracts.names import Activities
+    from contracts.wire import AgentResponse, EmitInput
 
-EMIT_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10))
 MAX_BATCH = 500  # messages per emit activity: keeps each payload far below Temporal's limits
 
 
@@ -37,12 +37,12 @@ class Outbox:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
             await workflow.execute_activity(
-                "emit",
+                Activities.EMIT,
                 EmitInput(topic=self._topic, request_id=self._request_id, responses=batch),
                 task_queue=self._queue,
                 start_to_close_timeout=timedelta(seconds=30),
                 schedule_to_close_timeout=timedelta(minutes=10),
-                retry_policy=EMIT_RETRY,
+                retry_policy=DELIVERY_RETRY,
             )
 
     async def flush(self) -> None:

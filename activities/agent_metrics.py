@@ -1,0 +1,48 @@
+"""The agent's Prometheus metrics (`agent_*`), recorded once per run by activities/run_record.py."""
+
+from __future__ import annotations
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+
+from contracts.records import RunMetrics
+
+SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
+class AgentMetrics:
+    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        self.confidence_score = Histogram(
+            "agent_confidence_score", "Confidence scores of step results", ["function"],
+            buckets=(0.1, 0.3, 0.5, 0.7, 0.9, 1.0), registry=registry)
+        self.confidence_failures = Counter(
+            "agent_confidence_failures", "Step results below their confidence threshold", registry=registry)
+        self.retry_count = Counter("agent_retry_count", "Retries on low confidence, by function", ["function"],
+                                   registry=registry)
+        self.retry_success_rate = Gauge(
+            "agent_retry_success_rate", "Share of retried steps that reached their threshold", registry=registry)
+        self.plan_execution_seconds = Histogram(
+            "agent_plan_execution_seconds", "Total run time of a plan", buckets=SECONDS_BUCKETS, registry=registry)
+        self.step_execution_seconds = Histogram(
+            "agent_step_execution_seconds", "Execution time of one step attempt", ["function"],
+            buckets=SECONDS_BUCKETS, registry=registry)
+        self.plan_complexity = Histogram(
+            "agent_plan_complexity", "Steps per plan", buckets=(1, 2, 3, 4, 5, 6, 8, 10, 15, 20), registry=registry)
+        self._retried = 0
+        self._recovered = 0
+
+    def record(self, run: RunMetrics) -> None:
+        for function, score in run.scores:
+            self.confidence_score.labels(function=function).observe(score)
+        if run.below_threshold:
+            self.confidence_failures.inc(run.below_threshold)
+        for function, count in run.retries.items():
+            self.retry_count.labels(function=function).inc(count)
+        self._retried += run.retried_steps
+        self._recovered += run.retried_steps_recovered
+        if self._retried:
+            self.retry_success_rate.set(self._recovered / self._retried)
+        self.plan_execution_seconds.observe(run.plan_seconds)
+        for timing in run.step_timings:
+            self.step_execution_seconds.labels(function=timing.function).observe(timing.seconds)
+        if run.plan_steps:
+            self.plan_complexity.observe(run.plan_steps)

@@ -1,0 +1,66 @@
+"""What tools and activities run against, chosen once per worker by `make_backends` (backends/factory.py):
+the local servers (an OpenAI-compatible LLM, FalkorDB, MCP servers) or TrustGraph's services over Pulsar.
+
+Tools see only the interfaces below, never which kind of backend is behind them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from backends.graph_store import GraphStore
+    from backends.llm import ChatModel
+    from backends.mcp import McpCallResult, McpToolInfo
+    from confidence_core.ontology import Ontology
+    from service.prompts import PromptTemplates
+
+
+@dataclass(frozen=True)
+class RagAnswer:
+    """A graph-RAG answer and the evidence behind it, as far as the backend can tell."""
+
+    answer: str  # the answer itself
+    output: str  # what the step reports (the answer, plus the facts it used when there are any)
+    entities_found: int | None = None  # entities of the question found in the graph; None: not reported
+    facts: str | None = None  # the facts the answer was written from; None: not available to check
+    sources: int = 0  # source documents the service reported
+    explained: bool = False  # the service sent provenance
+
+
+class GraphRag(Protocol):
+    async def answer(self, question: str) -> RagAnswer: ...
+
+
+class TemplateService(Protocol):
+    """The named prompt templates of the Prompt tool."""
+
+    def templates(self) -> dict[str, str]:
+        """name -> one-line description"""
+        ...
+
+    async def apply(self, name: str, input_text: str, context: str) -> str: ...
+
+
+class McpGateway(Protocol):
+    async def list_tools(self) -> dict[str, McpToolInfo]: ...
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> McpCallResult: ...
+
+
+@dataclass
+class Backends:
+    llm: ChatModel
+    prompts: PromptTemplates  # the service's own prompt texts (planner, synthesis, tools)
+    templates: TemplateService
+    rag: GraphRag
+    graph: GraphStore | None = None  # the local FalkorDB graph; None when the graph is TrustGraph's
+    ontology: Ontology | None = None  # the domain's classes and actions, when one is configured
+    mcp: McpGateway | None = None
+    max_rows: int = 200  # rows a graph query keeps
+    closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
+
+    async def aclose(self) -> None:
+        for closer in self.closers:
+            await closer.aclose()

@@ -1,0 +1,59 @@
+"""Graph RAG for KnowledgeQuery: the local one (find the question's entities in FalkorDB, read their
+neighbourhood, answer from those facts only) and TrustGraph's graph-rag service."""
+
+from __future__ import annotations
+
+from backends import RagAnswer
+from backends.graph_store import GraphStore
+from backends.llm import ChatModel
+from backends.trustgraph import TrustGraphServices
+from confidence_core.knowledge import describe_node, entity_terms
+from service.prompts import PromptTemplates
+
+ENTITIES_PER_TERM = 3
+NEIGHBOURS = 60
+NOTHING_FOUND = "No entity named in the question was found in the graph."
+
+
+class LocalGraphRag:
+    def __init__(self, graph: GraphStore, llm: ChatModel, prompts: PromptTemplates) -> None:
+        self.graph = graph
+        self.llm = llm
+        self.prompts = prompts
+
+    async def answer(self, question: str) -> RagAnswer:
+        ids: list[int] = []
+        facts: list[str] = []
+        for term in entity_terms(question):
+            found = await self.graph.ro_query(
+                "MATCH (n) WHERE any(k IN keys(n) WHERE toLower(toString(n[k])) CONTAINS toLower($term)) "
+                f"RETURN id(n), labels(n), properties(n) LIMIT {ENTITIES_PER_TERM}", {"term": term})
+            for node_id, labels, props in found.rows:
+                if node_id not in ids:
+                    ids.append(node_id)
+                    facts.append(describe_node(labels, props))
+        if not ids:
+            return RagAnswer(answer="", output=NOTHING_FOUND, entities_found=0, facts="")
+        around = await self.graph.ro_query(
+            "MATCH (n)-[r]-(m) WHERE id(n) IN $ids "
+            "RETURN labels(n), properties(n), type(r), startNode(r) = n, labels(m), properties(m) "
+            f"LIMIT {NEIGHBOURS}", {"ids": ids})
+        for n_labels, n_props, rel, outgoing, m_labels, m_props in around.rows:
+            arrow = f"-[:{rel}]->" if outgoing else f"<-[:{rel}]-"
+            facts.append(f"{describe_node(n_labels, n_props, 2)} {arrow} {describe_node(m_labels, m_props)}")
+        facts_text = "\n".join(facts)
+        completion = await self.llm.chat([
+            {"role": "system", "content": self.prompts.render("knowledge_system")},
+            {"role": "user", "content": self.prompts.render("knowledge_user", question=question, facts=facts_text)},
+        ])
+        return RagAnswer(answer=completion.text, output=f"{completion.text}\n\nFacts used:\n{facts_text}",
+                         entities_found=len(ids), facts=facts_text)
+
+
+class TrustGraphRag:
+    def __init__(self, services: TrustGraphServices) -> None:
+        self.services = services
+
+    async def answer(self, question: str) -> RagAnswer:
+        rag = await self.services.graph_rag(question)
+        return RagAnswer(answer=rag.text, output=rag.text, sources=rag.sources, explained=rag.explained)

@@ -1,0 +1,104 @@
+"""MCP tools through the official `mcp` SDK client, over stdio or streamable HTTP.
+
+A session is opened per call: simple and robust against servers that restart (a stdio server costs
+about 0.7 s to start here). Tool listings are cached for a while, so planning does not pay it each time.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from temporalio.exceptions import ApplicationError
+
+from service.config import McpServerConfig
+
+log = structlog.get_logger(__name__)
+LISTING_TTL_S = 300.0
+
+
+@dataclass(frozen=True)
+class McpToolInfo:
+    server: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class McpCallResult:
+    is_error: bool
+    text: str
+    structured: dict[str, Any] | None
+    output_schema: dict[str, Any] | None
+
+
+class McpTools:
+    def __init__(self, servers: list[McpServerConfig]) -> None:
+        self.servers = servers
+        self._listing: dict[str, McpToolInfo] = {}
+        self._listed_at = 0.0
+
+    @asynccontextmanager
+    async def _session(self, server: McpServerConfig) -> AsyncIterator[ClientSession]:
+        if server.transport == "stdio":
+            if not server.command:
+                raise ApplicationError(f"MCP server {server.name} has no command", type="McpConfig",
+                                       non_retryable=True)
+            params = StdioServerParameters(command=server.command[0], args=server.command[1:])
+            transport = stdio_client(params)
+        else:
+            transport = streamable_http_client(server.url)
+        async with transport as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+    async def list_tools(self) -> dict[str, McpToolInfo]:
+        """Every tool of every reachable server; an unreachable server is logged and left out."""
+        if self._listing and time.monotonic() - self._listed_at < LISTING_TTL_S:
+            return self._listing
+        found: dict[str, McpToolInfo] = {}
+        for server in self.servers:
+            try:
+                async with self._session(server) as session:
+                    listed = await session.list_tools()
+            except Exception as exc:  # one bad server must not hide the others or stop planning
+                log.warning("mcp_server_unavailable", server=server.name, error=str(exc))
+                continue
+            for tool in listed.tools:
+                found.setdefault(tool.name, McpToolInfo(server.name, tool.name, tool.description or "",
+                                                        dict(tool.input_schema or {}),
+                                                        dict(tool.output_schema) if tool.output_schema else None))
+        self._listing, self._listed_at = found, time.monotonic()
+        return found
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> McpCallResult:
+        tools = await self.list_tools()
+        info = tools.get(name)
+        if info is None:
+            raise ApplicationError(f"no connected MCP server offers the tool {name!r}", type="McpUnknownTool",
+                                   non_retryable=True)
+        server = next(s for s in self.servers if s.name == info.server)
+        where = server.url or " ".join(server.command)
+        try:
+            async with self._session(server) as session:
+                result = await session.call_tool(name, arguments, read_timeout_seconds=timeout_s)
+        except ApplicationError:
+            raise
+        except Exception as exc:
+            raise ApplicationError(f"MCP server {server.name} ({where}) failed: {exc}", type="McpUnavailable") from exc
+        text = "\n".join(getattr(block, "text", "") for block in result.content if getattr(block, "text", ""))
+        structured = result.structured_content
+        if structured is not None and not text:
+            text = json.dumps(structured)
+        return McpCallResult(is_error=bool(result.is_error), text=text, structured=structured,
+                             output_schema=info.output_schema)

@@ -1,0 +1,192 @@
+"""TrustGraph's own services over Pulsar (text-completion, graph-rag, prompt, mcp-tool), with TrustGraph's
+request/response pattern: a request carries an `id` property; its responses, on a shared response topic,
+carry the same `id`. Chosen by `tool_backend: trustgraph`, so inside a TrustGraph deployment the agent
+uses TrustGraph's LLM and knowledge graph instead of its local ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pulsar
+import structlog
+from pulsar.asyncio import Client as AsyncPulsarClient
+from pulsar.asyncio import Consumer, Producer
+from temporalio.exceptions import ApplicationError
+
+from backends.llm import Completion
+from backends.mcp import McpCallResult, McpToolInfo
+from contracts.topics import queue_topic
+
+log = structlog.get_logger(__name__)
+SERVICES = ("text-completion", "graph-rag", "prompt", "mcp-tool")
+# TrustGraph error types a later attempt will not fix.
+NON_RETRYABLE = {"invalid-request", "bad-request", "not-found", "unauthorized", "forbidden"}
+
+
+@dataclass(frozen=True)
+class GraphRagResult:
+    text: str
+    sources: int  # source documents the service reported on its final message
+    explained: bool  # it sent provenance (explain) messages
+
+
+class PulsarRequestResponse:
+    """Requests out on a request topic, responses routed back by `id` from the response topic."""
+
+    def __init__(self, client: AsyncPulsarClient) -> None:
+        self.client = client
+        self._producers: dict[str, Producer] = {}
+        self._consumers: dict[str, Consumer] = {}
+        self._receivers: list[asyncio.Task[None]] = []
+        self._pending: dict[str, asyncio.Queue[dict[str, Any]]] = {}
+        self._lock = asyncio.Lock()
+
+    async def _ensure(self, request_topic: str, response_topic: str) -> Producer:
+        async with self._lock:
+            if response_topic not in self._consumers:
+                consumer = await self.client.subscribe(
+                    response_topic, f"rr-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
+                    initial_position=pulsar.InitialPosition.Latest)
+                self._consumers[response_topic] = consumer
+                self._receivers.append(asyncio.create_task(self._receive(consumer)))
+            if request_topic not in self._producers:
+                self._producers[request_topic] = await self.client.create_producer(request_topic,
+                                                                                   batching_enabled=False)
+            return self._producers[request_topic]
+
+    async def _receive(self, consumer: Consumer) -> None:
+        while True:
+            message = await consumer.receive()
+            await consumer.acknowledge(message)
+            queue = self._pending.get((message.properties() or {}).get("id", ""))
+            if queue is None:
+                continue  # another caller's response on the shared topic
+            try:
+                await queue.put(json.loads(message.data()))
+            except json.JSONDecodeError as exc:
+                await queue.put({"error": {"type": "bad-response", "message": f"response is not JSON: {exc}"}})
+
+    async def stream(self, request_topic: str, response_topic: str, payload: dict[str, Any],
+                     timeout_s: float) -> AsyncIterator[dict[str, Any]]:
+        producer = await self._ensure(request_topic, response_topic)
+        request_id = str(uuid.uuid4())
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._pending[request_id] = queue
+        try:
+            await producer.send(json.dumps(payload).encode(), properties={"id": request_id})
+            while True:
+                try:
+                    response = await asyncio.wait_for(queue.get(), timeout_s)
+                except TimeoutError as exc:
+                    raise ApplicationError(f"TrustGraph service on {request_topic} did not answer within "
+                                           f"{timeout_s:.0f}s", type="TrustGraphTimeout") from exc
+                error = response.get("error")
+                if error:
+                    kind = error.get("type") or "error"
+                    raise ApplicationError(f"TrustGraph service on {request_topic} answered {kind}: "
+                                           f"{error.get('message', '')}", type="TrustGraphError",
+                                           non_retryable=kind in NON_RETRYABLE)
+                yield response
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def close(self) -> None:
+        for task in self._receivers:
+            task.cancel()
+        await self.client.close()
+
+
+class TrustGraphServices:
+    def __init__(self, rr: PulsarRequestResponse, workspace: str, flow: str, collection: str = "default",
+                 timeout_s: float = 120.0, topic_overrides: dict[str, str] | None = None) -> None:
+        self.rr = rr
+        self.collection = collection
+        self.timeout_s = timeout_s
+        overrides = topic_overrides or {}
+        self.topics = {
+            service: (overrides.get(f"{service}.request") or queue_topic("request", service, workspace, flow),
+                      overrides.get(f"{service}.response") or queue_topic("response", service, workspace, flow))
+            for service in SERVICES
+        }
+
+    async def _final(self, service: str, payload: dict[str, Any], done: str | None = None) -> list[dict[str, Any]]:
+        """The responses to one request: the first one (a non-streaming answer, as TrustGraph's own client
+        reads it), or with `done`, every one up to the one whose `done` flag is set."""
+        request_topic, response_topic = self.topics[service]
+        responses = []
+        async for response in self.rr.stream(request_topic, response_topic, payload, self.timeout_s):
+            responses.append(response)
+            if done is None or response.get(done):
+                break
+        return responses
+
+    async def text_completion(self, system: str, prompt: str, schema: dict[str, Any] | None = None) -> Completion:
+        payload = {"operation": "completion", "system": system, "prompt": prompt, "streaming": False,
+                   "response_format": "json" if schema else None, "schema": schema}
+        responses = await self._final("text-completion", payload)
+        last = responses[-1]
+        return Completion(text="".join(r.get("response") or "" for r in responses), model=last.get("model") or "",
+                          in_tokens=last.get("in_token"), out_tokens=last.get("out_token"))
+
+    async def graph_rag(self, query: str) -> GraphRagResult:
+        payload = {"query": query, "collection": self.collection, "streaming": False}
+        responses = await self._final("graph-rag", payload, "end_of_session")
+        explain = [r for r in responses if r.get("message_type") == "explain"]
+        text = "".join(r.get("response") or "" for r in responses if r.get("message_type") != "explain")
+        return GraphRagResult(text=text, sources=len(responses[-1].get("sources") or []), explained=bool(explain))
+
+    async def prompt(self, template: str, terms: dict[str, Any]) -> str:
+        # TrustGraph's prompt service takes every term as a JSON string.
+        payload = {"id": template, "terms": {k: json.dumps(v) for k, v in terms.items()}, "streaming": False}
+        responses = await self._final("prompt", payload)
+        text = "".join(r.get("text") or "" for r in responses)
+        return text or responses[-1].get("object") or ""
+
+    async def mcp_tool(self, name: str, parameters: dict[str, Any]) -> str:
+        payload = {"name": name, "parameters": json.dumps(parameters)}
+        responses = await self._final("mcp-tool", payload)
+        last = responses[-1]
+        return last.get("text") or last.get("object") or ""
+
+
+class TrustGraphLLM:
+    """The LLMClient interface over TrustGraph's text-completion service."""
+
+    def __init__(self, services: TrustGraphServices) -> None:
+        self.services = services
+        self.base_url = services.topics["text-completion"][0]
+
+    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
+                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        turns = [m for m in messages if m["role"] != "system"]
+        if len(turns) == 1:
+            prompt = turns[0]["content"]
+        else:  # a repair round: earlier turns become a transcript
+            prompt = "\n\n".join(f"{m['role'].upper()}: {m['content']}" for m in turns)
+        return await self.services.text_completion(system, prompt, json_schema)
+
+    async def aclose(self) -> None:
+        await self.services.rr.close()
+
+
+class TrustGraphMcp:
+    """McpTool over TrustGraph's mcp-tool service: the tools configured by name, called by name."""
+
+    def __init__(self, services: TrustGraphServices, tools: dict[str, str]) -> None:
+        self.services = services
+        self.tools = tools  # name -> description
+
+    async def list_tools(self) -> dict[str, McpToolInfo]:
+        return {name: McpToolInfo("trustgraph", name, text, {"type": "object"}, None)
+                for name, text in self.tools.items()}
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> McpCallResult:
+        text = await self.services.mcp_tool(name, arguments)
+        return McpCallResult(is_error=False, text=text, structured=None, output_schema=None)

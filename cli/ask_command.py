@@ -1,0 +1,55 @@
+"""`tg-confidence ask`: one question over Pulsar, its messages printed as they arrive."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+
+from cli.ask import AskTimeout, ask
+from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from cli.render import render
+from contracts.names import workflow_id_for
+from contracts.wire import AgentRequest
+from service import defaults
+from service.flags import add_flow_args, config_from_args
+
+
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    a = sub.add_parser("ask", parents=[common], help="ask one question over Pulsar")
+    add_flow_args(a)
+    a.add_argument("question")
+    a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
+    a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
+    a.add_argument("--timeout", type=float, default=600.0)
+    a.add_argument("--ui-url", default=defaults.TEMPORAL_UI_URL, help="Temporal Web UI, for the link to the run")
+
+
+async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
+                  streaming: bool = False, plan: str = "", ui_url: str | None = None,
+                  namespace: str = defaults.TEMPORAL_NAMESPACE) -> int:
+    request_id = str(uuid.uuid4())
+    request = AgentRequest(question=question, streaming=streaming, plan=plan)
+    print(f"? {question}", flush=True)
+    status = FAILED
+    try:
+        async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
+                                 timeout_s=timeout_s, request_id=request_id):
+            line = render(message)
+            if line:
+                print(line, flush=True)
+            if message.end_of_dialog:
+                status = 0 if message.error is None else FAILED
+    except AskTimeout as exc:
+        return error(str(exc), FAILED)
+    except ConnectionError as exc:
+        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+    if ui_url:
+        print(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}")
+    return status
+
+
+async def ask_command(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    return await run_ask(config.pulsar_url, args.question, request_topic=config.request_topics[0],
+                         response_topic=config.response_topic, timeout_s=args.timeout, streaming=args.streaming,
+                         plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace)

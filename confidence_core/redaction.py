@@ -1,0 +1,44 @@
+"""Redaction for what leaves a run (the audit record): secret-looking keys and values are replaced, and
+raw tool outputs are dropped unless `include_raw_outputs` is on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "[REDACTED]"
+_SECRET_KEY = re.compile(r"(token|secret|passw(or)?d|api[_-]?key|authorization|credential|private[_-]?key)", re.I)
+_SECRET_VALUES = [
+    re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]{8,}", re.I),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\b(gh[pousr]|xox[abpr])[-_][A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"(?i)\b(password|passwd|secret|api[_-]?key|token)\s*[:=]\s*[^\s,;'\"]+"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+]
+RAW_OUTPUT_KEYS = {"output"}
+
+
+def _redact_text(text: str) -> str:
+    for pattern in _SECRET_VALUES:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+def sanitize(value: Any, include_raw_outputs: bool = False) -> Any:
+    """A copy with secret-looking keys and values redacted and, unless asked for, raw outputs dropped."""
+    if isinstance(value, dict):
+        clean: dict[str, Any] = {}
+        for key, item in value.items():
+            if not include_raw_outputs and key in RAW_OUTPUT_KEYS:
+                continue
+            if _SECRET_KEY.search(str(key)) and isinstance(item, (str, int, float)):
+                clean[key] = REDACTED
+            else:
+                clean[key] = sanitize(item, include_raw_outputs)
+        return clean
+    if isinstance(value, list):
+        return [sanitize(v, include_raw_outputs) for v in value]
+    if isinstance(value, str):
+        return _redact_text(value)
+    return value

@@ -1,0 +1,178 @@
+"""The action path's data: what the user asked to change, the entities it
+targets, the batch the workflow runs, its per-entity outcomes and their summary, and the progress events
+streamed to the caller.
+
+Progress events travel as AgentResponse messages of type "observation" whose `content` is one JSON
+object with a `type` field (so a TrustGraph client shows them as observations unchanged):
+
+    {"type": "action_plan", "plan": {"entity_type", "action_name", "target_count",
+                                     "targets": [{"entity_id", "entity_name"}], "targets_listed"}}
+    {"type": "action_progress", "completed", "total", "entity_id", "success"}
+    {"type": "action_error", "entity_id", "error"}
+    {"type": "action_complete", "results": {"total", "succeeded", "failed",
+                                            "successes": [{"entity_id", "changes"}],
+                                            "failures": [{"entity_id", "error"}], "listed"}}
+
+Lists are capped at LISTED entries (counts are always exact); every change is in the action history.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, Field
+
+from contracts.wire import AgentResponse
+
+LISTED = 500  # entities listed in one event or result; the rest are counted and in the action history
+
+
+EVENT_TYPE = "observation"
+
+
+class ActionIntent(BaseModel):
+    """What to change: an ACTION of the ontology and its targets, named by id or by a related entity
+    ("all orders of supplier X" is related_class Supplier, related_name X)."""
+
+    entity_type: str
+    action_name: str
+    entity_ids: list[str] = Field(default_factory=list)
+    related_class: str = ""
+    related_name: str = ""
+
+
+class ActionPlanningOutput(BaseModel):
+    intent: ActionIntent | None = None
+    irreversible: bool = False  # from the ontology's definition, never from the LLM
+    error: str | None = None
+
+
+class ResolveTargetsInput(BaseModel):
+    intent: ActionIntent
+    max_targets: int
+
+
+class ActionTarget(BaseModel):
+    entity_id: str
+    entity_name: str = ""
+
+
+class TargetsOutput(BaseModel):
+    targets: list[ActionTarget] = Field(default_factory=list)
+    confidence: float = 0.0  # how surely these are the entities the user meant
+    reasoning: str = ""
+    error: str | None = None
+
+
+class DryRunInput(BaseModel):
+    entity_type: str
+    action_name: str
+    entity_ids: list[str]
+
+
+class EntityOutcome(BaseModel):
+    entity_id: str
+    success: bool
+    changes: dict[str, Any] = Field(default_factory=dict)
+    error: str = ""
+
+
+class DryRunOutput(BaseModel):
+    would_succeed: int
+    failures: list[EntityOutcome] = Field(default_factory=list)  # the first LISTED, with their reasons
+    would_fail: int = 0
+    error: str | None = None
+
+
+class BatchRequest(BaseModel):
+    """One window of the batch: the parent runs it inline or as an ActionBatchWorkflow child."""
+
+    # The parent workflow's id: with step and entity, each action's idempotency key ("run_id" in older histories).
+    workflow_id: str = Field(validation_alias=AliasChoices("workflow_id", "run_id"))
+    step_id: str = "execute"
+    question: str
+    entity_type: str
+    action_name: str
+    targets: list[ActionTarget]
+    max_concurrent: int = 10
+    timeout_s: float = 30.0
+    max_attempts: int = 3
+    local_activities: bool = True
+    tools_queue: str = ""
+    completed_before: int = 0  # progress counts continue across windows
+    total: int = 0
+    # Where the child streams its progress (the parent's caller).
+    response_topic: str = ""
+    request_id: str = ""
+    bridge_queue: str = ""
+    message_prefix: str = ""
+
+
+class BatchSummary(BaseModel):
+    total: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    successes: list[EntityOutcome] = Field(default_factory=list)
+    failures: list[EntityOutcome] = Field(default_factory=list)
+
+    def add(self, outcome: EntityOutcome) -> None:
+        self.total += 1
+        if outcome.success:
+            self.succeeded += 1
+            if len(self.successes) < LISTED:
+                self.successes.append(outcome)
+        else:
+            self.failed += 1
+            if len(self.failures) < LISTED:
+                self.failures.append(outcome)
+
+    def merge(self, other: BatchSummary) -> None:
+        self.total += other.total
+        self.succeeded += other.succeeded
+        self.failed += other.failed
+        self.successes.extend(other.successes[:max(0, LISTED - len(self.successes))])
+        self.failures.extend(other.failures[:max(0, LISTED - len(self.failures))])
+
+    def event(self) -> dict[str, Any]:
+        return {"total": self.total, "succeeded": self.succeeded, "failed": self.failed,
+                "successes": [{"entity_id": o.entity_id, "changes": o.changes} for o in self.successes],
+                "failures": [{"entity_id": o.entity_id, "error": o.error} for o in self.failures],
+                "listed": LISTED}
+
+
+def event_message(event: dict[str, Any]) -> AgentResponse:
+    return AgentResponse(message_type=EVENT_TYPE, content=json.dumps(event, default=str), end_of_message=True)
+
+
+def plan_event(intent: ActionIntent, targets: list[ActionTarget]) -> dict[str, Any]:
+    return {"type": "action_plan", "plan": {
+        "entity_type": intent.entity_type, "action_name": intent.action_name, "target_count": len(targets),
+        "targets": [t.model_dump() for t in targets[:LISTED]], "targets_listed": LISTED}}
+
+
+def progress_event(completed: int, total: int, outcome: EntityOutcome) -> dict[str, Any]:
+    return {"type": "action_progress", "completed": completed, "total": total, "entity_id": outcome.entity_id,
+            "success": outcome.success}
+
+
+def error_event(outcome: EntityOutcome) -> dict[str, Any]:
+    return {"type": "action_error", "entity_id": outcome.entity_id, "error": outcome.error}
+
+
+def complete_event(summary: BatchSummary) -> dict[str, Any]:
+    return {"type": "action_complete", "results": summary.event()}
+
+
+def summary_text(entity_type: str, action_name: str, summary: BatchSummary) -> str:
+    """The final answer: counts, then every listed failure with its reason."""
+    lines = [f"{action_name} on {summary.total} {entity_type} entit{'y' if summary.total == 1 else 'ies'}: "
+             f"{summary.succeeded} succeeded, {summary.failed} failed."]
+    lines += [f"- {o.entity_id}: {o.error}" for o in summary.failures]
+    if summary.failed > len(summary.failures):
+        lines.append(f"- ... and {summary.failed - len(summary.failures)} more failures (see the action history)")
+    return "\n".join(lines)
+
+
+def windows(targets: list[ActionTarget], size: int) -> list[list[ActionTarget]]:
+    return [targets[i:i + size] for i in range(0, len(targets), size)]

@@ -1,0 +1,66 @@
+"""What a finished run leaves behind: its measurements and its audit record (one `record_run` activity)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class AttemptAudit(BaseModel):
+    rung: str
+    arguments: dict[str, str]
+    confidence_score: float
+    reasoning: str
+    output: str = ""
+
+
+class StepAudit(BaseModel):
+    step_id: str
+    function: str
+    start_time: str
+    end_time: str
+    confidence_score: float | None
+    retry_count: int
+    success: bool
+    outcome: str
+    attempts: list[AttemptAudit] = Field(default_factory=list)
+    override: dict[str, str] | None = None
+
+
+class AuditRecord(BaseModel):
+    execution_id: str
+    timestamp: str
+    request: dict[str, Any]
+    plan: dict[str, Any]
+    execution: list[StepAudit]
+    final_confidence: float | None
+    total_duration_ms: int
+    outcome: str
+    notes: list[str] = Field(default_factory=list)
+
+
+class StepTiming(BaseModel):
+    function: str
+    seconds: float
+
+
+class RunMetrics(BaseModel):
+    """One run's measurements, recorded once by the metrics activity (workflow code has no side effects)."""
+
+    scores: list[tuple[str, float]] = Field(default_factory=list)  # (function, score) of every attempt
+    below_threshold: int = 0  # attempts that failed their step's threshold
+    retries: dict[str, int] = Field(default_factory=dict)  # function -> retries
+    retried_steps: int = 0
+    retried_steps_recovered: int = 0
+    plan_seconds: float = 0.0
+    step_timings: list[StepTiming] = Field(default_factory=list)
+    plan_steps: int = 0
+
+
+class RunRecord(BaseModel):
+    """What a finished run leaves behind: its measurements and, when auditing is on, its audit record."""
+
+    metrics: RunMetrics
+    audit: AuditRecord | None = None
+    include_raw_outputs: bool = False

@@ -1,0 +1,104 @@
+"""One run of ConfidenceAgentWorkflow: its settings, its input and result, and what `status` returns."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from contracts.names import TaskQueues
+from contracts.override import OverrideRequest
+from contracts.plan import ExecutionPlan, StepResult
+from contracts.wire import AgentRequest
+
+
+class AgentSettings(BaseModel):
+    """The knobs one run executes with (built-in defaults)."""
+
+    confidence_threshold: float = Field(default=0.75, ge=0.0, le=1.0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    retry_backoff_factor: float = Field(default=2.0, ge=1.0, le=10.0)
+    max_retry_delay_s: float = Field(default=5.0, gt=0, le=300)
+    step_timeout_ms: int = Field(default=30000, gt=0, le=3_600_000)
+    planning_timeout_ms: int = Field(default=120000, gt=0, le=3_600_000)
+    max_iterations: int = Field(default=15, ge=1, le=100)
+    max_steps: int = Field(default=8, ge=1, le=50)
+    max_context_size: int = Field(default=8192, ge=256, le=1_000_000)
+    parallel_execution: bool = False
+    max_parallel_steps: int = Field(default=4, ge=1, le=64)
+    override_enabled: bool = True
+    override_timeout_s: float = Field(default=600.0, gt=0, le=7 * 24 * 3600)
+    # sha256 hex digests of the tokens that may override; empty = anyone who can reach Temporal may.
+    # Only digests travel in workflow inputs, so no token is ever written to a workflow history.
+    override_token_sha256: list[str] = Field(default_factory=list)
+    search_attributes: bool = False  # upsert TgcaStatus & co. (they must be registered on the server)
+    audit_enabled: bool = True
+    include_raw_outputs: bool = False
+    # Per-tool thresholds; a tool not named here uses its own default (tools/<tool>.py), else confidence_threshold.
+    tool_thresholds: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
+    # The action path. Mutations are critical: a higher bar, a dry run, and human approval.
+    router_enabled: bool = True  # classify QUERY / ACTION / ANSWER first (when the worker has actions)
+    action_confidence_threshold: float = Field(default=0.9, ge=0.0, le=1.0)  # below it, a human approves
+    action_approval_above: int = Field(default=5, ge=0)  # more targets than this need approval
+    action_max_concurrent: int = Field(default=10, ge=1, le=500)
+    action_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    action_max_attempts: int = Field(default=3, ge=1, le=10)  # retries are safe: executions are idempotent
+    action_window: int = Field(default=500, ge=1, le=2000)  # entities per child workflow
+    action_max_targets: int = Field(default=10_000, ge=1, le=100_000)
+    action_local_activities: bool = True  # run each action as a local activity (no server round trip)
+
+
+
+class AgentRunInput(BaseModel):
+    request: AgentRequest
+    request_id: str
+    response_topic: str
+    # None: the run uses the settings of the worker that executes it (its flags, env and YAML).
+    settings: AgentSettings | None = None
+    queues: TaskQueues = Field(default_factory=TaskQueues)
+    # The bridge forwards a failed run to the existing agent-manager: then the run stays silent on failure.
+    fallback_on_failure: bool = False
+
+
+class AgentRunResult(BaseModel):
+    answer: str
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    plan: ExecutionPlan | None = None
+    step_results: list[StepResult] = Field(default_factory=list)
+    error: str | None = None
+    needs_fallback: bool = False  # failed without telling the caller: the bridge forwards the request
+
+
+class StepState(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    RETRYING = "retrying"
+    AWAITING_OVERRIDE = "awaiting_override"
+    SUCCEEDED = "succeeded"
+    ACCEPTED_BY_OVERRIDE = "accepted_by_override"
+    LOW_CONFIDENCE = "low_confidence"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class StepStatus(BaseModel):
+    step_id: str
+    function: str
+    state: StepState = StepState.PENDING
+    score: float | None = None
+    threshold: float
+    retries: int = 0
+    reasoning: str = ""
+
+
+class RunStatus(BaseModel):
+    phase: str = "planning"  # planning | executing | awaiting_override | synthesizing | completed | failed | aborted
+    plan: ExecutionPlan | None = None
+    steps: list[StepStatus] = Field(default_factory=list)
+    pending_override: OverrideRequest | None = None
+    final_confidence: float | None = None
+    rejected_overrides: list[str] = Field(default_factory=list)
+
+    def step(self, step_id: str) -> StepStatus:
+        return next(s for s in self.steps if s.step_id == step_id)

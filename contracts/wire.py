@@ -1,0 +1,95 @@
+"""TrustGraph's agent messages as they travel on Pulsar (2.11.1, plus the legacy fields a drop-in must
+still read and write); docs/trustgraph-contract.md describes them. The codec is wire_codec.py."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class PlanStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    goal: str = ""
+    tool_hint: str = ""
+    depends_on: list[int] = Field(default_factory=list)
+    status: str = ""
+    result: str = ""
+
+
+class AgentStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    thought: str = ""
+    action: str = ""
+    arguments: dict[str, str] = Field(default_factory=dict)
+    observation: str = ""
+    step_type: str = ""
+    plan: list[PlanStep] = Field(default_factory=list)
+    subagent_results: dict[str, str] = Field(default_factory=dict)
+
+
+class AgentRequest(BaseModel):
+    """TrustGraph AgentRequest. Unknown keys are ignored, missing keys take defaults (as TrustGraph's
+    own decoder does); `plan` is the legacy (<= 1.3) field that carries request-level config."""
+
+    model_config = ConfigDict(extra="ignore")
+    question: str
+    state: str = ""
+    group: list[str] | None = None
+    history: list[AgentStep] = Field(default_factory=list)
+    collection: str = "default"
+    streaming: bool = False
+    session_id: str = ""
+    conversation_id: str = ""
+    pattern: str = ""
+    task_type: str = ""
+    framing: str = ""
+    correlation_id: str = ""
+    parent_session_id: str = ""
+    subagent_goal: str = ""
+    expected_siblings: int = 0
+    plan: str = ""
+
+    @field_validator(
+        "state", "collection", "session_id", "conversation_id", "pattern", "task_type", "framing",
+        "correlation_id", "parent_session_id", "subagent_goal", "plan", mode="before",
+    )
+    @classmethod
+    def _null_is_empty(cls, value: object) -> object:
+        # TrustGraph writes None as null; its dataclass defaults make that an empty string.
+        return "" if value is None else value
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _null_history(cls, value: object) -> object:
+        return [] if value is None else value
+
+
+class ErrorInfo(BaseModel):
+    type: str
+    message: str
+
+
+MessageType = Literal["thought", "action", "observation", "answer", "explain", "error"]
+
+
+class AgentResponse(BaseModel):
+    message_type: MessageType
+    content: str = ""
+    end_of_message: bool = True
+    end_of_dialog: bool = False
+    explain_id: str | None = None
+    explain_graph: str | None = None
+    message_id: str = ""
+    error: ErrorInfo | None = None
+    in_token: int | None = None
+    out_token: int | None = None
+    model: str | None = None
+
+
+class EmitInput(BaseModel):
+    """Messages for one caller, published in order."""
+
+    topic: str
+    request_id: str
+    responses: list[AgentResponse]

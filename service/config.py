@@ -1,0 +1,124 @@
+"""Service configuration: built-in defaults < YAML file (TGCA_CONFIG) < environment < flags.
+
+Flags reach here as constructor keyword arguments, so they win over everything else.
+Nested keys use `__` in the environment, e.g. TGCA_AGENT__MAX_RETRIES=5.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from contracts.names import TaskQueues
+from contracts.run import AgentSettings
+from contracts.topics import agent_request_topic, agent_response_topic
+from service import defaults
+
+
+class McpServerConfig(BaseModel):
+    """An MCP server whose tools the planner may use: a command speaking stdio, or a streamable-HTTP URL."""
+
+    name: str
+    transport: Literal["stdio", "http"] = "stdio"
+    command: list[str] = Field(default_factory=list)
+    url: str = ""
+
+
+def demo_mcp_server() -> McpServerConfig:
+    return McpServerConfig(name="demo", transport="stdio", command=[sys.executable, "-m", "embedded.mcp_demo_server"])
+
+
+class ServiceConfig(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="TGCA_", env_nested_delimiter="__", extra="ignore", validate_by_name=True, validate_by_alias=True
+    )
+
+    temporal_address: str = defaults.TEMPORAL_ADDRESS
+    temporal_namespace: str = defaults.TEMPORAL_NAMESPACE
+    # TrustGraph processors read PULSAR_HOST; honour it too.
+    pulsar_url: str = Field(
+        default=defaults.PULSAR_URL, validation_alias=AliasChoices("TGCA_PULSAR_URL", "PULSAR_HOST")
+    )
+    falkordb_url: str = defaults.FALKORDB_URL
+    graph_name: str = defaults.GRAPH_NAME
+    llm_base_url: str = defaults.LLM_BASE_URL
+    llm_model: str = defaults.LLM_MODEL
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    # How to ask for schema-constrained JSON: llama-cpp-python's server reads
+    # {"type": "json_object", "schema": ...}; OpenAI, vLLM and llama.cpp's own server read "json_schema".
+    llm_json_mode: Literal["json_object_schema", "json_schema"] = "json_object_schema"
+    workspace: str = "default"
+    flow: str = "default"
+    request_topics: list[str] = Field(default_factory=lambda: [agent_request_topic()])
+    response_topic: str = Field(default_factory=agent_response_topic)
+    metrics_port: int = Field(default=defaults.METRICS_PORT, ge=0, le=65535)  # this process's Prometheus; 0 = off
+    log_level: str = defaults.LOG_LEVEL
+    audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))
+    temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    queues: TaskQueues = Field(default_factory=TaskQueues)
+    # Canary and fallback: requests not taken, and failed runs when fallback is on, go to the
+    # existing agent-manager's request topic (it answers on the same response topic).
+    confidence_agent_enabled: bool = True
+    confidence_agent_traffic_percentage: float = Field(default=100.0, ge=0, le=100)
+    confidence_agent_fallback_to_react: bool = False
+    react_request_topic: str = ""
+    # "trustgraph": the LLM, graph-rag, prompt and mcp-tool come from TrustGraph's services over Pulsar
+    # (topics from workspace and flow, each overridable as "<service>.request"/"<service>.response").
+    tool_backend: Literal["local", "trustgraph"] = "local"
+    trustgraph_collection: str = "default"
+    trustgraph_topics: dict[str, str] = Field(default_factory=dict)
+    trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
+        "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
+    trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
+    mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
+    ontology_path: str = ""  # a domain ontology (YAML): enables the knowledge-graph query and action tools
+    # Added to every action execution: a slow downstream system, for benchmarks and demos. 0 in production.
+    action_latency_ms: float = Field(default=0.0, ge=0, le=60_000)
+    cache_ttl_seconds: float = Field(default=300.0, ge=0)  # tool results, keyed by tool, arguments and inputs
+    # The tools the planner may use (and the tools worker registers); None: each tool's offered_by_default.
+    # Names are the tools' (tools/*.py); a tool whose backend is missing (no graph, no ontology) is left out.
+    tools: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _fallback_needs_a_topic(self) -> ServiceConfig:
+        forwards = (not self.confidence_agent_enabled or self.confidence_agent_traffic_percentage < 100
+                    or self.confidence_agent_fallback_to_react)
+        if forwards and not self.react_request_topic:
+            raise ValueError("canary or fallback settings forward requests: set react_request_topic "
+                             "(the existing agent-manager's request topic)")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        yaml_path = os.environ.get("TGCA_CONFIG")
+        if yaml_path:
+            if not Path(yaml_path).is_file():
+                raise FileNotFoundError(f"TGCA_CONFIG points at {yaml_path}, which is not a file")
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
+        return tuple(sources)
+
+
+def load_config(**flags: object) -> ServiceConfig:
+    """Build the config; flags set to None (not given on the command line) do not override."""
+    given = {k: v for k, v in flags.items() if v is not None}
+    return ServiceConfig(**given)

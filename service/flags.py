@@ -1,0 +1,57 @@
+"""The flags every entry point shares, as one chain (TrustGraph's processors do the same with
+`add_args`): `-p/--pulsar-host`, `-l/--log-level` and `-P/--metrics-port` mean the same thing in the
+worker, the bridge and the CLI. Flags left out do not override the configuration file or environment.
+
+Precedence: built-in defaults (service/defaults.py) < YAML file (`--config` or TGCA_CONFIG) < environment
+(TGCA_*, and PULSAR_HOST) < flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from service.config import ServiceConfig, load_config
+
+
+def add_common_args(p: argparse.ArgumentParser) -> None:
+    """Pulsar, Temporal, logging, metrics and the configuration file."""
+    p.add_argument("-p", "--pulsar-host", "--pulsar-url", dest="pulsar_url",
+                   help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)")
+    p.add_argument("-l", "--log-level", help="DEBUG, INFO, WARNING or ERROR (env TGCA_LOG_LEVEL)")
+    p.add_argument("-P", "--metrics-port", type=int,
+                   help="Prometheus port of this process, 0 to turn it off (env TGCA_METRICS_PORT)")
+    p.add_argument("--temporal-address", help="Temporal frontend host:port (env TGCA_TEMPORAL_ADDRESS)")
+    p.add_argument("--temporal-namespace", help="Temporal namespace (env TGCA_TEMPORAL_NAMESPACE)")
+    p.add_argument("--config", help="YAML configuration file (env TGCA_CONFIG)")
+
+
+def add_flow_args(p: argparse.ArgumentParser) -> None:
+    """Which TrustGraph flow's agent topics to serve or talk to."""
+    p.add_argument("--workspace", help="TrustGraph workspace (env TGCA_WORKSPACE)")
+    p.add_argument("--flow", help="TrustGraph flow (env TGCA_FLOW)")
+    p.add_argument("--request-topic", dest="request_topics", action="append",
+                   help="agent request topic (repeatable; env TGCA_REQUEST_TOPICS as a JSON list)")
+    p.add_argument("--response-topic", help="agent response topic (env TGCA_RESPONSE_TOPIC)")
+
+
+def add_backend_args(p: argparse.ArgumentParser) -> None:
+    """The LLM and the knowledge graph the tools use."""
+    p.add_argument("--falkordb-url", help="FalkorDB URL, e.g. redis://127.0.0.1:6379")
+    p.add_argument("--graph-name", help="FalkorDB graph to query")
+    p.add_argument("--ontology-path", help="the domain's ontology YAML (enables the action path and its tools)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--llm-model", help="model name sent to the LLM server")
+    p.add_argument("--llm-api-key", help="API key for the LLM server")
+    p.add_argument("--tool-backend", choices=["local", "trustgraph"],
+                   help="local: OpenAI-compatible LLM and FalkorDB; trustgraph: TrustGraph's services over Pulsar")
+
+
+def config_from_args(args: argparse.Namespace, **extra: Any) -> ServiceConfig:
+    """The configuration with every flag given on the command line (and `extra`) on top."""
+    if getattr(args, "config", None):
+        os.environ["TGCA_CONFIG"] = args.config  # read by ServiceConfig's YAML source
+    fields = set(ServiceConfig.model_fields)
+    given = {k: v for k, v in vars(args).items() if k in fields and v is not None}
+    return load_config(**given, **extra)

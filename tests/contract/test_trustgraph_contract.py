@@ -1,0 +1,344 @@
+"""The drop-in contract, checked with TrustGraph's own client code (trustgraph-base 2.11.1) and a 1.x-era
+client (pulsar Record + JsonSchema) against the bridge on pulsar-lite, with no TrustGraph service running."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pulsar
+import pytest
+import pytest_asyncio
+from pulsar.schema import Array, Boolean, JsonSchema, Map, Record, String
+from temporalio.service import RPCError
+from trustgraph.base.agent_client import AgentClient
+from trustgraph.base.pubsub import get_async_pubsub
+from trustgraph.base.request_response_client import RequestResponseClient
+from trustgraph.base.request_response_spec import _make_impl_wrapper
+from trustgraph.schema import AgentRequest as TgAgentRequest
+from trustgraph.schema import AgentResponse as TgAgentResponse
+
+from bridge.relay import Routing
+from confidence_core.canary import takes_request
+from contracts.names import workflow_id_for
+from service.connections import pulsar_client, pulsar_logger
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+
+ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
+GOOD_PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
+             "ORDER BY orders DESC LIMIT 2"}}]})
+WAITING_PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+    "query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"}}]})
+
+
+def answers(body: dict[str, Any]) -> tuple[int, str]:
+    if is_planning(body):
+        return 200, WAITING_PLAN if "Nobody" in json.dumps(body["messages"]) else GOOD_PLAN
+    if is_synthesis(body):
+        return 200, ANSWER
+    return 200, "noted"
+
+
+def queue(kind: str, stack) -> str:  # type: ignore[no-untyped-def]
+    """TrustGraph's queue id for this test's topics (`request:tg:agent:<workspace>:<flow>`)."""
+    return f"{kind}:tg:agent:test-{stack.unique}:default"
+
+
+@pytest_asyncio.fixture
+async def tg_agent(make_stack) -> AsyncIterator[Any]:  # type: ignore[no-untyped-def]
+    """TrustGraph's AgentClient wired exactly as its RequestResponseSpec wires it."""
+    clients: list[RequestResponseClient] = []
+    backends: list[Any] = []
+
+    async def connect(stack) -> Any:  # type: ignore[no-untyped-def]
+        backend = get_async_pubsub(pulsar_host=stack.config.pulsar_url)
+        backends.append(backend)
+        rr = await RequestResponseClient.create(
+            backend=backend, request_topic=queue("request", stack), response_topic=queue("response", stack),
+            request_schema=TgAgentRequest, response_schema=TgAgentResponse)
+        clients.append(rr)
+        return _make_impl_wrapper(rr, AgentClient)
+
+    yield connect
+    for rr in clients:
+        await rr.close()
+    for backend in backends:  # its pulsar client, left open, aborts the interpreter at exit
+        await backend.close()
+
+
+async def test_agent_client_invoke_gets_the_answer_with_thoughts_and_observations(make_stack, tg_agent) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        agent = await tg_agent(stack)
+        thoughts: list[str] = []
+        observations: list[str] = []
+
+        async def think(content: str, end: bool) -> None:
+            thoughts.append(content)
+
+        async def observe(content: str, end: bool) -> None:
+            observations.append(content)
+
+        answer = await agent.invoke("Which supplier has the most purchase orders?", think=think, observe=observe,
+                                    timeout=60)
+    assert answer.startswith(ANSWER) and "Confidence: 0.90" in answer
+    assert thoughts[0].startswith("Planning how to answer") and any("Plan with 1 step" in o for o in observations)
+
+
+async def test_streaming_request_gets_chunks_then_an_empty_final_answer(make_stack, tg_agent) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        agent = await tg_agent(stack)
+        answers_seen: list[Any] = []
+        async for response in agent._rr_client.request_stream(
+                TgAgentRequest(question="Which supplier has the most purchase orders?", streaming=True), timeout=60):
+            if response.message_type == "answer":
+                answers_seen.append(response)
+            if response.end_of_dialog:
+                break
+    *chunks, final = answers_seen
+    assert len(chunks) >= 2 and all(not c.end_of_message and c.content for c in chunks)
+    assert final.content == "" and final.end_of_message and final.end_of_dialog
+    assert "".join(c.content for c in chunks).startswith(ANSWER)
+
+
+async def test_error_path_raises_in_agent_client(make_stack, tg_agent) -> None:
+    bad = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}]})
+    with ScriptedLLM(lambda body: (200, bad)) as llm:
+        stack = await make_stack(llm.base_url)
+        agent = await tg_agent(stack)
+        with pytest.raises(RuntimeError, match="Could not make a usable plan"):
+            await agent.invoke("Teleport me", timeout=60)
+
+
+# -- a TrustGraph 1.x client: pulsar Records with JsonSchema, the legacy topic and fields ----------------------
+
+class LegacyError(Record):
+    type = String()
+    message = String()
+
+
+class LegacyAgentStep(Record):
+    thought = String()
+    action = String()
+    arguments = Map(String())
+    observation = String()
+
+
+class LegacyAgentRequest(Record):
+    question = String()
+    plan = String()
+    state = String()
+    history = Array(LegacyAgentStep())
+
+
+class LegacyAgentResponse(Record):
+    answer = String()
+    error = LegacyError()
+    thought = String()
+    observation = String()
+    end_of_dialog = Boolean()
+
+
+def legacy_dialog(pulsar_url: str, request_topic: str, response_topic: str) -> list[LegacyAgentResponse]:
+    client = pulsar.Client(pulsar_url, logger=pulsar_logger())
+    try:
+        consumer = client.subscribe(response_topic, f"legacy-{uuid.uuid4().hex[:8]}",
+                                    schema=JsonSchema(LegacyAgentResponse),
+                                    initial_position=pulsar.InitialPosition.Latest)
+        producer = client.create_producer(request_topic, schema=JsonSchema(LegacyAgentRequest))
+        request_id = str(uuid.uuid4())
+        producer.send(LegacyAgentRequest(question="Which supplier has the most purchase orders?",
+                                         plan='{"max_retries": 1}', state="", history=[]),
+                      properties={"id": request_id})
+        received = []
+        while True:
+            message = consumer.receive(timeout_millis=60_000)
+            consumer.acknowledge(message)
+            if message.properties().get("id") != request_id:
+                continue
+            response = message.value()
+            received.append(response)
+            if response.error is not None or response.answer is not None:  # how 1.x clients end a dialog
+                return received
+    finally:
+        client.close()
+
+
+async def test_legacy_client_receives_thought_observation_and_final_answer(make_stack) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, extra_request_topics=[
+            f"non-persistent://tg/request/agent:legacy-{uuid.uuid4().hex[:6]}"])
+        received = await asyncio.to_thread(legacy_dialog, stack.config.pulsar_url, stack.config.request_topics[1],
+                                           stack.config.response_topic)
+    assert received[0].thought.startswith("Planning how to answer") and received[0].answer is None
+    assert any(r.observation and "Plan with 1 step" in r.observation for r in received)
+    assert all(r.error is None for r in received)
+    assert received[-1].answer.startswith(ANSWER) and received[-1].end_of_dialog
+
+
+# -- delivery semantics -------------------------------------------------------------------------------------
+
+async def send_raw(stack, payload: bytes, request_id: str | None) -> None:  # type: ignore[no-untyped-def]
+    client = pulsar_client(stack.config.pulsar_url)
+    producer = await client.create_producer(stack.request_topic, batching_enabled=False)
+    await producer.send(payload, properties={"id": request_id} if request_id else {})
+    await client.close()
+
+
+async def dialog(stack, request_id: str, send: bytes | None = None, wait_s: float = 60) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """Every response with this id until end_of_dialog, read off the response topic as raw JSON."""
+    client = pulsar_client(stack.config.pulsar_url)
+    consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
+                                      initial_position=pulsar.InitialPosition.Latest)
+    if send is not None:
+        await send_raw(stack, send, request_id)
+    seen: list[dict[str, Any]] = []
+    try:
+        while True:
+            message = await asyncio.wait_for(consumer.receive(), wait_s)
+            await consumer.acknowledge(message)
+            if message.properties().get("id") == request_id:
+                seen.append(json.loads(message.data()))
+                if seen[-1]["end_of_dialog"]:
+                    return seen
+    finally:
+        await client.close()
+
+
+async def test_a_duplicated_request_starts_exactly_one_workflow(make_stack) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        request_id = str(uuid.uuid4())
+        payload = json.dumps({"question": "Which supplier has the most purchase orders?"}).encode()
+        listening = asyncio.create_task(dialog(stack, request_id))
+        await asyncio.sleep(0.5)
+        await send_raw(stack, payload, request_id)
+        await send_raw(stack, payload, request_id)
+        messages = await listening
+        await asyncio.sleep(1.0)  # a second run, if there were one, would be visible by now
+        runs = [w async for w in stack.client.list_workflows(f"WorkflowId = '{workflow_id_for(request_id)}'")]
+    assert len(runs) == 1
+    ids = [m["message_id"] for m in messages]
+    assert len(ids) == len(set(ids)) and messages[-1]["message_type"] == "answer"
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (b"\x00\xffnot json", "not UTF-8"),
+    (b'{"question": ["not", "a", "string"]}', "has no question"),
+    (b'{"question": "q", "history": 5}', "wrong types: history"),
+    (json.dumps({"question": "x" * 400_000}).encode(), "the limit is"),
+])
+async def test_a_poison_message_is_answered_and_the_next_request_still_served(make_stack, payload: bytes,
+                                                                              reason: str) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        await send_raw(stack, payload, None)  # no id: logged and dropped, nothing to answer
+        poison = await dialog(stack, "poison-" + uuid.uuid4().hex, send=payload)
+        good = await dialog(stack, str(uuid.uuid4()), send=b'{"question": "Which supplier has the most orders?"}')
+    assert poison[-1]["message_type"] == "error" and reason in poison[-1]["error"]["message"]
+    assert poison[-1]["error"]["type"] == "agent-error"
+    assert good[-1]["message_type"] == "answer"
+
+
+async def test_a_failed_workflow_produces_an_error_response(make_stack) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        request_id = str(uuid.uuid4())
+        listening = asyncio.create_task(dialog(stack, request_id,
+                                               send=json.dumps({"question": "Who is Nobody Ltd?"}).encode()))
+        handle = await wait_for_override(stack, request_id)
+        await handle.terminate(reason="operator stopped it")
+        messages = await listening
+    assert messages[-1]["message_type"] == "error" and "operator stopped it" in messages[-1]["error"]["message"]
+
+
+async def wait_for_override(stack, request_id: str) -> Any:  # type: ignore[no-untyped-def]
+    """The run's handle once it waits for an override (it may not have started when we first ask)."""
+    handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
+    for _ in range(150):
+        try:
+            if (await handle.query("status")).get("pending_override"):
+                return handle
+        except RPCError:
+            pass
+        await asyncio.sleep(0.2)
+    raise TimeoutError("the run never asked for an override")
+
+
+# -- overrides over Pulsar ----------------------------------------------------------------------------------
+
+async def test_a_follow_up_agent_request_answers_an_override(make_stack) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, max_retries=0)
+        request_id = str(uuid.uuid4())
+        waiting = asyncio.create_task(dialog(stack, request_id,
+                                             send=json.dumps({"question": "Who is Nobody Ltd?"}).encode()))
+        await wait_for_override(stack, request_id)
+        rejected = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
+            "question": "s9 accept", "state": "override", "correlation_id": request_id}).encode())
+        accepted = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
+            "question": json.dumps({"step_id": "s1", "decision": "accept", "by": "tg-user"}), "state": "override",
+            "correlation_id": workflow_id_for(request_id)}).encode())
+        original = await waiting
+    assert rejected[-1]["message_type"] == "error" and "unknown step 's9'" in rejected[-1]["error"]["message"]
+    assert accepted[-1]["message_type"] == "answer" and accepted[-1]["content"] == "accept recorded for step s1"
+    assert any("Step s1 accepted by tg-user" in m["content"] for m in original)
+    assert original[-1]["message_type"] == "answer"
+
+
+# -- canary and fallback ------------------------------------------------------------------------------------
+
+async def react_stand_in(stack, topic: str, got: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Stands in for TrustGraph's agent-manager on its own request topic: answers every request it gets.
+    Runs until cancelled (a pulsar receive is never cancelled mid-wait: that can drop the message)."""
+    client = pulsar_client(stack.config.pulsar_url)
+    consumer = await client.subscribe(topic, "agent-manager--react", consumer_type=pulsar.ConsumerType.Shared)
+    producer = await client.create_producer(stack.config.response_topic, batching_enabled=False)
+    try:
+        while True:
+            message = await consumer.receive()
+            await consumer.acknowledge(message)
+            got.append(message.properties()["id"])
+            answer = {"message_type": "answer", "content": "answered by react", "end_of_message": True,
+                      "end_of_dialog": True, "error": None, "message_id": "react"}
+            await producer.send(json.dumps(answer).encode(), properties={"id": message.properties()["id"]})
+    finally:
+        await client.close()
+
+
+async def test_canary_share_goes_to_the_existing_agent_deterministically(make_stack) -> None:
+    react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, routing=Routing(traffic_percentage=50, react_request_topic=react_topic))
+        forwarded: list[str] = []
+        react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
+        await asyncio.sleep(0.5)
+        request_ids = [str(uuid.uuid4()) for _ in range(6)]
+        results = await asyncio.gather(*(dialog(stack, rid, send=b'{"question": "Who leads on orders?"}')
+                                         for rid in request_ids))
+        react.cancel()
+    for request_id, messages in zip(request_ids, results, strict=True):
+        if takes_request(request_id, True, 50):
+            assert messages[-1]["content"].startswith(ANSWER)
+        else:
+            assert messages[-1]["content"] == "answered by react" and request_id in forwarded
+
+
+async def test_a_failed_run_falls_back_to_the_existing_agent(make_stack) -> None:
+    react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
+    bad = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}]})
+    with ScriptedLLM(lambda body: (200, bad)) as llm:
+        stack = await make_stack(llm.base_url, routing=Routing(fallback_to_react=True, react_request_topic=react_topic))
+        forwarded: list[str] = []
+        react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
+        await asyncio.sleep(0.5)
+        request_id = str(uuid.uuid4())
+        messages = await dialog(stack, request_id, send=b'{"question": "Teleport me"}')
+        react.cancel()
+    assert forwarded == [request_id]
+    assert all(m["message_type"] != "error" for m in messages) and messages[-1]["content"] == "answered by react"

@@ -1,0 +1,65 @@
+"""The batch window on the real Temporal dev server and FalkorDB: never more than `max_concurrent`
+actions at once (as local activities and as regular activities), progress for every entity, and a
+batch run again under the same run id applies nothing twice."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from temporalio import activity
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.actions import ActionTools
+from backends.graph_store import GraphStore
+from confidence_core.ontology import Ontology
+from contracts.action_path import ActionTarget, BatchRequest, BatchSummary
+from contracts.wire import EmitInput
+from embedded import demo_graph
+from workflows.action_batch import ActionBatchWorkflow
+
+SUBMITTED = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["local-activities", "activities"])
+async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy,
+                                                      local: bool) -> None:
+    name, g = demo_copy
+    store = GraphStore(falkordb_url, name)
+    tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH), simulated_latency_s=0.1)
+    published: list[dict[str, Any]] = []
+
+    @activity.defn(name="emit")
+    async def emit(message: EmitInput) -> None:  # the caller's side of the bridge: what it would receive
+        published.extend(r.model_dump() for r in message.responses)
+
+    queue = f"window-{uuid.uuid4().hex[:8]}"
+    request = BatchRequest(
+        workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
+        targets=[ActionTarget(entity_id=po) for po in SUBMITTED], max_concurrent=4, local_activities=local,
+        tools_queue=f"{queue}-tools", response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge",
+        message_prefix="m")
+    client = temporal_env.client
+    async with Worker(client, task_queue=queue, workflows=[ActionBatchWorkflow], activities=[tools.execute_action]), \
+            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action]), \
+            Worker(client, task_queue=f"{queue}-bridge", activities=[emit]):
+        summary = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-1", task_queue=queue,
+                                                result_type=BatchSummary)
+        assert tools.peak_in_flight == 4  # the bound was reached and never exceeded
+        assert (summary.total, summary.succeeded, summary.failed) == (24, 24, 0)
+        progress = [r for r in published if '"action_progress"' in r["content"]]
+        assert sorted(int(r["content"].split('"completed": ')[1].split(",")[0]) for r in progress) == \
+            list(range(1, 25))
+        # The same run id again (a replayed or retried window): nothing is applied a second time.
+        again = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-2", task_queue=queue,
+                                              result_type=BatchSummary)
+    await store.aclose()
+    assert again.succeeded == 24 and again.successes[0].changes == {"status": {"before": "submitted",
+                                                                              "after": "approved"}}
+    records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(DISTINCT r.key)")).result_set[0][0]
+    assert records == 24
+    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
+                                 {"ids": SUBMITTED})).result_set
+    assert statuses == [["approved"]]

@@ -1,0 +1,158 @@
+"""The real process entry points: `tg-confidence-agent` and `tg-confidence-bridge` as child processes,
+configured through the environment, answering over Pulsar; a waiting run resumed with the Temporal CLI;
+metrics, audit trail and search attributes as a user sees them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest_asyncio
+from temporalio.testing import WorkflowEnvironment
+
+from cli.ask import ask
+from contracts.names import SA_AWAITING_OVERRIDE, SA_FINAL_CONFIDENCE, SA_STATUS, TaskQueues
+from contracts.wire import AgentRequest, AgentResponse
+from embedded.parts import temporal_binary
+from embedded.processes import ManagedProcess, free_port
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+
+KNOWN = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.name AS name, s.country AS country"
+UNKNOWN = "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"
+
+
+def respond(body: dict[str, Any]) -> tuple[int, str]:
+    question = body["messages"][-1]["content"]
+    if is_planning(body):
+        query = UNKNOWN if "Nobody" in question else KNOWN
+        return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": query},
+                                           "dependencies": []}]})
+    if is_synthesis(body):
+        return 200, "Acme Industrial is the supplier in question."
+    return 200, "noted"
+
+
+async def run(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(subprocess.run, list(cmd), capture_output=True, text=True, timeout=60)
+
+
+def temporal_address(env: WorkflowEnvironment) -> str:
+    return env.client.service_client.config.target_host
+
+
+class Services:
+    def __init__(self, env: dict[str, str], tmp: Path, metrics_port: int) -> None:
+        self.env = env
+        self.metrics_port = metrics_port
+        self.audit = Path(env["TGCA_AUDIT_PATH"])
+        self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp / "worker.log", env=env)
+        self.bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp / "bridge.log",
+                                     env={**env, "TGCA_METRICS_PORT": "0"})  # the metrics port is the worker's
+
+    async def ask(self, question: str) -> list[AgentResponse]:
+        request = AgentRequest(question=question)
+        return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
+                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
+                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
+
+
+@pytest_asyncio.fixture
+async def services(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
+                   tmp_path: Path) -> AsyncIterator[Services]:
+    with ScriptedLLM(respond) as llm:
+        metrics_port = free_port()
+        queues = {f"TGCA_QUEUES__{name.upper()}": f"{value}-{unique}"
+                  for name, value in TaskQueues().model_dump().items()}
+        env = {
+            "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env), "TGCA_PULSAR_URL": pulsar_url,
+            "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted",
+            "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:proc-{unique}:default"]),
+            "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:proc-{unique}:default",
+            "TGCA_WORKSPACE": f"proc-{unique}", "TGCA_METRICS_PORT": str(metrics_port),
+            "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
+            "TGCA_AGENT__MAX_RETRIES": "0", **queues,
+        }
+        s = Services(env, tmp_path, metrics_port)
+        for part in (s.worker, s.bridge):
+            part.ready = None
+            part.start()
+        await asyncio.sleep(3)  # both connect and poll; asking earlier only waits in Pulsar/Temporal
+        try:
+            yield s
+        finally:
+            s.bridge.stop()
+            s.worker.stop()
+
+
+async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_search_attributes(
+        services: Services, temporal_env: WorkflowEnvironment) -> None:
+    messages = await services.ask("Where is Acme Industrial based?")
+    assert messages[-1].message_type == "answer", services.worker.log_tail() + services.bridge.log_tail()
+    assert "Acme Industrial is the supplier in question." in messages[-1].content
+
+    # The run records its metrics and audit line just after the answer goes out: wait for them.
+    metrics = ""
+    async with httpx.AsyncClient() as http:
+        for _ in range(75):
+            metrics = (await http.get(f"http://127.0.0.1:{services.metrics_port}/metrics")).text
+            if "agent_plan_execution_seconds_count 1.0" in metrics and services.audit.exists():
+                break
+            await asyncio.sleep(0.2)
+    for name in ('agent_confidence_score_bucket{function="GraphQuery",le="0.9"} 1.0',
+                 "agent_plan_execution_seconds_count 1.0", "agent_plan_complexity_count 1.0",
+                 'agent_step_execution_seconds_count{function="GraphQuery"} 1.0'):
+        assert name in metrics, name
+
+    record = json.loads(services.audit.read_text().splitlines()[-1])
+    assert record["final_confidence"] == 0.9 and record["execution"][0]["success"] is True
+    assert record["plan"]["steps"][0]["function"] == "GraphQuery"
+
+    workflow_id = record["execution_id"]
+    logged = [json.loads(line) for line in services.worker.log_path.read_text().splitlines() if line.startswith("{")]
+    audit_lines = [e for e in logged if e.get("event") == "audit_written"]
+    assert audit_lines and audit_lines[-1]["execution_id"] == workflow_id  # structlog context bound per activity
+    described = await temporal_env.client.get_workflow_handle(workflow_id).describe()
+    assert described.typed_search_attributes.get(SA_STATUS) == "completed"
+    assert described.typed_search_attributes.get(SA_FINAL_CONFIDENCE) == 0.9
+
+
+async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
+        services: Services, temporal_env: WorkflowEnvironment) -> None:
+    asking = asyncio.create_task(services.ask("Who supplies Nobody Ltd?"))
+    address = temporal_address(temporal_env)
+    workflow_id = None
+    for _ in range(300):  # up to 60 s: planning lists the MCP tools first
+        async for execution in temporal_env.client.list_workflows("TgcaAwaitingOverride = true"):
+            if execution.task_queue == services.env["TGCA_QUEUES__WORKFLOW"]:
+                workflow_id = execution.id
+        if workflow_id:
+            break
+        await asyncio.sleep(0.2)
+    assert workflow_id, services.worker.log_tail()
+
+    handle = temporal_env.client.get_workflow_handle(workflow_id)
+    assert (await handle.describe()).typed_search_attributes.get(SA_AWAITING_OVERRIDE) is True
+    status = await run(sys.executable, "-m", "cli", "status", workflow_id, "--temporal-address", address)
+    assert status.returncode == 0 and '"step_id": "s1"' in status.stdout and "awaiting_override" in status.stdout
+
+    wrong = await run(sys.executable, "-m", "cli", "override", workflow_id, "s7", "accept",
+                      "--temporal-address", address)
+    assert wrong.returncode == 1 and "unknown step 's7'" in wrong.stderr
+
+    signal = await run(temporal_binary(), "workflow", "signal", "--address", address, "--workflow-id", workflow_id,
+                       "--name", "override", "--input", '{"step_id": "s1", "decision": "accept", "by": "cli-user"}')
+    assert signal.returncode == 0, signal.stderr
+
+    messages = await asyncio.wait_for(asking, 60)
+    text = "\n".join(m.content for m in messages)
+    assert "Override needed for step s1 (GraphQuery)" in text
+    assert "Step s1 accepted by cli-user at confidence 0.30." in text
+    assert messages[-1].message_type == "answer"
+    assert re.search(r"Confidence: 0\.30 \(low\)", messages[-1].content)

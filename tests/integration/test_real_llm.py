@@ -1,0 +1,95 @@
+"""The README's main job with the real local model: `tg-confidence up` starts every part from its wheel,
+loads the demo graph, and answers a demo question with its steps streamed."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cli.up import DEMO_QUESTION
+from embedded import demo_graph
+from embedded.processes import free_port
+
+pytestmark = pytest.mark.real_llm
+
+
+def leading_supplier() -> str:
+    """Computed from the deterministic demo dataset itself, independently of any Cypher."""
+    data = demo_graph.generate()
+    issued_to = data.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")]
+    counts = Counter(e["to"] for e in issued_to)
+    leader_id = counts.most_common(1)[0][0]
+    return next(s["name"] for s in data.nodes["Supplier"] if s["supplier_id"] == leader_id)
+
+
+async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path) -> None:
+    ports = {name: free_port() for name in
+             ("temporal-port", "ui-port", "pulsar-port", "falkordb-port", "llm-port", "metrics-port")}
+    args = [arg for name, port in ports.items() for arg in (f"--{name}", str(port))]
+    cmd = [sys.executable, "-m", "cli", "up", "--data-dir", str(tmp_path), "--demo", "--exit-after-ask",
+           "--timeout", "400", *args]
+    result = await asyncio.to_thread(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
+    out = result.stdout
+    assert result.returncode == 0, f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}"
+    assert f"? {DEMO_QUESTION}" in out
+    for marker in ("[thought] Planning how to answer", "[observation] Plan with", "[thought] Step ",
+                   "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:"):
+        assert marker in out, marker
+    # The answer comes from the graph: the leading supplier by orders is named in it.
+    answer = out.split("[answer] ", 1)[1]
+    assert leading_supplier() in answer
+
+
+@pytest.fixture(scope="module")
+def local_model_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The embedded llama-cpp-python server with the demo model, for the tests below."""
+    from embedded.model_weights import resolve_model
+    from embedded.parts import llm_server
+
+    port = free_port()
+    server = llm_server(tmp_path_factory.mktemp("llm"), resolve_model().path, port, "local")
+    server.start()
+    try:
+        asyncio.run(server.wait_ready(300))
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.stop()
+
+
+async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_only(
+        local_model_url: str, make_stack, falkordb_url: str, unique: str) -> None:
+    """Issue 5's 'done when' on the real model: the demo's payment request is routed to ACTION, planned as
+    makePayment on the supplier's orders, approved by a human, executed; a question about the same orders
+    is routed to QUERY and changes nothing."""
+    from falkordb.asyncio import FalkorDB
+
+    from tests.integration.test_action_path import ALREADY_PAID, TOO_DEAR, approve_when_asked, run
+
+    name = f"real-pay-{unique}"
+    await demo_graph.load(falkordb_url, name)
+    db = FalkorDB.from_url(falkordb_url)
+    g = db.select_graph(name)
+    try:
+        stack = await make_stack(local_model_url, graph_name=name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
+                                 planning_timeout_ms=300_000)
+        request_id = f"real-pay-{unique}"
+        asking = asyncio.create_task(run(stack, "Pay all orders of supplier Northwind Traders", request_id))
+        await approve_when_asked(stack, f"agent-{request_id}", asking)
+        messages = await asyncio.wait_for(asking, 300)
+        answer = messages[-1].content
+        assert "makePayment on 20 PurchaseOrder entities: 18 succeeded, 2 failed." in answer, answer
+        assert f"{TOO_DEAR}: Insufficient funds" in answer and f"{ALREADY_PAID}: Order already paid" in answer
+        records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
+        assert records == 18
+        followup = await run(stack, "Which orders of supplier Northwind Traders are not paid?", f"real-q-{unique}")
+        assert followup[-1].message_type == "answer"
+        assert not any(m.content.startswith('{"type": "action_') for m in followup)
+        assert (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0] == 18
+    finally:
+        await g.delete()
+        await db.aclose()

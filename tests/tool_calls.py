@@ -1,0 +1,41 @@
+"""Call tools directly, as their activities would, on backends a test builds from real parts."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from backends import Backends
+from backends.graph_rag import LocalGraphRag
+from backends.graph_store import GraphStore
+from backends.llm import LLMClient
+from backends.mcp import McpTools
+from backends.templates import LocalTemplates
+from confidence_core.ontology import Ontology
+from contracts.query_path import StepInput, StepOutput
+from service.prompts import PromptTemplates
+from tools import registry
+
+NOWHERE = "http://127.0.0.1:9/v1"  # nothing listens: a test that must not reach an LLM
+
+
+def local_backends(llm_url: str = NOWHERE, falkordb_url: str = "redis://127.0.0.1:9", graph_name: str = "procurement",
+                   ontology: Ontology | None = None, mcp: McpTools | None = None) -> Backends:
+    prompts = PromptTemplates.load()
+    llm = LLMClient(llm_url, "m")
+    graph = GraphStore(falkordb_url, graph_name)
+    return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
+                    rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology, mcp=mcp,
+                    closers=[llm, graph])
+
+
+class ToolCalls:
+    """`calls.search_instances(request)` runs the tool of that name on these backends."""
+
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
+
+    def __getattr__(self, name: str) -> Callable[[StepInput], Awaitable[StepOutput]]:
+        tool = registry.tool(name)
+        if tool is None:
+            raise AttributeError(f"no tool named {name!r}")
+        return lambda request: tool.run(request, self.backends)

@@ -1,0 +1,52 @@
+"""Configuration precedence: built-in defaults < YAML file < environment < command-line flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from worker.main import parse_args
+from worker.main import worker_config as config_from_args
+
+
+def test_each_layer_overrides_the_one_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    yaml_file = tmp_path / "agent.yaml"
+    yaml_file.write_text("graph_name: from-yaml\nllm_model: from-yaml\nagent:\n  max_retries: 1\n"
+                         "  confidence_threshold: 0.6\n")
+    monkeypatch.setenv("TGCA_CONFIG", str(yaml_file))
+    monkeypatch.setenv("TGCA_LLM_MODEL", "from-env")
+    monkeypatch.setenv("TGCA_AGENT__MAX_RETRIES", "2")
+    monkeypatch.setenv("PULSAR_HOST", "pulsar://from-env:6650")
+
+    config = config_from_args(parse_args(["--max-retries", "5", "-P", "9100"]))
+
+    assert config.graph_name == "from-yaml"                  # YAML over default
+    assert config.llm_model == "from-env"                    # env over YAML
+    assert config.agent.max_retries == 5                     # flag over env and YAML
+    assert config.agent.confidence_threshold == 0.6          # nested YAML key kept beside the flag
+    assert config.pulsar_url == "pulsar://from-env:6650"     # TrustGraph's PULSAR_HOST
+    assert config.metrics_port == 9100
+    assert config.agent.step_timeout_ms == 30000             # built-in default
+
+
+def test_defaults_match_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TGCA_CONFIG", raising=False)
+    config = config_from_args(parse_args([]))
+    a = config.agent
+    assert (a.confidence_threshold, a.max_retries, a.retry_backoff_factor, a.step_timeout_ms, a.max_iterations) == (
+        0.75, 3, 2.0, 30000, 15)
+    assert a.tool_thresholds == {}  # each tool's own default applies
+    assert config.metrics_port == 8000
+
+
+def test_out_of_range_flags_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TGCA_CONFIG", raising=False)
+    with pytest.raises(ValueError, match="confidence_threshold"):
+        config_from_args(parse_args(["--confidence-threshold", "1.7"]))
+
+
+def test_a_missing_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TGCA_CONFIG", str(tmp_path / "nope.yaml"))
+    with pytest.raises(FileNotFoundError, match=r"nope\.yaml"):
+        config_from_args(parse_args([]))

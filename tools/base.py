@@ -1,0 +1,44 @@
+"""The interface every tool implements (one module per tool; tools/registry.py lists them).
+
+A tool is one unit: its spec (what the planner sees), how it runs (as the Temporal activity named after
+it), how its result is scored (evidence, not the LLM's say-so), and optionally a deterministic repair of
+its arguments for the retry ladder's "adjusted" rung. `adjust` runs inside workflow code: it must be pure.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+from confidence_core.ladder import Rung
+
+if TYPE_CHECKING:
+    from backends import Backends
+    from contracts.query_path import StepInput, StepOutput
+    from tools.spec import ToolSpec
+
+
+class Tool(ABC):
+    spec: ClassVar[ToolSpec]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def available(self, backends: Backends) -> bool:
+        """Whether this worker's backends can run the tool at all (e.g. GraphQuery needs a local graph)."""
+        return True
+
+    async def describe(self, backends: Backends) -> ToolSpec | None:
+        """The spec the planner sees now; None when there is nothing to offer at the moment (e.g. no MCP
+        server answers). Tools whose choices are found at run time override this."""
+        return self.spec if self.available(backends) else None
+
+    @abstractmethod
+    async def run(self, request: StepInput, backends: Backends) -> StepOutput:
+        """Run one step. Transport failures raise (Temporal retries them); a result the tool itself judges
+        bad comes back with success=False or a low score, for the workflow's retry ladder."""
+
+    def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
+        """New arguments for a weak result without asking the LLM, or None to let the LLM propose them."""
+        return None

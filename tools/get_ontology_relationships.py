@@ -1,0 +1,22 @@
+"""get_ontology_relationships: the relationship types of the domain and which classes they connect."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tools.ontology_tool import OntologyTool
+from tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from backends.graph_store import GraphStore
+    from confidence_core.ontology import Ontology
+
+
+class GetOntologyRelationships(OntologyTool):
+    spec = ToolSpec(name="get_ontology_relationships",
+                    description="The relationship types of the domain: from which class to which, and what they mean.")
+    finds = "relationships"
+
+    async def rows(self, args: dict[str, str], graph: GraphStore, ontology: Ontology) -> list[Any]:
+        return [{"type": r.type, "from": r.from_, "to": r.to, "description": r.description}
+                for r in ontology.relationships]

@@ -1,0 +1,104 @@
+"""The one list of tools: every `Tool` subclass defined in a module of this package, found at import.
+
+From it come both the planner's catalogue (`catalogue`) and the tools worker's activities (`activities`),
+so the two cannot drift: a tool is offered to the planner exactly when its activity is registered.
+Which tools a deployment uses is its `tools` setting (default: each tool's `offered_by_default`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from functools import cache
+from typing import TYPE_CHECKING
+
+from temporalio import activity
+
+import tools as package
+from contracts.query_path import StepInput, StepOutput
+from tools.base import Tool
+from tools.cache import ResultCache
+from tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from backends import Backends
+
+_FRAME_MODULES = {"base", "spec", "registry", "cache", "ontology_tool", "action_tool"}
+
+
+@cache
+def all_tools() -> dict[str, Tool]:
+    """name -> tool, for every concrete Tool in the package's modules, in the order the planner sees them."""
+    found: dict[str, Tool] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name in _FRAME_MODULES:
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, Tool) and not inspect.isabstract(cls) and cls.__module__ == module.__name__:
+                tool = cls()
+                if tool.name in found:
+                    raise RuntimeError(f"two tools are named {tool.name!r}")
+                found[tool.name] = tool
+    return dict(sorted(found.items(), key=lambda item: (item[1].spec.position, item[0])))
+
+
+def tool(name: str) -> Tool | None:
+    return all_tools().get(name)
+
+
+def default_tool_names() -> list[str]:
+    return [name for name, t in all_tools().items() if t.spec.offered_by_default]
+
+
+def enabled_tools(backends: Backends, names: Iterable[str] | None = None) -> list[Tool]:
+    """The tools this worker hosts: the named ones (default: those offered by default) that its backends
+    can run. An unknown name is a configuration error."""
+    wanted = list(names) if names is not None else default_tool_names()
+    unknown = [n for n in wanted if n not in all_tools()]
+    if unknown:
+        raise ValueError(f"unknown tools: {', '.join(unknown)}; known: {', '.join(all_tools())}")
+    return [all_tools()[n] for n in wanted if all_tools()[n].available(backends)]
+
+
+async def catalogue(backends: Backends, names: Iterable[str] | None = None) -> dict[str, ToolSpec]:
+    """What the planner may use right now (a tool whose choices are found at run time may have none)."""
+    specs: dict[str, ToolSpec] = {}
+    for t in enabled_tools(backends, names):
+        spec = await t.describe(backends)
+        if spec is not None:
+            specs[spec.name] = spec
+    return specs
+
+
+def activities(backends: Backends, names: Iterable[str] | None = None,
+               cache: ResultCache | None = None) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
+    """One Temporal activity per enabled tool, named as the tool, with the result cache in front."""
+    results = cache or ResultCache(0)
+    return [_as_activity(t, backends, results) for t in enabled_tools(backends, names)]
+
+
+def _as_activity(t: Tool, backends: Backends, results: ResultCache) -> Callable[[StepInput], Awaitable[StepOutput]]:
+    async def run(request: StepInput) -> StepOutput:
+        hit = results.get(request) if t.spec.cacheable else None
+        if hit is not None:
+            return hit
+        started = time.monotonic()
+        output = await t.run(request, backends)
+        output.execution_time_ms = int((time.monotonic() - started) * 1000)
+        if t.spec.cacheable:
+            results.put(request, output)
+        return output
+
+    run.__name__ = run.__qualname__ = f"tool_{t.name}"
+    return activity.defn(name=t.name)(run)
+
+
+
+def static_catalogue(names: Iterable[str] | None = None) -> dict[str, ToolSpec]:
+    """The named tools' static specs (default: those offered by default), without asking any backend:
+    for checking plans offline (tests, benchmarks)."""
+    return {n: all_tools()[n].spec for n in (names if names is not None else default_tool_names())}

@@ -1,0 +1,68 @@
+"""Which activities and workflows each family's worker hosts, on which task queue. The tools family's
+activities come from the tool registry, the same list the planner's catalogue comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.action_planning import ActionPlanningActivities
+from activities.actions import ActionTools
+from activities.agent_metrics import AgentMetrics
+from activities.planning import PlanningActivities
+from activities.run_record import RunRecordActivities
+from activities.synthesis import SynthesisActivities
+from backends import Backends
+from contracts.names import Activities
+from contracts.run import AgentSettings
+from service.config import ServiceConfig
+from tools import registry
+from tools.cache import ResultCache
+from worker.log_context import LogContextInterceptor
+from workflows.action_batch import ActionBatchWorkflow
+from workflows.confidence_agent import ConfidenceAgentWorkflow
+
+FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
+
+
+def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
+                  metrics: AgentMetrics) -> list[Worker]:
+    """One Worker per hosted family, each on its own task queue (config.queues)."""
+    q = config.queues
+    interceptors = [LogContextInterceptor()]
+    actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
+               if backends.graph is not None and backends.ontology is not None else None)
+    workers: list[Worker] = []
+    if "workflows" in families:
+        settings = config.agent
+
+        @activity.defn(name=Activities.AGENT_SETTINGS)
+        async def agent_settings() -> AgentSettings:
+            """This worker's configuration, read by each run (a local activity: no extra server round trip)."""
+            return settings
+
+        # execute_action also runs here, as the batch's local activity (no server round trip per entity).
+        local = [agent_settings, *([actions.execute_action] if actions else [])]
+        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
+                              activities=local, interceptors=interceptors, max_concurrent_local_activities=500))
+    if "planning" in families:
+        planning = PlanningActivities(backends, config.tools)
+        routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts)
+        workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
+            planning.plan, planning.adjust_step, routing.route, routing.plan_action]))
+    if "tools" in families:
+        tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds))
+        workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
+                              activities=[*tool_activities, *(actions.all() if actions else [])]))
+    if "synthesis" in families:
+        synthesis = SynthesisActivities(backends.llm, backends.prompts)
+        workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
+                              activities=[synthesis.synthesize, synthesis.answer_directly]))
+    if "audit" in families:
+        recorder = RunRecordActivities(Path(config.audit_path).expanduser(), metrics)
+        workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,
+                              activities=[recorder.record_run]))
+    return workers

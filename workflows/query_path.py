@@ -1,0 +1,125 @@
+"""The query path: plan -> run the plan's DAG, each step under confidence control -> synthesize an
+answer from the usable results, with the overall confidence and why. And the router's ANSWER intent:
+a direct answer with no plan and no tools."""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+
+from workflows.run_context import RunContext
+from workflows.step_runner import StepRunner
+
+with workflow.unsafe.imports_passed_through():
+    from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
+    from confidence_core.dag import dependents_of, ready_steps
+    from confidence_core.plan_parser import describe_plan
+    from contracts.names import Activities
+    from contracts.plan import ExecutionPlan, StepResult
+    from contracts.query_path import PlanningInput, PlanningOutput, SupportingResult, SynthesisInput, SynthesisOutput
+    from contracts.routing import RouteInput
+    from contracts.run import AgentRunResult, StepState, StepStatus
+
+
+class QueryPath:
+    def __init__(self, ctx: RunContext, steps: StepRunner) -> None:
+        self.ctx = ctx
+        self.steps = steps
+
+    async def run(self) -> AgentRunResult:
+        ctx = self.ctx
+        ctx.say("thought", f"Planning how to answer: {ctx.question}")
+        planning = await ctx.options.planning.run(
+            Activities.PLAN, PlanningInput(question=ctx.question, plan_id=ctx.workflow_id, settings=ctx.settings),
+            PlanningOutput)
+        if planning.plan is None:
+            return await ctx.fail(planning.error or "The planner produced no plan.")
+        plan = planning.plan
+        ctx.status.plan = plan
+        ctx.status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
+                            for s in plan.steps]
+        ctx.metrics.plan_steps = len(plan.steps)
+        ctx.say("observation", f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}")
+
+        ctx.phase("executing")
+        results = await self.execute(plan)
+        usable = [r for r in results if r.success]
+        score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
+        ctx.status.final_confidence = score
+        ctx.phase("synthesizing")
+        answer, synthesis = await self._synthesize(plan, usable, results)
+        final = f"{answer}\n\n{self._confidence_line(score, why, usable)}"
+        ctx.phase("completed")
+        await ctx.answer(final, synthesis)
+        return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results)
+
+    async def answer_directly(self) -> AgentRunResult:
+        """The router's ANSWER: no plan, no tools, no graph."""
+        ctx = self.ctx
+        ctx.say("thought", "Intent: ANSWER - no data needed, answering directly.")
+        ctx.phase("synthesizing")
+        synthesis = await ctx.options.synthesis.run(Activities.ANSWER_DIRECTLY, RouteInput(question=ctx.question),
+                                                    SynthesisOutput)
+        answer = f"{synthesis.answer}\n\nConfidence: not scored - a direct answer, not drawn from the knowledge graph"
+        ctx.phase("completed")
+        await ctx.answer(answer, synthesis)
+        return AgentRunResult(answer=answer)
+
+    async def execute(self, plan: ExecutionPlan) -> list[StepResult]:
+        """Ready steps in plan order, `max_parallel_steps` at a time when parallel; the dependents of a step
+        without a usable result are skipped and reported."""
+        ctx, settings = self.ctx, self.ctx.settings
+        outputs: dict[str, str] = {}
+        results: dict[str, StepResult] = {}
+        done: set[str] = set()
+        blocked: set[str] = set()
+        iterations = 0
+        width = settings.max_parallel_steps if settings.parallel_execution else 1
+        while ready := ready_steps(plan, done, blocked):
+            iterations += 1
+            if iterations > settings.max_iterations:
+                ctx.say("observation", f"Stopped after {settings.max_iterations} iterations (max_iterations).")
+                break
+            batch = ready[:width]
+            step_results = await asyncio.gather(*(self.steps.run(s, outputs) for s in batch))
+            for step, result in zip(batch, step_results, strict=True):
+                results[step.id] = result
+                done.add(step.id)
+                if result.success:
+                    outputs[step.id] = result.output
+                    continue
+                skipped = [d for d in dependents_of(plan, step.id) if d not in blocked]
+                blocked.update(skipped)
+                for dependent in skipped:
+                    ctx.status.step(dependent).state = StepState.SKIPPED
+                if skipped:
+                    ctx.say("observation", f"Skipping {', '.join(skipped)}: they depend on step {step.id}, which "
+                                           "has no usable result.")
+        return [results[s.id] for s in plan.steps if s.id in results]
+
+    async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult],
+                          results: list[StepResult]) -> tuple[str, SynthesisOutput | None]:
+        if not usable:
+            reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
+            return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
+        synthesis = await self.ctx.options.synthesis.run(
+            Activities.SYNTHESIZE,
+            SynthesisInput(question=self.ctx.question,
+                           results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
+                                                     output=r.output, score=r.confidence.score) for r in usable],
+                           max_context_size=self.ctx.settings.max_context_size),
+            SynthesisOutput)
+        return synthesis.answer, synthesis
+
+    def _confidence_line(self, score: float, why: str, usable: list[StepResult]) -> str:
+        parts = [why]
+        if usable:
+            weakest = min(usable, key=lambda r: r.confidence.score)
+            parts.append(f"{weakest.step_id}: {weakest.confidence.reasoning}")
+        not_usable = [s for s in self.ctx.status.steps
+                      if s.state not in (StepState.SUCCEEDED, StepState.ACCEPTED_BY_OVERRIDE)]
+        if not_usable:
+            parts.append("not used: " + ", ".join(f"{s.step_id} ({s.state.value})" for s in not_usable))
+        low = " (low)" if score < LOW_CONFIDENCE else ""
+        return f"Confidence: {score:.2f}{low} - " + "; ".join(parts)

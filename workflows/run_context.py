@@ -1,0 +1,142 @@
+"""What every piece of one run shares: its settings and activity options, the caller's messages, the
+`status` the query returns, the human overrides that arrived, and the notes, metrics and audit entries
+that end up in the run's record. The query path, the step runner and the action path each receive it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+
+from temporalio import workflow
+
+from workflows.activity_options import FamilyOptions
+from workflows.outbox import Outbox
+
+with workflow.unsafe.imports_passed_through():
+    from confidence_core.override import check_override
+    from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
+    from contracts.override import Decision, Override, OverrideRequest
+    from contracts.query_path import SynthesisOutput
+    from contracts.records import RunMetrics, StepAudit
+    from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
+    from contracts.wire import AgentResponse
+    from contracts.wire_codec import error_response
+
+
+class RunAborted(Exception):
+    """A human ended the run (abort, or no approval in time): the caller gets this message as an error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def answer_chunks(answer: str, size: int = 120) -> list[str]:
+    """Sentence-aligned chunks of about `size` characters that join back to the whole answer."""
+    chunks: list[str] = []
+    current = ""
+    for sentence in re.split(r"(?<=[.!?\n])(?=\s)", answer):
+        if current and len(current) + len(sentence) > size:
+            chunks.append(current)
+            current = ""
+        current += sentence
+    return [*chunks, current] if current else chunks or [answer]
+
+
+class RunContext:
+    def __init__(self, inp: AgentRunInput) -> None:
+        self.inp = inp
+        self.question = inp.request.question
+        self.workflow_id = workflow.info().workflow_id
+        self.outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, self.workflow_id)
+        self.status = RunStatus()
+        self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it
+        self.audit: dict[str, StepAudit] = {}
+        self.metrics = RunMetrics()
+        self.notes: list[str] = []
+        self._override_lock = asyncio.Lock()
+        self.configure(inp.settings or AgentSettings())
+
+    def configure(self, settings: AgentSettings) -> None:
+        """The settings this run executes with (known once the worker's own were read)."""
+        self.settings = settings
+        self.options = FamilyOptions.of(settings, self.inp.queues)
+
+    # -- the caller's messages -----------------------------------------------------------------
+
+    def emit(self, response: AgentResponse) -> None:
+        self.outbox.emit(response)
+
+    def say(self, kind: str, text: str) -> None:
+        self.emit(AgentResponse(message_type=kind, content=text, end_of_message=True))
+
+    async def answer(self, answer: str, synthesis: SynthesisOutput | None) -> None:
+        tokens = ({"in_token": synthesis.in_tokens, "out_token": synthesis.out_tokens, "model": synthesis.model}
+                  if synthesis else {})
+        if self.inp.request.streaming:
+            # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
+            for chunk in answer_chunks(answer):
+                self.emit(AgentResponse(message_type="answer", content=chunk, end_of_message=False))
+            self.emit(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
+                                    **tokens))
+        else:
+            self.emit(AgentResponse(message_type="answer", content=answer, end_of_message=True, end_of_dialog=True,
+                                    **tokens))
+
+    async def fail(self, message: str) -> AgentRunResult:
+        """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
+        self.phase("failed")
+        if self.inp.fallback_on_failure:
+            return AgentRunResult(answer="", error=message, plan=self.status.plan, needs_fallback=True)
+        self.emit(error_response(message))
+        return AgentRunResult(answer="", error=message, plan=self.status.plan)
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def phase(self, phase: str, step: str | None = None) -> None:
+        """The run's phase, for the `status` query and, when enabled, the Web UI's search attributes."""
+        self.status.phase = phase
+        if not self.settings.search_attributes:
+            return
+        updates = [SA_STATUS.value_set(phase), SA_AWAITING_OVERRIDE.value_set(phase == "awaiting_override")]
+        if step is not None:
+            updates.append(SA_CURRENT_STEP.value_set(step))
+        if self.status.final_confidence is not None:
+            updates.append(SA_FINAL_CONFIDENCE.value_set(self.status.final_confidence))
+        workflow.upsert_search_attributes(updates)
+
+    @staticmethod
+    def iso_now() -> str:
+        return workflow.now().isoformat().replace("+00:00", "Z")
+
+    # -- human overrides -------------------------------------------------------------------------
+
+    def check(self, override: Override) -> Decision:
+        """The decision, if acceptable now; OverrideRejected says why not."""
+        known = {s.step_id for s in self.status.steps}
+        return check_override(override, self.status.pending_override, known, self.settings.override_token_sha256)
+
+    async def wait_for_override(self, request: OverrideRequest, what: str) -> Override | None:
+        """Ask a human (signal, update or Pulsar follow-up) and wait up to the request's timeout."""
+        async with self._override_lock:  # one pending override at a time, even with parallel steps
+            step_id = request.step_id
+            self.status.pending_override = request
+            self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
+            self.phase("awaiting_override", step_id)
+            self.say("observation", (
+                f"{what} Waiting {request.timeout_s:.0f} s. Answer with: tg-confidence override {self.workflow_id} "
+                f"{step_id} accept -- or: temporal workflow signal --workflow-id {self.workflow_id} --name override "
+                f"--input '{{\"step_id\": \"{step_id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
+                f"state \"override\", correlation_id \"{self.workflow_id}\" and question \"{step_id} accept\""
+            ))
+            try:
+                await workflow.wait_condition(lambda: step_id in self.overrides,
+                                              timeout=timedelta(seconds=request.timeout_s))
+            except TimeoutError:
+                return None
+            finally:
+                self.status.pending_override = None
+                self.phase("executing", step_id)
+            return self.overrides.pop(step_id)

@@ -1,0 +1,186 @@
+"""One plan step under confidence control: run it, score it, and below its threshold climb the retry
+ladder (the same arguments after a backoff, adjusted arguments, a simplified approach), then ask a human
+(accept, retry, skip or abort) and, without an answer, give the step up."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+from workflows.errors import failure_message
+from workflows.run_context import RunAborted, RunContext
+
+with workflow.unsafe.imports_passed_through():
+    from confidence_core.ladder import RUNG_NOTES, Rung, backoff, rung_for
+    from confidence_core.memory import select_context, trim
+    from contracts.names import Activities
+    from contracts.override import Decision, Override, OverrideRequest
+    from contracts.plan import ConfidenceMetrics, ExecutionStep, StepResult
+    from contracts.query_path import AdjustInput, AdjustOutput, StepInput, StepOutput
+    from contracts.records import AttemptAudit, StepAudit, StepTiming
+    from contracts.run import StepState, StepStatus
+    from tools.registry import all_tools
+
+    # Found outside the sandbox, once: workflow code only ever calls a tool's pure `adjust`.
+    TOOLS = all_tools()
+
+OBSERVATION_PREVIEW = 1200
+
+
+class StepRunner:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    async def run(self, step: ExecutionStep, outputs: dict[str, str]) -> StepResult:
+        ctx, settings = self.ctx, self.ctx.settings
+        status = ctx.status.step(step.id)
+        status.state = StepState.RUNNING
+        ctx.phase("executing", step.id)
+        audit = StepAudit(step_id=step.id, function=step.function, start_time=ctx.iso_now(), end_time="",
+                          confidence_score=None, retry_count=0, success=False, outcome="running")
+        ctx.audit[step.id] = audit
+        context = select_context(outputs, step.dependencies, settings.max_context_size)
+        arguments = dict(step.arguments)
+        rung = Rung.SAME
+        retry = 0
+        ladder_done = False
+        while True:
+            args_text = "; ".join(f"{k}={v}" for k, v in arguments.items())
+            attempt_label = f" (retry {retry})" if retry else ""
+            ctx.say("thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
+            out = await self._attempt(step, arguments, context, retry)
+            score = out.confidence.score
+            status.score, status.reasoning, status.retries = score, out.confidence.reasoning, retry
+            audit.attempts.append(AttemptAudit(rung=rung.value if retry else "initial", arguments=arguments,
+                                               confidence_score=score, reasoning=out.confidence.reasoning,
+                                               output=out.output))
+            met = out.success and score >= step.confidence_threshold
+            verdict = "meets" if met else "is below"
+            ctx.say("observation", f"{trim(out.output, OBSERVATION_PREVIEW)}\nConfidence {score:.2f} {verdict} the "
+                                   f"threshold {step.confidence_threshold:.2f}: {out.confidence.reasoning}")
+            if met:
+                return self._finish(step, status, audit, out, retry, StepState.SUCCEEDED, success=True)
+            ctx.metrics.below_threshold += 1
+            if not ladder_done and retry < settings.max_retries:
+                retry += 1
+                rung = rung_for(retry)
+                self._count_retry(step, status)
+                ctx.say("thought", f"Step {step.id}: confidence {score:.2f} is below {step.confidence_threshold:.2f} "
+                                   f"({out.confidence.reasoning}); retry {retry} of {settings.max_retries}: "
+                                   f"{RUNG_NOTES[rung]}.")
+                if rung is Rung.SAME:
+                    await workflow.sleep(backoff(retry, settings.retry_backoff_factor, settings.max_retry_delay_s))
+                else:
+                    arguments = await self._adjust(step, arguments, out, rung)
+                continue
+            if not settings.override_enabled:
+                return self._finish(step, status, audit, out, retry, StepState.LOW_CONFIDENCE, success=False)
+            override = await self._ask_override(step, out, retry, arguments)
+            if override is None:
+                ctx.notes.append(f"no override for step {step.id} within {settings.override_timeout_s:.0f} s")
+                ctx.say("observation", f"No override arrived for step {step.id} within "
+                                       f"{settings.override_timeout_s:.0f} s; continuing without its result.")
+                return self._finish(step, status, audit, out, retry, StepState.LOW_CONFIDENCE, success=False)
+            decided = self._decided(step, status, audit, out, retry, override)
+            if decided is not None:
+                return decided
+            # RETRY: once more with the human's arguments (or the same), then back to the human if still weak.
+            arguments = dict(override.arguments) if override.arguments else arguments
+            retry += 1
+            rung = Rung.SAME
+            ladder_done = True
+            self._count_retry(step, status)
+            ctx.say("thought", f"Step {step.id}: retrying as {override.by or 'a human'} asked.")
+
+    def _decided(self, step: ExecutionStep, status: StepStatus, audit: StepAudit, out: StepOutput, retry: int,
+                 override: Override) -> StepResult | None:
+        """The step's result as a human decided it, or None for a retry."""
+        audit.override = {"decision": override.decision, "by": override.by, "reason": override.reason}
+        who = override.by or "a human"
+        decision = Decision(override.decision)
+        if decision is Decision.ABORT:
+            self._finish(step, status, audit, out, retry, StepState.FAILED, success=False)
+            reason = f": {override.reason}" if override.reason else ""
+            raise RunAborted(f"Aborted by {who} at step {step.id}{reason}")
+        if decision is Decision.SKIP:
+            self.ctx.say("observation", f"Step {step.id} skipped by {who}.")
+            return self._finish(step, status, audit, out, retry, StepState.SKIPPED, success=False)
+        if decision is Decision.ACCEPT:
+            self.ctx.say("observation", f"Step {step.id} accepted by {who} at confidence {out.confidence.score:.2f}.")
+            accepted = out.model_copy(update={"confidence": out.confidence.model_copy(update={
+                "reasoning": f"{out.confidence.reasoning} (accepted by {who})"})})
+            return self._finish(step, status, audit, accepted, retry, StepState.ACCEPTED_BY_OVERRIDE, success=True)
+        return None
+
+    def _count_retry(self, step: ExecutionStep, status: StepStatus) -> None:
+        status.state = StepState.RETRYING
+        retries = self.ctx.metrics.retries
+        retries[step.function] = retries.get(step.function, 0) + 1
+
+    async def _attempt(self, step: ExecutionStep, arguments: dict[str, str], context: dict[str, str],
+                       retry: int) -> StepOutput:
+        ctx = self.ctx
+        started = workflow.now()
+        try:
+            out = await ctx.options.tools.run(
+                step.function,
+                StepInput(question=ctx.question, step=step.model_copy(update={"arguments": arguments}),
+                          context=context, retry_count=retry, workflow_id=ctx.workflow_id),
+                StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms))
+        except ActivityError as exc:
+            message = failure_message(exc)
+            out = StepOutput(success=False, output=f"{step.function} failed: {message}", error=message,
+                             confidence=ConfidenceMetrics(score=0.0, reasoning=f"the tool failed: {message}",
+                                                          retry_count=retry))
+        seconds = (workflow.now() - started).total_seconds()
+        ctx.metrics.step_timings.append(StepTiming(function=step.function, seconds=seconds))
+        ctx.metrics.scores.append((step.function, out.confidence.score))
+        return out
+
+    async def _adjust(self, step: ExecutionStep, arguments: dict[str, str], last: StepOutput,
+                      rung: Rung) -> dict[str, str]:
+        """The tool's own deterministic repair if it has one for this rung, else the LLM's proposal."""
+        tool = TOOLS.get(step.function)
+        repaired = tool.adjust(arguments, rung) if tool is not None else None
+        if repaired is not None:
+            return repaired
+        try:
+            adjusted = await self.ctx.options.planning.run(
+                Activities.ADJUST_STEP,
+                AdjustInput(question=self.ctx.question, step=step.model_copy(update={"arguments": arguments}),
+                            rung=rung.value, last_output=trim(last.output, 2000), reasoning=last.confidence.reasoning),
+                AdjustOutput)
+        except ActivityError as exc:
+            workflow.logger.warning("adjust_step failed, retrying with the same arguments: %s", exc)
+            return arguments
+        return adjusted.arguments
+
+    def _finish(self, step: ExecutionStep, status: StepStatus, audit: StepAudit, out: StepOutput, retry: int,
+                state: StepState, *, success: bool) -> StepResult:
+        status.state = state
+        audit.end_time = self.ctx.iso_now()
+        audit.confidence_score = out.confidence.score
+        audit.retry_count = retry
+        audit.success = success
+        audit.outcome = state.value
+        if retry:
+            self.ctx.metrics.retried_steps += 1
+            if state is StepState.SUCCEEDED:
+                self.ctx.metrics.retried_steps_recovered += 1
+        confidence = out.confidence.model_copy(update={"retry_count": retry})
+        return StepResult(step_id=step.id, success=success, output=out.output, confidence=confidence,
+                          execution_time_ms=out.execution_time_ms)
+
+    async def _ask_override(self, step: ExecutionStep, out: StepOutput, retries: int,
+                            arguments: dict[str, str]) -> Override | None:
+        request = OverrideRequest(
+            step_id=step.id, function=step.function, score=out.confidence.score,
+            threshold=step.confidence_threshold, reasoning=out.confidence.reasoning, retries=retries,
+            arguments=arguments, timeout_s=self.ctx.settings.override_timeout_s,
+        )
+        what = (f"Override needed for step {step.id} ({step.function}): confidence {request.score:.2f} is below "
+                f"the threshold {request.threshold:.2f} after {retries} retries ({request.reasoning}). Choices: "
+                f"accept, retry (optionally with new arguments), skip, abort.")
+        return await self.ctx.wait_for_override(request, what)
