@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from backends import Backends
 from backends.graph_rag import LocalGraphRag
@@ -11,6 +13,7 @@ from backends.llm import LLMClient
 from backends.mcp import McpTools
 from backends.templates import LocalTemplates
 from confidence_core.ontology import Ontology
+from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput, StepOutput
 from service.prompts import PromptTemplates
 from tools import registry
@@ -39,3 +42,14 @@ class ToolCalls:
         if tool is None:
             raise AttributeError(f"no tool named {name!r}")
         return lambda request: tool.run(request, self.backends)
+
+
+def call(function: str, **arguments: Any) -> StepInput:
+    """A one-step request for `function`, every argument as the string a plan carries."""
+    return StepInput(question="q", step=ExecutionStep(id="s1", function=function,
+                                                      arguments={k: str(v) for k, v in arguments.items()}))
+
+
+def results(out: StepOutput) -> list[dict[str, Any]]:
+    """The rows of an ontology tool's output."""
+    return json.loads(out.output)["results"]

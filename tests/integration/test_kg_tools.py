@@ -5,29 +5,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
 
 import pytest
 from falkordb.asyncio import FalkorDB
 
 from confidence_core.ontology import Ontology
-from contracts.plan import ExecutionStep
-from contracts.query_path import StepInput, StepOutput
 from embedded import demo_graph
-from tests.tool_calls import ToolCalls, local_backends
+from tests.tool_calls import ToolCalls, call, local_backends, results
 from tools.ontology_tool import MAX_LIMIT
 
 DATA = demo_graph.generate()
 ONTOLOGY = Ontology.load(demo_graph.ONTOLOGY_PATH)
-
-
-def call(function: str, **arguments: Any) -> StepInput:
-    return StepInput(question="q", step=ExecutionStep(id="s1", function=function,
-                                                      arguments={k: str(v) for k, v in arguments.items()}))
-
-
-def results(out: StepOutput) -> list[dict[str, Any]]:
-    return json.loads(out.output)["results"]
 
 
 @pytest.fixture

@@ -12,23 +12,17 @@ from falkordb.asyncio import FalkorDB
 
 from confidence_core.ontology import Ontology
 from confidence_core.plan_parser import parse_plan
-from contracts.plan import ExecutionStep
-from contracts.query_path import StepInput, StepOutput
+from contracts.query_path import StepInput
 from contracts.run import AgentSettings
 from embedded import demo_graph
-from tests.tool_calls import ToolCalls, local_backends
+from tests.tool_calls import ToolCalls, call, local_backends, results
 from tools import registry
 
 ONTOLOGY = Ontology.load(demo_graph.ONTOLOGY_PATH)
 
 
 def search(**arguments: Any) -> StepInput:
-    return StepInput(question="q", step=ExecutionStep(id="s1", function="search_instances",
-                                                      arguments={k: str(v) for k, v in arguments.items()}))
-
-
-def results(out: StepOutput) -> list[dict[str, Any]]:
-    return json.loads(out.output)["results"]
+    return call("search_instances", **arguments)
 
 
 @pytest.fixture
