@@ -11,13 +11,17 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
+from backends.grounding import ground
+from confidence_core.grounding import describe_grounding
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
-from contracts.query_path import AdjustInput, AdjustOutput, PlanningInput, PlanningOutput
+from contracts.plan import ExecutionPlan
+from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
 from tools import registry
 from tools.spec import ToolSpec
 
 log = structlog.get_logger(__name__)
+PLAN_ATTEMPTS = 3  # the first plan and two repairs
 TRUSTGRAPH_SCHEMA = ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
                      "naming the entities they are about)")
 
@@ -43,32 +47,51 @@ class PlanningActivities:
         graph = self.backends.graph
         return TRUSTGRAPH_SCHEMA if graph is None else await graph.describe_schema()
 
+    async def _ground(self, question: str) -> Grounding:
+        """The question's names as the graph stores them, found before the planner writes a query."""
+        graph = self.backends.graph
+        return Grounding() if graph is None else await ground(question, graph)
+
     @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
         tools = await self.catalogue()
         prompts = self.backends.prompts
+        grounding = await self._ground(request.question)
         system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema())
         messages = [
             {"role": "system", "content": system},
-            {"role": "user", "content": prompts.render("planner_user", question=request.question)},
+            {"role": "user", "content": prompts.render("planner_user", question=request.question,
+                                                       grounding=describe_grounding(grounding))},
         ]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
-        for attempt in (1, 2):
+        for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768)
             try:
                 plan = parse_plan(completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)
-                return PlanningOutput(plan=plan, attempts=attempt)
+                problems = await self._static_problems(plan)
+                if not problems:
+                    return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
             except PlanParseError as exc:
                 problems = exc.problems
-                log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems)
-                messages += [
-                    {"role": "assistant", "content": completion.text},
-                    {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
-                ]
-        return PlanningOutput(
-            error="Could not make a usable plan for this question: " + "; ".join(problems), attempts=2
-        )
+            # A problem found here becomes repair feedback, never an executed query.
+            log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems)
+            messages += [
+                {"role": "assistant", "content": completion.text},
+                {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
+            ]
+        return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
+                              attempts=PLAN_ATTEMPTS, grounding=grounding)
+
+    async def _static_problems(self, plan: ExecutionPlan) -> list[str]:
+        """What each step's tool finds wrong with its arguments before anything runs (e.g. a query FalkorDB
+        rejects). Steps whose arguments come from earlier steps' results are checked when they run."""
+        problems = []
+        for step in plan.steps:
+            tool = registry.tool(step.function)
+            if tool is not None:
+                problems += [f"step {step.id}: {p}" for p in await tool.check(step.arguments, self.backends)]
+        return problems
 
     @activity.defn(name=Activities.ADJUST_STEP)
     async def adjust_step(self, request: AdjustInput) -> AdjustOutput:

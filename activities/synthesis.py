@@ -1,21 +1,32 @@
-"""Synthesis activity: the final answer, written only from the steps that support it."""
+"""Synthesis activities: the final answer, written only from the steps that support it and verified
+against them (every name and figure it states must be in the results); and the router's direct answer."""
 
 from __future__ import annotations
 
+import structlog
 from temporalio import activity
 
-from backends.llm import ChatModel
+from backends import Backends
+from backends.grounding import vocabulary
+from confidence_core.answer_check import compose_from_rows, unsupported_claims
 from confidence_core.memory import trim
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
 from contracts.routing import RouteInput
-from service.prompts import PromptTemplates
+
+log = structlog.get_logger(__name__)
 
 
 class SynthesisActivities:
-    def __init__(self, llm: ChatModel, prompts: PromptTemplates) -> None:
-        self.llm = llm
-        self.prompts = prompts
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
+        self.llm = backends.llm
+        self.prompts = backends.prompts
+
+    async def _vocabulary(self) -> set[str]:
+        """The schema's words may appear in an answer without being in the rows ("suppliers", "orders")."""
+        graph = self.backends.graph
+        return await vocabulary(graph) if graph is not None else set()
 
     @activity.defn(name=Activities.SYNTHESIZE)
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
@@ -24,15 +35,32 @@ class SynthesisActivities:
             f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"
             for r in request.results
         ) or "(no step produced a usable result)"
-        completion = await self.llm.chat([
+        messages = [
             {"role": "system", "content": self.prompts.render("synthesis_system")},
             {"role": "user", "content": self.prompts.render(
                 "synthesis_user", question=request.question, results=results)},
-        ], max_tokens=400)
-        return SynthesisOutput(
-            answer=completion.text.strip(), model=completion.model,
-            in_tokens=completion.in_tokens, out_tokens=completion.out_tokens,
-        )
+        ]
+        completion = await self.llm.chat(messages, max_tokens=400)
+        evidence = "\n".join([request.question, *(r.output for r in request.results)])
+        known = await self._vocabulary()
+        draft = completion.text.strip()
+        first = unsupported_claims(draft, evidence, known)
+        if not first:
+            return self._output(draft, completion, "verified", [])
+        log.warning("answer_unsupported", claims=first)
+        messages += [{"role": "assistant", "content": draft},
+                     {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))}]
+        completion = await self.llm.chat(messages, max_tokens=400)
+        rewritten = completion.text.strip()
+        if rewritten and not unsupported_claims(rewritten, evidence, known):
+            return self._output(rewritten, completion, "rewritten", first)
+        return self._output(compose_from_rows(request.question, [r.output for r in request.results]), completion,
+                            "composed", first)
+
+    @staticmethod
+    def _output(answer: str, completion, verification: str, unsupported: list[str]) -> SynthesisOutput:  # type: ignore[no-untyped-def]
+        return SynthesisOutput(answer=answer, model=completion.model, in_tokens=completion.in_tokens,
+                               out_tokens=completion.out_tokens, verification=verification, unsupported=unsupported)
 
     @activity.defn(name=Activities.ANSWER_DIRECTLY)
     async def answer_directly(self, request: RouteInput) -> SynthesisOutput:

@@ -102,6 +102,18 @@ class GraphStore:
         rows = [[to_plain(v) for v in row] for row in result.result_set[:max_rows]]
         return QueryRows(columns=columns, rows=rows, total_rows=len(result.result_set))
 
+    async def explain_error(self, query: str, timeout_ms: int = 5000) -> str | None:
+        """What FalkorDB says is wrong with a query without running it (syntax, unknown functions,
+        arity), or None when it would run."""
+        try:
+            graph = await self._graph()
+            await asyncio.wait_for(graph.explain(query), timeout_ms / 1000)
+        except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
+            raise ApplicationError(f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable") from exc
+        except ResponseError as exc:
+            return str(exc)
+        return None
+
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
         """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""
         if mode == "exact":

@@ -58,3 +58,12 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     found += [(m.group(1), "contains") for m in _CONTAINS.finditer(query)]
     seen: set[tuple[str, str]] = set()
     return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
+
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|LOAD\s+CSV|FOREACH)\b", re.IGNORECASE)
+
+
+def write_clauses(query: str) -> list[str]:
+    """The clauses of a query that would change the graph (outside string literals), upper-cased."""
+    return sorted({m.group(1).upper() for m in _WRITE.finditer(_STRING.sub("''", query))})

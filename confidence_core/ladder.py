@@ -12,6 +12,7 @@ from enum import StrEnum
 
 class Rung(StrEnum):
     SAME = "same"
+    REPAIR = "repair"  # instead of SAME when the failure is deterministic: fix what the error names
     ADJUSTED = "adjusted"
     SIMPLIFIED = "simplified"
 
@@ -32,6 +33,7 @@ def backoff(retry: int, factor: float, max_delay_s: float, base_s: float = 1.0) 
 
 RUNG_NOTES = {
     Rung.SAME: "retrying with the same arguments after a backoff",
+    Rung.REPAIR: "repairing the arguments from the exact error (the same ones would fail the same way)",
     Rung.ADJUSTED: "retrying with adjusted arguments",
     Rung.SIMPLIFIED: "retrying with a simplified approach",
 }

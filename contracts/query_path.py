@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import AliasChoices, BaseModel, Field
 
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
@@ -14,10 +16,28 @@ class PlanningInput(BaseModel):
     settings: AgentSettings
 
 
+class EntityMatch(BaseModel):
+    """A name from the question as the graph stores it."""
+
+    mention: str
+    label: str
+    property: str
+    value: str
+    how: Literal["exact", "contains", "words"]  # equal ignoring case; stored value contains it; by its words
+
+
+class Grounding(BaseModel):
+    """The names a question mentions, found in the graph before a query is written (or not found at all)."""
+
+    matches: list[EntityMatch] = Field(default_factory=list)
+    unmatched: list[str] = Field(default_factory=list)  # nothing in the graph holds them, not even in part
+
+
 class PlanningOutput(BaseModel):
     plan: ExecutionPlan | None = None
     error: str | None = None
     attempts: int = 1
+    grounding: Grounding = Field(default_factory=Grounding)
 
 
 class StepInput(BaseModel):
@@ -37,6 +57,9 @@ class StepOutput(BaseModel):
     confidence: ConfidenceMetrics
     execution_time_ms: int = 0
     error: str | None = None
+    # The same arguments would fail the same way (a syntax error, an unknown name, bad arguments): the
+    # retry ladder repairs them instead of repeating them.
+    deterministic: bool = False
 
 
 class SupportingResult(BaseModel):
@@ -57,6 +80,11 @@ class SynthesisOutput(BaseModel):
     model: str | None = None
     in_tokens: int | None = None
     out_tokens: int | None = None
+    # How the answer was checked against the results: "verified" (every name and figure found in them),
+    # "rewritten" (the first draft stated something they lack), "composed" (made from the rows themselves,
+    # since no written answer could be verified); "" for answers not checked (older runs, direct answers).
+    verification: Literal["", "verified", "rewritten", "composed"] = ""
+    unsupported: list[str] = Field(default_factory=list)  # what the first draft stated that the results lack
 
 
 class AdjustInput(BaseModel):

@@ -6,7 +6,9 @@ covered by test_end_to_end.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ from contracts.names import WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
 from contracts.wire import AgentRequest, AgentResponse, EmitInput
 from service.config import ServiceConfig
+from tests.scripted_llm import is_planning, is_synthesis
 from worker.families import FAMILIES, build_workers
 
 
@@ -83,3 +86,26 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
     for worker in workers:
         await stack.enter_async_context(worker)
     return harness
+
+
+def plan(*steps: tuple[str, str, dict[str, str], list[str]]) -> str:
+    return json.dumps({"steps": [{"id": i, "function": f, "arguments": a, "dependencies": d}
+                                 for i, f, a, d in steps]})
+
+
+def responder(plans: list[str], text: Callable[[dict[str, Any]], str], answer: str = "Final answer.") -> Any:
+    """Plans in order (the last one repeats), text steps via `text`, synthesis with `answer`."""
+    count = {"plan": 0}
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        if is_planning(body):
+            if "arguments" in json.dumps(body["response_format"]) and "steps" not in json.dumps(
+                    body["response_format"]):
+                return 200, json.dumps({"arguments": {}})  # adjust_step: nothing better to offer
+            chosen = plans[min(count["plan"], len(plans) - 1)]
+            count["plan"] += 1
+            return 200, chosen
+        if is_synthesis(body):
+            return 200, answer
+        return 200, text(body)
+    return respond

@@ -39,6 +39,11 @@ class Tool(ABC):
         """Run one step. Transport failures raise (Temporal retries them); a result the tool itself judges
         bad comes back with success=False or a low score, for the workflow's retry ladder."""
 
+    async def check(self, arguments: dict[str, str], backends: Backends) -> list[str]:
+        """What is wrong with these arguments before anything runs (the planner repairs a plan with
+        problems; `run` refuses them as a deterministic failure). None by default."""
+        return []
+
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """New arguments for a weak result without asking the LLM, or None to let the LLM propose them."""
         return None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
-from confidence_core.cypher_text import broaden_cypher, query_literals
+from backends.grounding import ground
+from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
 from confidence_core.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
@@ -19,16 +21,26 @@ MAX_LITERAL_CHECKS = 6
 
 
 def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
-               literals: list[tuple[str, str, bool]] | None = None) -> ConfidenceMetrics:
-    """Score a graph query's result from evidence: its size, and whether the values it matched on
-    (`literals`: (value, "exact"|"contains", exists in the graph)) exist at all. An empty result is a
-    genuine answer when everything it names exists; it is suspect when a named value exists nowhere."""
+               literals: list[tuple[str, str, bool]] | None = None,
+               absent: list[str] | None = None) -> ConfidenceMetrics:
+    """Score a graph query's result from evidence: its size, whether the values it matched on (`literals`:
+    (value, "exact"|"contains", exists in the graph)) exist at all, and whether the names the question
+    itself mentions exist (`absent`: those found nowhere, not even in part). An empty result is a genuine
+    answer when everything it names exists, and when the question is about something that does not exist;
+    it is suspect when the query's own value exists nowhere though the question's names do."""
     literals = literals or []
+    absent = absent or []
+    nowhere = ", ".join(f"'{name}'" for name in absent)
     missing = [f"'{value}'" for value, mode, exists in literals if not exists]
     match_nothing = f"{', '.join(missing)} {'matches' if len(missing) == 1 else 'match'} nothing in the graph"
     if error:
         return ConfidenceMetrics(score=0.0, reasoning=f"Query failed: {error}", retry_count=retry_count)
     if row_count == 0:
+        if absent:
+            return ConfidenceMetrics(
+                score=0.9, retry_count=retry_count,
+                reasoning=f"Empty result, and the question's {nowhere} matches nothing in the graph, not even in "
+                          "part: it does not exist here")
         if missing:
             return ConfidenceMetrics(
                 score=0.3, retry_count=retry_count,
@@ -46,6 +58,11 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
         return ConfidenceMetrics(
             score=0.6, retry_count=retry_count,
             reasoning=f"Query returned {row_count} row(s) but {match_nothing}")
+    if absent:
+        return ConfidenceMetrics(
+            score=0.5, retry_count=retry_count,
+            reasoning=f"Query returned {row_count} row(s), but the question's {nowhere} matches nothing in the "
+                      "graph: the rows may not be about what was asked")
     if truncated:
         return ConfidenceMetrics(
             score=0.8, retry_count=retry_count,
@@ -53,6 +70,13 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
     verified = " with every named value found in the graph" if literals else ""
     return ConfidenceMetrics(score=0.9, reasoning=f"Query returned {row_count} row(s){verified}",
                              retry_count=retry_count)
+
+
+def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
+    """The query's own fault: the same query would fail the same way, so the ladder repairs it."""
+    what = "Query rejected by the graph" if ran else "Query not run"
+    return StepOutput(success=False, output=f"{what}: {error}", error=error, deterministic=True,
+                      confidence=score_rows(0, error, False, retry_count))
 
 
 class GraphQuery(Tool):
@@ -72,21 +96,36 @@ class GraphQuery(Tool):
     def available(self, backends: Backends) -> bool:
         return backends.graph is not None
 
+    async def check(self, arguments: dict[str, str], backends: Backends) -> list[str]:
+        """A query that writes, or that FalkorDB rejects without running it (syntax, unknown function)."""
+        assert backends.graph is not None
+        query = arguments.get("query", "")
+        writes = write_clauses(query)
+        if writes:
+            return [f"the query writes ({', '.join(writes)}); only read-only queries may run"]
+        error = await backends.graph.explain_error(query)
+        return [f"FalkorDB rejects the query: {error}"] if error else []
+
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         graph = backends.graph
         assert graph is not None  # not registered without one
         query = request.step.arguments.get("query", "")
+        problems = await self.check(request.step.arguments, backends)
+        if problems:
+            return _refused("; ".join(problems), request.retry_count, ran=False)
         try:
             rows = await graph.ro_query(query, timeout_ms=request.step.timeout_ms, max_rows=backends.max_rows)
         except GraphQueryError as exc:
             # The query's own fault (syntax, a write, an unknown function): no transport retry helps.
-            error = str(exc)
-            return StepOutput(success=False, output=f"Query rejected by the graph: {error}", error=error,
-                              confidence=score_rows(0, error, False, request.retry_count))
+            return _refused(str(exc), request.retry_count, ran=True)
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
-        return StepOutput(success=True, output=rows.to_json(),
-                          confidence=score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals))
+        absent = (await ground(request.question, graph)).unmatched
+        output = rows.to_json() if not absent else json.dumps({**json.loads(rows.to_json()), "absent": absent},
+                                                              default=str, separators=(",", ":"))
+        return StepOutput(success=True, output=output,
+                          confidence=score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals,
+                                                absent))
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """The adjusted rung broadens the query: exact matches become case-insensitive CONTAINS, more hops."""

@@ -36,7 +36,7 @@ def score_call(is_error: bool, text: str, structured: dict[str, object] | None,
 
 
 def _refused(message: str, retry_count: int) -> StepOutput:
-    return StepOutput(success=False, output=message, error="mcp",
+    return StepOutput(success=False, output=message, error="mcp", deterministic=True,
                       confidence=score_call(True, message, None, None, retry_count))
 
 

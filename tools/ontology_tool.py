@@ -69,7 +69,7 @@ def rows_output(rows: list[Any], what: str, retry_count: int) -> StepOutput:
 
 
 def refused(error: Exception, retry_count: int) -> StepOutput:
-    return StepOutput(success=False, output=f"Bad arguments: {error}", error=str(error),
+    return StepOutput(success=False, output=f"Bad arguments: {error}", error=str(error), deterministic=True,
                       confidence=ConfidenceMetrics(score=0.0, reasoning=f"bad arguments: {error}",
                                                    retry_count=retry_count))
 

@@ -38,7 +38,7 @@ class Prompt(Tool):
         known = backends.templates.templates()
         if name not in known:
             message = f"unknown template {name!r}; known: {', '.join(known)}"
-            return StepOutput(success=False, output=message, error="template",
+            return StepOutput(success=False, output=message, error="template", deterministic=True,
                               confidence=text_result_confidence("", "", request.retry_count))
         text = await backends.templates.apply(name, request.step.arguments.get("input", ""),
                                               format_context(request.context))

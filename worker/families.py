@@ -58,7 +58,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
                               activities=[*tool_activities, *(actions.all() if actions else [])]))
     if "synthesis" in families:
-        synthesis = SynthesisActivities(backends.llm, backends.prompts)
+        synthesis = SynthesisActivities(backends)
         workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
                               activities=[synthesis.synthesize, synthesis.answer_directly]))
     if "audit" in families:

@@ -16,7 +16,7 @@ from temporalio.exceptions import ActivityError
 from workflows.action_path import ActionPath
 from workflows.errors import failure_message
 from workflows.query_path import QueryPath
-from workflows.run_context import RunAborted, RunContext
+from workflows.run_context import Features, RunAborted, RunContext
 from workflows.run_record import run_record
 from workflows.step_runner import StepRunner
 
@@ -39,14 +39,14 @@ class ConfidenceAgentWorkflow:
     async def run(self, inp: AgentRunInput) -> AgentRunResult:
         ctx = self.ctx
         started = workflow.now()
-        # Runs started before the router existed replay without it. Asked first, before any local activity:
-        # a patch marker recorded after one does not replay in the same place.
-        with_router = workflow.patched("intent-router")
+        # Asked first, before any local activity: a patch marker recorded after one does not replay in the
+        # same place.
+        ctx.features = Features.of_this_run()
         settings, notes = apply_request_overrides(await self._worker_settings(inp), inp.request.plan)
         ctx.configure(settings)
         ctx.notes.extend(notes)
         try:
-            result = await self._answer(with_router, notes)
+            result = await self._answer(notes)
         except RunAborted as exc:
             ctx.phase("aborted")
             ctx.emit(error_response(exc.message))
@@ -59,13 +59,13 @@ class ConfidenceAgentWorkflow:
         await self._record(result, started)
         return result
 
-    async def _answer(self, with_router: bool, notes: list[str]) -> AgentRunResult:
+    async def _answer(self, notes: list[str]) -> AgentRunResult:
         ctx = self.ctx
         ctx.phase("planning")
         if notes:
             ctx.say("observation", "Request settings: " + "; ".join(notes))
         query_path = QueryPath(ctx, StepRunner(ctx))
-        if ctx.settings.router_enabled and with_router:
+        if ctx.settings.router_enabled and ctx.features.router:
             route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput)
             if route.intent is Intent.ACTION:
                 return await ActionPath(ctx).run()

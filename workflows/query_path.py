@@ -22,6 +22,13 @@ with workflow.unsafe.imports_passed_through():
     from contracts.run import AgentRunResult, StepState, StepStatus
 
 
+VERIFICATION_NOTES = {
+    "verified": "every name and figure in the answer is in the results",
+    "rewritten": "the answer was rewritten: a first draft stated {claims}, which the results do not contain",
+    "composed": "the answer is the results themselves: written answers stated {claims}, which they do not contain",
+}
+
+
 class QueryPath:
     def __init__(self, ctx: RunContext, steps: StepRunner) -> None:
         self.ctx = ctx
@@ -49,7 +56,7 @@ class QueryPath:
         ctx.status.final_confidence = score
         ctx.phase("synthesizing")
         answer, synthesis = await self._synthesize(plan, usable, results)
-        final = f"{answer}\n\n{self._confidence_line(score, why, usable)}"
+        final = f"{answer}\n\n{self._confidence_line(score, why, usable, synthesis)}"
         ctx.phase("completed")
         await ctx.answer(final, synthesis)
         return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results)
@@ -112,8 +119,12 @@ class QueryPath:
             SynthesisOutput)
         return synthesis.answer, synthesis
 
-    def _confidence_line(self, score: float, why: str, usable: list[StepResult]) -> str:
+    def _confidence_line(self, score: float, why: str, usable: list[StepResult],
+                         synthesis: SynthesisOutput | None = None) -> str:
         parts = [why]
+        checked = VERIFICATION_NOTES.get(synthesis.verification, "") if synthesis else ""
+        if checked:
+            parts.append(checked.format(claims=", ".join(synthesis.unsupported[:5]) if synthesis else ""))
         if usable:
             weakest = min(usable, key=lambda r: r.confidence.score)
             parts.append(f"{weakest.step_id}: {weakest.confidence.reasoning}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
@@ -45,6 +46,19 @@ def answer_chunks(answer: str, size: int = 120) -> list[str]:
     return [*chunks, current] if current else chunks or [answer]
 
 
+@dataclass(frozen=True)
+class Features:
+    """Behaviour added after runs were recorded: each is on only for runs that started with it (asked with
+    `workflow.patched` at the very start of the run), so older histories replay as they ran."""
+
+    router: bool = False
+    error_aware_ladder: bool = False
+
+    @classmethod
+    def of_this_run(cls) -> Features:
+        return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"))
+
+
 class RunContext:
     def __init__(self, inp: AgentRunInput) -> None:
         self.inp = inp
@@ -57,6 +71,7 @@ class RunContext:
         self.metrics = RunMetrics()
         self.notes: list[str] = []
         self._override_lock = asyncio.Lock()
+        self.features = Features()
         self.configure(inp.settings or AgentSettings())
 
     def configure(self, settings: AgentSettings) -> None:

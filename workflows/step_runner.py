@@ -43,6 +43,7 @@ class StepRunner:
         ctx.audit[step.id] = audit
         context = select_context(outputs, step.dependencies, settings.max_context_size)
         arguments = dict(step.arguments)
+        tried = [arguments]
         rung = Rung.SAME
         retry = 0
         ladder_done = False
@@ -66,15 +67,23 @@ class StepRunner:
             if not ladder_done and retry < settings.max_retries:
                 retry += 1
                 rung = rung_for(retry)
+                if rung is Rung.SAME and out.deterministic and ctx.features.error_aware_ladder:
+                    rung = Rung.REPAIR  # the same arguments would fail the same way
                 self._count_retry(step, status)
                 ctx.say("thought", f"Step {step.id}: confidence {score:.2f} is below {step.confidence_threshold:.2f} "
                                    f"({out.confidence.reasoning}); retry {retry} of {settings.max_retries}: "
                                    f"{RUNG_NOTES[rung]}.")
                 if rung is Rung.SAME:
                     await workflow.sleep(backoff(retry, settings.retry_backoff_factor, settings.max_retry_delay_s))
-                else:
-                    arguments = await self._adjust(step, arguments, out, rung)
-                continue
+                    continue
+                proposed = await self._adjust(step, arguments, out, rung)
+                if not (ctx.features.error_aware_ladder and proposed in tried):
+                    arguments = proposed
+                    tried.append(proposed)
+                    continue
+                # Running arguments that were already tried would only repeat their result.
+                ctx.say("thought", f"Step {step.id}: the {rung.value} rung found nothing new to try; the retry "
+                                   "ladder stops here.")
             if not settings.override_enabled:
                 return self._finish(step, status, audit, out, retry, StepState.LOW_CONFIDENCE, success=False)
             override = await self._ask_override(step, out, retry, arguments)

@@ -91,7 +91,7 @@ async def test_unplannable_question_gets_a_clear_error_not_silence(make_stack) -
     assert final.message_type == "error" and final.end_of_dialog
     assert final.error is not None and final.error.type == "agent-error"
     assert "Could not make a usable plan" in final.content and "Teleport" in final.content
-    assert len(llm.requests) == 2  # the first answer and one repair attempt
+    assert len(llm.requests) == 3  # the first answer and two repair attempts
 
 
 async def test_llm_rejecting_credentials_fails_fast_with_the_reason(make_stack) -> None:

@@ -25,13 +25,14 @@ from embedded.processes import ManagedProcess, free_port
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 KNOWN = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.name AS name, s.country AS country"
+# A query whose value exists nowhere, for a question whose names do exist: a weak result, not an answer.
 UNKNOWN = "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"
 
 
 def respond(body: dict[str, Any]) -> tuple[int, str]:
     question = body["messages"][-1]["content"]
     if is_planning(body):
-        query = UNKNOWN if "Nobody" in question else KNOWN
+        query = UNKNOWN if "rival" in question else KNOWN
         return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": query},
                                            "dependencies": []}]})
     if is_synthesis(body):
@@ -125,7 +126,7 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
 
 async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
         services: Services, temporal_env: WorkflowEnvironment) -> None:
-    asking = asyncio.create_task(services.ask("Who supplies Nobody Ltd?"))
+    asking = asyncio.create_task(services.ask("Who is the rival of Acme Industrial?"))
     address = temporal_address(temporal_env)
     workflow_id = None
     for _ in range(300):  # up to 60 s: planning lists the MCP tools first

@@ -1,0 +1,100 @@
+"""Verifying an answer against the results it was written from: every name and figure it states must be
+found in those results (or in the question). What is not found was invented, and the answer is rewritten
+or composed from the rows directly (activities/synthesis.py). Pure functions."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
+_WORD = re.compile(r"\b[A-Z][\w&'\-]*")
+# Capitalised words that say how, not what: sentence openers, connectives, and the answer's own frame.
+_FRAME = {"the", "a", "an", "in", "on", "of", "for", "and", "or", "to", "from", "by", "with", "it", "its", "there",
+          "this", "these", "those", "they", "their", "each", "all", "no", "not", "none", "yes", "total", "based",
+          "according", "however", "also", "both", "here", "confidence", "i", "we", "our", "is", "are", "was",
+          "were", "has", "have", "had", "as", "at", "but", "so", "than", "then", "that", "which", "who", "what",
+          "when", "where", "how", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+          "first", "second", "third", "last", "top", "most", "least", "only", "overall", "together", "between",
+          "among", "after", "before", "since", "until", "while", "if", "because", "therefore", "thus", "note",
+          "sorry", "unfortunately", "answer", "result", "results", "data", "graph", "knowledge", "database"}
+_CALENDAR = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+SMALL = 1  # "0" and "1" need no support (none, one); any other figure must come from the results
+_LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+COMPOSED_ROWS = 20
+TEXT_CHARS = 800
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def _supported_number(claim: str, known: list[float]) -> bool:
+    value = _number(claim)
+    if value.is_integer() and abs(value) <= SMALL:
+        return True
+    tolerance = 0.5 * 10 ** -_decimals(claim) + 1e-9  # "4.3" stands for anything that rounds to it
+    return any(abs(value - k) <= tolerance or abs(value - round(k, _decimals(claim))) <= 1e-9 for k in known)
+
+
+def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None = None) -> list[str]:
+    """The names (capitalised words) and figures in `answer` that `evidence` does not contain, in order.
+    `vocabulary`: words that may always appear (the schema's labels and properties)."""
+    haystack = evidence.lower()
+    allowed = {w.lower() for w in (vocabulary or set())} | _FRAME | _CALENDAR
+    known = [_number(n) for n in _NUMBER.findall(evidence)]
+    missing: list[str] = []
+    for match in _NUMBER.finditer(_LIST_MARKER.sub(" ", answer)):
+        if not _supported_number(match.group(0), known):
+            missing.append(match.group(0))
+    for match in _WORD.finditer(answer):
+        word = match.group(0).strip("'-")
+        lowered = word.lower()
+        singular = lowered[:-1] if lowered.endswith("s") else lowered
+        if len(word) < 2 or lowered in allowed or singular in allowed or lowered in haystack:
+            continue
+        missing.append(word)
+    return list(dict.fromkeys(missing))
+
+
+def compose_from_rows(question: str, outputs: list[str]) -> str:
+    """An answer made of the results themselves, for when the written one cannot be verified: what the
+    graph returned, or plainly that it returned nothing (and which names exist nowhere)."""
+    parts: list[str] = []
+    for output in outputs:
+        parsed = _rows(output)
+        if parsed is None:  # a text result: it is its own evidence
+            parts.append(output.strip()[:TEXT_CHARS])
+            continue
+        columns, rows, absent = parsed
+        if absent:
+            names = ", ".join(f"'{a}'" for a in absent)
+            parts.append(f"The knowledge graph has nothing named {names}, so there is no such entity to answer about.")
+        elif not rows:
+            parts.append("The knowledge graph holds no records that match the question.")
+        else:
+            lines = ["; ".join(f"{c}: {_show(v)}" for c, v in zip(columns, row, strict=False))
+                     for row in rows[:COMPOSED_ROWS]]
+            more = f" (and {len(rows) - COMPOSED_ROWS} more)" if len(rows) > COMPOSED_ROWS else ""
+            parts.append("From the knowledge graph" + more + ":\n" + "\n".join(f"- {line}" for line in lines))
+    return "\n\n".join(parts) or "The results do not answer the question."
+
+
+def _rows(output: str) -> tuple[list[str], list[list[Any]], list[str]] | None:
+    try:
+        data = json.loads(output)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    if not isinstance(data, dict) or "rows" not in data:
+        return None
+    return [str(c) for c in data.get("columns", [])], list(data["rows"]), [str(a) for a in data.get("absent", [])]
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)

@@ -1,0 +1,120 @@
+"""Grounded planning and error-driven repair, through the real workflow and tools on the demo graph:
+the question's names are looked up before the planner writes a query, a name that exists nowhere is a
+confident "does not exist" (not a retry, not a human), a query FalkorDB rejects is repaired before it
+runs, and a query that fails at run time is repaired from its exact error instead of being repeated."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from contracts.run import AgentRunResult
+from tests.agent_harness import Harness, plan
+from tests.scripted_llm import is_planning, is_synthesis
+
+GRAPH = "procurement"  # the session's demo graph, read-only here
+NOT_THERE = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' "
+             "RETURN po.po_number AS po")
+WITH_NOW = "MATCH (i:Invoice) WHERE i.due_date < NOW() RETURN i.invoice_number AS invoice LIMIT 5"
+VALID = "MATCH (i:Invoice) RETURN i.invoice_number AS invoice ORDER BY invoice LIMIT 5"
+TYPE_MISMATCH = "MATCH (s:Supplier) RETURN s.name AS name, toLower(s.rating) AS rating LIMIT 3"
+REPAIRED = "MATCH (s:Supplier) RETURN s.name AS name, s.rating AS rating LIMIT 3"
+
+
+class Conversation:
+    """A scripted LLM that records every request: plans in order, adjust_step proposals, one answer."""
+
+    def __init__(self, plans: list[str], repairs: list[str] | None = None, answer: str = "Final answer.") -> None:
+        self.plans, self.repairs, self.answer = plans, repairs or [], answer
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+        self.requests.append(body)
+        if is_planning(body):
+            if "steps" not in json.dumps(body["response_format"]):  # adjust_step asks for arguments only
+                query = self.repairs.pop(0) if self.repairs else ""
+                return 200, json.dumps({"arguments": {"query": query} if query else {}})
+            return 200, self.plans[min(len(self.planning_requests()) - 1, len(self.plans) - 1)]
+        if is_synthesis(body):
+            return 200, self.answer
+        return 200, "noted"
+
+    def planning_requests(self) -> list[dict[str, Any]]:
+        return [b for b in self.requests if is_planning(b) and "steps" in json.dumps(b["response_format"])]
+
+    def adjust_requests(self) -> list[str]:
+        return ["\n".join(m["content"] for m in b["messages"]) for b in self.requests
+                if is_planning(b) and "steps" not in json.dumps(b["response_format"])]
+
+
+def runs_of(harness: Harness, query: str) -> int:
+    """How many times a step ran this exact query (each attempt announces itself in a thought)."""
+    return sum(1 for m in harness.messages if m.message_type == "thought" and f"GraphQuery(query={query})" in m.content)
+
+
+async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))],
+                       answer="There is no supplier named Zyxwv Holdings, so it ordered nothing.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
+
+    prompt = llm.planning_requests()[0]["messages"][-1]["content"]
+    assert "Not found anywhere in the graph, not even in part: 'Zyxwv Holdings'" in prompt
+    step = result.step_results[0]
+    assert step.success and step.confidence.score == 0.9 and step.confidence.retry_count == 0
+    assert "'Zyxwv Holdings' matches nothing in the graph, not even in part" in step.confidence.reasoning
+    assert json.loads(step.output)["absent"] == ["Zyxwv Holdings"]
+    assert "Override needed" not in harness.text() and result.confidence == 0.9
+    assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
+
+
+async def test_the_planner_is_told_how_the_graph_stores_the_names_it_was_given(harness_factory) -> None:
+    query = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.country AS country"
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which country is acme industrial in?")).result()
+    prompt = llm.planning_requests()[0]["messages"][-1]["content"]
+    assert "Supplier.name = 'Acme Industrial'" not in prompt  # lower-case words are no name to look up
+    result = await (await harness.start("Which country is Acme Industrial in?")).result()
+    prompt = llm.planning_requests()[-1]["messages"][-1]["content"]
+    assert "- Supplier.name = 'Acme Industrial'" in prompt and "Not found anywhere" not in prompt
+    assert result.step_results[0].confidence.score == 0.9
+
+
+async def test_a_query_falkordb_rejects_is_repaired_before_it_runs(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": WITH_NOW}, [])),
+                        plan(("s1", "GraphQuery", {"query": VALID}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which invoices are overdue?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert "FalkorDB rejects the query: Unknown function 'NOW'" in repair
+    assert runs_of(harness, WITH_NOW) == 0 and runs_of(harness, VALID) == 1
+    assert result.error is None and result.step_results[0].success
+
+
+async def test_a_run_time_error_is_repaired_from_its_exact_error_not_repeated(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": TYPE_MISMATCH}, []))], repairs=[REPAIRED])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("How are the suppliers rated?")).result()
+
+    text = harness.text()
+    assert "retry 1 of 3: repairing the arguments from the exact error" in text
+    assert "retrying with the same arguments" not in text  # the same query would fail the same way
+    [adjust] = llm.adjust_requests()
+    assert "Type mismatch" in adjust and "what the error names" in adjust
+    assert runs_of(harness, TYPE_MISMATCH) == 1 and runs_of(harness, REPAIRED) == 1
+    step = result.step_results[0]
+    assert step.success and step.confidence.retry_count == 1
+
+
+async def test_the_ladder_stops_when_a_rung_has_nothing_new_to_try(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": TYPE_MISMATCH}, []))], repairs=[TYPE_MISMATCH])
+    harness = await harness_factory(llm, GRAPH, override_enabled=False)
+    result: AgentRunResult = await (await harness.start("How are the suppliers rated?")).result()
+
+    assert "the repair rung found nothing new to try; the retry ladder stops here" in harness.text()
+    assert runs_of(harness, TYPE_MISMATCH) == 1  # never run again once it failed deterministically
+    step = result.step_results[0]
+    assert not step.success and step.confidence.retry_count == 1
+    assert "I could not establish an answer" in harness.messages[-1].content

@@ -1,0 +1,42 @@
+"""An answer is checked against the results it was written from: what it states that they lack is found."""
+
+from __future__ import annotations
+
+import json
+
+from confidence_core.answer_check import compose_from_rows, unsupported_claims
+
+ROWS = json.dumps({"columns": ["supplier", "orders"], "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
+                   "row_count": 2, "truncated": False})
+QUESTION = "Which two suppliers have the most purchase orders?"
+
+
+def test_an_answer_made_of_the_results_is_supported() -> None:
+    answer = "Acme Industrial has the most purchase orders (135), followed by Globex Supply with 56."
+    assert unsupported_claims(answer, f"{QUESTION}\n{ROWS}", {"PurchaseOrder", "Supplier"}) == []
+
+
+def test_an_invented_name_and_an_invented_figure_are_found() -> None:
+    answer = "Initech Corp leads with 212 orders, ahead of Acme Industrial with 135."
+    assert unsupported_claims(answer, f"{QUESTION}\n{ROWS}") == ["212", "Initech", "Corp"]
+
+
+def test_figures_match_as_numbers_and_as_rounded_by_the_answer() -> None:
+    evidence = json.dumps({"rows": [[1234.5], [4.25], [0.333333]]})
+    assert unsupported_claims("Totals: 1,234.50 and 4.3 and 0.33.", evidence) == []
+    assert unsupported_claims("The average is 4.4.", evidence) == ["4.4"]
+
+
+def test_list_numbering_schema_words_and_the_calendar_need_no_support() -> None:
+    answer = "1. Suppliers in March: Acme Industrial\n2. Orders: 135"
+    assert unsupported_claims(answer, ROWS, {"Supplier", "Order"}) == []
+
+
+def test_composed_answers_state_the_rows_or_plainly_that_there_are_none() -> None:
+    composed = compose_from_rows(QUESTION, [ROWS])
+    assert "- supplier: Acme Industrial; orders: 135" in composed and "Globex Supply" in composed
+    empty = json.dumps({"columns": ["po"], "rows": [], "row_count": 0, "absent": ["Zyxwv Holdings"]})
+    assert "nothing named 'Zyxwv Holdings'" in compose_from_rows("What did Zyxwv Holdings order?", [empty])
+    none = json.dumps({"columns": ["po"], "rows": [], "row_count": 0})
+    assert "no records that match" in compose_from_rows("Which orders are late?", [none])
+    assert compose_from_rows("q", ["Key topics: the EU AI Act."]) == "Key topics: the EU AI Act."

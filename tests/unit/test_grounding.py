@@ -1,0 +1,50 @@
+"""Which names in a question are looked up in the graph before a query is written."""
+
+from __future__ import annotations
+
+import pytest
+
+from confidence_core.cypher_text import write_clauses
+from confidence_core.grounding import describe_grounding, mentions, name_tokens
+from contracts.query_path import EntityMatch, Grounding
+
+SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What did Zyxwv Holdings order last month?", ["Zyxwv Holdings"]),
+    ("Which products does Zyxwv supply?", ["Zyxwv"]),
+    ("How many orders does supplier SUP-001 have in March 2024?", ["SUP-001"]),
+    ('Who supplies "Steel Bolts M8"?', ["Steel Bolts M8"]),  # not also the id inside the quoted name
+    ("Summarize the main topics of the Documents", []),  # an imperative opening a sentence is no name
+    ("Which Suppliers have the most PurchaseOrders?", []),  # the schema's own words name kinds, not things
+    ("Which invoices are overdue and which suppliers are they from?", []),
+    ("Acme Industrial has how many orders?", ["Acme Industrial"]),
+])
+def test_mentions_are_the_names_a_question_gives(question: str, expected: list[str]) -> None:
+    assert mentions(question, SCHEMA) == expected
+
+
+def test_long_words_of_a_name_find_it_when_the_whole_name_is_not_stored_as_written() -> None:
+    assert name_tokens("Acme Industrial Co") == ["Acme", "Industrial"]
+
+
+def test_the_planner_reads_stored_values_and_what_exists_nowhere() -> None:
+    grounding = Grounding(matches=[EntityMatch(mention="acme", label="Supplier", property="name",
+                                               value="Acme Industrial", how="contains")],
+                          unmatched=["Zyxwv Holdings"])
+    text = describe_grounding(grounding)
+    assert "- Supplier.name = 'Acme Industrial' (the question says 'acme')" in text
+    assert "Not found anywhere in the graph, not even in part: 'Zyxwv Holdings'" in text
+    assert describe_grounding(Grounding()) == ""
+
+
+@pytest.mark.parametrize(("query", "writes"), [
+    ("MATCH (n) RETURN n.name", []),
+    ("MATCH (n) WHERE n.note = 'please DELETE me' RETURN n", []),  # a word inside a string is no clause
+    ("MATCH (n) SET n.x = 1 RETURN n", ["SET"]),
+    ("MATCH (n) DETACH DELETE n", ["DELETE", "DETACH"]),
+    ("merge (n:X {a: 1})", ["MERGE"]),
+])
+def test_write_clauses_outside_string_literals(query: str, writes: list[str]) -> None:
+    assert write_clauses(query) == writes
