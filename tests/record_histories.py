@@ -58,6 +58,9 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
                          {"max_retries": 0}),
     "parallel": (plan(("a", "TextCompletion", {"prompt": "First"}, []),
                       ("b", "TextCompletion", {"prompt": "Second"}, [])), {"parallel_execution": True}),
+    # A query that fails at run time (a type mismatch): repaired from its error, not repeated; the repair
+    # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
+    "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
 }
 
 
