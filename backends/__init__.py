@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from backends.graph_store import GraphStore
     from backends.llm import ChatModel
     from backends.mcp import McpCallResult, McpToolInfo
+    from backends.schema_check import SchemaCheck
     from confidence_core.ontology import Ontology
     from service.prompts import PromptTemplates
 
@@ -58,6 +59,7 @@ class Backends:
     graph: GraphStore | None = None  # the local FalkorDB graph; None when the graph is TrustGraph's
     ontology: Ontology | None = None  # the domain's classes and actions, when one is configured
     mcp: McpGateway | None = None
+    schema: SchemaCheck | None = None  # checks queries against the local graph's live schema
     max_rows: int = 200  # rows a graph query keeps
     closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
 

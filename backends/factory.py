@@ -9,6 +9,7 @@ from backends.graph_rag import LocalGraphRag, TrustGraphRag
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
 from backends.mcp import McpTools
+from backends.schema_check import SchemaCheck
 from backends.templates import LocalTemplates, TrustGraphTemplates
 from backends.trustgraph import PulsarRequestResponse, TrustGraphLLM, TrustGraphMcp, TrustGraphServices
 from confidence_core.ontology import Ontology
@@ -36,4 +37,5 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None)
     ontology = Ontology.load(Path(config.ontology_path)) if config.ontology_path else None
     return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
                     rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology,
-                    mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, closers=[llm, graph])
+                    mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, schema=SchemaCheck(graph),
+                    closers=[llm, graph])

@@ -11,6 +11,7 @@ from backends.graph_rag import LocalGraphRag
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
 from backends.mcp import McpTools
+from backends.schema_check import SchemaCheck
 from backends.templates import LocalTemplates
 from confidence_core.ontology import Ontology
 from contracts.plan import ExecutionStep
@@ -28,7 +29,7 @@ def local_backends(llm_url: str = NOWHERE, falkordb_url: str = "redis://127.0.0.
     graph = GraphStore(falkordb_url, graph_name)
     return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
                     rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology, mcp=mcp,
-                    closers=[llm, graph])
+                    schema=SchemaCheck(graph), closers=[llm, graph])
 
 
 class ToolCalls:

@@ -97,14 +97,17 @@ class GraphQuery(Tool):
         return backends.graph is not None
 
     async def check(self, arguments: dict[str, str], backends: Backends) -> list[str]:
-        """A query that writes, or that FalkorDB rejects without running it (syntax, unknown function)."""
+        """A query that writes, that FalkorDB rejects without running it (syntax, unknown function), or that
+        names what the graph's schema lacks (a label, a relationship type or its direction, a property)."""
         assert backends.graph is not None
         query = arguments.get("query", "")
         writes = write_clauses(query)
         if writes:
             return [f"the query writes ({', '.join(writes)}); only read-only queries may run"]
         error = await backends.graph.explain_error(query)
-        return [f"FalkorDB rejects the query: {error}"] if error else []
+        if error:
+            return [f"FalkorDB rejects the query: {error}"]
+        return await backends.schema.problems(query) if backends.schema is not None else []
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         graph = backends.graph

@@ -118,3 +118,20 @@ async def test_the_ladder_stops_when_a_rung_has_nothing_new_to_try(harness_facto
     step = result.step_results[0]
     assert not step.success and step.confidence.retry_count == 1
     assert "I could not establish an answer" in harness.messages[-1].content
+
+
+async def test_a_query_against_the_schema_is_repaired_with_what_the_schema_has(harness_factory) -> None:
+    backwards = "MATCH (s:Supplier)-[:ISSUED_TO]->(po:PurchaseOrder) RETURN s.name AS supplier, count(po) AS orders"
+    forwards = "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders"
+    unknown = "MATCH (s:Vendor) RETURN s.email AS email"
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": unknown}, [])),
+                        plan(("s1", "GraphQuery", {"query": backwards}, [])),
+                        plan(("s1", "GraphQuery", {"query": forwards}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("How many orders does each supplier have?")).result()
+
+    first, second = (r["messages"][-1]["content"] for r in llm.planning_requests()[1:3])
+    assert "there is no label Vendor; labels:" in first and "Supplier" in first
+    assert "goes against the relationship's direction: write (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder)" in second
+    assert runs_of(harness, unknown) == 0 and runs_of(harness, backwards) == 0 and runs_of(harness, forwards) == 1
+    assert result.step_results[0].success
