@@ -108,14 +108,9 @@ async def up(args: argparse.Namespace) -> int:
             if args.exit_after_ask:
                 return status
         print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)
-        while not stop.is_set():
-            dead = stack.dead_child()
-            if dead is not None:
-                print(f"error: {dead.name} exited unexpectedly; last log lines ({dead.log_path}):\n"
-                      f"{dead.log_tail()}", file=sys.stderr)
-                return FAILED
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=1.0)
+        # A part that dies is restarted with backoff; only repeated deaths end the stack (embedded/supervisor.py).
+        if await stack.supervise(stop, say=lambda text: print(text, file=sys.stderr, flush=True)):
+            return FAILED
         return status
     finally:
         print("stopping ...", flush=True)

@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -74,7 +75,7 @@ def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: 
         return True
 
     return ManagedProcess("Temporal dev server", argv, data_dir / "temporal.log",
-                          ports={"gRPC": port, "Web UI": ui_port}, ready=ready)
+                          ports={"gRPC": port, "Web UI": ui_port}, ready=ready, ready_timeout_s=90)
 
 
 def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None) -> ManagedProcess:
@@ -89,7 +90,7 @@ def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None) ->
             "--db-path", str(home / "broker.db"), "--log-level", "warn"]
     ports = {"broker": port, **({"metrics": metrics_port} if metrics_port else {})}
     return ManagedProcess("Pulsar broker (pulsar-lite)", argv, data_dir / "pulsar.log", ports=ports,
-                          ready=_tcp_ready(port), cwd=home)
+                          ready=_tcp_ready(port), cwd=home, ready_timeout_s=30)
 
 
 def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
@@ -111,11 +112,27 @@ def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
         finally:
             await conn.aclose()
 
-    return ManagedProcess("FalkorDB", argv, data_dir / "falkordb.log", ports={"redis": port}, ready=ready)
+    return ManagedProcess("FalkorDB", argv, data_dir / "falkordb.log", ports={"redis": port}, ready=ready,
+                          ready_timeout_s=30)
+
+
+# llama-cpp-python's RAM prompt cache saves the model state after every request, keyed by its tokens, and
+# drops the oldest only when the saved states pass --cache_size (2 GiB by default). It counts a state's KV
+# bytes (28 KB a token with this model) but not the copy of the logits array the state carries too: with the
+# server's default logits_all=true that is 600 KB a token (151,936 floats), so a 1,400-token planner prompt's
+# state counts 41 MB and takes ~900 MB. The server grew ~600 MB a call until it was OOM-killed at 22.8 GB.
+# The old setting, kept for bench/llm_memory.py:
+UNBOUNDED_PROMPT_CACHE: tuple[str, ...] = ("--cache", "true")
+# Bounded: no per-token logits (nothing here asks for logprobs, and prompt evaluation skips the output layer
+# for all but the last token), so a state's logits copy is at most --n_batch rows (64 rows: 39 MB; prompt
+# evaluation measured as fast as with 512); 256 MiB of KV bytes holds the planner's prompt, the router's and
+# a question's worth of other calls: about 1 GB (at most ~4.6 GB were every request a 64-token one).
+PROMPT_CACHE: tuple[str, ...] = ("--cache", "true", "--cache_size", str(256 << 20), "--logits_all", "false",
+                                 "--n_batch", "64")
 
 
 def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_ctx: int = 8192,
-               n_threads: int | None = None) -> ManagedProcess:
+               n_threads: int | None = None, prompt_cache: Sequence[str] = PROMPT_CACHE) -> ManagedProcess:
     try:
         import llama_cpp  # noqa: F401
     except ImportError as exc:
@@ -124,10 +141,11 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
             "or point at an external server with --llm-base-url"
         ) from exc
     # Every core for generation (llama-cpp-python defaults to half), and the prompt-state cache, which
-    # keeps the long shared planner prompt evaluated across requests (measured: 17 s -> 4-7 s per plan).
+    # keeps the long shared planner prompt evaluated across requests (measured: 17 s -> 4-7 s per plan),
+    # bounded (see PROMPT_CACHE above).
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", model_alias,
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-            "--n_threads", str(n_threads or os.cpu_count() or 2), "--cache", "true"]
+            "--n_threads", str(n_threads or os.cpu_count() or 2), *prompt_cache]
 
     async def ready(_: ManagedProcess) -> bool:
         try:
@@ -136,5 +154,11 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
         except httpx.HTTPError:
             return False
 
+    # Every request allocates and frees blocks of 4-40 MB (saved states and their copies). Once glibc's
+    # adaptive mmap threshold has grown past them they come from the heap, which fragments around the
+    # cached states: the RSS crept up ~150 MB over 200 calls. A fixed threshold maps every block of 1 MB or
+    # more on its own and unmaps it when freed (two arenas: one request runs at a time): flat, measured at
+    # the same latency.
+    env = {"MALLOC_MMAP_THRESHOLD_": str(1 << 20), "MALLOC_ARENA_MAX": "2"}
     return ManagedProcess("LLM server (llama-cpp-python)", argv, data_dir / "llm.log", ports={"HTTP": port},
-                          ready=ready)
+                          ready=ready, env=env, ready_timeout_s=180)

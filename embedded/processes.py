@@ -50,6 +50,35 @@ def free_port() -> int:
     raise RuntimeError("no free port found in 20000-32000")
 
 
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(c) for c in (task / "children").read_text().split()]
+    except OSError:  # gone meanwhile, or no /proc (not Linux)
+        pass
+    return found
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc/<pid>/status (VmRSS)."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+        except OSError:
+            continue
+        match = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
+        if match:
+            total += int(match.split()[1]) * 1024
+        todo += _children(current)
+    return total
+
+
 async def tcp_open(port: int, host: str = "127.0.0.1") -> bool:
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=1.0)
@@ -70,15 +99,20 @@ class ManagedProcess:
     ready: ReadyCheck | None = None
     env: dict[str, str] = field(default_factory=dict)
     cwd: Path | None = None
+    ready_timeout_s: float = 60.0  # how long a (re)start may take to pass `ready`
     process: subprocess.Popen[bytes] | None = None
 
+    def busy_ports(self) -> dict[str, int]:
+        return {role: port for role, port in self.ports.items() if port_in_use(port)}
+
     def check_ports(self) -> None:
-        for role, port in self.ports.items():
-            if port_in_use(port):
-                raise PartStartError(
-                    f"{self.name}: {role} port {port} on 127.0.0.1 is already in use "
-                    f"(stop whatever holds it, choose another port, or point at an external server)"
-                )
+        busy = self.busy_ports()
+        if busy:
+            role, port = next(iter(busy.items()))
+            raise PartStartError(
+                f"{self.name}: {role} port {port} on 127.0.0.1 is already in use "
+                f"(stop whatever holds it, choose another port, or point at an external server)"
+            )
 
     def start(self) -> None:
         self.check_ports()
@@ -110,6 +144,7 @@ class ManagedProcess:
 
     async def wait_ready(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
+        error = ""
         while time.monotonic() < deadline:
             if not self.alive():
                 code = self.process.returncode if self.process else None
@@ -117,16 +152,33 @@ class ManagedProcess:
                     f"{self.name} exited with code {code} while starting; last log lines "
                     f"({self.log_path}):\n{self.log_tail()}"
                 )
-            if self.ready is None or await self.ready(self):
-                return
+            try:
+                if self.ready is None or await self.ready(self):
+                    return
+            except Exception as exc:  # a check that errors means not ready yet (the worker's, while Temporal restarts)
+                error = f" (its readiness check failed: {exc!r})"
             await asyncio.sleep(0.25)
         raise PartStartError(
-            f"{self.name} was not ready after {timeout_s:.0f}s; last log lines ({self.log_path}):\n{self.log_tail()}"
+            f"{self.name} was not ready after {timeout_s:.0f}s{error}; last log lines ({self.log_path}):\n"
+            f"{self.log_tail()}"
         )
+
+    def kill_leftovers(self) -> None:
+        """SIGKILL whatever is left in the process group of a child that has exited: processes it started
+        (a forked saver, a tool server) outlive it and may still hold its ports."""
+        if self.process is None or self.process.poll() is None:
+            return
+        # The group id is the child's pid (start_new_session). While any member is left the kernel keeps
+        # that id out of reuse; with none left this finds no group (unless the pid was reused meanwhile).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
     def stop(self, timeout_s: float = 15.0) -> None:
         """SIGTERM the child's process group, then SIGKILL what is left after `timeout_s`."""
-        if self.process is None or self.process.poll() is not None:
+        if self.process is None:
+            return
+        if self.process.poll() is not None:
+            self.kill_leftovers()
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGTERM)

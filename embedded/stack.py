@@ -26,6 +26,7 @@ from embedded import demo_graph
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, tcp_open
+from embedded.supervisor import Supervisor
 from service.connections import PartUnreachable, connect_temporal
 
 
@@ -225,8 +226,10 @@ class EmbeddedStack:
             return True
         return ready
 
-    def dead_child(self) -> ManagedProcess | None:
-        return next((c for c in self.children if not c.alive()), None)
+    async def supervise(self, stop: asyncio.Event, say: Callable[[str], None]) -> int:
+        """Restart a child that dies (see embedded/supervisor.py) until `stop` is set: 0; or 1 when one
+        keeps dying (more than 5 restarts within 5 minutes), after saying which and why."""
+        return await Supervisor(self.children, say).run(stop)
 
     def stop(self) -> None:
         """Stop in reverse start order: the bridge and worker first, the servers they use last."""

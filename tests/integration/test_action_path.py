@@ -56,9 +56,11 @@ def events(messages: list[AgentResponse]) -> list[dict[str, Any]]:
 
 
 async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # type: ignore[no-untyped-def]
-                             decision: str = "accept") -> RunStatus:
+                             decision: str = "accept", wait_s: float = 300) -> RunStatus:
+    """Answer the run's approval request once it asks (the real model may take minutes on a busy machine)."""
     handle = stack.client.get_workflow_handle(workflow_id)
-    for _ in range(300):
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while asyncio.get_running_loop().time() < deadline:
         if asking.done():
             raise AssertionError(f"the run ended without asking: {[m.content for m in asking.result()]}")
         try:
@@ -73,7 +75,7 @@ async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # t
             await handle.execute_update("submit_override", Override(step_id="approve", decision=decision, by="ops"))
             return status
         await asyncio.sleep(0.1)
-    raise AssertionError("the run never asked for approval")
+    raise AssertionError(f"the run never asked for approval within {wait_s:.0f} s")
 
 
 async def run(stack, question: str, request_id: str) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
