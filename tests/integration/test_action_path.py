@@ -81,7 +81,7 @@ async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # t
 async def run(stack, question: str, request_id: str) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     return [m async for m in ask(stack.config.pulsar_url, AgentRequest(question=question),
                                  request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                 timeout_s=120, request_id=request_id)]
+                                 timeout_s=600, request_id=request_id)]
 
 
 async def test_pay_all_orders_of_a_supplier_then_ask_about_them(make_stack, demo_copy, unique: str) -> None:

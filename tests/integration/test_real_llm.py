@@ -80,7 +80,7 @@ async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_o
         request_id = f"real-pay-{unique}"
         asking = asyncio.create_task(run(stack, "Pay all orders of supplier Northwind Traders", request_id))
         await approve_when_asked(stack, f"agent-{request_id}", asking)
-        messages = await asyncio.wait_for(asking, 300)
+        messages = await asyncio.wait_for(asking, 600)
         answer = messages[-1].content
         assert "makePayment on 20 PurchaseOrder entities: 18 succeeded, 2 failed." in answer, answer
         assert f"{TOO_DEAR}: Insufficient funds" in answer and f"{ALREADY_PAID}: Order already paid" in answer
