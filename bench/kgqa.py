@@ -1,0 +1,126 @@
+"""The labelled benchmark ("Answers you can trust"): the agent judged by measured answers, not by its own
+words. Questions with gold answers computed from the data, asked one at a time through the real embedded
+stack and the real local model; accuracy, and whether the stated confidence separates right from wrong.
+
+    .venv/bin/python bench/kgqa.py --dataset procurement --limit 10            # start the stack, ask, score
+    .venv/bin/python bench/kgqa.py --dataset countries --split all --out c.jsonl
+    .venv/bin/python bench/kgqa.py --score results.jsonl                         # score a results file only
+    .venv/bin/python bench/kgqa.py --dataset countries --list                    # the questions, nothing run
+
+Splits: a calibrator may be fitted on `calibration` and is reported on `heldout` only (decided by a hash
+of each question's id: about 40/60). The second dataset (countries) is loaded by scripts/load_countries.py's
+code from the PyPI package countryinfo; see bench/kgqa/countries_data.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.kgqa import metrics, report, results
+from bench.kgqa.questions import SPLITS, Question, select
+
+DATASETS = ("procurement", "countries")
+
+
+def question_set(dataset: str) -> list[Question]:
+    if dataset == "procurement":
+        from bench.kgqa import procurement
+
+        return procurement.questions()
+    from bench.kgqa import countries
+
+    return countries.questions()
+
+
+def command_line() -> str:
+    return " ".join([".venv/bin/python", "bench/kgqa.py", *(shlex.quote(a) for a in sys.argv[1:])])
+
+
+def print_metrics(records: list[dict[str, Any]], dataset: str, split: str, command: str) -> None:
+    m = metrics.compute(metrics.judged(r) for r in records)
+    print()
+    print(report.markdown(m, dataset=dataset, split=split, command=command, date=time.strftime("%Y-%m-%d")))
+
+
+def score_only(path: Path) -> int:
+    records, changed = results.rejudge(results.read(path))
+    if changed:
+        print(f"note: the current judge changed {changed} verdict(s) of {path}", flush=True)
+    datasets = sorted({r.get("dataset") or "?" for r in records})
+    splits = sorted({r.get("split") or "?" for r in records})
+    ran = sorted({r.get("command") or "" for r in records} - {""})
+    command = ran[0] if len(ran) == 1 else command_line()
+    print_metrics(records, "+".join(datasets), "+".join(splits), command)
+    return 0
+
+
+def list_questions(questions: list[Question]) -> int:
+    for q in questions:
+        print(f"{q.id}\t{q.split}\t{q.category}\t{q.text}\t{json.dumps(q.gold, ensure_ascii=False)[:160]}")
+    counts = Counter((q.category, q.split) for q in questions)
+    print(f"\n{len(questions)} questions")
+    for category in sorted({c for c, _ in counts}):
+        cal, held = counts[(category, "calibration")], counts[(category, "heldout")]
+        print(f"  {category:<14} calibration {cal:>3}  heldout {held:>3}")
+    return 0
+
+
+async def run(args: argparse.Namespace, questions: list[Question]) -> int:
+    from bench.kgqa.runner import STACK_ERRORS, Interrupt, ask_all, install_interrupt, running_stack
+
+    out_path = args.out or Path(f"kgqa-{args.dataset}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+    interrupt = Interrupt()
+    install_interrupt(interrupt)
+    print(f"{len(questions)} question(s) ({args.dataset}, split {args.split}); results in {out_path}", flush=True)
+    try:
+        with out_path.open("w", encoding="utf-8") as out:
+            async with running_stack(args.dataset, interrupt, args.data_dir,
+                                     say=lambda text: print(text, flush=True)) as stack:
+                await ask_all(stack, questions, args.dataset, out, args.ask_timeout, interrupt,
+                              say=lambda text: print(text, flush=True), command=command_line())
+    except asyncio.CancelledError:
+        if not interrupt.requested:
+            raise
+    except STACK_ERRORS as exc:
+        print(f"error: the embedded stack did not start: {exc}", file=sys.stderr, flush=True)
+        return 2
+    if interrupt.requested:
+        print("interrupted: the metrics below cover the questions that finished", flush=True)
+    records = results.read(out_path) if out_path.exists() else []
+    print_metrics(records, args.dataset, args.split, command_line())
+    return 130 if interrupt.requested else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", choices=DATASETS, default="procurement")
+    p.add_argument("--split", choices=(*SPLITS, "all"), default="heldout",
+                   help="report on heldout; fit any calibrator on calibration")
+    p.add_argument("--limit", type=int, default=None, help="ask only the first N (a fixed mix of categories)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl")
+    p.add_argument("--ask-timeout", type=float, default=300.0, help="seconds to wait for one answer")
+    p.add_argument("--data-dir", type=Path, default=None, help="where the stack keeps data and logs (default: temp)")
+    p.add_argument("--score", type=Path, metavar="RESULTS", help="score an existing results file; run nothing")
+    p.add_argument("--list", action="store_true", help="print the questions and their golds; run nothing")
+    args = p.parse_args()
+    if args.score:
+        return score_only(args.score)
+    questions = select(question_set(args.dataset), args.split, args.limit)
+    if args.list:
+        return list_questions(questions)
+    return asyncio.run(run(args, questions))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""One JSON line per asked question, written as soon as it is judged so an interrupted run keeps what
+finished; read back (and judged again with the current judge) by `--score`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from bench.kgqa.questions import Gold, Question
+from bench.kgqa.scoring import is_correct, split_answer
+
+
+@dataclass
+class Result:
+    id: str
+    category: str
+    split: str
+    question: str
+    gold: Gold
+    answer: str
+    confidence: float | None
+    correct: bool
+    seconds: float
+    asked_human: bool
+    error: str | None
+    dataset: str = ""
+    command: str = ""  # the run's command line, for the report of a later `--score`
+
+    @classmethod
+    def judge(cls, q: Question, dataset: str, answer: str, seconds: float, asked_human: bool,
+              error: str | None, command: str = "") -> Result:
+        """The final answer judged: its confidence from the "Confidence: 0.NN" line; an error is wrong."""
+        _, confidence = split_answer(answer)
+        return cls(id=q.id, category=q.category, split=q.split, question=q.text, gold=q.gold, answer=answer,
+                   confidence=confidence, correct=not error and is_correct(answer, q.gold), seconds=round(seconds, 2),
+                   asked_human=asked_human, error=error, dataset=dataset, command=command)
+
+
+def write(out: IO[str], result: Result) -> None:
+    out.write(json.dumps(asdict(result), ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def rejudge(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The records judged again by the current judge, and how many verdicts changed."""
+    changed = 0
+    fresh = []
+    for r in records:
+        _, confidence = split_answer(r.get("answer") or "")
+        correct = not r.get("error") and is_correct(r.get("answer") or "", r["gold"])
+        changed += correct != bool(r.get("correct"))
+        fresh.append({**r, "correct": correct, "confidence": confidence})
+    return fresh, changed

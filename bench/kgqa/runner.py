@@ -1,0 +1,156 @@
+"""Asking the real agent: the embedded stack started the way `tg-confidence up` starts it (real local
+model, free ports, a temporary data dir, the dataset's own graph), then every question over Pulsar with
+the project's own client, one at a time. A question that fails or times out is recorded with its error
+and the run goes on; Ctrl-C ends the run after what finished was written."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from bench.kgqa import countries_data
+from bench.kgqa.questions import Question
+from bench.kgqa.results import Result, write
+from cli.ask import AskTimeout, ask
+from contracts.names import workflow_id_for
+from contracts.topics import agent_request_topic, agent_response_topic
+from contracts.wire import AgentRequest
+from embedded.model_weights import ModelIntegrityError, ModelNotFound
+from embedded.processes import PartStartError, free_port
+from embedded.stack import EmbeddedStack, StackOptions
+from service.connections import PartUnreachable, connect_temporal
+
+# Request-level settings: a run that asks a human for an override gives up after 10 s (nobody answers here).
+PLAN = '{"override_timeout_s": 10}'
+HUMAN_ASKED = ("Override needed", "Approval needed")
+GRAPHS = {"procurement": "procurement", "countries": countries_data.GRAPH_NAME}
+STACK_ERRORS = (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError)  # said plainly, no traceback
+
+
+@dataclass
+class Outcome:
+    answer: str
+    seconds: float
+    asked_human: bool
+    error: str | None
+
+
+class Interrupt:
+    """Ctrl-C (or SIGTERM) cancels whatever is awaited now and marks the run as stopping."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.task: asyncio.Future[Any] | None = None
+
+    def __call__(self) -> None:
+        self.requested = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    async def run(self, awaitable: Any) -> Any:
+        """The awaitable's result; CancelledError when interrupted."""
+        self.task = asyncio.ensure_future(awaitable)
+        try:
+            return await self.task
+        finally:
+            self.task = None
+
+
+def stack_options(dataset: str, data_dir: Path) -> StackOptions:
+    """Every part embedded, each on a free port; the demo graph and its ontology only for procurement."""
+    return StackOptions(data_dir=data_dir, temporal_port=free_port(), ui_port=free_port(), pulsar_port=free_port(),
+                        falkordb_port=free_port(), llm_port=free_port(), metrics_port=free_port(),
+                        graph_name=GRAPHS[dataset], load_demo_graph=dataset == "procurement", log_level="WARNING")
+
+
+@asynccontextmanager
+async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | None = None,
+                        say: Callable[[str], None] = print) -> AsyncIterator[EmbeddedStack]:
+    """The stack with the dataset's graph loaded; stopped (every child) on the way out."""
+    data_dir = data_dir or Path(tempfile.mkdtemp(prefix=f"tgca-kgqa-{dataset}-"))
+    stack = EmbeddedStack(stack_options(dataset, data_dir), say=say)
+    say(f"starting the embedded stack for '{dataset}' (data and logs in {data_dir}) ...")
+    try:
+        await interrupt.run(stack.start())
+        if dataset == "countries":  # before the first question, so the planner's first schema look sees it
+            await interrupt.run(countries_data.load(stack.falkordb_url, GRAPHS[dataset]))
+            say(f"loaded the countries graph into '{GRAPHS[dataset]}'")
+        yield stack
+    finally:
+        stack.stop()
+
+
+async def _terminate(stack: EmbeddedStack, request_id: str, reason: str) -> None:
+    """Stop a run we gave up on, so it does not keep the model busy during the next question."""
+    with contextlib.suppress(Exception):
+        client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
+        await client.get_workflow_handle(workflow_id_for(request_id)).terminate(reason=reason)
+
+
+async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outcome:
+    """The final answer (its chunks joined), whether a human was asked, and any error."""
+    request_id = str(uuid.uuid4())
+    parts: list[str] = []
+    asked_human = False
+    error: str | None = None
+    started = time.perf_counter()
+    try:
+        async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN),
+                                 request_topic=agent_request_topic(), response_topic=agent_response_topic(),
+                                 timeout_s=timeout_s, request_id=request_id):
+            if message.message_type == "observation" and any(k in message.content for k in HUMAN_ASKED):
+                asked_human = True
+            if message.message_type == "answer":
+                parts.append(message.content)
+            if message.error is not None:
+                error = f"{message.error.type}: {message.error.message}"
+    except AskTimeout as exc:
+        error = f"timeout: {exc}"
+        await _terminate(stack, request_id, "kgqa benchmark: no answer within the ask timeout")
+    except ConnectionError as exc:
+        error = f"connection: {exc}"
+    except asyncio.CancelledError:
+        await _terminate(stack, request_id, "kgqa benchmark interrupted")
+        raise
+    return Outcome("".join(parts).strip(), time.perf_counter() - started, asked_human, error)
+
+
+async def ask_all(stack: EmbeddedStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
+                  interrupt: Interrupt, say: Callable[[str], None] = print, command: str = "") -> list[Result]:
+    results: list[Result] = []
+    for n, q in enumerate(questions, 1):
+        if interrupt.requested:
+            break
+        dead = stack.dead_child()
+        if dead is not None:  # every later question would only time out
+            say(f"stopping: {dead.name} exited; last log lines ({dead.log_path}):\n{dead.log_tail()}")
+            break
+        try:
+            outcome = await interrupt.run(ask_one(stack, q.text, timeout_s))
+        except asyncio.CancelledError:
+            if interrupt.requested:
+                break
+            raise
+        result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
+                              command)
+        write(out, result)
+        results.append(result)
+        verdict = "error" if result.error else ("right" if result.correct else "wrong")
+        say(f"[{n}/{len(questions)}] {q.id} {verdict} confidence {result.confidence} {result.seconds:.1f}s"
+            f"{' (asked a human)' if result.asked_human else ''}: {q.text}")
+    return results
+
+
+def install_interrupt(interrupt: Interrupt) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, interrupt)
