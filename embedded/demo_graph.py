@@ -194,15 +194,22 @@ KEYS = {"Supplier": "supplier_id", "Product": "sku", "Warehouse": "warehouse_id"
 BATCH = 500
 
 
+async def empty_graph(db: FalkorDB, graph_name: str, *, replace: bool) -> Any | None:
+    """The graph to load into: None when one is there already and `replace` is off (it is kept)."""
+    if graph_name in await db.list_graphs():
+        if not replace:
+            return None
+        await db.select_graph(graph_name).delete()
+    return db.select_graph(graph_name)
+
+
 async def load(url: str, graph_name: str, dataset: DemoDataset | None = None, *, replace: bool = False) -> bool:
     """Load the dataset into `graph_name` unless a graph is already there. Returns True when it loaded."""
     db = FalkorDB.from_url(url, socket_connect_timeout=5)
     try:
-        if graph_name in await db.list_graphs():
-            if not replace:
-                return False
-            await db.select_graph(graph_name).delete()
-        graph = db.select_graph(graph_name)
+        graph = await empty_graph(db, graph_name, replace=replace)
+        if graph is None:
+            return False
         ds = dataset or generate()
         for label, key in KEYS.items():
             await graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{key})")

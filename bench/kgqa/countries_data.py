@@ -33,6 +33,8 @@ from typing import Any
 
 from falkordb.asyncio import FalkorDB
 
+from embedded.demo_graph import empty_graph
+
 PACKAGE = "countryinfo"
 PINNED = "countryinfo==1.0.1"
 GRAPH_NAME = "countries"
@@ -155,11 +157,9 @@ async def load(url: str, graph_name: str = GRAPH_NAME, g: CountryGraph | None = 
     g = g or read()
     db = FalkorDB.from_url(url, socket_connect_timeout=5)
     try:
-        if graph_name in await db.list_graphs():
-            if not replace:
-                return False
-            await db.select_graph(graph_name).delete()
-        graph = db.select_graph(graph_name)
+        graph = await empty_graph(db, graph_name, replace=replace)
+        if graph is None:
+            return False
         nodes, edges = _graph_rows(g)
         for label, key in (("Country", "iso3"), ("Country", "name"), ("Region", "name"), ("Subregion", "name"),
                            ("Language", "code"), ("Currency", "code"), ("Province", "name")):
