@@ -4,7 +4,7 @@ neighbourhood, answer from those facts only) and TrustGraph's graph-rag service.
 from __future__ import annotations
 
 from backends import RagAnswer
-from backends.graph_store import GraphStore
+from backends.graph_store import PROPERTY_TEXT, GraphStore
 from backends.llm import ChatModel
 from backends.trustgraph import TrustGraphServices
 from confidence_core.knowledge import describe_node, entity_terms
@@ -26,8 +26,8 @@ class LocalGraphRag:
         facts: list[str] = []
         for term in entity_terms(question):
             found = await self.graph.ro_query(
-                "MATCH (n) WHERE any(k IN keys(n) WHERE toLower(toString(n[k])) CONTAINS toLower($term)) "
-                f"RETURN id(n), labels(n), properties(n) LIMIT {ENTITIES_PER_TERM}", {"term": term})
+                f"MATCH (n) {PROPERTY_TEXT} WHERE toLower(text) CONTAINS toLower($term) "
+                f"RETURN DISTINCT id(n), labels(n), properties(n) LIMIT {ENTITIES_PER_TERM}", {"term": term})
             for node_id, labels, props in found.rows:
                 if node_id not in ids:
                     ids.append(node_id)

@@ -40,6 +40,12 @@ class QueryRows:
         )
 
 
+# Each scalar property of node n as text, one row per property (k, text). FalkorDB's toString() rejects
+# lists and maps, and one list-valued property would fail every search: only scalars are read.
+PROPERTY_TEXT = ("UNWIND keys(n) AS k WITH n, k, n[k] AS v WHERE typeOf(v) IN ['String', 'Integer', 'Float'] "
+                 "WITH n, k, toString(v) AS text")
+
+
 class GraphQueryError(Exception):
     """The graph rejected the query (syntax, unknown function, write attempt): the query's fault."""
 
@@ -116,12 +122,9 @@ class GraphStore:
 
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
         """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""
-        if mode == "exact":
-            condition = "n[k] = $v"
-        else:
-            condition = "toLower(toString(n[k])) CONTAINS toLower($v)"
-        rows = await self.ro_query(f"MATCH (n) WHERE any(k IN keys(n) WHERE {condition}) WITH n LIMIT 1 "
-                                   "RETURN count(n)", {"v": value}, timeout_ms=timeout_ms)
+        condition = "text = $v" if mode == "exact" else "toLower(text) CONTAINS toLower($v)"
+        rows = await self.ro_query(f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} WITH n LIMIT 1 RETURN count(n)",
+                                   {"v": value}, timeout_ms=timeout_ms)
         return bool(rows.rows and rows.rows[0][0])
 
     async def describe_schema(self) -> str:

@@ -3,18 +3,18 @@ or by their longer words. What matches nothing at all is evidence too: the thing
 
 from __future__ import annotations
 
-from backends.graph_store import GraphStore
+from backends.graph_store import PROPERTY_TEXT, GraphStore
 from confidence_core.grounding import mentions, name_tokens
 from contracts.query_path import EntityMatch, Grounding
 
 MATCHES_PER_MENTION = 3
 BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's
 
-_FIND = ("MATCH (n) WHERE NOT labels(n)[0] IN $skip UNWIND keys(n) AS k WITH n, k WHERE {condition} "
-         "RETURN labels(n)[0], k, toString(n[k]) LIMIT $limit")
+_FIND = ("MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "
+         "RETURN labels(n)[0], k, text LIMIT $limit")
 _CONDITIONS = {
-    "exact": "toLower(toString(n[k])) = toLower($term)",
-    "contains": "toLower(toString(n[k])) CONTAINS toLower($term)",
+    "exact": "toLower(text) = toLower($term)",
+    "contains": "toLower(text) CONTAINS toLower($term)",
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from backends.graph_store import PROPERTY_TEXT
 from tools.ontology_tool import MAX_LIMIT, BadArguments, OntologyTool, instance, int_argument, label
 from tools.spec import ToolArgument, ToolSpec
 
@@ -41,7 +42,7 @@ class SearchInstances(OntologyTool):
             ontology.require_class(class_name)
         limit = int_argument(args, "limit", 10, 1, MAX_LIMIT)
         found = await graph.ro_query(
-            f"MATCH (n{label(class_name)}) WHERE any(k IN keys(n) WHERE "
-            f"toLower(toString(n[k])) CONTAINS toLower($term)) RETURN labels(n), properties(n) LIMIT {limit}",
+            f"MATCH (n{label(class_name)}) {PROPERTY_TEXT} WHERE toLower(text) CONTAINS toLower($term) "
+            f"WITH DISTINCT n RETURN labels(n), properties(n) LIMIT {limit}",
             {"term": term}, max_rows=limit)
         return [instance(labels, props) for labels, props in found.rows]

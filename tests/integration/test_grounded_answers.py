@@ -135,3 +135,24 @@ async def test_a_query_against_the_schema_is_repaired_with_what_the_schema_has(h
     assert "goes against the relationship's direction: write (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder)" in second
     assert runs_of(harness, unknown) == 0 and runs_of(harness, backwards) == 0 and runs_of(harness, forwards) == 1
     assert result.step_results[0].success
+
+
+async def test_a_list_valued_property_does_not_break_finding_names(falkordb_url: str, demo_copy) -> None:  # type: ignore[no-untyped-def]
+    """FalkorDB's toString() rejects lists: one such property must not fail every search on the graph."""
+    from backends.graph_store import GraphStore
+    from backends.grounding import ground
+    from tests.tool_calls import ToolCalls, call, local_backends, results
+
+    name, g = demo_copy
+    await g.query("MATCH (s:Supplier {name: 'Acme Industrial'}) SET s.aliases = ['Acme', 'AI Co']")
+    store = GraphStore(falkordb_url, name)
+    grounding = await ground("Where is Acme Industrial based, and who is Zyxwv Holdings?", store)
+    assert [m.value for m in grounding.matches] == ["Acme Industrial"] and grounding.unmatched == ["Zyxwv Holdings"]
+    assert await store.value_exists("acme", "contains") and not await store.value_exists("zyxwv", "contains")
+    from confidence_core.ontology import Ontology
+    from embedded.demo_graph import ONTOLOGY_PATH
+
+    backends = local_backends(falkordb_url=falkordb_url, graph_name=name, ontology=Ontology.load(ONTOLOGY_PATH))
+    found = results(await ToolCalls(backends).search_instances(call("search_instances", search_term="acme industrial")))
+    assert [r["name"] for r in found] == ["Acme Industrial"]
+    await store.aclose()
