@@ -26,10 +26,14 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-def _is_vocabulary(term: str, vocabulary: set[str]) -> bool:
-    """A term made only of schema words (labels, relationship types, property keys) or calendar words."""
+def _known_words(vocabulary: set[str]) -> set[str]:
+    return {v.lower() for v in vocabulary} | {_singular(v.lower()) for v in vocabulary}
+
+
+def _is_vocabulary(term: str, known: set[str]) -> bool:
+    """A term made only of schema words (labels, relationship types, property keys; `known`, lower-cased,
+    with singulars) or calendar words."""
     words = [w.lower() for w in term.replace("_", " ").split()]
-    known = {v.lower() for v in vocabulary} | {_singular(v.lower()) for v in vocabulary}
     squashed = term.lower().replace(" ", "").replace("_", "")
     return squashed in known or _singular(squashed) in known or all(
         w in known or _singular(w) in known or w in _CALENDAR for w in words)
@@ -47,6 +51,7 @@ def _only_at_sentence_start(term: str, question: str) -> bool:
 def mentions(question: str, vocabulary: set[str]) -> list[str]:
     """The names in a question that should exist in the graph, in the order they appear."""
     found: list[str] = []
+    known = _known_words(vocabulary)
     quoted = {q.lower() for q in re.findall(r"[\"“']([^\"”']{2,60})[\"”']", question)}
     for term in entity_terms(question):
         if term.lower() not in quoted and _only_at_sentence_start(term, question):
@@ -56,7 +61,7 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
             if lowered.startswith(article):
                 term = term[len(article):]
                 break
-        if term.replace(".", "").replace(",", "").isdigit() or _is_vocabulary(term, vocabulary):
+        if term.replace(".", "").replace(",", "").isdigit() or _is_vocabulary(term, known):
             continue
         if not any(term.lower() in f.lower() for f in found):  # not again, nor a piece of an earlier name
             found.append(term)
