@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.cypher_text import MAX_HOPS
-from confidence_core.cypher_text import broaden_cypher
-from confidence_core.cypher_text import query_literals
+from confidence_core.cypher_text import MAX_HOPS, broaden_cypher, query_literals
 
 pytestmark = pytest.mark.unit
 

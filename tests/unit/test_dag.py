@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.dag import dependents_of
-from confidence_core.dag import ready_steps
-from contracts.plan import ExecutionPlan
-from contracts.plan import ExecutionStep
+from confidence_core.dag import dependents_of, ready_steps
+from contracts.plan import ExecutionPlan, ExecutionStep
 
 pytestmark = pytest.mark.unit
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.ladder import RUNG_NOTES
-from confidence_core.ladder import Rung
-from confidence_core.ladder import backoff
-from confidence_core.ladder import rung_for
+from confidence_core.ladder import RUNG_NOTES, Rung, backoff, rung_for
 
 pytestmark = pytest.mark.unit
 

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.confidence import content_tokens
-from confidence_core.confidence import grounding_ratio
-from confidence_core.confidence import overall_confidence
+from confidence_core.confidence import content_tokens, grounding_ratio, overall_confidence
 
 pytestmark = pytest.mark.unit
 

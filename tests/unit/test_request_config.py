@@ -6,12 +6,10 @@ import json
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.request_config import SAFE_KEYS
-from confidence_core.request_config import apply_request_overrides
+from confidence_core.request_config import SAFE_KEYS, apply_request_overrides
 from contracts.run import AgentSettings
 
 pytestmark = pytest.mark.unit

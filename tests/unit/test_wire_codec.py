@@ -5,23 +5,21 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contracts.wire import AgentRequest
-from contracts.wire import AgentResponse
-from contracts.wire import AgentStep
-from contracts.wire import ErrorInfo
-from contracts.wire_codec import AGENT_ERROR
-from contracts.wire_codec import MAX_QUESTION_CHARS
-from contracts.wire_codec import RequestDecodeError
-from contracts.wire_codec import decode_request
-from contracts.wire_codec import decode_response
-from contracts.wire_codec import encode_request
-from contracts.wire_codec import encode_response
-from contracts.wire_codec import error_response
-from contracts.wire_codec import response_to_wire
+from contracts.wire import AgentRequest, AgentResponse, AgentStep, ErrorInfo
+from contracts.wire_codec import (
+    AGENT_ERROR,
+    MAX_QUESTION_CHARS,
+    RequestDecodeError,
+    decode_request,
+    decode_response,
+    encode_request,
+    encode_response,
+    error_response,
+    response_to_wire,
+)
 
 pytestmark = pytest.mark.unit
 
