@@ -9,17 +9,39 @@ from temporalio import activity
 from backends import Backends
 from backends.grounding import vocabulary
 from confidence_core.answer_check import compose_from_rows, unsupported_claims
+from confidence_core.calibrator import CalibratorError
 from confidence_core.memory import trim
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
 from contracts.routing import RouteInput
+from service.calibrator_file import CalibratorFile
 
 log = structlog.get_logger(__name__)
 
 
+def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
+               calibrator_file: CalibratorFile) -> SynthesisOutput:
+    """The probability that the answer is right, from its evidence and how the written answer checked out.
+    An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
+    if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
+        return synthesis
+    features = {**evidence, "rewritten": float(synthesis.verification == "rewritten"),
+                "composed": float(synthesis.verification == "composed")}
+    try:
+        calibrator = calibrator_file.current()
+    except CalibratorError as exc:
+        log.error("calibrator_unusable", error=str(exc))
+        return synthesis.model_copy(update={
+            "evidence": features, "confidence_reasons": f"not calibrated ({exc}); the evidence score stands"})
+    probability = round(calibrator.probability(features), 2)
+    return synthesis.model_copy(update={"evidence": features, "confidence": probability,
+                                        "confidence_reasons": f"calibrated: {calibrator.explain(features)}"})
+
+
 class SynthesisActivities:
-    def __init__(self, backends: Backends) -> None:
+    def __init__(self, backends: Backends, calibrator: CalibratorFile | None = None) -> None:
         self.backends = backends
+        self.calibrator = calibrator or CalibratorFile()
         self.llm = backends.llm
         self.prompts = backends.prompts
 
@@ -30,6 +52,9 @@ class SynthesisActivities:
 
     @activity.defn(name=Activities.SYNTHESIZE)
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
+        return calibrated(await self._written(request), request.evidence, self.calibrator)
+
+    async def _written(self, request: SynthesisInput) -> SynthesisOutput:
         share = request.max_context_size // max(1, len(request.results))
         results = "\n\n".join(
             f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"

@@ -5,6 +5,7 @@ stack and the real local model; accuracy, and whether the stated confidence sepa
     .venv/bin/python bench/kgqa.py --dataset procurement --limit 10            # start the stack, ask, score
     .venv/bin/python bench/kgqa.py --dataset countries --split all --out c.jsonl
     .venv/bin/python bench/kgqa.py --score results.jsonl                         # score a results file only
+    .venv/bin/python bench/kgqa.py --score a.jsonl b.jsonl --calibrator c.json   # ... with another calibrator
     .venv/bin/python bench/kgqa.py --dataset countries --list                    # the questions, nothing run
 
 Splits: a calibrator may be fitted on `calibration` and is reported on `heldout` only (decided by a hash
@@ -52,10 +53,19 @@ def print_metrics(records: list[dict[str, Any]], dataset: str, split: str, comma
     print(report.markdown(m, dataset=dataset, split=split, command=command, date=time.strftime("%Y-%m-%d")))
 
 
-def score_only(path: Path) -> int:
-    records, changed = results.rejudge(results.read(path))
-    if changed:
-        print(f"note: the current judge changed {changed} verdict(s) of {path}", flush=True)
+def score_only(paths: list[Path], calibrator_path: Path | None) -> int:
+    records: list[dict[str, Any]] = []
+    for path in paths:
+        judged, changed = results.rejudge(results.read(path))
+        records += judged
+        if changed:
+            print(f"note: the current judge changed {changed} verdict(s) of {path}", flush=True)
+    if calibrator_path is not None:
+        from service.calibrator_file import CalibratorFile
+
+        records, recalibrated = results.recalibrate(records, CalibratorFile(calibrator_path).current())
+        print(f"note: {recalibrated} confidence(s) restated by the calibrator {calibrator_path}, from the evidence "
+              "each run recorded", flush=True)
     datasets = sorted({r.get("dataset") or "?" for r in records})
     splits = sorted({r.get("split") or "?" for r in records})
     ran = sorted({r.get("command") or "" for r in records} - {""})
@@ -85,8 +95,8 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
     try:
         with out_path.open("w", encoding="utf-8") as out:
             async with running_stack(args.dataset, interrupt, args.data_dir,
-                                     say=lambda text: print(text, flush=True)) as stack:
-                await ask_all(stack, questions, args.dataset, out, args.ask_timeout, interrupt,
+                                     say=lambda text: print(text, flush=True)) as running:
+                await ask_all(running, questions, args.dataset, out, args.ask_timeout, interrupt,
                               say=lambda text: print(text, flush=True), command=command_line())
     except asyncio.CancelledError:
         if not interrupt.requested:
@@ -111,11 +121,13 @@ def main() -> int:
                    help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl")
     p.add_argument("--ask-timeout", type=float, default=300.0, help="seconds to wait for one answer")
     p.add_argument("--data-dir", type=Path, default=None, help="where the stack keeps data and logs (default: temp)")
-    p.add_argument("--score", type=Path, metavar="RESULTS", help="score an existing results file; run nothing")
+    p.add_argument("--score", type=Path, nargs="+", metavar="RESULTS", help="score results files; run nothing")
+    p.add_argument("--calibrator", type=Path, default=None,
+                   help="with --score: restate each confidence with this calibrator from the recorded evidence")
     p.add_argument("--list", action="store_true", help="print the questions and their golds; run nothing")
     args = p.parse_args()
     if args.score:
-        return score_only(args.score)
+        return score_only(args.score, args.calibrator)
     questions = select(question_set(args.dataset), args.split, args.limit)
     if args.list:
         return list_questions(questions)

@@ -41,7 +41,8 @@ def text_result_confidence(output: str, evidence: str, retry_count: int = 0) -> 
         return ConfidenceMetrics(score=0.0, reasoning="The model returned no text", retry_count=retry_count)
     if REFUSALS.search(output):
         return ConfidenceMetrics(
-            score=0.3, reasoning="The model said it does not know or cannot answer", retry_count=retry_count
+            score=0.3, reasoning="The model said it does not know or cannot answer", retry_count=retry_count,
+            signals={"refusal": 1.0},
         )
     ratio = grounding_ratio(output, evidence)
     if ratio is None:
@@ -53,6 +54,7 @@ def text_result_confidence(output: str, evidence: str, retry_count: int = 0) -> 
         score=score,
         reasoning=f"{ratio:.0%} of the output's names and figures appear in the evidence it was given",
         retry_count=retry_count,
+        signals={"grounded_share": round(ratio, 3)},
     )
 
 

@@ -9,6 +9,9 @@ class ConfidenceMetrics(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
     reasoning: str = ""
     retry_count: int = Field(default=0, ge=0)
+    # The measured facts behind the score, named by the tool (rows returned, names found nowhere, share of a
+    # text grounded in its evidence, ...): the calibrator's inputs (confidence_core/evidence.py).
+    signals: dict[str, float] = Field(default_factory=dict)
 
 
 class ExecutionStep(BaseModel):

@@ -73,6 +73,8 @@ class SynthesisInput(BaseModel):
     question: str
     results: list[SupportingResult]
     max_context_size: int = 8192
+    # The answer's evidence features but its verification (confidence_core/evidence.py), for the calibrator.
+    evidence: dict[str, float] = Field(default_factory=dict)
 
 
 class SynthesisOutput(BaseModel):
@@ -85,6 +87,11 @@ class SynthesisOutput(BaseModel):
     # since no written answer could be verified); "" for answers not checked (older runs, direct answers).
     verification: Literal["", "verified", "rewritten", "composed"] = ""
     unsupported: list[str] = Field(default_factory=list)  # what the first draft stated that the results lack
+    # The calibrated probability that the answer is right, and which evidence moved it; None when no
+    # calibrator could be used (`confidence_reasons` then says why, and the run keeps its evidence score).
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    confidence_reasons: str = ""
+    evidence: dict[str, float] = Field(default_factory=dict)  # the features the calibrator read
 
 
 class AdjustInput(BaseModel):

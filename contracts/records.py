@@ -38,6 +38,9 @@ class AuditRecord(BaseModel):
     total_duration_ms: int
     outcome: str
     notes: list[str] = Field(default_factory=list)
+    # The answer's evidence features (or, for a run that ended without one, its finished steps'): with a
+    # human's override decision, a label `tg-confidence calibrate` learns from.
+    evidence: dict[str, float] = Field(default_factory=dict)
 
 
 class StepTiming(BaseModel):

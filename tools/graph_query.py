@@ -28,8 +28,16 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
     itself mentions exist (`absent`: those found nowhere, not even in part). An empty result is a genuine
     answer when everything it names exists, and when the question is about something that does not exist;
     it is suspect when the query's own value exists nowhere though the question's names do."""
-    literals = literals or []
-    absent = absent or []
+    scored = _score_rows(row_count, error, truncated, retry_count, literals or [], absent or [])
+    missing = sum(1 for _, _, exists in literals or [] if not exists)
+    signals = {"rows": float(row_count), "checked_values": float(len(literals or [])),
+               "unmatched_values": float(missing), "absent_names": float(len(absent or [])),
+               "truncated": float(truncated), "error": float(bool(error))}
+    return scored.model_copy(update={"signals": signals})
+
+
+def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int,
+                literals: list[tuple[str, str, bool]], absent: list[str]) -> ConfidenceMetrics:
     nowhere = ", ".join(f"'{name}'" for name in absent)
     missing = [f"'{value}'" for value, mode, exists in literals if not exists]
     match_nothing = f"{', '.join(missing)} {'matches' if len(missing) == 1 else 'match'} nothing in the graph"

@@ -18,6 +18,7 @@ from activities.synthesis import SynthesisActivities
 from backends import Backends
 from contracts.names import Activities
 from contracts.run import AgentSettings
+from service.calibrator_file import CalibratorFile
 from service.config import ServiceConfig
 from tools import registry
 from tools.cache import ResultCache
@@ -58,7 +59,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
                               activities=[*tool_activities, *(actions.all() if actions else [])]))
     if "synthesis" in families:
-        synthesis = SynthesisActivities(backends)
+        synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None))
         workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
                               activities=[synthesis.synthesize, synthesis.answer_directly]))
     if "audit" in families:

@@ -14,6 +14,7 @@ from workflows.step_runner import StepRunner
 with workflow.unsafe.imports_passed_through():
     from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
     from confidence_core.dag import dependents_of, ready_steps
+    from confidence_core.evidence import run_evidence
     from confidence_core.plan_parser import describe_plan
     from contracts.names import Activities
     from contracts.plan import ExecutionPlan, StepResult
@@ -52,14 +53,23 @@ class QueryPath:
         ctx.phase("executing")
         results = await self.execute(plan)
         usable = [r for r in results if r.success]
-        score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
-        ctx.status.final_confidence = score
+        evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
+        evidence = run_evidence([r.confidence for r in usable], len(plan.steps))
         ctx.phase("synthesizing")
-        answer, synthesis = await self._synthesize(plan, usable, results)
+        answer, synthesis = await self._synthesize(plan, usable, results, evidence)
+        score = evidence_score
+        if synthesis is not None:
+            evidence = synthesis.evidence or evidence
+            if synthesis.confidence is not None:  # calibrated: the probability that the answer is right
+                score = synthesis.confidence
+            why = "; ".join(filter(None, [synthesis.confidence_reasons, why]))
+        ctx.status.final_confidence = score
+        ctx.evidence = evidence
         final = f"{answer}\n\n{self._confidence_line(score, why, usable, synthesis)}"
         ctx.phase("completed")
         await ctx.answer(final, synthesis)
-        return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results)
+        return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results, evidence=evidence,
+                              evidence_score=evidence_score)
 
     async def answer_directly(self) -> AgentRunResult:
         """The router's ANSWER: no plan, no tools, no graph."""
@@ -105,8 +115,8 @@ class QueryPath:
                                            "has no usable result.")
         return [results[s.id] for s in plan.steps if s.id in results]
 
-    async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult],
-                          results: list[StepResult]) -> tuple[str, SynthesisOutput | None]:
+    async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult], results: list[StepResult],
+                          evidence: dict[str, float]) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
@@ -115,7 +125,7 @@ class QueryPath:
             SynthesisInput(question=self.ctx.question,
                            results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
                                                      output=r.output, score=r.confidence.score) for r in usable],
-                           max_context_size=self.ctx.settings.max_context_size),
+                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence),
             SynthesisOutput)
         return synthesis.answer, synthesis
 

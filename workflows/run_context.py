@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from confidence_core.override import check_override
     from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
     from contracts.override import Decision, Override, OverrideRequest
+    from contracts.plan import ConfidenceMetrics
     from contracts.query_path import SynthesisOutput
     from contracts.records import RunMetrics, StepAudit
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
@@ -70,6 +71,8 @@ class RunContext:
         self.audit: dict[str, StepAudit] = {}
         self.metrics = RunMetrics()
         self.notes: list[str] = []
+        self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence_core/evidence.py)
+        self.finished: list[ConfidenceMetrics] = []  # every finished step's final confidence, usable or not
         self._override_lock = asyncio.Lock()
         self.features = Features()
         self.configure(inp.settings or AgentSettings())

@@ -9,6 +9,7 @@ from temporalio import workflow
 from workflows.run_context import RunContext
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.evidence import run_evidence
     from contracts.records import AuditRecord, RunRecord
     from contracts.run import AgentRunResult
 
@@ -32,5 +33,6 @@ def run_record(ctx: RunContext, result: AgentRunResult, started: datetime) -> Ru
             total_duration_ms=int(elapsed.total_seconds() * 1000),
             outcome=ctx.status.phase if result.error is None else f"{ctx.status.phase}: {result.error}",
             notes=ctx.notes,
+            evidence=ctx.evidence or (run_evidence(ctx.finished, len(steps)) if ctx.finished else {}),
         )
     return RunRecord(metrics=ctx.metrics, audit=audit, include_raw_outputs=settings.include_raw_outputs)

@@ -179,6 +179,7 @@ class StepRunner:
             if state is StepState.SUCCEEDED:
                 self.ctx.metrics.retried_steps_recovered += 1
         confidence = out.confidence.model_copy(update={"retry_count": retry})
+        self.ctx.finished.append(confidence)
         return StepResult(step_id=step.id, success=success, output=out.output, confidence=confidence,
                           execution_time_ms=out.execution_time_ms)
 

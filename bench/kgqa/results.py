@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from bench.kgqa.questions import Gold, Question
 from bench.kgqa.scoring import is_correct, split_answer
+from confidence_core.calibrator import Calibrator
 
 
 @dataclass
@@ -27,15 +28,19 @@ class Result:
     error: str | None
     dataset: str = ""
     command: str = ""  # the run's command line, for the report of a later `--score`
+    evidence: dict[str, float] | None = None  # the run's evidence features (confidence_core/evidence.py)
+    evidence_score: float | None = None  # its confidence before calibration
 
     @classmethod
     def judge(cls, q: Question, dataset: str, answer: str, seconds: float, asked_human: bool,
-              error: str | None, command: str = "") -> Result:
+              error: str | None, command: str = "", evidence: dict[str, float] | None = None,
+              evidence_score: float | None = None) -> Result:
         """The final answer judged: its confidence from the "Confidence: 0.NN" line; an error is wrong."""
         _, confidence = split_answer(answer)
         return cls(id=q.id, category=q.category, split=q.split, question=q.text, gold=q.gold, answer=answer,
                    confidence=confidence, correct=not error and is_correct(answer, q.gold), seconds=round(seconds, 2),
-                   asked_human=asked_human, error=error, dataset=dataset, command=command)
+                   asked_human=asked_human, error=error, dataset=dataset, command=command, evidence=evidence,
+                   evidence_score=evidence_score)
 
 
 def write(out: IO[str], result: Result) -> None:
@@ -56,4 +61,19 @@ def rejudge(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
         correct = not r.get("error") and is_correct(r.get("answer") or "", r["gold"])
         changed += correct != bool(r.get("correct"))
         fresh.append({**r, "correct": correct, "confidence": confidence})
+    return fresh, changed
+
+
+def recalibrate(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[list[dict[str, Any]], int]:
+    """The records' confidence as `calibrator` states it, from the evidence each run recorded: exactly what
+    the synthesis worker computes live (activities/synthesis.py), since nothing before the final score
+    depends on the calibrator. Runs without usable evidence keep theirs (live, they are never calibrated)."""
+    fresh, changed = [], 0
+    for r in records:
+        evidence = r.get("evidence") or {}
+        if not evidence.get("coverage") or r.get("error"):
+            fresh.append(r)
+            continue
+        fresh.append({**r, "confidence": round(calibrator.probability(evidence), 2)})
+        changed += 1
     return fresh, changed

@@ -22,6 +22,7 @@ from bench.kgqa.questions import Question
 from bench.kgqa.results import Result, write
 from cli.ask import AskTimeout, ask
 from contracts.names import workflow_id_for
+from contracts.run import AgentRunResult
 from contracts.topics import agent_request_topic, agent_response_topic
 from contracts.wire import AgentRequest
 from embedded.model_weights import ModelIntegrityError, ModelNotFound
@@ -42,6 +43,8 @@ class Outcome:
     seconds: float
     asked_human: bool
     error: str | None
+    evidence: dict[str, float] | None = None  # the run's evidence features, for calibration
+    evidence_score: float | None = None  # its confidence before calibration
 
 
 class Interrupt:
@@ -72,10 +75,21 @@ def stack_options(dataset: str, data_dir: Path) -> StackOptions:
                         graph_name=GRAPHS[dataset], load_demo_graph=dataset == "procurement", log_level="WARNING")
 
 
+@dataclass
+class RunningStack:
+    stack: EmbeddedStack
+    supervision: asyncio.Task[int]  # restarts a part that dies; done when it gave up on one
+
+    @property
+    def gave_up(self) -> bool:
+        return self.supervision.done()
+
+
 @asynccontextmanager
 async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | None = None,
-                        say: Callable[[str], None] = print) -> AsyncIterator[EmbeddedStack]:
-    """The stack with the dataset's graph loaded; stopped (every child) on the way out."""
+                        say: Callable[[str], None] = print) -> AsyncIterator[RunningStack]:
+    """The stack with the dataset's graph loaded, supervised as `tg-confidence up` supervises it (a part
+    that dies is restarted); stopped (every child) on the way out."""
     data_dir = data_dir or Path(tempfile.mkdtemp(prefix=f"tgca-kgqa-{dataset}-"))
     stack = EmbeddedStack(stack_options(dataset, data_dir), say=say)
     say(f"starting the embedded stack for '{dataset}' (data and logs in {data_dir}) ...")
@@ -84,7 +98,14 @@ async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | Non
         if dataset == "countries":  # before the first question, so the planner's first schema look sees it
             await interrupt.run(countries_data.load(stack.falkordb_url, GRAPHS[dataset]))
             say(f"loaded the countries graph into '{GRAPHS[dataset]}'")
-        yield stack
+        stop = asyncio.Event()
+        supervision = asyncio.create_task(stack.supervise(stop, say))
+        try:
+            yield RunningStack(stack, supervision)
+        finally:
+            stop.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(supervision, 10)
     finally:
         stack.stop()
 
@@ -94,6 +115,17 @@ async def _terminate(stack: EmbeddedStack, request_id: str, reason: str) -> None
     with contextlib.suppress(Exception):
         client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
         await client.get_workflow_handle(workflow_id_for(request_id)).terminate(reason=reason)
+
+
+async def _evidence(stack: EmbeddedStack, request_id: str) -> tuple[dict[str, float] | None, float | None]:
+    """The finished run's evidence features and evidence-only score, from its workflow result."""
+    try:
+        client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
+        handle = client.get_workflow_handle(workflow_id_for(request_id), result_type=AgentRunResult)
+        result = await asyncio.wait_for(handle.result(), 30)
+    except Exception:  # a run without a result simply has no evidence to record
+        return None, None
+    return result.evidence or None, result.evidence_score
 
 
 async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outcome:
@@ -121,27 +153,28 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outc
     except asyncio.CancelledError:
         await _terminate(stack, request_id, "kgqa benchmark interrupted")
         raise
-    return Outcome("".join(parts).strip(), time.perf_counter() - started, asked_human, error)
+    seconds = time.perf_counter() - started
+    evidence, evidence_score = await _evidence(stack, request_id) if error is None else (None, None)
+    return Outcome("".join(parts).strip(), seconds, asked_human, error, evidence, evidence_score)
 
 
-async def ask_all(stack: EmbeddedStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
+async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
                   interrupt: Interrupt, say: Callable[[str], None] = print, command: str = "") -> list[Result]:
     results: list[Result] = []
     for n, q in enumerate(questions, 1):
         if interrupt.requested:
             break
-        dead = stack.dead_child()
-        if dead is not None:  # every later question would only time out
-            say(f"stopping: {dead.name} exited; last log lines ({dead.log_path}):\n{dead.log_tail()}")
+        if running.gave_up:  # a part keeps dying (the supervisor said which): later questions would time out
+            say("stopping: the stack's supervisor gave up on a part")
             break
         try:
-            outcome = await interrupt.run(ask_one(stack, q.text, timeout_s))
+            outcome = await interrupt.run(ask_one(running.stack, q.text, timeout_s))
         except asyncio.CancelledError:
             if interrupt.requested:
                 break
             raise
         result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
-                              command)
+                              command, outcome.evidence, outcome.evidence_score)
         write(out, result)
         results.append(result)
         verdict = "error" if result.error else ("right" if result.correct else "wrong")

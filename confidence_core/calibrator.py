@@ -1,0 +1,101 @@
+"""Confidence as a probability: a logistic model from an answer's evidence features (confidence_core/evidence.py)
+to the probability that the answer is right, fitted on labelled runs (`tg-confidence calibrate`) and shipped
+as a small JSON file. Logistic rather than isotonic: a few hundred labelled runs and fifteen features are
+too few for a step function per feature, and the weights explain themselves ("an empty graph result
+lowered it"). Prediction is plain Python; fitting uses numpy (Newton's method with an L2 penalty)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from confidence_core.evidence import FEATURES
+
+FORMAT = 1
+EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
+
+
+class CalibratorError(ValueError):
+    """The calibrator file is missing, not JSON, or not a calibrator this code can use."""
+
+
+@dataclass(frozen=True)
+class Calibrator:
+    weights: dict[str, float]
+    bias: float
+    # The training set's mean of each feature: "moved the score" is measured from a typical answer.
+    means: dict[str, float] = field(default_factory=dict)
+    trained_on: dict[str, Any] = field(default_factory=dict)
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
+        return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def explain(self, features: dict[str, float]) -> str:
+        """The features that moved this answer's probability most, compared with a typical answer."""
+        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()),
+                       key=lambda m: -abs(m[0]))
+        raised = [FEATURES.get(n, n) for move, n in moves[:EXPLAINED] if move > 0.05]
+        lowered = [FEATURES.get(n, n) for move, n in moves[:EXPLAINED] if move < -0.05]
+        parts = ([f"raised by {', '.join(raised)}"] if raised else []) + (
+            [f"lowered by {', '.join(lowered)}"] if lowered else [])
+        return "; ".join(parts) or "typical evidence"
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, "kind": "logistic", "bias": round(self.bias, 6),
+                           "weights": {n: round(w, 6) for n, w in self.weights.items()},
+                           "means": {n: round(m, 6) for n, m in self.means.items()},
+                           "trained_on": self.trained_on}, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Calibrator:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CalibratorError(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("kind") != "logistic":
+            raise CalibratorError(f"not a format-{FORMAT} logistic calibrator")
+        weights, means, bias = data.get("weights"), data.get("means", {}), data.get("bias")
+        if not isinstance(weights, dict) or not isinstance(means, dict) or not _finite(bias):
+            raise CalibratorError("weights, means and bias must be an object, an object and a number")
+        unknown = sorted(set(weights) - set(FEATURES))
+        if unknown:
+            raise CalibratorError(f"unknown feature(s) {', '.join(unknown)}: fitted by a newer version?")
+        if not all(_finite(v) for v in [*weights.values(), *means.values()]):
+            raise CalibratorError("every weight and mean must be a finite number")
+        return cls(weights={n: float(w) for n, w in weights.items()}, bias=float(bias),
+                   means={n: float(m) for n, m in means.items()}, trained_on=dict(data.get("trained_on") or {}))
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_on: dict[str, Any] | None = None,
+        iterations: int = 50) -> Calibrator:
+    """Logistic regression by Newton's method; the L2 penalty (not on the bias) keeps weights finite when a
+    feature separates the labels perfectly, as small labelled sets often do."""
+    import numpy as np
+
+    if len(samples) < 2 or len({label for _, label in samples}) < 2:
+        raise CalibratorError("fitting needs at least one right and one wrong answer")
+    names = list(FEATURES)
+    x = np.array([[features.get(n, 0.0) for n in names] for features, _ in samples], dtype=float)
+    y = np.array([1.0 if label else 0.0 for _, label in samples])
+    design = np.hstack([np.ones((len(x), 1)), x])
+    penalty = l2 * np.eye(design.shape[1])
+    penalty[0, 0] = 0.0
+    beta = np.zeros(design.shape[1])
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
+        gradient = design.T @ (p - y) + penalty @ beta
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return Calibrator(weights={n: float(w) for n, w in zip(names, beta[1:], strict=True)}, bias=float(beta[0]),
+                      means={n: float(m) for n, m in zip(names, x.mean(axis=0), strict=True)},
+                      trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())))

@@ -1,0 +1,55 @@
+"""The evidence behind an answer, as numbers: what the calibrator (confidence_core/calibrator.py) maps to
+the probability that the answer is right. Every feature says how the answer was reached (the steps that
+support it, the rows, names found or not, retries, how the written answer checked out), never what it is
+about: nothing here knows a domain, a graph or a wording. Pure functions."""
+
+from __future__ import annotations
+
+import math
+
+from contracts.plan import ConfidenceMetrics
+
+# name -> what it means when it moves the score (the words the answer's confidence line uses)
+FEATURES: dict[str, str] = {
+    "step_score": "the supporting steps' own scores",
+    "coverage": "the share of planned steps with a usable result",
+    "graph_rows": "rows from the knowledge graph",
+    "empty_result": "an empty graph result",
+    "absent_name": "a name in the question that exists nowhere in the graph",
+    "unmatched_value": "a value the query matched on that exists nowhere in the graph",
+    "row_count": "the number of rows returned",
+    "truncated": "more rows than were kept",
+    "text_only": "an answer from generated text, not graph rows",
+    "ungrounded_text": "generated text not found in its evidence",
+    "refusal": "a tool that said it does not know",
+    "retries": "the retries the steps needed",
+    "rewritten": "a first written answer that stated something the results lack",
+    "composed": "no written answer that checked out against the results",
+    "multi_step": "a plan of several steps",
+}
+
+
+def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verification: str = "") -> dict[str, float]:
+    """The features of one answer: `usable` are the confidences of the steps whose results it was written
+    from; `verification` how the written answer checked out against them (SynthesisOutput.verification)."""
+    graph = [m.signals for m in usable if "rows" in m.signals]
+    text = [m.signals for m in usable if "rows" not in m.signals]
+    rows = sum(s["rows"] for s in graph)
+    grounded = [s["grounded_share"] for s in text if "grounded_share" in s]
+    return {
+        "step_score": min((m.score for m in usable), default=0.0),
+        "coverage": len(usable) / planned_steps if planned_steps > 0 else 0.0,
+        "graph_rows": float(bool(graph)),
+        "empty_result": float(bool(graph) and rows == 0),
+        "absent_name": float(any(s.get("absent_names", 0) > 0 for s in graph)),
+        "unmatched_value": float(any(s.get("unmatched_values", 0) > 0 for s in graph)),
+        "row_count": min(1.0, math.log10(1 + rows) / 3),  # 0 rows -> 0, 999 rows or more -> 1
+        "truncated": float(any(s.get("truncated", 0) > 0 for s in graph)),
+        "text_only": float(bool(usable) and not graph),
+        "ungrounded_text": 1.0 - min(grounded, default=1.0),
+        "refusal": float(any(s.get("refusal", 0) > 0 for s in text)),
+        "retries": min(3.0, float(sum(m.retry_count for m in usable))) / 3,
+        "rewritten": float(verification == "rewritten"),
+        "composed": float(verification == "composed"),
+        "multi_step": float(planned_steps > 1),
+    }

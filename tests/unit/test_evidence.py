@@ -1,0 +1,59 @@
+"""An answer's evidence as the calibrator reads it: from the tools' measured signals, never from a domain."""
+
+from __future__ import annotations
+
+import pytest
+
+from confidence_core.confidence import text_result_confidence
+from confidence_core.evidence import FEATURES, run_evidence
+from contracts.plan import ConfidenceMetrics
+from tools.graph_query import score_rows
+
+pytestmark = pytest.mark.unit
+
+
+def test_rows_that_name_only_existing_values() -> None:
+    evidence = run_evidence([score_rows(12, None, False, 0, [("Acme", "exact", True)])], planned_steps=1)
+    assert evidence["graph_rows"] == 1.0
+    assert evidence["empty_result"] == evidence["unmatched_value"] == evidence["absent_name"] == 0.0
+    assert evidence["step_score"] == pytest.approx(0.9)
+    assert 0.3 < evidence["row_count"] < 0.4  # log10(13) / 3
+
+
+def test_an_empty_result_about_a_name_that_exists_nowhere() -> None:
+    evidence = run_evidence([score_rows(0, None, False, 1, [], ["Zyxwv Holdings"])], planned_steps=1)
+    assert evidence["empty_result"] == evidence["absent_name"] == 1.0
+    assert evidence["row_count"] == 0.0
+    assert evidence["retries"] == pytest.approx(1 / 3)
+
+
+def test_an_empty_result_from_a_value_the_graph_lacks() -> None:
+    evidence = run_evidence([score_rows(0, None, False, 0, [("Acme Corp", "exact", False)])], planned_steps=1)
+    assert evidence["unmatched_value"] == evidence["empty_result"] == 1.0
+
+
+def test_text_only_answers_are_told_apart_and_their_grounding_counts() -> None:
+    grounded = text_result_confidence("Acme supplies bolts", "Acme supplies bolts and nuts")
+    ungrounded = text_result_confidence("Globex supplies widgets", "Acme supplies bolts")
+    evidence = run_evidence([grounded, ungrounded], planned_steps=3)
+    assert evidence["text_only"] == 1.0 and evidence["graph_rows"] == 0.0
+    assert evidence["ungrounded_text"] == pytest.approx(1.0 - 1 / 3, abs=0.01)  # "supplies" only
+    assert evidence["coverage"] == pytest.approx(2 / 3)
+    assert evidence["multi_step"] == 1.0
+
+
+def test_a_refusal_and_the_verification_outcome_are_features() -> None:
+    evidence = run_evidence([text_result_confidence("I don't know.", "")], planned_steps=1, verification="composed")
+    assert evidence["refusal"] == evidence["composed"] == 1.0
+    assert evidence["rewritten"] == 0.0
+
+
+def test_no_usable_step_is_no_coverage() -> None:
+    evidence = run_evidence([], planned_steps=2)
+    assert evidence["coverage"] == 0.0 and evidence["step_score"] == 0.0
+
+
+def test_every_feature_is_named_and_explained() -> None:
+    evidence = run_evidence([ConfidenceMetrics(score=0.5)], planned_steps=1)
+    assert set(evidence) == set(FEATURES)
+    assert all(0.0 <= v <= 1.0 for v in evidence.values())
