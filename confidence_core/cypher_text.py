@@ -4,6 +4,7 @@ query names, so the evaluator can check that they exist in the graph."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 MAX_HOPS = 6
@@ -21,41 +22,85 @@ def _contains(prop: str, value: str) -> str:
     return f"toLower({prop}) CONTAINS toLower('{value}')"
 
 
+_MATCH = re.compile(r"\b(?:OPTIONAL\s+)?MATCH\b", re.IGNORECASE)
+_WHERE = re.compile(r"\bWHERE\b", re.IGNORECASE)
+# Where a MATCH's WHERE ends: the next clause of the same segment.
+_NEXT_CLAUSE = re.compile(r"\b(WITH|RETURN|ORDER\s+BY|UNWIND|CALL|UNION|SKIP|LIMIT)\b", re.IGNORECASE)
+_OR = re.compile(r"\b(OR|XOR)\b", re.IGNORECASE)
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _widen(match: re.Match[str]) -> str:
+    """More hops, never fewer: an upper bound at or past the cap stays as it is."""
+    upper = int(match.group(2))
+    return f"*{match.group(1)}..{max(upper, min(MAX_HOPS, upper + 2))}"
+
+
+def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | None:
+    """The MATCH segment with `conditions` ANDed onto its own WHERE (an existing OR parenthesised, so it
+    cannot escape them), or a new WHERE before its next clause; None when the query ends with no clause."""
+    clause = " AND ".join(conditions)
+    where = _WHERE.search(segment)
+    if where:
+        rest = segment[where.end():]
+        end = _NEXT_CLAUSE.search(rest)
+        existing = (rest[:end.start()] if end else rest).strip()
+        tail = rest[end.start():] if end else ""
+        if _OR.search(existing):
+            existing = f"({existing})"
+        return f"{segment[:where.end()]} {clause} AND {existing}{' ' if tail else ''}{tail}"
+    end = _NEXT_CLAUSE.search(segment)
+    if end is None:
+        if last:  # no RETURN to put it before: leave the query to the LLM's repair
+            return None
+        return f"{segment.rstrip()} WHERE {clause}{' ' if segment.endswith(' ') else ''}"
+    return f"{segment[:end.start()]}WHERE {clause} {segment[end.start():]}"
+
+
 def broaden_cypher(query: str) -> str | None:
-    conditions: list[str] = []
+    """The query made broader for the adjusted retry, or None when nothing in it can be broadened. Each
+    MATCH's inline property maps become conditions of that MATCH's own WHERE (where its variables are bound)."""
+    starts = [m.start() for m in _MATCH.finditer(query)]
+    bounds = sorted({0, *starts, len(query)})
+    segments = [query[a:b] for a, b in itertools.pairwise(bounds)]
+    broadened_segments = []
+    for n, segment in enumerate(segments):
+        conditions: list[str] = []
 
-    def inline(match: re.Match[str]) -> str:
-        var, label, body = match.group(1), match.group(2) or "", match.group(3)
-        pairs = _PAIR.findall(body)
-        rest = _PAIR.sub("", body).strip(" ,")
-        if not pairs or rest:  # keep maps with non-string values as they are
-            return match.group(0)
-        conditions.extend(_contains(f"{var}.{prop}", value) for prop, value in pairs)
-        return f"({var}{label})"
+        def inline(match: re.Match[str], conditions: list[str] = conditions) -> str:
+            var, label, body = match.group(1), match.group(2) or "", match.group(3)
+            pairs = _PAIR.findall(body)
+            rest = _PAIR.sub("", body).strip(" ,")
+            if not pairs or rest:  # keep maps with non-string values as they are
+                return match.group(0)
+            conditions.extend(_contains(f"{var}.{prop}", value) for prop, value in pairs)
+            return f"({var}{label})"
 
-    broadened = _INLINE.sub(inline, query)
-    broadened = _EQUALS.sub(lambda m: _contains(m.group(1), m.group(2)), broadened)
-    broadened = _HOPS.sub(lambda m: f"*{m.group(1)}..{min(MAX_HOPS, int(m.group(2)) + 2)}", broadened)
-    if conditions:
-        clause = " AND ".join(conditions)
-        where = re.search(r"\bWHERE\b", broadened, re.IGNORECASE)
-        if where:
-            broadened = f"{broadened[:where.end()]} {clause} AND{broadened[where.end():]}"
-        else:
-            ret = re.search(r"\b(WITH|RETURN)\b", broadened, re.IGNORECASE)
-            if ret is None:
+        changed = _INLINE.sub(inline, segment) if _MATCH.match(segment) else segment
+        if conditions:
+            with_conditions = _with_conditions(changed, conditions, last=n == len(segments) - 1)
+            if with_conditions is None:
                 return None
-            broadened = f"{broadened[:ret.start()]}WHERE {clause} {broadened[ret.start():]}"
+            changed = with_conditions
+        broadened_segments.append(changed)
+    broadened = "".join(broadened_segments)
+    broadened = _EQUALS.sub(lambda m: _contains(m.group(1), m.group(2)), broadened)
+    broadened = _HOPS.sub(_widen, broadened)
     return broadened if broadened != query else None
+
+
+def _unescaped(literal: str) -> str:
+    """The value a Cypher string literal's source text denotes (O\\'Brien is O'Brien)."""
+    return _ESCAPE.sub(r"\1", literal)
 
 
 def query_literals(query: str) -> list[tuple[str, str]]:
     """(value, "exact" | "contains") for each string literal the query matches on, in order, deduplicated."""
     found: list[tuple[str, str]] = []
     for match in _INLINE.finditer(query):
-        found += [(value, "exact") for _, value in _PAIR.findall(match.group(3))]
-    found += [(m.group(2), "exact") for m in _EQUALS.finditer(query)]
-    found += [(m.group(1), "contains") for m in _CONTAINS.finditer(query)]
+        found += [(_unescaped(value), "exact") for _, value in _PAIR.findall(match.group(3))]
+    found += [(_unescaped(m.group(2)), "exact") for m in _EQUALS.finditer(query)]
+    found += [(_unescaped(m.group(1)), "contains") for m in _CONTAINS.finditer(query)]
     seen: set[tuple[str, str]] = set()
     return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
 

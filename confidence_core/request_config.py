@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from contracts.run import AgentSettings
@@ -49,6 +50,9 @@ def apply_request_overrides(settings: AgentSettings, plan_field: str) -> tuple[A
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             notes.append(f"ignored {key!r}: expected a number")
+            continue
+        if key in INTEGER_KEYS and math.isfinite(value) and not float(value).is_integer():
+            notes.append(f"ignored {key!r}: expected a whole number, got {value}")
             continue
         low, high = bounds
         clamped = min(max(value, low), high)

@@ -108,14 +108,6 @@ def test_integer_settings_stay_integers() -> None:
     assert result.step_timeout_ms == 2000 and isinstance(result.step_timeout_ms, int)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "a fractional value for an integer setting is truncated without a note (max_retries 2.5 silently "
-        "becomes 2)"
-    ),
-)
 def test_a_fractional_value_for_an_integer_setting_is_not_changed_silently() -> None:
     """Every value that is not applied as sent is explained to the caller."""
     result, notes = apply({"max_retries": 2.5})
