@@ -68,7 +68,8 @@ class PlanningActivities:
         for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768)
             try:
-                plan = parse_plan(completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)
+                plan = await self._fixed(parse_plan(completion.text, plan_id=request.plan_id, tools=tools,
+                                                    settings=request.settings))
                 problems = await self._static_problems(plan)
                 if not problems:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
@@ -82,6 +83,17 @@ class PlanningActivities:
             ]
         return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
                               attempts=PLAN_ATTEMPTS, grounding=grounding)
+
+    async def _fixed(self, plan: ExecutionPlan) -> ExecutionPlan:
+        """The plan with each step's certain corrections applied (Tool.fix), before it is checked."""
+        steps = []
+        for step in plan.steps:
+            tool = registry.tool(step.function)
+            fixed = await tool.fix(step.arguments, self.backends) if tool is not None else None
+            if fixed is not None:
+                log.info("plan_step_fixed", step_id=step.id, before=step.arguments, after=fixed)
+            steps.append(step.model_copy(update={"arguments": fixed}) if fixed is not None else step)
+        return plan.model_copy(update={"steps": steps})
 
     async def _static_problems(self, plan: ExecutionPlan) -> list[str]:
         """What each step's tool finds wrong with its arguments before anything runs (e.g. a query FalkorDB

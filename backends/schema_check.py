@@ -12,6 +12,7 @@ own job (GRAPH.EXPLAIN, in tools/graph_query.py).
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -21,6 +22,8 @@ from backends.graph_store import GraphStore
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
+MAX_DIRECTION_FIXES = 6
+_PATH_LABELS = re.compile(r"\(:(\w+)\)")
 
 
 class SchemaCheck:
@@ -59,6 +62,24 @@ class SchemaCheck:
             rel_props.setdefault(str(rel_type), []).append(str(key))
         return nodes, rels, rel_props
 
+    async def corrected(self, query: str) -> str | None:
+        """The query with each relationship written against its direction turned round, where the schema
+        leaves no doubt (the checker names the exact replacement); None when there is nothing to turn."""
+        snapshot, nodes, _ = await self._current()
+        if not nodes:
+            return None
+        fixed = query
+        for _ in range(MAX_DIRECTION_FIXES):
+            _, meta = SchemaValidator(snapshot).validate(fixed)
+            turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
+                     if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
+                     and str(m.get("original_path", "")) in fixed]
+            if not turns:
+                break
+            original, suggested = turns[0]
+            fixed = fixed.replace(original, suggested.strip(), 1)
+        return fixed if fixed != query else None
+
     async def problems(self, query: str) -> list[str]:
         """What the query names that the graph does not have, each with what it has instead."""
         snapshot, nodes, rels = await self._current()
@@ -85,6 +106,8 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
     if code == "WrongDirectionPath":
         return (f"{item.get('original_path')} goes against the relationship's direction: "
                 f"write {item.get('suggested_path')}")
+    if code == "UnknownPath":
+        return f"{item.get('original_path')} does not exist: {_connections(str(item.get('path', '')), rels)}"
     if code == "InvalidPropertyAccess":
         label = str(item.get("name", ""))
         missing = ", ".join(item.get("properties", []))
@@ -92,3 +115,27 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
     if code == "UnknownPropertyKey":
         return ""  # said better, with the label, by InvalidPropertyAccess
     return str(item.get("description", "")).strip()
+
+
+def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:
+    """How the two labels of a path that does not exist are connected in the schema: directly, through one
+    label in between, or not at all."""
+    labels = _PATH_LABELS.findall(path)
+    if len(labels) != 2:
+        return "use only the relationships the schema lists"
+    a, b = labels
+
+    def show(rel: tuple[str, str, str]) -> str:
+        return f"(:{rel[0]})-[:{rel[1]}]->(:{rel[2]})"
+
+    direct = sorted(show(r) for r in rels if {r[0], r[2]} == {a, b})
+    if direct:
+        return f"between {a} and {b} the graph has {', '.join(direct)}"
+    touching = {x: [r for r in rels if x in (r[0], r[2])] for x in (a, b)}
+    via = sorted({(r[0] if r[2] == a else r[2]) for r in touching[a]}
+                 & {(r[0] if r[2] == b else r[2]) for r in touching[b]} - {a, b})
+    if via:
+        middle = via[0]
+        hops = sorted(show(r) for r in rels if {r[0], r[2]} in ({a, middle}, {b, middle}))
+        return f"{a} and {b} are connected through {middle}: {', '.join(hops)}"
+    return f"{a} and {b} are not connected by one or two relationships in this graph"

@@ -44,6 +44,12 @@ class Tool(ABC):
         problems; `run` refuses them as a deterministic failure). None by default."""
         return []
 
+    async def fix(self, arguments: dict[str, str], backends: Backends) -> dict[str, str] | None:
+        """The arguments corrected where the correction is certain (no LLM involved; e.g. a relationship
+        written against the schema's direction), or None. Applied to a plan's steps before they are
+        checked, and to a step's arguments before it runs."""
+        return None
+
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """New arguments for a weak result without asking the LLM, or None to let the LLM propose them."""
         return None

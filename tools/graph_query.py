@@ -117,11 +117,20 @@ class GraphQuery(Tool):
             return [f"FalkorDB rejects the query: {error}"]
         return await backends.schema.problems(query) if backends.schema is not None else []
 
+    async def fix(self, arguments: dict[str, str], backends: Backends) -> dict[str, str] | None:
+        """Relationships written against their direction are turned round (the schema check names the
+        exact replacement): the small model often ignores that feedback when asked to repair."""
+        if backends.schema is None or not arguments.get("query"):
+            return None
+        corrected = await backends.schema.corrected(arguments["query"])
+        return {**arguments, "query": corrected} if corrected else None
+
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         graph = backends.graph
         assert graph is not None  # not registered without one
-        query = request.step.arguments.get("query", "")
-        problems = await self.check(request.step.arguments, backends)
+        arguments = await self.fix(request.step.arguments, backends) or request.step.arguments
+        query = arguments.get("query", "")
+        problems = await self.check(arguments, backends)
         if problems:
             return _refused("; ".join(problems), request.retry_count, ran=False)
         try:

@@ -1,0 +1,29 @@
+"""The words a planner gets back for a path the schema lacks: how the two labels are connected instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from backends.schema_check import _connections
+
+pytestmark = pytest.mark.unit
+
+RELS = {("Order", "PLACED_WITH", "Vendor"), ("Order", "SHIPS_TO", "Depot"), ("Vendor", "MAKES", "Part"),
+        ("Depot", "IN", "City")}
+
+
+def test_labels_joined_directly_by_another_type_are_shown_that_type() -> None:
+    assert _connections("(:Vendor)-[:SHIPS_TO]->(:Order)", RELS) == (
+        "between Vendor and Order the graph has (:Order)-[:PLACED_WITH]->(:Vendor)")
+
+
+def test_labels_one_label_apart_are_shown_the_two_hops() -> None:
+    assert _connections("(:Vendor)-[:SHIPS_TO]->(:Depot)", RELS) == (
+        "Vendor and Depot are connected through Order: (:Order)-[:PLACED_WITH]->(:Vendor), "
+        "(:Order)-[:SHIPS_TO]->(:Depot)")
+
+
+def test_labels_further_apart_are_said_to_be_so() -> None:
+    assert _connections("(:Part)-[:IN]->(:City)", RELS) == (
+        "Part and City are not connected by one or two relationships in this graph")
+    assert _connections("(:Part)-[:IN]->()", RELS) == "use only the relationships the schema lists"
