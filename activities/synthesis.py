@@ -69,7 +69,8 @@ class SynthesisActivities:
         evidence = "\n".join([request.question, *(r.output for r in request.results)])
         known = await self._vocabulary()
         draft = completion.text.strip()
-        first = unsupported_claims(draft, evidence, known)
+        outputs = [r.output for r in request.results]
+        first = unsupported_claims(draft, evidence, known, outputs)
         if not first:
             return self._output(draft, completion, "verified", [])
         log.warning("answer_unsupported", claims=first)
@@ -77,7 +78,7 @@ class SynthesisActivities:
                      {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))}]
         completion = await self.llm.chat(messages, max_tokens=400)
         rewritten = completion.text.strip()
-        if rewritten and not unsupported_claims(rewritten, evidence, known):
+        if rewritten and not unsupported_claims(rewritten, evidence, known, outputs):
             return self._output(rewritten, completion, "rewritten", first)
         return self._output(compose_from_rows(request.question, [r.output for r in request.results]), completion,
                             "composed", first)

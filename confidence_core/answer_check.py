@@ -35,23 +35,32 @@ def _decimals(text: str) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
-def _supported_number(claim: str, known: list[float]) -> bool:
+def _supported_number(claim: str, known: list[float], small_free: bool = True) -> bool:
     value = _number(claim)
-    if value.is_integer() and abs(value) <= SMALL:
+    if small_free and value.is_integer() and abs(value) <= SMALL:
         return True
     tolerance = 0.5 * 10 ** -_decimals(claim) + 1e-9  # "4.3" stands for anything that rounds to it
     return any(abs(value - k) <= tolerance or abs(value - round(k, _decimals(claim))) <= 1e-9 for k in known)
 
 
-def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None = None) -> list[str]:
+def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None = None,
+                       outputs: list[str] | None = None) -> list[str]:
     """The names (capitalised words) and figures in `answer` that `evidence` does not contain, in order.
-    `vocabulary`: words that may always appear (the schema's labels and properties)."""
+    `vocabulary`: words that may always appear (the schema's labels and properties). `outputs`: the step
+    results; when they are one row of figures (an aggregate), even "0" and "1" must come from them: an
+    answer that counts the rows ("1 supplier") instead of reading the value is wrong."""
+    small_free = not is_single_aggregate(outputs or [])
     haystack = evidence.lower()
     allowed = {w.lower() for w in (vocabulary or set())} | _FRAME | _CALENDAR
-    known = [_number(n) for n in _NUMBER.findall(evidence)]
+    figures = evidence
+    if not small_free:  # the row count is not the answer: only the row's own values (and the question) count
+        for output in outputs or []:
+            parsed = _rows(output)
+            figures = figures.replace(output, json.dumps(parsed[1]) if parsed else output)
+    known = [_number(n) for n in _NUMBER.findall(figures)]
     missing: list[str] = []
     for match in _NUMBER.finditer(_LIST_MARKER.sub(" ", answer)):
-        if not _supported_number(match.group(0), known):
+        if not _supported_number(match.group(0), known, small_free):
             missing.append(match.group(0))
     for match in _WORD.finditer(answer):
         word = match.group(0).strip("'-")
@@ -61,6 +70,15 @@ def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None =
             continue
         missing.append(word)
     return list(dict.fromkeys(missing))
+
+
+def is_single_aggregate(outputs: list[str]) -> bool:
+    """The results are graph rows, one row in all, holding at least one figure (count, sum, average...)."""
+    parsed = [_rows(o) for o in outputs]
+    if not parsed or any(p is None for p in parsed):
+        return False
+    rows = [row for p in parsed if p is not None for row in p[1]]
+    return len(rows) == 1 and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0])
 
 
 def compose_from_rows(question: str, outputs: list[str]) -> str:

@@ -40,3 +40,12 @@ def test_composed_answers_state_the_rows_or_plainly_that_there_are_none() -> Non
     none = json.dumps({"columns": ["po"], "rows": [], "row_count": 0})
     assert "no records that match" in compose_from_rows("Which orders are late?", [none])
     assert compose_from_rows("q", ["Key topics: the EU AI Act."]) == "Key topics: the EU AI Act."
+
+
+def test_an_aggregate_answered_from_the_row_count_is_caught() -> None:
+    """One row holding a count: "1" is the number of rows, not the answer, so it needs support too."""
+    count = json.dumps({"columns": ["orders"], "rows": [[7]], "row_count": 1, "truncated": False})
+    assert unsupported_claims("There is 1 order.", count, outputs=[count]) == ["1"]
+    assert unsupported_claims("There are 7 orders.", count, outputs=[count]) == []
+    listing = json.dumps({"columns": ["po"], "rows": [["PO-1"], ["PO-2"]], "row_count": 2})
+    assert unsupported_claims("PO-1 is one of 2 orders; 1 is late.", listing, outputs=[listing]) == []
