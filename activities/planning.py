@@ -57,7 +57,8 @@ class PlanningActivities:
         tools = await self.catalogue()
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
-        system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema())
+        system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema(),
+                                cypher_rules=prompts.render("cypher_rules"))
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": prompts.render("planner_user", question=request.question,

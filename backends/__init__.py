@@ -61,6 +61,7 @@ class Backends:
     mcp: McpGateway | None = None
     schema: SchemaCheck | None = None  # checks queries against the local graph's live schema
     max_rows: int = 200  # rows a graph query keeps
+    graph_candidates: int = 1  # queries per graph step compared for agreement (tools/query_candidates.py)
     closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
 
     async def aclose(self) -> None:

@@ -38,4 +38,4 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None)
     return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
                     rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology,
                     mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, schema=SchemaCheck(graph),
-                    closers=[llm, graph])
+                    graph_candidates=config.graph_candidates, closers=[llm, graph])

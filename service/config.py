@@ -90,6 +90,8 @@ class ServiceConfig(BaseSettings):
     # The tools the planner may use (and the tools worker registers); None: each tool's offered_by_default.
     # Names are the tools' (tools/*.py); a tool whose backend is missing (no graph, no ontology) is left out.
     tools: list[str] | None = None
+    # Queries compared per graph step (the planner's and graph_candidates - 1 written independently); 1: off.
+    graph_candidates: int = Field(default=1, ge=1, le=5)
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
 

@@ -44,6 +44,8 @@ def add_backend_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--llm-model", help="model name sent to the LLM server")
     p.add_argument("--llm-api-key", help="API key for the LLM server")
+    p.add_argument("--graph-candidates", type=int,
+                   help="queries compared per graph step for agreement (1: only the planner's; default 1)")
     p.add_argument("--tool-backend", choices=["local", "trustgraph"],
                    help="local: OpenAI-compatible LLM and FalkorDB; trustgraph: TrustGraph's services over Pulsar")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
@@ -12,12 +13,15 @@ from confidence_core.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool
+from tools.query_candidates import Tally, cross_check
 from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends
 
 MAX_LITERAL_CHECKS = 6
+# The share of the step's timeout the candidate queries may use in all: the rest is for scoring and slack.
+CANDIDATE_BUDGET_SHARE = 0.6
 
 
 def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
@@ -133,19 +137,30 @@ class GraphQuery(Tool):
         problems = await self.check(arguments, backends)
         if problems:
             return _refused("; ".join(problems), request.retry_count, ran=False)
+        started = time.monotonic()
         try:
             rows = await graph.ro_query(query, timeout_ms=request.step.timeout_ms, max_rows=backends.max_rows)
         except GraphQueryError as exc:
             # The query's own fault (syntax, a write, an unknown function): no transport retry helps.
             return _refused(str(exc), request.retry_count, ran=True)
+        grounding = await ground(request.question, graph)
+        tally: Tally | None = None
+        if backends.graph_candidates > 1 and request.retry_count == 0:  # a repaired query is not voted on
+            budget = CANDIDATE_BUDGET_SHARE * request.step.timeout_ms / 1000 - (time.monotonic() - started)
+            tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
+                                      request.step.timeout_ms)
+            query, rows = tally.query, tally.rows
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
-        absent = (await ground(request.question, graph)).unmatched
+        absent = grounding.unmatched
         output = rows.to_json() if not absent else json.dumps({**json.loads(rows.to_json()), "absent": absent},
                                                               default=str, separators=(",", ":"))
-        return StepOutput(success=True, output=output,
-                          confidence=score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals,
-                                                absent))
+        confidence = score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals, absent)
+        if tally is not None:
+            confidence = confidence.model_copy(update={
+                "reasoning": f"{confidence.reasoning}; {tally.describe()}",
+                "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement}})
+        return StepOutput(success=True, output=output, confidence=confidence)
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """The adjusted rung broadens the query: exact matches become case-insensitive CONTAINS, more hops."""

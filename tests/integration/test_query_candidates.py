@@ -1,0 +1,95 @@
+"""Several candidate queries per graph step (graph_candidates): written by the (scripted) model through the
+real client, checked and run on the real graph, compared by value; agreement is reported as evidence."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from contracts.query_path import StepOutput
+from tests.scripted_llm import ScriptedLLM
+from tests.tool_calls import ToolCalls, call, local_backends
+
+SUPPLIERS = "MATCH (s:Supplier) RETURN count(s) AS suppliers"
+SUPPLIERS_TOO = "MATCH (s:Supplier) WITH s.name AS name RETURN count(name) AS n"
+PRODUCTS = "MATCH (p:Product) RETURN count(p) AS products"
+
+
+def replies(*texts: str, delay_s: float = 0.0) -> Any:
+    queue: Iterator[str] = iter(texts)
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        time.sleep(delay_s)
+        return 200, next(queue)
+    return respond
+
+
+def query(text: str) -> str:
+    return json.dumps({"query": text})
+
+
+async def run_graph_query(falkordb_url: str, llm: ScriptedLLM, planned: str, candidates: int = 3,
+                          timeout_ms: int = 30000) -> StepOutput:
+    backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
+    backends.graph_candidates = candidates
+    request = call("GraphQuery", query=planned)
+    request.step.timeout_ms = timeout_ms
+    request.question = "How many suppliers are there?"
+    try:
+        return await ToolCalls(backends).GraphQuery(request)
+    finally:
+        await backends.aclose()
+
+
+def rows_of(out: StepOutput) -> list[list[Any]]:
+    return json.loads(out.output)["rows"]
+
+
+async def test_candidates_that_agree_are_counted_as_evidence(falkordb_url: str) -> None:
+    with ScriptedLLM(replies(query(SUPPLIERS_TOO), query(SUPPLIERS))) as llm:
+        out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
+    assert out.success and out.confidence.signals["candidates"] == 3 and out.confidence.signals["agreement"] == 1
+    assert "3 of 3 candidate queries return this answer" in out.confidence.reasoning
+    [written, _] = llm.requests
+    assert "Question: How many suppliers are there?" in written["messages"][-1]["content"]
+    assert "(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)" in written["messages"][0]["content"]  # the live schema
+    assert written["temperature"] > 0  # sampled, so candidates can differ
+
+
+async def test_the_answer_most_candidates_share_wins_over_the_planners(falkordb_url: str) -> None:
+    with ScriptedLLM(replies(query(SUPPLIERS), query(SUPPLIERS_TOO))) as llm:
+        out = await run_graph_query(falkordb_url, llm, PRODUCTS)
+    with ScriptedLLM(replies()) as none:
+        alone = await run_graph_query(falkordb_url, none, SUPPLIERS, candidates=1)
+    assert rows_of(out) == rows_of(alone)  # the suppliers' count, not the products'
+    assert out.confidence.signals["agreement"] == pytest.approx(2 / 3)
+    assert "2 of 3 candidate queries" in out.confidence.reasoning
+    assert "the planner's own query returned a different answer" in out.confidence.reasoning
+    assert "candidates" not in alone.confidence.signals and not none.requests  # off: no extra LLM call
+
+
+async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
+    writes = "MATCH (s:Supplier) SET s.name = 'pwned' RETURN s"
+    with ScriptedLLM(replies("not json at all", query(writes))) as llm:
+        out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
+    assert out.success and out.confidence.signals["candidates"] == 1
+    assert "a candidate was not usable: the model's reply was not a query" in out.confidence.reasoning
+    assert "the query writes (SET)" in out.confidence.reasoning
+    with ScriptedLLM(replies()) as check:
+        names = await run_graph_query(falkordb_url, check, "MATCH (s:Supplier {name: 'pwned'}) RETURN s",
+                                      candidates=1)
+    assert rows_of(names) == []
+
+
+async def test_a_candidate_that_takes_too_long_is_dropped_and_said(falkordb_url: str) -> None:
+    with ScriptedLLM(replies(query(SUPPLIERS), query(SUPPLIERS), delay_s=10.0)) as llm:
+        started = time.monotonic()
+        out = await run_graph_query(falkordb_url, llm, SUPPLIERS, timeout_ms=4000)
+        took = time.monotonic() - started
+    assert out.success and out.confidence.signals["candidates"] == 1
+    assert "a candidate timed out" in out.confidence.reasoning
+    assert took < 4.0  # inside the step's own timeout (unbounded, it would take 10 s or more)

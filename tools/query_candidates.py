@@ -1,0 +1,112 @@
+"""Several candidate queries for one graph step (the `graph_candidates` setting): besides the planner's
+query, the LLM writes others for the same question independently (sampled, so they can differ); each is
+checked like the planner's (fixed, EXPLAINed, schema-checked, never a write) and the valid ones run. Their
+answers are compared by value (confidence_core/agreement.py): the answer most candidates share is the
+step's, and how many share it is evidence for the calibrator."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import structlog
+
+from backends.graph_store import GraphQueryError, QueryRows
+from confidence_core.agreement import answer_signature, vote
+from confidence_core.grounding import describe_grounding
+from contracts.query_path import Grounding
+
+if TYPE_CHECKING:
+    from backends import Backends
+    from tools.base import Tool
+
+log = structlog.get_logger(__name__)
+SAMPLING_TEMPERATURE = 0.7
+QUERY_SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
+
+
+@dataclass
+class Tally:
+    """The outcome of the vote: the rows and query chosen, and what the other candidates did."""
+
+    query: str
+    rows: QueryRows
+    valid: int = 1  # candidates that ran, the planner's included
+    agreeing: int = 1  # of those, how many returned the chosen answer
+    notes: list[str] = field(default_factory=list)  # candidates that could not run, and why
+
+    @property
+    def agreement(self) -> float:
+        return self.agreeing / self.valid
+
+    def describe(self) -> str:
+        said = f"{self.agreeing} of {self.valid} candidate queries return this answer"
+        return f"{said} ({'; '.join(self.notes)})" if self.notes else said
+
+
+async def _write(question: str, grounding: Grounding, backends: Backends) -> str:
+    assert backends.graph is not None
+    prompts = backends.prompts
+    completion = await backends.llm.chat([
+        {"role": "system", "content": prompts.render("graph_candidate_system",
+                                                     graph_schema=await backends.graph.describe_schema(),
+                                                     cypher_rules=prompts.render("cypher_rules"))},
+        {"role": "user", "content": prompts.render("graph_candidate_user", question=question,
+                                                   grounding=describe_grounding(grounding))},
+    ], json_schema=QUERY_SCHEMA, max_tokens=256, temperature=SAMPLING_TEMPERATURE)
+    try:
+        query = json.loads(completion.text)["query"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise ValueError("the model's reply was not a query") from None
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("the model's reply was not a query")
+    return query.strip()
+
+
+async def _candidate(tool: Tool, question: str, grounding: Grounding, backends: Backends,
+                     timeout_ms: int) -> tuple[str, QueryRows]:
+    """One more query for the question, checked and run; ValueError says why it could not be used."""
+    assert backends.graph is not None
+    query = await _write(question, grounding, backends)
+    arguments = await tool.fix({"query": query}, backends) or {"query": query}
+    problems = await tool.check(arguments, backends)
+    if problems:
+        raise ValueError(problems[0])
+    try:
+        rows = await backends.graph.ro_query(arguments["query"], timeout_ms=timeout_ms, max_rows=backends.max_rows)
+    except GraphQueryError as exc:
+        raise ValueError(f"the graph rejected it: {exc}") from None
+    return arguments["query"], rows
+
+
+async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, grounding: Grounding,
+                      backends: Backends, budget_s: float, timeout_ms: int) -> Tally:
+    """The planner's query and up to `graph_candidates - 1` others, within `budget_s` seconds in all (a
+    candidate still being written when the budget runs out is dropped and said so)."""
+    found: list[tuple[str, QueryRows]] = [(query, rows)]
+    notes: list[str] = []
+    deadline = time.monotonic() + budget_s
+    for _ in range(backends.graph_candidates - 1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            notes.append("no time left for another candidate")
+            break
+        try:
+            found.append(await asyncio.wait_for(_candidate(tool, question, grounding, backends, timeout_ms),
+                                                remaining))
+        except TimeoutError:
+            notes.append(f"a candidate timed out after {budget_s:.0f} s")
+            break
+        except ValueError as exc:
+            notes.append(f"a candidate was not usable: {exc}")
+        except Exception as exc:  # the LLM unreachable, say: the planner's query still stands
+            log.warning("candidate_failed", error=str(exc))
+            notes.append(f"a candidate failed: {exc}")
+    best, agreeing = vote([answer_signature(r.rows) for _, r in found])
+    chosen_query, chosen_rows = found[best]
+    if best != 0:
+        notes.append("the planner's own query returned a different answer")
+    return Tally(query=chosen_query, rows=chosen_rows, valid=len(found), agreeing=agreeing, notes=notes)
