@@ -62,6 +62,8 @@ class QueryPath:
             evidence = synthesis.evidence or evidence
             if synthesis.confidence is not None:  # calibrated: the probability that the answer is right
                 score = synthesis.confidence
+            elif synthesis.confidence_reasons:  # the calibrator could not be used: kept in the audit record
+                ctx.notes.append(synthesis.confidence_reasons)
             why = "; ".join(filter(None, [synthesis.confidence_reasons, why]))
         ctx.status.final_confidence = score
         ctx.evidence = evidence

@@ -162,3 +162,40 @@ async def test_a_list_valued_property_does_not_break_finding_names(falkordb_url:
     found = results(await ToolCalls(backends).search_instances(call("search_instances", search_term="acme industrial")))
     assert [r["name"] for r in found] == ["Acme Industrial"]
     await store.aclose()
+
+
+def audit_records(harness: Harness) -> list[dict[str, Any]]:
+    with open(harness.config.audit_path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+async def test_the_answer_states_the_calibrated_probability_and_the_evidence_behind_it(harness_factory) -> None:
+    from service.calibrator_file import CalibratorFile
+
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    handle = await harness.start("Which invoices come first?")
+    result: AgentRunResult = await handle.result()
+
+    assert result.evidence["graph_rows"] == 1.0 and result.evidence["coverage"] == 1.0
+    assert result.confidence == round(CalibratorFile().current().probability(result.evidence), 2)
+    assert result.evidence_score == 0.9  # the step's own evidence score, before calibration
+    final = harness.messages[-1].content
+    assert f"Confidence: {result.confidence:.2f}" in final and "calibrated: " in final
+    [record] = [r for r in audit_records(harness) if r["execution_id"] == handle.id]
+    assert record["evidence"] == result.evidence and record["final_confidence"] == result.confidence
+
+
+async def test_a_corrupt_calibrator_leaves_the_evidence_score_and_says_so(harness_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    corrupt = tmp_path / "calibrator.json"
+    corrupt.write_text('{"format": 1, "kind": "logistic", "bias": "high", "weights": {}}')
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))])
+    harness = await harness_factory(llm, GRAPH, calibrator_path=str(corrupt))
+    handle = await harness.start("Which invoices come first?")
+    result: AgentRunResult = await handle.result()
+
+    assert result.confidence == result.evidence_score == 0.9
+    final = harness.messages[-1].content
+    assert "not calibrated (" in final and "calibrator.json" in final and "the evidence score stands" in final
+    [record] = [r for r in audit_records(harness) if r["execution_id"] == handle.id]
+    assert any("not calibrated" in note for note in record["notes"])
