@@ -32,6 +32,12 @@ class Grounding(BaseModel):
     matches: list[EntityMatch] = Field(default_factory=list)
     unmatched: list[str] = Field(default_factory=list)  # nothing in the graph holds them, not even in part
 
+    def only_by_words(self) -> list[str]:
+        """Names no stored value equals or contains: only other names sharing a word with them were found
+        ("Ambervale Logistics" when only "Nordic Logistics" exists)."""
+        named = {m.mention for m in self.matches if m.how != "words"}
+        return list(dict.fromkeys(m.mention for m in self.matches if m.mention not in named))
+
 
 class PlanningOutput(BaseModel):
     plan: ExecutionPlan | None = None

@@ -26,28 +26,37 @@ CANDIDATE_BUDGET_SHARE = 0.6
 
 def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
                literals: list[tuple[str, str, bool]] | None = None,
-               absent: list[str] | None = None) -> ConfidenceMetrics:
+               absent: list[str] | None = None, unnamed: list[str] | None = None) -> ConfidenceMetrics:
     """Score a graph query's result from evidence: its size, whether the values it matched on (`literals`:
     (value, "exact"|"contains", exists in the graph)) exist at all, and whether the names the question
     itself mentions exist (`absent`: those found nowhere, not even in part). An empty result is a genuine
     answer when everything it names exists, and when the question is about something that does not exist;
-    it is suspect when the query's own value exists nowhere though the question's names do."""
-    scored = _score_rows(row_count, error, truncated, retry_count, literals or [], absent or [])
+    it is suspect when the query's own value exists nowhere though the question's names do. `unnamed`: names
+    of the question no stored value equals or contains (only other names sharing a word): with an empty
+    result, the thing does not exist under that name either."""
+    scored = _score_rows(row_count, error, truncated, retry_count, literals or [], absent or [], unnamed or [])
     missing = sum(1 for _, _, exists in literals or [] if not exists)
+    nowhere = len(absent or []) + (len(unnamed or []) if not row_count else 0)
     signals = {"rows": float(row_count), "checked_values": float(len(literals or [])),
-               "unmatched_values": float(missing), "absent_names": float(len(absent or [])),
+               "unmatched_values": float(missing), "absent_names": float(nowhere),
                "truncated": float(truncated), "error": float(bool(error))}
     return scored.model_copy(update={"signals": signals})
 
 
 def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int,
-                literals: list[tuple[str, str, bool]], absent: list[str]) -> ConfidenceMetrics:
+                literals: list[tuple[str, str, bool]], absent: list[str], unnamed: list[str]) -> ConfidenceMetrics:
     nowhere = ", ".join(f"'{name}'" for name in absent)
     missing = [f"'{value}'" for value, mode, exists in literals if not exists]
     match_nothing = f"{', '.join(missing)} {'matches' if len(missing) == 1 else 'match'} nothing in the graph"
     if error:
         return ConfidenceMetrics(score=0.0, reasoning=f"Query failed: {error}", retry_count=retry_count)
     if row_count == 0:
+        if unnamed and not absent:
+            names = ", ".join(f"'{name}'" for name in unnamed)
+            return ConfidenceMetrics(
+                score=0.9, retry_count=retry_count,
+                reasoning=f"Empty result, and no stored name is or contains the question's {names} (only other "
+                          "names share a word with it): it does not exist here under that name")
         if absent:
             return ConfidenceMetrics(
                 score=0.9, retry_count=retry_count,
@@ -153,9 +162,11 @@ class GraphQuery(Tool):
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
         absent = grounding.unmatched
-        output = rows.to_json() if not absent else json.dumps({**json.loads(rows.to_json()), "absent": absent},
-                                                              default=str, separators=(",", ":"))
-        confidence = score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals, absent)
+        unnamed = grounding.only_by_words() if not rows.total_rows else []
+        named_nowhere = absent + unnamed
+        output = rows.to_json() if not named_nowhere else json.dumps(
+            {**json.loads(rows.to_json()), "absent": named_nowhere}, default=str, separators=(",", ":"))
+        confidence = score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals, absent, unnamed)
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",

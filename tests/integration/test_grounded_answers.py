@@ -199,3 +199,20 @@ async def test_a_corrupt_calibrator_leaves_the_evidence_score_and_says_so(harnes
     assert "not calibrated (" in final and "calibrator.json" in final and "the evidence score stands" in final
     [record] = [r for r in audit_records(harness) if r["execution_id"] == handle.id]
     assert any("not calibrated" in note for note in record["notes"])
+
+
+async def test_a_name_sharing_only_a_word_with_stored_names_does_not_exist_either(harness_factory) -> None:
+    """'Zyxwv Materials' shares "Materials" with a real supplier, but no stored name is or contains it."""
+    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Materials' "
+             "RETURN po.po_number AS po")
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))],
+                       answer="There is no supplier named Zyxwv Materials, so it ordered nothing.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("What did Zyxwv Materials order?")).result()
+
+    step = result.step_results[0]
+    assert step.success and step.confidence.score >= 0.8 and step.confidence.retry_count == 0
+    assert "no stored name is or contains the question's 'Zyxwv Materials'" in step.confidence.reasoning
+    assert json.loads(step.output)["absent"] == ["Zyxwv Materials"]
+    assert "Override needed" not in harness.text()
+    assert result.evidence["absent_name"] == 1.0 and result.evidence["empty_result"] == 1.0
