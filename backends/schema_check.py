@@ -110,11 +110,27 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
         return f"{item.get('original_path')} does not exist: {_connections(str(item.get('path', '')), rels)}"
     if code == "InvalidPropertyAccess":
         label = str(item.get("name", ""))
-        missing = ", ".join(item.get("properties", []))
-        return f"{label} has no property {missing}; its properties: {', '.join(sorted(nodes.get(label, [])))}"
+        wanted = [str(p) for p in item.get("properties", [])]
+        said = f"{label} has no property {', '.join(wanted)}; its properties: {', '.join(sorted(nodes.get(label, [])))}"
+        return said + _related(label, wanted, rels)
     if code == "UnknownPropertyKey":
         return ""  # said better, with the label, by InvalidPropertyAccess
     return str(item.get("description", "")).strip()
+
+
+def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> str:
+    """A property named like a neighbouring label ("supplier" on an order) is reached by its relationship."""
+    def stem(name: str) -> str:
+        return re.sub(r"[_\s]*(id|name|key|code)$", "", name.lower()).rstrip("_")
+
+    touching = sorted(rels_ for rels_ in rels if label in (rels_[0], rels_[2]))
+    hints = []
+    for prop in wanted:
+        for a, t, b in touching:
+            other = b if a == label else a
+            if stem(prop) and stem(prop) == other.lower():
+                hints.append(f"{prop} is the {other} node: match (:{a})-[:{t}]->(:{b}) and read its properties")
+    return "; " + "; ".join(dict.fromkeys(hints)) if hints else ""
 
 
 def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:

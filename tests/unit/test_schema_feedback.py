@@ -27,3 +27,11 @@ def test_labels_further_apart_are_said_to_be_so() -> None:
     assert _connections("(:Part)-[:IN]->(:City)", RELS) == (
         "Part and City are not connected by one or two relationships in this graph")
     assert _connections("(:Part)-[:IN]->()", RELS) == "use only the relationships the schema lists"
+
+
+def test_a_property_named_like_a_neighbouring_label_points_at_its_relationship() -> None:
+    from backends.schema_check import _related
+
+    assert _related("Order", ["vendor_name"], RELS) == (
+        "; vendor_name is the Vendor node: match (:Order)-[:PLACED_WITH]->(:Vendor) and read its properties")
+    assert _related("Order", ["colour"], RELS) == ""
