@@ -58,7 +58,7 @@ class PlanningActivities:
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
         system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema(),
-                                cypher_rules=prompts.render("cypher_rules"))
+                                cypher_rules=prompts.render("cypher_rules").strip())
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": prompts.render("planner_user", question=request.question,

@@ -53,7 +53,7 @@ async def _write(question: str, grounding: Grounding, backends: Backends) -> str
     completion = await backends.llm.chat([
         {"role": "system", "content": prompts.render("graph_candidate_system",
                                                      graph_schema=await backends.graph.describe_schema(),
-                                                     cypher_rules=prompts.render("cypher_rules"))},
+                                                     cypher_rules=prompts.render("cypher_rules").strip())},
         {"role": "user", "content": prompts.render("graph_candidate_user", question=question,
                                                    grounding=describe_grounding(grounding))},
     ], json_schema=QUERY_SCHEMA, max_tokens=256, temperature=SAMPLING_TEMPERATURE)
