@@ -12,7 +12,7 @@ from activities.synthesis import calibrated
 from cli.main import parse_args
 from confidence_core.calibrator import CalibratorError
 from contracts.query_path import SynthesisOutput
-from service.calibrator_file import CalibratorFile
+from service.calibrator_file import SHIPPED, CalibratorFile
 
 pytestmark = pytest.mark.unit
 
@@ -105,3 +105,9 @@ def test_an_unusable_calibrator_leaves_the_evidence_score_and_says_why(tmp_path:
     with pytest.raises(CalibratorError, match=r"absent\.json"):
         CalibratorFile(tmp_path / "absent.json").current()
 
+
+
+def test_a_calibrated_answer_carries_its_probability_and_the_evidence_behind_it() -> None:
+    out = calibrated(SynthesisOutput(answer="Acme.", verification="composed"), ROWS, CalibratorFile(SHIPPED))
+    assert out.confidence is not None and 0.0 <= out.confidence <= 1.0
+    assert out.evidence["composed"] == 1.0 and out.confidence_reasons.startswith("calibrated")
