@@ -63,9 +63,10 @@ class SchemaCheck:
         return nodes, rels, rel_props
 
     async def corrected(self, query: str) -> str | None:
-        """The query with each relationship written against its direction turned round, where the schema
-        leaves no doubt (the checker names the exact replacement); None when there is nothing to turn."""
-        snapshot, nodes, _ = await self._current()
+        """The query with each relationship written against its direction turned round, and each one that
+        does not exist between its two labels replaced by the only one that does, where the schema leaves
+        no doubt; None when there is nothing to correct."""
+        snapshot, nodes, rels = await self._current()
         if not nodes:
             return None
         fixed = query
@@ -74,6 +75,9 @@ class SchemaCheck:
             turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
                      if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
                      and str(m.get("original_path", "")) in fixed]
+            turns += [(str(m["original_path"]), only) for m in meta
+                      if str(m.get("code", "")).endswith("UnknownPath") and str(m.get("original_path", "")) in fixed
+                      and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels))]
             if not turns:
                 break
             original, suggested = turns[0]
@@ -116,6 +120,27 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
     if code == "UnknownPropertyKey":
         return ""  # said better, with the label, by InvalidPropertyAccess
     return str(item.get("description", "")).strip()
+
+
+_ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
+
+
+def only_relationship(original: str, path: str, rels: set[tuple[str, str, str]]) -> str | None:
+    """`original` (one hop, as written in the query) with its relationship replaced by the only one the
+    schema has between its two labels, in that relationship's direction; None when there is not exactly
+    one, or the hop is not a plain typed one."""
+    labels = _PATH_LABELS.findall(path)
+    hop = _ONE_HOP.match(original.strip())
+    if len(labels) != 2 or labels[0] == labels[1] or hop is None or "*" in hop.group(4) or "[" in hop.group(6):
+        return None  # not one plain typed hop between two different labels
+    left, right = labels
+    between = [r for r in rels if {r[0], r[2]} == {left, right}]
+    if len(between) != 1:
+        return None
+    start, rel_type, _ = between[0]
+    node_a, variable, rest, node_b = hop.group(1), hop.group(3), hop.group(4), hop.group(6)
+    inner = f"[{variable}:{rel_type}{rest}]"
+    return f"{node_a}-{inner}->{node_b}" if start == left else f"{node_a}<-{inner}-{node_b}"
 
 
 def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> str:

@@ -64,7 +64,7 @@ async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_
     assert step.success and step.confidence.score == 0.9 and step.confidence.retry_count == 0
     assert "'Zyxwv Holdings' matches nothing in the graph, not even in part" in step.confidence.reasoning
     assert json.loads(step.output)["absent"] == ["Zyxwv Holdings"]
-    assert "Override needed" not in harness.text() and result.confidence == 0.9
+    assert "Override needed" not in harness.text() and result.evidence_score == 0.9
     assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
 
 

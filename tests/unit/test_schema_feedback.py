@@ -35,3 +35,25 @@ def test_a_property_named_like_a_neighbouring_label_points_at_its_relationship()
     assert _related("Order", ["vendor_name"], RELS) == (
         "; vendor_name is the Vendor node: match (:Order)-[:PLACED_WITH]->(:Vendor) and read its properties")
     assert _related("Order", ["colour"], RELS) == ""
+
+
+@pytest.mark.parametrize(("original", "path", "expected"), [
+    ("(o:Order {id: 'A'})-[:SHIPS_TO]->(v:Vendor)", "(:Order)-[:SHIPS_TO]->(:Vendor)",
+     "(o:Order {id: 'A'})-[:PLACED_WITH]->(v:Vendor)"),
+    ("(v:Vendor)-[r:OWNS]->(o:Order)", "(:Vendor)-[:OWNS]->(:Order)", "(v:Vendor)<-[r:PLACED_WITH]-(o:Order)"),
+    ("(d:Depot)<-[:HAS]-(c:City)", "(:Depot)<-[:HAS]-(:City)", "(d:Depot)-[:IN]->(c:City)"),
+])
+def test_a_relationship_missing_between_two_labels_becomes_the_only_one_there(original: str, path: str,
+                                                                              expected: str) -> None:
+    from backends.schema_check import only_relationship
+
+    assert only_relationship(original, path, RELS) == expected
+
+
+def test_no_certain_replacement_no_change() -> None:
+    from backends.schema_check import only_relationship
+
+    two = {*RELS, ("Order", "BILLED_BY", "Vendor")}
+    assert only_relationship("(o:Order)-[:X]->(v:Vendor)", "(:Order)-[:X]->(:Vendor)", two) is None
+    assert only_relationship("(p:Part)-[:IN]->(c:City)", "(:Part)-[:IN]->(:City)", RELS) is None
+    assert only_relationship("(o:Order)-[:X*1..3]->(v:Vendor)", "(:Order)-[:X]->(:Vendor)", RELS) is None
