@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,14 @@ class Calibrator:
         """The features that moved this answer's probability most, compared with a typical answer."""
         moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()),
                        key=lambda m: -abs(m[0]))
-        raised = [FEATURES.get(n, n) for move, n in moves[:EXPLAINED] if move > 0.05]
-        lowered = [FEATURES.get(n, n) for move, n in moves[:EXPLAINED] if move < -0.05]
+        def said(name: str) -> str:  # a feature below the typical answer's moved the score by its absence
+            words = FEATURES.get(name, name)
+            if features.get(name, 0.0) >= self.means.get(name, 0.0):
+                return words
+            return "no " + re.sub(r"^(a|an|the)\s+", "", words) if features.get(name, 0.0) == 0 else f"less of {words}"
+
+        raised = [said(n) for move, n in moves[:EXPLAINED] if move > 0.05]
+        lowered = [said(n) for move, n in moves[:EXPLAINED] if move < -0.05]
         parts = ([f"raised by {', '.join(raised)}"] if raised else []) + (
             [f"lowered by {', '.join(lowered)}"] if lowered else [])
         return "; ".join(parts) or "typical evidence"

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from backends import Backends
 
 MAX_LITERAL_CHECKS = 6
+# The result's list of names the question gives that the graph does not hold: a key the answer writer
+# reads as words (a bare "absent" was once written into an answer as if it were a name).
+ABSENT_KEY = "names_not_in_the_graph"
 # The share of the step's timeout the candidate queries may use in all: the rest is for scoring and slack.
 CANDIDATE_BUDGET_SHARE = 0.6
 
@@ -165,7 +168,7 @@ class GraphQuery(Tool):
         unnamed = grounding.only_by_words() if not rows.total_rows else []
         named_nowhere = absent + unnamed
         output = rows.to_json() if not named_nowhere else json.dumps(
-            {**json.loads(rows.to_json()), "absent": named_nowhere}, default=str, separators=(",", ":"))
+            {**json.loads(rows.to_json()), ABSENT_KEY: named_nowhere}, default=str, separators=(",", ":"))
         confidence = score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals, absent, unnamed)
         if tally is not None:
             confidence = confidence.model_copy(update={

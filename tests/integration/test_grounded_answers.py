@@ -63,7 +63,7 @@ async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_
     step = result.step_results[0]
     assert step.success and step.confidence.score == 0.9 and step.confidence.retry_count == 0
     assert "'Zyxwv Holdings' matches nothing in the graph, not even in part" in step.confidence.reasoning
-    assert json.loads(step.output)["absent"] == ["Zyxwv Holdings"]
+    assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Holdings"]
     assert "Override needed" not in harness.text() and result.evidence_score == 0.9
     assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
 
@@ -213,6 +213,6 @@ async def test_a_name_sharing_only_a_word_with_stored_names_does_not_exist_eithe
     step = result.step_results[0]
     assert step.success and step.confidence.score >= 0.8 and step.confidence.retry_count == 0
     assert "no stored name is or contains the question's 'Zyxwv Materials'" in step.confidence.reasoning
-    assert json.loads(step.output)["absent"] == ["Zyxwv Materials"]
+    assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Materials"]
     assert "Override needed" not in harness.text()
     assert result.evidence["absent_name"] == 1.0 and result.evidence["empty_result"] == 1.0

@@ -35,7 +35,7 @@ def test_list_numbering_schema_words_and_the_calendar_need_no_support() -> None:
 def test_composed_answers_state_the_rows_or_plainly_that_there_are_none() -> None:
     composed = compose_from_rows(QUESTION, [ROWS])
     assert "- supplier: Acme Industrial; orders: 135" in composed and "Globex Supply" in composed
-    empty = json.dumps({"columns": ["po"], "rows": [], "row_count": 0, "absent": ["Zyxwv Holdings"]})
+    empty = json.dumps({"columns": ["po"], "rows": [], "row_count": 0, "names_not_in_the_graph": ["Zyxwv Holdings"]})
     assert "nothing named 'Zyxwv Holdings'" in compose_from_rows("What did Zyxwv Holdings order?", [empty])
     none = json.dumps({"columns": ["po"], "rows": [], "row_count": 0})
     assert "no records that match" in compose_from_rows("Which orders are late?", [none])

@@ -93,3 +93,10 @@ def test_a_probability_is_always_between_0_and_1(features: dict[str, float], wei
     p = Calibrator(weights=weights, bias=bias).probability(features)
     assert 0.0 <= p <= 1.0
     assert json.loads(Calibrator(weights=weights, bias=bias).to_json())["format"] == 1
+
+
+def test_evidence_that_is_missing_is_said_to_be_missing() -> None:
+    """A typical answer has some empty results; one without any is raised by their absence, and says so."""
+    calibrator = fit(labelled())
+    why = calibrator.explain({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 0.0})
+    assert why.startswith("raised by") and "no empty graph result" in why
