@@ -11,7 +11,7 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import ground
+from backends.grounding import existence_query, ground
 from confidence_core.grounding import describe_grounding
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
@@ -82,8 +82,28 @@ class PlanningActivities:
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
             ]
+        fallback = self._existence_plan(request, tools, grounding)
+        if fallback is not None:
+            return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
+                f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the question names "
+                f"{', '.join(repr(n) for n in grounding.unmatched)}, found nowhere in the graph: checking that "
+                "directly."))
         return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
                               attempts=PLAN_ATTEMPTS, grounding=grounding)
+
+    @staticmethod
+    def _existence_plan(request: PlanningInput, tools: dict[str, ToolSpec],
+                        grounding: Grounding) -> ExecutionPlan | None:
+        """When no plan is usable but the question names something the graph holds nowhere, that is the
+        answer to establish: one query for the names themselves (empty: they do not exist here)."""
+        if not grounding.unmatched or "GraphQuery" not in tools:
+            return None
+        text = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
+                                      "arguments": {"query": existence_query(grounding.unmatched)}}]})
+        try:
+            return parse_plan(text, plan_id=request.plan_id, tools=tools, settings=request.settings)
+        except PlanParseError:
+            return None
 
     async def _fixed(self, plan: ExecutionPlan) -> ExecutionPlan:
         """The plan with each step's certain corrections applied (Tool.fix), before it is checked."""

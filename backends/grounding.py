@@ -44,6 +44,16 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
     return []
 
 
+def existence_query(names: list[str]) -> str:
+    """A read-only query for where the graph holds any of `names` (in any property, as part of a value):
+    the plan of last resort for a question about names that grounding found nowhere."""
+    def literal(name: str) -> str:
+        return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    condition = " OR ".join(f"toLower(text) CONTAINS toLower({literal(n)})" for n in names)
+    return (f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} "
+            "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5")
+
+
 async def ground(question: str, graph: GraphStore) -> Grounding:
     grounding = Grounding()
     for mention in mentions(question, await vocabulary(graph)):

@@ -24,8 +24,8 @@ FEATURES: dict[str, str] = {
     "refusal": "a tool that said it does not know",
     "retries": "the retries the steps needed",
     "disagreement": "candidate queries that returned different answers",
-    "rewritten": "a first written answer that stated something the results lack",
-    "composed": "no written answer that checked out against the results",
+    "rewritten": "a rewritten answer (the first stated what the results lack)",
+    "composed": "an answer composed from the rows (no written one checked out)",
     "multi_step": "a plan of several steps",
 }
 

@@ -44,6 +44,7 @@ class PlanningOutput(BaseModel):
     error: str | None = None
     attempts: int = 1
     grounding: Grounding = Field(default_factory=Grounding)
+    note: str = ""  # said to the caller before the plan: e.g. that it is the plan of last resort
 
 
 class StepInput(BaseModel):

@@ -44,6 +44,8 @@ class QueryPath:
         if planning.plan is None:
             return await ctx.fail(planning.error or "The planner produced no plan.")
         plan = planning.plan
+        if planning.note:
+            ctx.say("observation", planning.note)
         ctx.status.plan = plan
         ctx.status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
                             for s in plan.steps]

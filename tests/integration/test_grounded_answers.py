@@ -216,3 +216,31 @@ async def test_a_name_sharing_only_a_word_with_stored_names_does_not_exist_eithe
     assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Materials"]
     assert "Override needed" not in harness.text()
     assert result.evidence["absent_name"] == 1.0 and result.evidence["empty_result"] == 1.0
+
+
+async def test_no_usable_plan_about_a_name_found_nowhere_still_ends_in_does_not_exist(harness_factory) -> None:
+    """The issue's "What did Zyxwv Holdings order last month?": the model never writes a usable query, but
+    the graph holding the name nowhere is the answer, checked by a query for the name itself."""
+    broken = "MATCH (i:Invoice) WHERE s.name = 'Zyxwv Holdings' RETURN i"
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": broken}, []))],
+                       answer="There is no supplier named Zyxwv Holdings in the knowledge graph.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
+
+    assert len(llm.planning_requests()) == 3 and runs_of(harness, broken) == 0
+    assert "No usable plan after 3 attempts" in harness.text() and "found nowhere in the graph" in harness.text()
+    step = result.step_results[0]
+    assert step.success and step.confidence.score >= 0.8 and step.confidence.retry_count == 0
+    assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Holdings"]
+    assert result.error is None and "Override needed" not in harness.text()
+    assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
+
+
+async def test_a_name_with_quotes_stays_a_name_in_the_existence_query(demo_copy) -> None:  # type: ignore[no-untyped-def]
+    """Names come from the question: a quote or backslash in one cannot end the string and add Cypher."""
+    from backends.grounding import existence_query
+
+    _, g = demo_copy
+    assert (await g.ro_query(existence_query(["O'Hara\\' OR 1=1 //", "Zyx"]))).result_set == []
+    [[label, prop, value]] = (await g.ro_query(existence_query(["acme industrial"]))).result_set
+    assert (label, prop, value) == ("Supplier", "name", "Acme Industrial")
