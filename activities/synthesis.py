@@ -33,6 +33,11 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
         log.error("calibrator_unusable", error=str(exc))
         return synthesis.model_copy(update={
             "evidence": features, "confidence_reasons": f"not calibrated ({exc}); the evidence score stands"})
+    unseen = calibrator.unseen(features)
+    if unseen:
+        return synthesis.model_copy(update={
+            "evidence": features, "confidence_reasons": "not calibrated (the calibrator has seen no answer with "
+                                                        f"{', '.join(unseen)}); the evidence score stands"})
     probability = round(calibrator.probability(features), 2)
     return synthesis.model_copy(update={"evidence": features, "confidence": probability,
                                         "confidence_reasons": f"calibrated: {calibrator.explain(features)}"})

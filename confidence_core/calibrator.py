@@ -16,6 +16,8 @@ from confidence_core.evidence import FEATURES
 
 FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
+RANGE_SLACK = 0.1  # how far outside the fitted range a feature may be before the model is not trusted there
+EXTRAPOLATES = {"row_count"}
 
 
 class CalibratorError(ValueError):
@@ -29,6 +31,19 @@ class Calibrator:
     # The training set's mean of each feature: "moved the score" is measured from a typical answer.
     means: dict[str, float] = field(default_factory=dict)
     trained_on: dict[str, Any] = field(default_factory=dict)
+    # The lowest and highest value of each feature among the labelled answers: outside them the model would
+    # extrapolate (a partial plan, a retry, a text-only answer it never saw), so it says so instead.
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def unseen(self, features: dict[str, float]) -> list[str]:
+        """The features whose value lies clearly outside what the calibrator was fitted on (the row count, a
+        bounded log scale with a small weight, is exempt)."""
+        out = []
+        for name, (low, high) in self.ranges.items():
+            value = features.get(name, 0.0)
+            if name not in EXTRAPOLATES and (value < low - RANGE_SLACK or value > high + RANGE_SLACK):
+                out.append(f"{name} {value:.2f}")
+        return out
 
     def probability(self, features: dict[str, float]) -> float:
         z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
@@ -54,6 +69,7 @@ class Calibrator:
         return json.dumps({"format": FORMAT, "kind": "logistic", "bias": round(self.bias, 6),
                            "weights": {n: round(w, 6) for n, w in self.weights.items()},
                            "means": {n: round(m, 6) for n, m in self.means.items()},
+                           "ranges": {n: [round(lo, 6), round(hi, 6)] for n, (lo, hi) in self.ranges.items()},
                            "trained_on": self.trained_on}, indent=2) + "\n"
 
     @classmethod
@@ -72,8 +88,13 @@ class Calibrator:
             raise CalibratorError(f"unknown feature(s) {', '.join(unknown)}: fitted by a newer version?")
         if not all(_finite(v) for v in [*weights.values(), *means.values()]):
             raise CalibratorError("every weight and mean must be a finite number")
+        ranges = data.get("ranges", {})
+        if not isinstance(ranges, dict) or not all(
+                isinstance(r, list) and len(r) == 2 and all(_finite(v) for v in r) for r in ranges.values()):
+            raise CalibratorError("ranges must map each feature to [lowest, highest]")
         return cls(weights={n: float(w) for n, w in weights.items()}, bias=float(bias),
-                   means={n: float(m) for n, m in means.items()}, trained_on=dict(data.get("trained_on") or {}))
+                   means={n: float(m) for n, m in means.items()}, trained_on=dict(data.get("trained_on") or {}),
+                   ranges={n: (float(r[0]), float(r[1])) for n, r in ranges.items()})
 
 
 def _finite(value: Any) -> bool:
@@ -105,4 +126,6 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
             break
     return Calibrator(weights={n: float(w) for n, w in zip(names, beta[1:], strict=True)}, bias=float(beta[0]),
                       means={n: float(m) for n, m in zip(names, x.mean(axis=0), strict=True)},
+                      ranges={n: (float(lo), float(hi))
+                              for n, lo, hi in zip(names, x.min(axis=0), x.max(axis=0), strict=True)},
                       trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())))

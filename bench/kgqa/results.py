@@ -74,6 +74,9 @@ def recalibrate(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[
         if not evidence.get("coverage") or r.get("error"):
             fresh.append(r)
             continue
-        fresh.append({**r, "confidence": round(calibrator.probability(evidence), 2)})
+        if calibrator.unseen(evidence):  # live, such an answer keeps its evidence score (activities/synthesis.py)
+            fresh.append({**r, "confidence": r.get("evidence_score")})
+        else:
+            fresh.append({**r, "confidence": round(calibrator.probability(evidence), 2)})
         changed += 1
     return fresh, changed

@@ -22,6 +22,7 @@ from contracts.names import SA_AWAITING_OVERRIDE, SA_FINAL_CONFIDENCE, SA_STATUS
 from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import temporal_binary
 from embedded.processes import ManagedProcess, free_port
+from service.calibrator_file import CalibratorFile
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 KNOWN = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.name AS name, s.country AS country"
@@ -112,7 +113,8 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
         assert name in metrics, name
 
     record = json.loads(services.audit.read_text().splitlines()[-1])
-    assert record["final_confidence"] == 0.9 and record["execution"][0]["success"] is True
+    calibrated = round(CalibratorFile().current().probability(record["evidence"]), 2)
+    assert record["final_confidence"] == calibrated and record["execution"][0]["success"] is True
     assert record["plan"]["steps"][0]["function"] == "GraphQuery"
 
     workflow_id = record["execution_id"]
@@ -121,7 +123,7 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
     assert audit_lines and audit_lines[-1]["execution_id"] == workflow_id  # structlog context bound per activity
     described = await temporal_env.client.get_workflow_handle(workflow_id).describe()
     assert described.typed_search_attributes.get(SA_STATUS) == "completed"
-    assert described.typed_search_attributes.get(SA_FINAL_CONFIDENCE) == 0.9
+    assert described.typed_search_attributes.get(SA_FINAL_CONFIDENCE) == calibrated
 
 
 async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(

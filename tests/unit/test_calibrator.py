@@ -100,3 +100,11 @@ def test_evidence_that_is_missing_is_said_to_be_missing() -> None:
     calibrator = fit(labelled())
     why = calibrator.explain({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 0.0})
     assert why.startswith("raised by") and "no empty graph result" in why
+
+
+def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
+    """Fitted only on complete single-step plans, it says so for a plan two thirds of which failed."""
+    calibrator = Calibrator.from_json(fit(labelled()).to_json())
+    assert calibrator.unseen({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0}) == []
+    assert calibrator.unseen({"step_score": 0.85, "coverage": 1.0, "graph_rows": 1.0, "row_count": 1.0}) == []
+    assert calibrator.unseen({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}) == ["coverage 0.33"]
