@@ -10,6 +10,7 @@ from backends import Backends
 from backends.grounding import vocabulary
 from confidence_core.answer_check import compose_from_rows, unsupported_claims
 from confidence_core.calibrator import CalibratorError
+from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
@@ -25,22 +26,16 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
     An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
-    features = {**evidence, "rewritten": float(synthesis.verification == "rewritten"),
-                "composed": float(synthesis.verification == "composed")}
+    features = {**evidence, **verification_features(synthesis.verification)}
     try:
         calibrator = calibrator_file.current()
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
         return synthesis.model_copy(update={
             "evidence": features, "confidence_reasons": f"not calibrated ({exc}); the evidence score stands"})
-    unseen = calibrator.unseen(features)
-    if unseen:
-        return synthesis.model_copy(update={
-            "evidence": features, "confidence_reasons": "not calibrated (the calibrator has seen no answer with "
-                                                        f"{', '.join(unseen)}); the evidence score stands"})
-    probability = round(calibrator.probability(features), 2)
+    probability, reasons = calibrator.state(features)
     return synthesis.model_copy(update={"evidence": features, "confidence": probability,
-                                        "confidence_reasons": f"calibrated: {calibrator.explain(features)}"})
+                                        "confidence_reasons": reasons})
 
 
 class SynthesisActivities:
@@ -85,8 +80,7 @@ class SynthesisActivities:
         rewritten = completion.text.strip()
         if rewritten and not unsupported_claims(rewritten, evidence, known, outputs):
             return self._output(rewritten, completion, "rewritten", first)
-        return self._output(compose_from_rows(request.question, [r.output for r in request.results]), completion,
-                            "composed", first)
+        return self._output(compose_from_rows(request.question, outputs), completion, "composed", first)
 
     @staticmethod
     def _output(answer: str, completion, verification: str, unsupported: list[str]) -> SynthesisOutput:  # type: ignore[no-untyped-def]

@@ -125,6 +125,11 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
 _ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
 
 
+def _between(a: str, b: str, rels: set[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The schema's relationships joining labels a and b, in either direction."""
+    return [r for r in rels if {r[0], r[2]} == {a, b}]
+
+
 def only_relationship(original: str, path: str, rels: set[tuple[str, str, str]]) -> str | None:
     """`original` (one hop, as written in the query) with its relationship replaced by the only one the
     schema has between its two labels, in that relationship's direction; None when there is not exactly
@@ -134,7 +139,7 @@ def only_relationship(original: str, path: str, rels: set[tuple[str, str, str]])
     if len(labels) != 2 or labels[0] == labels[1] or hop is None or "*" in hop.group(4) or "[" in hop.group(6):
         return None  # not one plain typed hop between two different labels
     left, right = labels
-    between = [r for r in rels if {r[0], r[2]} == {left, right}]
+    between = _between(left, right, rels)
     if len(between) != 1:
         return None
     start, rel_type, _ = between[0]
@@ -148,7 +153,7 @@ def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> 
     def stem(name: str) -> str:
         return re.sub(r"[_\s]*(id|name|key|code)$", "", name.lower()).rstrip("_")
 
-    touching = sorted(rels_ for rels_ in rels if label in (rels_[0], rels_[2]))
+    touching = sorted(r for r in rels if label in (r[0], r[2]))
     hints = []
     for prop in wanted:
         for a, t, b in touching:
@@ -169,7 +174,7 @@ def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:
     def show(rel: tuple[str, str, str]) -> str:
         return f"(:{rel[0]})-[:{rel[1]}]->(:{rel[2]})"
 
-    direct = sorted(show(r) for r in rels if {r[0], r[2]} == {a, b})
+    direct = sorted(show(r) for r in _between(a, b, rels))
     if direct:
         return f"between {a} and {b} the graph has {', '.join(direct)}"
     touching = {x: [r for r in rels if x in (r[0], r[2])] for x in (a, b)}
@@ -177,6 +182,6 @@ def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:
                  & {(r[0] if r[2] == b else r[2]) for r in touching[b]} - {a, b})
     if via:
         middle = via[0]
-        hops = sorted(show(r) for r in rels if {r[0], r[2]} in ({a, middle}, {b, middle}))
+        hops = sorted(show(r) for r in [*_between(a, middle, rels), *_between(b, middle, rels)])
         return f"{a} and {b} are connected through {middle}: {', '.join(hops)}"
     return f"{a} and {b} are not connected by one or two relationships in this graph"

@@ -49,6 +49,16 @@ class Calibrator:
         z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
+    def state(self, features: dict[str, float]) -> tuple[float | None, str]:
+        """The answer's stated confidence and why: the probability (two decimals) with the evidence that
+        moved it, or None when the evidence is unlike any it was fitted on (the evidence score stands).
+        The one rule both the synthesis worker and the benchmark's offline restatement apply."""
+        unseen = self.unseen(features)
+        if unseen:
+            return None, (f"not calibrated (the calibrator has seen no answer with {', '.join(unseen)}); "
+                          "the evidence score stands")
+        return round(self.probability(features), 2), f"calibrated: {self.explain(features)}"
+
     def explain(self, features: dict[str, float]) -> str:
         """The features that moved this answer's probability most, compared with a typical answer."""
         moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()),

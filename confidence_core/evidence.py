@@ -30,6 +30,11 @@ FEATURES: dict[str, str] = {
 }
 
 
+def verification_features(verification: str) -> dict[str, float]:
+    """How the written answer checked out against the results (SynthesisOutput.verification), as features."""
+    return {"rewritten": float(verification == "rewritten"), "composed": float(verification == "composed")}
+
+
 def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verification: str = "") -> dict[str, float]:
     """The features of one answer: `usable` are the confidences of the steps whose results it was written
     from; `verification` how the written answer checked out against them (SynthesisOutput.verification)."""
@@ -52,7 +57,6 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "retries": min(3.0, float(sum(m.retry_count for m in usable))) / 3,
         "disagreement": max((1.0 - s.get("agreement", 1.0) for s in graph if s.get("candidates", 1) > 1),
                             default=0.0),
-        "rewritten": float(verification == "rewritten"),
-        "composed": float(verification == "composed"),
+        **verification_features(verification),
         "multi_step": float(planned_steps > 1),
     }

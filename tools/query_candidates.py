@@ -47,16 +47,22 @@ class Tally:
         return f"{said} ({'; '.join(self.notes)})" if self.notes else said
 
 
-async def _write(question: str, grounding: Grounding, backends: Backends) -> str:
+async def _messages(question: str, grounding: Grounding, backends: Backends) -> list[dict[str, str]]:
+    """The candidate writer's prompt: the same for every candidate of a step (sampling makes them differ)."""
     assert backends.graph is not None
     prompts = backends.prompts
-    completion = await backends.llm.chat([
+    return [
         {"role": "system", "content": prompts.render("graph_candidate_system",
                                                      graph_schema=await backends.graph.describe_schema(),
                                                      cypher_rules=prompts.render("cypher_rules").strip())},
         {"role": "user", "content": prompts.render("graph_candidate_user", question=question,
                                                    grounding=describe_grounding(grounding))},
-    ], json_schema=QUERY_SCHEMA, max_tokens=256, temperature=SAMPLING_TEMPERATURE)
+    ]
+
+
+async def _write(messages: list[dict[str, str]], backends: Backends) -> str:
+    completion = await backends.llm.chat(messages, json_schema=QUERY_SCHEMA, max_tokens=256,
+                                         temperature=SAMPLING_TEMPERATURE)
     try:
         query = json.loads(completion.text)["query"]
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -66,11 +72,11 @@ async def _write(question: str, grounding: Grounding, backends: Backends) -> str
     return query.strip()
 
 
-async def _candidate(tool: Tool, question: str, grounding: Grounding, backends: Backends,
+async def _candidate(tool: Tool, messages: list[dict[str, str]], backends: Backends,
                      timeout_ms: int) -> tuple[str, QueryRows]:
     """One more query for the question, checked and run; ValueError says why it could not be used."""
     assert backends.graph is not None
-    query = await _write(question, grounding, backends)
+    query = await _write(messages, backends)
     arguments = await tool.fix({"query": query}, backends) or {"query": query}
     problems = await tool.check(arguments, backends)
     if problems:
@@ -89,14 +95,14 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     found: list[tuple[str, QueryRows]] = [(query, rows)]
     notes: list[str] = []
     deadline = time.monotonic() + budget_s
+    messages = await _messages(question, grounding, backends)
     for _ in range(backends.graph_candidates - 1):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             notes.append("no time left for another candidate")
             break
         try:
-            found.append(await asyncio.wait_for(_candidate(tool, question, grounding, backends, timeout_ms),
-                                                remaining))
+            found.append(await asyncio.wait_for(_candidate(tool, messages, backends, timeout_ms), remaining))
         except TimeoutError:
             notes.append(f"a candidate timed out after {budget_s:.0f} s")
             break

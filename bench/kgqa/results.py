@@ -74,9 +74,7 @@ def recalibrate(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[
         if not evidence.get("coverage") or r.get("error"):
             fresh.append(r)
             continue
-        if calibrator.unseen(evidence):  # live, such an answer keeps its evidence score (activities/synthesis.py)
-            fresh.append({**r, "confidence": r.get("evidence_score")})
-        else:
-            fresh.append({**r, "confidence": round(calibrator.probability(evidence), 2)})
+        probability, _ = calibrator.state(evidence)  # None: live, the evidence score stands
+        fresh.append({**r, "confidence": r.get("evidence_score") if probability is None else probability})
         changed += 1
     return fresh, changed
