@@ -8,7 +8,7 @@ from temporalio import activity
 
 from backends import Backends
 from backends.grounding import vocabulary
-from confidence_core.answer_check import compose_from_rows, unsupported_claims
+from confidence_core.answer_check import absence_answer, compose_from_rows, unsupported_claims
 from confidence_core.calibrator import CalibratorError
 from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
@@ -55,6 +55,9 @@ class SynthesisActivities:
         return calibrated(await self._written(request), request.evidence, self.calibrator)
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
+        absent = absence_answer([r.output for r in request.results])
+        if absent is not None:
+            return SynthesisOutput(answer=absent, verification="absent")
         share = request.max_context_size // max(1, len(request.results))
         results = "\n\n".join(
             f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"

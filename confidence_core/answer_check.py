@@ -81,6 +81,21 @@ def is_single_aggregate(outputs: list[str]) -> bool:
     return len(rows) == 1 and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0])
 
 
+def absence_answer(outputs: list[str]) -> str | None:
+    """The answer when every result is an empty graph result and some name the question asks about exists
+    nowhere in the graph: it says so, and nothing else (a written answer here invents, or answers as if the
+    thing existed: "X does not have a capital"). None otherwise."""
+    parsed = [_rows(o) for o in outputs]
+    if not parsed or any(p is None or p[1] for p in parsed):
+        return None
+    absent = list(dict.fromkeys(a for p in parsed if p is not None for a in p[2]))
+    if not absent:
+        return None
+    names = ", ".join(f"'{a}'" for a in absent)
+    return (f"The knowledge graph has nothing named {names}: no stored value is or contains "
+            f"{'that name' if len(absent) == 1 else 'those names'}, so there is no such entity to answer about.")
+
+
 def compose_from_rows(question: str, outputs: list[str]) -> str:
     """An answer made of the results themselves, for when the written one cannot be verified: what the
     graph returned, or plainly that it returned nothing (and which names exist nowhere)."""

@@ -91,8 +91,10 @@ class SynthesisOutput(BaseModel):
     out_tokens: int | None = None
     # How the answer was checked against the results: "verified" (every name and figure found in them),
     # "rewritten" (the first draft stated something they lack), "composed" (made from the rows themselves,
-    # since no written answer could be verified); "" for answers not checked (older runs, direct answers).
-    verification: Literal["", "verified", "rewritten", "composed"] = ""
+    # since no written answer could be verified), "absent" (every graph result was empty and named what the
+    # question asks about that exists nowhere: the answer says so, with no LLM call); "" for answers not
+    # checked (older runs, direct answers).
+    verification: Literal["", "verified", "rewritten", "composed", "absent"] = ""
     unsupported: list[str] = Field(default_factory=list)  # what the first draft stated that the results lack
     # The calibrated probability that the answer is right, and which evidence moved it; None when no
     # calibrator could be used (`confidence_reasons` then says why, and the run keeps its evidence score).

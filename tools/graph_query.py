@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
 from backends.grounding import ground
+from confidence_core.cypher_repair import repaired
 from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
 from confidence_core.ladder import Rung
 from contracts.plan import ConfidenceMetrics
@@ -134,12 +135,17 @@ class GraphQuery(Tool):
         return await backends.schema.problems(query) if backends.schema is not None else []
 
     async def fix(self, arguments: dict[str, str], backends: Backends) -> dict[str, str] | None:
-        """Relationships written against their direction are turned round (the schema check names the
-        exact replacement): the small model often ignores that feedback when asked to repair."""
-        if backends.schema is None or not arguments.get("query"):
+        """Clause-order slips FalkorDB rejects (a WHERE after RETURN, an aggregate in ORDER BY without an
+        alias, a RETURN mid-query) are rewritten, and relationships written against their direction or
+        between labels they do not join are corrected where the schema leaves no doubt: the small model
+        often hands the same query back when asked to repair these."""
+        query = arguments.get("query")
+        if not query:
             return None
-        corrected = await backends.schema.corrected(arguments["query"])
-        return {**arguments, "query": corrected} if corrected else None
+        fixed = repaired(query) or query
+        if backends.schema is not None:
+            fixed = await backends.schema.corrected(fixed) or fixed
+        return {**arguments, "query": fixed} if fixed != query else None
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         graph = backends.graph

@@ -27,6 +27,7 @@ VERIFICATION_NOTES = {
     "verified": "every name and figure in the answer is in the results",
     "rewritten": "the answer was rewritten: a first draft stated {claims}, which the results do not contain",
     "composed": "the answer is the results themselves: written answers stated {claims}, which they do not contain",
+    "absent": "the answer states what the graph does not hold, from the results alone",
 }
 
 

@@ -53,8 +53,9 @@ def runs_of(harness: Harness, query: str) -> int:
 
 
 async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_factory) -> None:
+    # The answer writer would invent (it once answered "Bracovia does not have a capital"): it is not asked.
     llm = Conversation([plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))],
-                       answer="There is no supplier named Zyxwv Holdings, so it ordered nothing.")
+                       answer="Zyxwv Holdings ordered 3 pumps.")
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
 
@@ -65,7 +66,10 @@ async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_
     assert "'Zyxwv Holdings' matches nothing in the graph, not even in part" in step.confidence.reasoning
     assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Holdings"]
     assert "Override needed" not in harness.text() and result.evidence_score == 0.9
-    assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
+    answer = harness.messages[-1].content
+    assert answer.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'") and "pumps" not in answer
+    assert "the answer states what the graph does not hold" in answer
+    assert not any(is_synthesis(body) for body in llm.requests)
 
 
 async def test_the_planner_is_told_how_the_graph_stores_the_names_it_was_given(harness_factory) -> None:
@@ -233,7 +237,7 @@ async def test_no_usable_plan_about_a_name_found_nowhere_still_ends_in_does_not_
     assert step.success and step.confidence.score >= 0.8 and step.confidence.retry_count == 0
     assert json.loads(step.output)["names_not_in_the_graph"] == ["Zyxwv Holdings"]
     assert result.error is None and "Override needed" not in harness.text()
-    assert "There is no supplier named Zyxwv Holdings" in harness.messages[-1].content
+    assert harness.messages[-1].content.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'")
 
 
 async def test_a_name_with_quotes_stays_a_name_in_the_existence_query(demo_copy) -> None:  # type: ignore[no-untyped-def]

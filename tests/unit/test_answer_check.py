@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from confidence_core.answer_check import compose_from_rows, unsupported_claims
+from confidence_core.answer_check import absence_answer, compose_from_rows, unsupported_claims
 
 ROWS = json.dumps({"columns": ["supplier", "orders"], "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
                    "row_count": 2, "truncated": False})
@@ -49,3 +49,19 @@ def test_an_aggregate_answered_from_the_row_count_is_caught() -> None:
     assert unsupported_claims("There are 7 orders.", count, outputs=[count]) == []
     listing = json.dumps({"columns": ["po"], "rows": [["PO-1"], ["PO-2"]], "row_count": 2})
     assert unsupported_claims("PO-1 is one of 2 orders; 1 is late.", listing, outputs=[listing]) == []
+
+
+def test_empty_results_about_a_name_found_nowhere_are_answered_as_absence() -> None:
+    outputs = ['{"columns":["capital"],"rows":[],"names_not_in_the_graph":["Bracovia"]}']
+    answer = absence_answer(outputs)
+    assert answer is not None and "'Bracovia'" in answer and "no such entity" in answer
+
+
+def test_absence_is_not_claimed_when_any_result_has_rows_or_no_name_is_missing() -> None:
+    with_rows = ['{"columns":["n"],"rows":[[3]],"names_not_in_the_graph":["Bracovia"]}']
+    all_named = ['{"columns":["n"],"rows":[]}']
+    text = ['{"columns":["n"],"rows":[],"names_not_in_the_graph":["X"]}', "a paragraph of generated text"]
+    assert absence_answer(with_rows) is None
+    assert absence_answer(all_named) is None
+    assert absence_answer(text) is None
+    assert absence_answer([]) is None

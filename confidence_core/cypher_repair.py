@@ -1,0 +1,221 @@
+"""Clause-order repairs of a generated Cypher query that need no LLM and change no meaning.
+
+A small model writes SQL habits into Cypher: a WHERE after RETURN (SQL's HAVING or a misplaced filter),
+an aggregate in ORDER BY that FalkorDB only accepts through an alias, a RETURN in the middle of a query.
+FalkorDB rejects each outright, and the model often hands the same shape back when asked to repair it,
+so these are rewritten before the query is checked or run. Each repair works on the query's top-level
+clauses only (string literals and anything inside brackets are left alone) and gives up, returning the
+query unchanged, whenever the rewrite would need a guess."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CLAUSE = re.compile(
+    r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b",
+    re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(",
+                        re.IGNORECASE)
+_ALIAS = re.compile(r"^(?P<expr>.*?)\s+AS\s+(?P<alias>`[^`]+`|\w+)\s*$", re.IGNORECASE | re.DOTALL)
+_DIRECTION = re.compile(r"\s+(ASC|DESC|ASCENDING|DESCENDING)\s*$", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_DISTINCT = re.compile(r"^\s*DISTINCT\b", re.IGNORECASE)
+_OPENERS, _CLOSERS = "([{", ")]}"
+# After RETURN, only these may follow in one query part.
+_AFTER_RETURN = {"ORDER BY", "SKIP", "LIMIT", "UNION", "UNION ALL"}
+
+
+@dataclass(frozen=True)
+class Clause:
+    keyword: str  # upper-cased, single-spaced: "ORDER BY", "OPTIONAL MATCH"
+    start: int  # where the keyword starts
+    body_start: int  # where the text after the keyword starts
+    end: int  # where the next top-level clause starts (or the query ends)
+
+
+def masked(query: str) -> str:
+    """The query with string literals' contents and everything inside brackets blanked out (same length),
+    so that searches see the top level only."""
+    out: list[str] = []
+    depth = 0
+    quote = ""
+    escaped = False
+    for char in query:
+        if quote:
+            out.append(" " if char != quote or escaped else char)
+            if char == quote and not escaped:
+                quote = ""
+            escaped = char == "\\" and not escaped
+            continue
+        if char in "'\"`":
+            quote = char
+            out.append(char if depth == 0 else " ")
+        elif char in _OPENERS:
+            out.append(char if depth == 0 else " ")
+            depth += 1
+        elif char in _CLOSERS:
+            depth = max(0, depth - 1)
+            out.append(char if depth == 0 else " ")
+        else:
+            out.append(char if depth == 0 else " ")
+    return "".join(out)
+
+
+def clauses(query: str) -> list[Clause]:
+    """The query's top-level clauses in order."""
+    found = list(_CLAUSE.finditer(masked(query)))
+    return [Clause(" ".join(m.group(1).upper().split()), m.start(), m.end(),
+                   found[i + 1].start() if i + 1 < len(found) else len(query))
+            for i, m in enumerate(found)]
+
+
+def split_items(text: str) -> list[str]:
+    """A projection or ORDER BY list split at its top-level commas, each item stripped."""
+    mask = masked(text)
+    items, start = [], 0
+    for i, char in enumerate(mask):
+        if char == ",":
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
+
+
+def _normal(expression: str) -> str:
+    return "".join(expression.split()).lower()
+
+
+def _body(query: str, clause: Clause) -> str:
+    return query[clause.body_start:clause.end].strip()
+
+
+def _aliases(items: list[str]) -> dict[str, str]:
+    """alias -> expression for each aliased projection item."""
+    found = {}
+    for item in items:
+        aliased = _ALIAS.match(item)
+        if aliased:
+            found[aliased.group("alias").strip("`")] = aliased.group("expr").strip()
+    return found
+
+
+def _names(items: list[str]) -> list[str] | None:
+    """The name each projection item can be referred to by afterwards, or None when an item has none."""
+    names = []
+    for item in items:
+        aliased = _ALIAS.match(item)
+        if aliased:
+            names.append(aliased.group("alias"))
+        elif _IDENTIFIER.fullmatch(item) or item == "*":
+            names.append(item)
+        else:
+            return None
+    return names
+
+
+def where_after_return(query: str) -> str:
+    """`... RETURN items WHERE cond ...`: the condition moves in front of RETURN when it reads only what the
+    query matched; when it reads RETURN's aliases (SQL's HAVING), RETURN becomes `WITH items WHERE cond
+    RETURN names`. Unchanged when neither applies."""
+    found = clauses(query)
+    for n, clause in enumerate(found[:-1]):
+        where = found[n + 1]
+        if clause.keyword != "RETURN" or where.keyword != "WHERE":
+            continue
+        items_text, condition = _body(query, clause), _body(query, where)
+        items = split_items(_DISTINCT.sub("", items_text))
+        tail = query[where.end:]
+        used = set(_IDENTIFIER.findall(masked(condition)))
+        if used & set(_aliases(items)):
+            names = _names(items)
+            if names is None:
+                return query
+            return (f"{query[:clause.start]}WITH {items_text} WHERE {condition} "
+                    f"RETURN {', '.join(names)}{' ' if tail else ''}{tail.lstrip()}")
+        before = query[:clause.start].rstrip()
+        previous = found[n - 1].keyword if n > 0 else ""
+        # A MATCH or WITH takes the WHERE directly; elsewhere (OPTIONAL MATCH, UNWIND) WITH * filters rows.
+        joint = {"WHERE": f" AND ({condition})", "MATCH": f" WHERE {condition}",
+                 "WITH": f" WHERE {condition}"}.get(previous, f" WITH * WHERE {condition}")
+        return f"{before}{joint} RETURN {items_text}{' ' if tail else ''}{tail.lstrip()}"
+    return query
+
+
+def _order_key(item: str) -> tuple[str, str]:
+    """(expression, direction suffix) of one ORDER BY item."""
+    direction = _DIRECTION.search(item)
+    if direction:
+        return item[:direction.start()].strip(), item[direction.start():]
+    return item.strip(), ""
+
+
+def aggregate_order_alias(query: str) -> str:
+    """`RETURN x, count(y) ORDER BY count(y) DESC`: FalkorDB sorts on an aggregate only through an alias,
+    so the ORDER BY names the projection's alias for it (giving the projection item one if it has none,
+    or adding the aggregate to the projection when it is not there)."""
+    found = clauses(query)
+    for n, order in enumerate(found):
+        if order.keyword != "ORDER BY" or n == 0 or found[n - 1].keyword not in ("RETURN", "WITH"):
+            continue
+        projection = found[n - 1]
+        distinct = _DISTINCT.match(_body(query, projection))
+        items = split_items(_DISTINCT.sub("", _body(query, projection)))
+        keys = split_items(_body(query, order))
+        if not any(_AGGREGATE.search(masked(_order_key(key)[0])) for key in keys):
+            continue
+        aliases = _aliases(items)
+        new_keys = []
+        for key in keys:
+            expression, direction = _order_key(key)
+            if not _AGGREGATE.search(masked(expression)):
+                new_keys.append(key)
+                continue
+            alias = next((a for a, e in aliases.items() if _normal(e) == _normal(expression)), None)
+            if alias is None:
+                alias = _free_name(query, "order_key")
+                position = next((i for i, item in enumerate(items) if _normal(item) == _normal(expression)), None)
+                if position is None:
+                    items.append(f"{expression} AS {alias}")
+                else:
+                    items[position] = f"{items[position]} AS {alias}"
+                aliases[alias] = expression
+            new_keys.append(f"{alias}{direction}")
+        head = "DISTINCT " if distinct else ""
+        rest = query[order.end:]
+        return (f"{query[:projection.start]}{projection.keyword} {head}{', '.join(items)} "
+                f"ORDER BY {', '.join(new_keys)}{' ' if rest else ''}{rest.lstrip()}")
+    return query
+
+
+def _free_name(query: str, stem: str) -> str:
+    taken = set(_IDENTIFIER.findall(query))
+    n = 1
+    while f"{stem}{n}" in taken:
+        n += 1
+    return f"{stem}{n}"
+
+
+def return_mid_query(query: str) -> str:
+    """A RETURN followed by another reading clause (`RETURN s MATCH (s)-->(x) RETURN x`) was meant as WITH:
+    it becomes one when every item can be referred to by name afterwards."""
+    found = clauses(query)
+    for n, clause in enumerate(found[:-1]):
+        if clause.keyword != "RETURN" or found[n + 1].keyword in _AFTER_RETURN | {"WHERE"}:
+            continue
+        if _names(split_items(_DISTINCT.sub("", _body(query, clause)))) is None:
+            return query
+        fixed = f"{query[:clause.start]}WITH{query[clause.body_start:]}"
+        return return_mid_query(fixed)
+    return query
+
+
+REPAIRS = (where_after_return, return_mid_query, aggregate_order_alias)
+
+
+def repaired(query: str) -> str | None:
+    """The query with every clause-order repair applied, or None when none changed it."""
+    fixed = query
+    for repair in REPAIRS:
+        fixed = repair(fixed)
+    return fixed if fixed != query else None

@@ -1,0 +1,41 @@
+"""FalkorDB rejects each slip as written and answers the repaired query with the value that was meant."""
+
+from __future__ import annotations
+
+import pytest
+from falkordb.asyncio import FalkorDB
+
+from backends.graph_store import GraphQueryError, GraphStore
+from confidence_core.cypher_repair import repaired
+
+
+@pytest.fixture
+async def library(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
+    name = f"library-{unique}"
+    db = FalkorDB.from_url(falkordb_url)
+    await db.select_graph(name).query(
+        "CREATE (a:Author {name: 'Ada'}), (b:Author {name: 'Bo'}), "
+        "(a)-[:WROTE]->(:Book {title: 'One', pages: 100}), (a)-[:WROTE]->(:Book {title: 'Two', pages: 300}), "
+        "(b)-[:WROTE]->(:Book {title: 'Three', pages: 50})")
+    yield name
+    await db.select_graph(name).delete()
+    await db.aclose()
+
+
+@pytest.mark.parametrize(("query", "meant"), [
+    ("MATCH (a:Author)-[:WROTE]->(b:Book) RETURN count(b) AS n WHERE b.pages > 60", [[2]]),
+    ("MATCH (a:Author)-[:WROTE]->(b:Book) RETURN a.name AS author, count(b) AS n WHERE n > 1", [["Ada", 2]]),
+    ("MATCH (a:Author)-[:WROTE]->(b:Book) RETURN a.name ORDER BY sum(b.pages) DESC LIMIT 1", [["Ada", 400]]),
+    ("MATCH (a:Author {name: 'Bo'}) RETURN a MATCH (a)-[:WROTE]->(b:Book) RETURN b.title", [["Three"]]),
+])
+async def test_rejected_slips_are_repaired_into_the_query_that_was_meant(
+        falkordb_url: str, library: str, query: str, meant: list[list[object]]) -> None:
+    store = GraphStore(falkordb_url, library)
+    try:
+        with pytest.raises(GraphQueryError):
+            await store.ro_query(query)
+        fixed = repaired(query)
+        assert fixed is not None
+        assert (await store.ro_query(fixed)).rows == meant
+    finally:
+        await store.aclose()

@@ -1,0 +1,83 @@
+"""Clause-order repairs: the SQL habits a small model writes into Cypher become the query it meant."""
+
+from __future__ import annotations
+
+import pytest
+
+from confidence_core.cypher_repair import (
+    aggregate_order_alias,
+    clauses,
+    repaired,
+    return_mid_query,
+    where_after_return,
+)
+
+
+def test_a_filter_written_after_return_moves_in_front_of_it() -> None:
+    query = "MATCH (c:Country) RETURN count(c) AS n WHERE c.population > 10000000"
+    assert where_after_return(query) == "MATCH (c:Country) WHERE c.population > 10000000 RETURN count(c) AS n"
+
+
+def test_a_filter_after_return_joins_an_existing_where_without_escaping_its_or() -> None:
+    query = "MATCH (c:Country) WHERE c.area > 5 RETURN c.name WHERE c.a = 1 OR c.b = 2 LIMIT 3"
+    assert where_after_return(query) == (
+        "MATCH (c:Country) WHERE c.area > 5 AND (c.a = 1 OR c.b = 2) RETURN c.name LIMIT 3")
+
+
+def test_a_filter_on_returned_aliases_becomes_with_where_then_return() -> None:
+    query = "MATCH (s)<--(o) RETURN s.name AS name, count(o) AS n WHERE n > 5 ORDER BY n DESC"
+    assert where_after_return(query) == (
+        "MATCH (s)<--(o) WITH s.name AS name, count(o) AS n WHERE n > 5 RETURN name, n ORDER BY n DESC")
+
+
+def test_a_having_filter_over_an_unnamed_item_is_left_alone() -> None:
+    query = "MATCH (s)<--(o) RETURN s.name, count(o) AS n WHERE n > 5"
+    assert where_after_return(query) == query
+
+
+def test_an_optional_match_keeps_its_meaning_the_filter_applies_to_rows() -> None:
+    query = "OPTIONAL MATCH (s:S)-->(o) RETURN count(o) AS n WHERE s.name = 'x'"
+    assert where_after_return(query) == "OPTIONAL MATCH (s:S)-->(o) WITH * WHERE s.name = 'x' RETURN count(o) AS n"
+
+
+def test_an_aggregate_in_order_by_uses_the_projections_alias() -> None:
+    query = "MATCH (s)<--(o) RETURN s.name AS name, count(o) AS c ORDER BY count(o) DESC, name LIMIT 3"
+    assert aggregate_order_alias(query) == (
+        "MATCH (s)<--(o) RETURN s.name AS name, count(o) AS c ORDER BY c DESC, name LIMIT 3")
+
+
+def test_an_aggregate_in_order_by_missing_from_the_projection_is_added_under_a_fresh_alias() -> None:
+    query = "MATCH (s)<--(o) RETURN DISTINCT s.name ORDER BY count(o) DESC LIMIT 3"
+    assert aggregate_order_alias(query) == (
+        "MATCH (s)<--(o) RETURN DISTINCT s.name, count(o) AS order_key1 ORDER BY order_key1 DESC LIMIT 3")
+
+
+def test_an_unaliased_projected_aggregate_gets_the_alias_in_place() -> None:
+    query = "MATCH (s)<--(o) WITH s, sum(o.total) ORDER BY sum(o.total) RETURN s"
+    assert aggregate_order_alias(query) == (
+        "MATCH (s)<--(o) WITH s, sum(o.total) AS order_key1 ORDER BY order_key1 RETURN s")
+
+
+def test_a_return_in_the_middle_of_a_query_becomes_with() -> None:
+    query = "MATCH (s:S {name: 'A'}) RETURN s MATCH (s)<--(o) RETURN count(o)"
+    assert return_mid_query(query) == "MATCH (s:S {name: 'A'}) WITH s MATCH (s)<--(o) RETURN count(o)"
+
+
+def test_a_mid_query_return_of_an_unnamed_expression_is_left_alone() -> None:
+    query = "MATCH (s:S) RETURN s.name MATCH (o) RETURN o"
+    assert return_mid_query(query) == query
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (s:S) WHERE s.name = 'x, RETURN y WHERE z' RETURN s.name",
+    "MATCH (s:S) RETURN s.name, [x IN s.tags WHERE x > 1] AS tags ORDER BY s.name",
+    "MATCH (s:S)<--(o) RETURN s.name AS n, count(o) AS c ORDER BY c DESC",
+    "MATCH (s:S) WITH s WHERE s.a > 1 RETURN s UNION MATCH (t:T) RETURN t AS s",
+])
+def test_valid_queries_and_words_inside_strings_or_brackets_are_never_touched(query: str) -> None:
+    assert repaired(query) is None
+
+
+def test_clauses_are_found_at_the_top_level_only() -> None:
+    query = "MATCH (n WHERE n.x = 'RETURN') RETURN [m IN n.l WHERE m > 0] ORDER BY n.x"
+    assert [c.keyword for c in clauses(query)] == ["MATCH", "RETURN", "ORDER BY"]
