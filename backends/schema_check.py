@@ -70,6 +70,9 @@ class SchemaCheck:
         if not nodes:
             return None
         fixed = query
+        for item in SchemaValidator(snapshot).validate(fixed)[1]:
+            if str(item.get("code", "")).endswith("UnknownLabel"):
+                fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
         for _ in range(MAX_DIRECTION_FIXES):
             _, meta = SchemaValidator(snapshot).validate(fixed)
             turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
@@ -146,6 +149,30 @@ def only_relationship(original: str, path: str, rels: set[tuple[str, str, str]])
     node_a, variable, rest, node_b = hop.group(1), hop.group(3), hop.group(4), hop.group(6)
     inner = f"[{variable}:{rel_type}{rest}]"
     return f"{node_a}-{inner}->{node_b}" if start == left else f"{node_a}<-{inner}-{node_b}"
+
+
+def closest_label(unknown: str, labels: list[str] | dict[str, list[str]]) -> str | None:
+    """The one label an unknown label must have meant: the same but for case, or the only label whose name
+    contains it or is contained in it ("Order" for PurchaseOrder); None when that is not one label."""
+    wanted = unknown.lower()
+    same = [label for label in labels if label.lower() == wanted]
+    if len(same) == 1:
+        return same[0]
+    if len(wanted) < 3:
+        return None
+    near = [label for label in labels if wanted in label.lower() or label.lower() in wanted]
+    return near[0] if len(near) == 1 else None
+
+
+def renamed_label(query: str, unknown: str, labels: list[str] | dict[str, list[str]]) -> str | None:
+    """The query with node label `unknown` (in `(n:Label` and `n:Label` positions) replaced by the label it
+    must have meant (closest_label); None when there is no such label or nothing was replaced."""
+    meant = closest_label(unknown, labels)
+    if not unknown or meant is None:
+        return None
+    pattern = re.compile(r"(\(\s*\w*\s*:\s*|\b\w+:)`?" + re.escape(unknown) + r"`?(?=[\s){:]|$)")
+    fixed = pattern.sub(lambda m: m.group(1) + meant, query)
+    return fixed if fixed != query else None
 
 
 def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> str:

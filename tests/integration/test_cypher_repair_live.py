@@ -39,3 +39,18 @@ async def test_rejected_slips_are_repaired_into_the_query_that_was_meant(
         assert (await store.ro_query(fixed)).rows == meant
     finally:
         await store.aclose()
+
+
+async def test_a_label_written_in_the_wrong_case_or_reversed_hop_is_corrected_against_the_live_schema(
+        falkordb_url: str, library: str) -> None:
+    from backends.schema_check import SchemaCheck
+
+    store = GraphStore(falkordb_url, library)
+    try:
+        query = "MATCH (b:book)-[:WROTE]->(a:Author {name: 'Ada'}) RETURN count(b) AS n"
+        assert (await store.ro_query(query)).rows == [[0]]  # runs, and answers wrongly
+        fixed = await SchemaCheck(store).corrected(query)
+        assert fixed == "MATCH (b:Book)<-[:WROTE]-(a:Author {name: 'Ada'}) RETURN count(b) AS n"
+        assert (await store.ro_query(fixed)).rows == [[2]]
+    finally:
+        await store.aclose()

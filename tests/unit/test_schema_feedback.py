@@ -57,3 +57,26 @@ def test_no_certain_replacement_no_change() -> None:
     assert only_relationship("(o:Order)-[:X]->(v:Vendor)", "(:Order)-[:X]->(:Vendor)", two) is None
     assert only_relationship("(p:Part)-[:IN]->(c:City)", "(:Part)-[:IN]->(:City)", RELS) is None
     assert only_relationship("(o:Order)-[:X*1..3]->(v:Vendor)", "(:Order)-[:X]->(:Vendor)", RELS) is None
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("MATCH (o:Order)-[:PLACED_WITH]->(v:Vendor) RETURN o", "MATCH (o:PurchaseOrder)-[:PLACED_WITH]->(v:Vendor) RETURN o"),
+    ("MATCH (o:Order {id: 1}), (x) WHERE x:Order RETURN o",
+     "MATCH (o:PurchaseOrder {id: 1}), (x) WHERE x:PurchaseOrder RETURN o"),
+    ("MATCH (:Order) RETURN 1", "MATCH (:PurchaseOrder) RETURN 1"),
+])
+def test_an_unknown_label_that_can_only_mean_one_label_is_renamed(query: str, expected: str) -> None:
+    from backends.schema_check import renamed_label
+
+    assert renamed_label(query, "Order", ["PurchaseOrder", "Vendor", "Depot"]) == expected
+
+
+def test_an_unknown_label_is_left_for_the_planner_when_it_could_mean_several_or_none() -> None:
+    from backends.schema_check import closest_label, renamed_label
+
+    labels = ["PurchaseOrder", "SalesOrder", "Vendor"]
+    assert closest_label("Order", labels) is None
+    assert closest_label("Duration", labels) is None
+    assert closest_label("vendor", labels) == "Vendor"
+    assert renamed_label("MATCH (o:Order) RETURN o", "Order", labels) is None
+    assert renamed_label("MATCH (o)-[:Order]->(x) RETURN o", "Order", ["PurchaseOrder"]) is None
