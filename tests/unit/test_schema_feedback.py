@@ -60,7 +60,8 @@ def test_no_certain_replacement_no_change() -> None:
 
 
 @pytest.mark.parametrize(("query", "expected"), [
-    ("MATCH (o:Order)-[:PLACED_WITH]->(v:Vendor) RETURN o", "MATCH (o:PurchaseOrder)-[:PLACED_WITH]->(v:Vendor) RETURN o"),
+    ("MATCH (o:Order)-[:PLACED_WITH]->(v:Vendor) RETURN o",
+     "MATCH (o:PurchaseOrder)-[:PLACED_WITH]->(v:Vendor) RETURN o"),
     ("MATCH (o:Order {id: 1}), (x) WHERE x:Order RETURN o",
      "MATCH (o:PurchaseOrder {id: 1}), (x) WHERE x:PurchaseOrder RETURN o"),
     ("MATCH (:Order) RETURN 1", "MATCH (:PurchaseOrder) RETURN 1"),
