@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,7 @@ from contracts.names import TaskQueues
 from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_response_topic
 from service import defaults
+from service.config_keys import unknown_settings
 
 
 class McpServerConfig(BaseModel):
@@ -95,6 +96,15 @@ class ServiceConfig(BaseSettings):
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_unknown_keys(cls, data: Any) -> Any:
+        """A misspelt key in the file or environment is an error naming the closest key, never a default."""
+        problems = unknown_settings(data if isinstance(data, dict) else {}, os.environ, cls)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return data
+
     @model_validator(mode="after")
     def _fallback_needs_a_topic(self) -> ServiceConfig:
         forwards = (not self.confidence_agent_enabled or self.confidence_agent_traffic_percentage < 100
@@ -122,7 +132,20 @@ class ServiceConfig(BaseSettings):
         return tuple(sources)
 
 
+class ConfigError(ValueError):
+    """The configuration (file, environment or flags) is not valid: the message says which key and why."""
+
+
 def load_config(**flags: object) -> ServiceConfig:
     """Build the config; flags set to None (not given on the command line) do not override."""
     given = {k: v for k, v in flags.items() if v is not None}
-    return ServiceConfig(**given)
+    try:
+        return ServiceConfig(**given)
+    except ValidationError as exc:
+        raise ConfigError("; ".join(_said(error) for error in exc.errors())) from None
+
+
+def _said(error: Any) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message

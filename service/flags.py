@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
-from service.config import ServiceConfig, load_config
+from service.config import ConfigError, ServiceConfig, load_config
 
 
 def add_common_args(p: argparse.ArgumentParser) -> None:
@@ -56,4 +57,8 @@ def config_from_args(args: argparse.Namespace, **extra: Any) -> ServiceConfig:
         os.environ["TGCA_CONFIG"] = args.config  # read by ServiceConfig's YAML source
     fields = set(ServiceConfig.model_fields)
     given = {k: v for k, v in vars(args).items() if k in fields and v is not None}
-    return load_config(**given, **extra)
+    try:
+        return load_config(**given, **extra)
+    except ConfigError as exc:  # a usage error, said plainly: no traceback
+        print(f"tg-confidence: configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -40,10 +40,40 @@ def test_defaults_match_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.metrics_port == 8000
 
 
-def test_out_of_range_flags_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_out_of_range_flags_are_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("TGCA_CONFIG", raising=False)
-    with pytest.raises(ValueError, match="confidence_threshold"):
+    with pytest.raises(SystemExit) as exited:
         config_from_args(parse_args(["--confidence-threshold", "1.7"]))
+    assert exited.value.code == 2
+    assert "configuration error: agent.confidence_threshold" in capsys.readouterr().err
+
+
+def test_a_misspelt_key_in_the_file_is_an_error_naming_the_closest_key(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from service.config import ConfigError, load_config
+
+    path = tmp_path / "agent.yaml"
+    path.write_text("agent:\n  max_retrys: 5\ngraph_nam: g\nllm_model: m\n")
+    monkeypatch.setenv("TGCA_CONFIG", str(path))
+    with pytest.raises(ConfigError) as refused:
+        load_config()
+    assert str(refused.value) == ("unknown setting 'agent.max_retrys'; did you mean 'max_retries'?; "
+                                  "unknown setting 'graph_nam'; did you mean 'graph_name'?")
+
+
+def test_a_misspelt_environment_variable_is_an_error_and_known_ones_still_apply(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.config import ConfigError, load_config
+
+    monkeypatch.delenv("TGCA_CONFIG", raising=False)
+    monkeypatch.setenv("TGCA_AGENT__MAX_RETRIES", "5")
+    monkeypatch.setenv("TGCA_LLM_MODEL", "m")
+    monkeypatch.setenv("TGCA_OVERRIDE_TOKEN", "read elsewhere")
+    config = load_config()
+    assert config.agent.max_retries == 5 and config.llm_model == "m"
+    monkeypatch.setenv("TGCA_AGENT__MAX_RETRYS", "7")
+    with pytest.raises(ConfigError, match="TGCA_AGENT__MAX_RETRYS; did you mean 'TGCA_AGENT__MAX_RETRIES'"):
+        load_config()
 
 
 def test_a_missing_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
