@@ -27,6 +27,13 @@ class AgentMetrics:
             buckets=SECONDS_BUCKETS, registry=registry)
         self.plan_complexity = Histogram(
             "agent_plan_complexity", "Steps per plan", buckets=(1, 2, 3, 4, 5, 6, 8, 10, 15, 20), registry=registry)
+        self.audit_write_failures = Counter(
+            "agent_audit_write_failures", "Audit writes that failed (the record is retried in the background)",
+            registry=registry)
+        self.audit_pending = Gauge(
+            "agent_audit_pending_records", "Audit records waiting for the sink to accept them", registry=registry)
+        self.audit_dropped = Counter(
+            "agent_audit_dropped_records", "Audit records dropped because the backlog was full", registry=registry)
         self._retried = 0
         self._recovered = 0
 

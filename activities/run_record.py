@@ -1,16 +1,16 @@
-"""The end-of-run activity: the run's metrics into Prometheus and its audit record, sanitized, appended
-as one JSON line to the sink. One activity, so a run costs one round trip for both."""
+"""The end-of-run activity: the run's metrics into Prometheus and its audit record, sanitized, handed to
+the audit sink (activities/audit_sink.py) as one JSON line. One activity, so a run costs one round trip
+for both; a sink that fails queues the record and the run ends as if it had been written."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 
 import structlog
 from temporalio import activity
 
 from activities.agent_metrics import AgentMetrics
+from activities.audit_sink import AuditSink
 from confidence_core.redaction import sanitize
 from contracts.names import Activities
 from contracts.records import RunRecord
@@ -19,15 +19,9 @@ log = structlog.get_logger(__name__)
 
 
 class RunRecordActivities:
-    def __init__(self, sink: Path, metrics: AgentMetrics) -> None:
+    def __init__(self, sink: AuditSink, metrics: AgentMetrics) -> None:
         self.sink = sink
         self.metrics = metrics
-        self._lock = asyncio.Lock()
-
-    def _append(self, line: str) -> None:
-        self.sink.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.sink, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
 
     @activity.defn(name=Activities.RECORD_RUN)
     async def record_run(self, run: RunRecord) -> None:
@@ -37,6 +31,8 @@ class RunRecordActivities:
             return
         record = sanitize(run.audit.model_dump(mode="json"), run.include_raw_outputs)
         line = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
-        async with self._lock:  # one writer per process: lines never interleave
-            await asyncio.to_thread(self._append, line)
-        log.info("audit_written", execution_id=run.audit.execution_id, sink=str(self.sink))
+        if await self.sink.write(line):
+            log.info("audit_written", execution_id=run.audit.execution_id, sink=str(self.sink.path))
+        else:
+            log.warning("audit_queued", execution_id=run.audit.execution_id, sink=str(self.sink.path),
+                        backlog=self.sink.pending)

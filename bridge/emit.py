@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pulsar
 import structlog
 from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Producer
@@ -19,6 +18,7 @@ from bridge.bridge_metrics import EMIT_SECONDS
 from contracts.names import Activities
 from contracts.wire import AgentResponse, EmitInput
 from contracts.wire_codec import encode_response
+from service.connections import PULSAR_ERRORS
 
 log = structlog.get_logger(__name__)
 
@@ -50,7 +50,7 @@ class ResponsePublisher:
         try:
             producer = await self._producer(topic)
             await producer.send(encode_response(response), properties={"id": request_id})
-        except pulsar.PulsarException as exc:
+        except PULSAR_ERRORS as exc:
             self._producers.pop(topic, None)
             raise ApplicationError(
                 f"Pulsar at {self.pulsar_url} could not take the response on {topic}: {exc}",
@@ -61,7 +61,7 @@ class ResponsePublisher:
         for producer in self._producers.values():
             try:
                 await producer.close()
-            except pulsar.PulsarException:
+            except PULSAR_ERRORS:
                 pass
         self._producers.clear()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-import pulsar
 import structlog
 from prometheus_client import start_http_server
 from temporalio.worker import Worker
@@ -14,7 +13,7 @@ from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
 from contracts.topics import agent_subscription
 from service.config import ServiceConfig
-from service.connections import PartUnreachable, connect_temporal, pulsar_client
+from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
 from service.flags import add_common_args, add_flow_args, config_from_args
 from service.lifecycle import configure_logging, run_until_signalled
 
@@ -45,7 +44,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     )
     try:
         await relay.subscribe()
-    except pulsar.PulsarException as exc:
+    except PULSAR_ERRORS as exc:
         raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[EmitActivities(publisher).emit],
                     max_concurrent_activities=256)

@@ -10,7 +10,7 @@ import pulsar
 
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import decode_response, encode_request
-from service.connections import pulsar_client
+from service.connections import PULSAR_ERRORS, pulsar_client
 
 
 class AskTimeout(TimeoutError):
@@ -29,9 +29,9 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                 initial_position=pulsar.InitialPosition.Latest,
             )
             producer = await client.create_producer(request_topic, batching_enabled=False)
-        except pulsar.PulsarException as exc:
+            await producer.send(encode_request(request), properties={"id": request_id})
+        except PULSAR_ERRORS as exc:
             raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
-        await producer.send(encode_request(request), properties={"id": request_id})
         seen: set[str] = set()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
@@ -41,9 +41,12 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                 raise AskTimeout(f"no final answer within {timeout_s:.0f}s (request id {request_id})")
             try:
                 message = await asyncio.wait_for(consumer.receive(), timeout=remaining)
+                await consumer.acknowledge(message)
             except TimeoutError:
                 continue
-            await consumer.acknowledge(message)
+            except PULSAR_ERRORS as exc:
+                raise ConnectionError(f"Pulsar at {pulsar_url} stopped answering (request id {request_id}, "
+                                      f"sent; the run goes on): {exc}") from exc
             if (message.properties() or {}).get("id") != request_id:
                 continue
             response = decode_response(message.data())

@@ -1,5 +1,6 @@
-"""Redaction for what leaves a run (the audit record): secret-looking keys and values are replaced, and
-raw tool outputs are dropped unless `include_raw_outputs` is on."""
+"""Redaction for what leaves a run (the audit record, the log lines, the confidence reasoning): secret-looking
+keys and values are replaced, and raw tool outputs are dropped from the audit record unless
+`include_raw_outputs` is on. Pure functions: the workflow redacts its reasoning with them too."""
 
 from __future__ import annotations
 
@@ -16,13 +17,21 @@ _SECRET_VALUES = [
     re.compile(r"(?i)\b(password|passwd|secret|api[_-]?key|token)\s*[:=]\s*[^\s,;'\"]+"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
 ]
+# Credentials inside a connection string (redis://user:pass@host, https://key@host): the host stays.
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s:@]*(?::[^/\s@]*)?@")
 RAW_OUTPUT_KEYS = {"output"}
 
 
-def _redact_text(text: str) -> str:
+def redact_text(text: str) -> str:
+    """The text with secret-looking values (tokens, keys, passwords, credentials in URLs) replaced."""
     for pattern in _SECRET_VALUES:
         text = pattern.sub(REDACTED, text)
-    return text
+    return _URL_CREDENTIALS.sub(REDACTED + "@", text)
+
+
+def redact_log_event(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    """A structlog processor: every log line, the stdlib's included, is sanitized before it is written."""
+    return sanitize(event, include_raw_outputs=True)
 
 
 def sanitize(value: Any, include_raw_outputs: bool = False) -> Any:
@@ -40,5 +49,5 @@ def sanitize(value: Any, include_raw_outputs: bool = False) -> Any:
     if isinstance(value, list):
         return [sanitize(v, include_raw_outputs) for v in value]
     if isinstance(value, str):
-        return _redact_text(value)
+        return redact_text(value)
     return value

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import logging
 
+import pulsar
+import pulsar.asyncio
 from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
+
+# pulsar-client's asyncio API raises its own PulsarException, which is not a pulsar.PulsarException:
+# catching only the latter lets a broker outage escape as a raw traceback.
+PULSAR_ERRORS: tuple[type[Exception], ...] = (pulsar.PulsarException, pulsar.asyncio.PulsarException)
 
 
 class PartUnreachable(RuntimeError):

@@ -14,6 +14,7 @@ from typing import Any
 
 import structlog
 
+from confidence_core.redaction import redact_log_event
 from service.connections import PartUnreachable
 
 
@@ -28,14 +29,16 @@ def configure_logging(level: str = "INFO") -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     structlog.configure(
-        processors=[*shared, structlog.processors.format_exc_info, structlog.processors.JSONRenderer()],
+        processors=[*shared, structlog.processors.format_exc_info, redact_log_event,
+                    structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared))
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact_log_event,
+                    structlog.processors.JSONRenderer()], foreign_pre_chain=shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(numeric)

@@ -3,8 +3,6 @@ activities come from the tool registry, the same list the planner's catalogue co
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -12,6 +10,7 @@ from temporalio.worker import Worker
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from activities.agent_metrics import AgentMetrics
+from activities.audit_sink import AuditSink
 from activities.planning import PlanningActivities
 from activities.run_record import RunRecordActivities
 from activities.synthesis import SynthesisActivities
@@ -30,8 +29,9 @@ FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
 
 
 def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
-                  metrics: AgentMetrics) -> list[Worker]:
-    """One Worker per hosted family, each on its own task queue (config.queues)."""
+                  metrics: AgentMetrics, audit_sink: AuditSink | None = None) -> list[Worker]:
+    """One Worker per hosted family, each on its own task queue (config.queues). `audit_sink`: where the
+    audit family writes (default: config.audit_path); the caller closes it when the workers stop."""
     q = config.queues
     interceptors = [LogContextInterceptor()]
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
@@ -63,7 +63,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
                               activities=[synthesis.synthesize, synthesis.answer_directly]))
     if "audit" in families:
-        recorder = RunRecordActivities(Path(config.audit_path).expanduser(), metrics)
+        sink = audit_sink or AuditSink(config.audit_path, metrics)
+        recorder = RunRecordActivities(sink, metrics)
         workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,
                               activities=[recorder.record_run]))
     return workers

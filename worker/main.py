@@ -14,6 +14,7 @@ from prometheus_client import start_http_server
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from activities.agent_metrics import AgentMetrics
+from activities.audit_sink import AuditSink
 from backends.factory import make_backends
 from service.config import ServiceConfig
 from service.connections import connect_temporal
@@ -64,7 +65,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
             metrics=PrometheusConfig(bind_address=f"0.0.0.0:{config.temporal_metrics_port}")))
     client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
     backends = make_backends(config)
-    workers = build_workers(client, config, families, backends, AgentMetrics())
+    metrics = AgentMetrics()
+    audit_sink = AuditSink(config.audit_path, metrics)
+    workers = build_workers(client, config, families, backends, metrics, audit_sink)
     if config.metrics_port:
         start_http_server(config.metrics_port)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
@@ -74,6 +77,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
+    await audit_sink.aclose()
     for task in done:
         if task is not stop_task and task.exception():
             raise task.exception()  # type: ignore[misc]

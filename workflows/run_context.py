@@ -17,6 +17,7 @@ from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
     from confidence_core.override import check_override
+    from confidence_core.redaction import redact_text
     from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
@@ -88,9 +89,11 @@ class RunContext:
         self.outbox.emit(response)
 
     def say(self, kind: str, text: str) -> None:
-        self.emit(AgentResponse(message_type=kind, content=text, end_of_message=True))
+        # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
+        self.emit(AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True))
 
     async def answer(self, answer: str, synthesis: SynthesisOutput | None) -> None:
+        answer = redact_text(answer)  # before chunking: a secret split across chunks would slip through
         tokens = ({"in_token": synthesis.in_tokens, "out_token": synthesis.out_tokens, "model": synthesis.model}
                   if synthesis else {})
         if self.inp.request.streaming:

@@ -65,3 +65,25 @@ async def test_an_unreachable_llm_is_named_with_its_address(tmp_path: Path, temp
         *free_ports("metrics-port"))
     assert result.returncode == 2, result.stderr
     assert f"LLM server at {dead_llm} is unreachable" in result.stderr
+
+
+def run_command(*argv: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=timeout)
+
+
+async def test_ask_with_pulsar_down_names_it_and_exits_without_a_traceback() -> None:
+    dead_pulsar = f"pulsar://127.0.0.1:{free_port()}"
+    result = await asyncio.to_thread(run_command, "cli", "ask", "-p", dead_pulsar, "Who supplies Bearing Pro?")
+    assert result.returncode == 2, result.stderr
+    assert f"Pulsar at {dead_pulsar} is unreachable" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+async def test_the_bridge_with_pulsar_down_names_it_and_exits_without_a_traceback(
+        temporal_env: WorkflowEnvironment) -> None:
+    dead_pulsar = f"pulsar://127.0.0.1:{free_port()}"
+    result = await asyncio.to_thread(run_command, "bridge", "-p", dead_pulsar, "-P", "0",
+                                     "--temporal-address", temporal_address(temporal_env))
+    assert result.returncode == 2, result.stderr
+    assert f"Pulsar at {dead_pulsar} is unreachable" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,113 @@
+"""The audit trail's file: one JSON line per run, readable by its owner only, and a write that fails (disk
+full, read-only volume, a hung network mount) never fails or holds up the run that wrote it.
+
+A line that cannot be written within WRITE_TIMEOUT_S joins an in-memory backlog, written in order by a
+background task that retries with backoff; every later line queues behind it, so the file keeps the runs'
+order. The backlog is bounded (MAX_PENDING lines; the oldest is dropped and counted when it is full) and
+lives in the worker's memory: a worker that stops while its audit volume is broken loses that backlog,
+and the `agent_audit_pending_records` gauge and `audit_write_failed` log lines say how much is at stake. A
+write that timed out may still complete in its thread and then appear twice: records carry their run's
+execution_id, so a reader can tell."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import deque
+from pathlib import Path
+
+import structlog
+
+from activities.agent_metrics import AgentMetrics
+
+log = structlog.get_logger(__name__)
+
+WRITE_TIMEOUT_S = 5.0
+MAX_PENDING = 10_000
+RETRY_FIRST_S = 1.0
+RETRY_MAX_S = 60.0
+FILE_MODE = 0o600  # the audit trail names questions, plans and decisions: its owner reads it, nobody else
+DIR_MODE = 0o700
+
+
+class AuditSink:
+    def __init__(self, path: Path | str, metrics: AgentMetrics, max_pending: int = MAX_PENDING,
+                 write_timeout_s: float = WRITE_TIMEOUT_S, retry_first_s: float = RETRY_FIRST_S,
+                 retry_max_s: float = RETRY_MAX_S) -> None:
+        self.path = Path(path).expanduser()
+        self.metrics = metrics
+        self.max_pending = max_pending
+        self.write_timeout_s = write_timeout_s
+        self.retry_first_s, self.retry_max_s = retry_first_s, retry_max_s
+        self._pending: deque[str] = deque()
+        self._lock = asyncio.Lock()  # one writer per process: lines never interleave
+        self._retrier: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def write(self, line: str) -> bool:
+        """Append one line now, or queue it for the background retrier; True when it is in the file."""
+        async with self._lock:
+            if not self._pending and await self._try_append([line]):
+                return True
+            self._queue(line)
+        self._ensure_retrier()
+        return False
+
+    def _queue(self, line: str) -> None:
+        if len(self._pending) >= self.max_pending:
+            self._pending.popleft()
+            self.metrics.audit_dropped.inc()
+            log.error("audit_record_dropped", sink=str(self.path), reason="backlog full", backlog=self.max_pending)
+        self._pending.append(line)
+        self.metrics.audit_pending.set(len(self._pending))
+
+    async def _try_append(self, lines: list[str]) -> bool:
+        # The thread is not cancelled by the timeout (a hung mount keeps it); the run does not wait for it.
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self._append, lines), self.write_timeout_s)
+            return True
+        except (OSError, TimeoutError) as exc:
+            self.metrics.audit_write_failures.inc()
+            log.error("audit_write_failed", sink=str(self.path), error=str(exc) or type(exc).__name__,
+                      backlog=len(self._pending) + (0 if len(lines) > 1 else 1))
+            return False
+
+    def _append(self, lines: list[str]) -> None:
+        self.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+            f.flush()
+
+    def _ensure_retrier(self) -> None:
+        if self._retrier is None or self._retrier.done():
+            self._retrier = asyncio.get_running_loop().create_task(self._retry(), name="audit-retrier")
+
+    async def _retry(self) -> None:
+        delay = self.retry_first_s
+        while self._pending:
+            await asyncio.sleep(delay)
+            async with self._lock:
+                batch = list(self._pending)
+                if await self._try_append(batch):
+                    for _ in batch:
+                        self._pending.popleft()
+                    self.metrics.audit_pending.set(len(self._pending))
+                    log.info("audit_backlog_written", sink=str(self.path), records=len(batch))
+                    delay = self.retry_first_s
+                    continue
+            delay = min(self.retry_max_s, delay * 2)
+
+    async def aclose(self, timeout_s: float = 5.0) -> None:
+        """One last try for the backlog when the worker stops; what is still not written is logged."""
+        if self._retrier is not None:
+            self._retrier.cancel()
+        if self._pending:
+            async with self._lock:
+                if await self._try_append(list(self._pending)):
+                    self._pending.clear()
+            if self._pending:
+                log.error("audit_backlog_lost", sink=str(self.path), records=len(self._pending))

@@ -1,0 +1,55 @@
+"""Secrets planted in questions, tool outputs, configuration and log lines never come out in clear."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from confidence_core.redaction import REDACTED, redact_text, sanitize
+
+SECRETS = ["sk-abcdefghijklmnop1234", "hunter2hunter2", "ghp_0123456789abcdefABCDEF", "AKIAABCDEFGHIJKLMNOP",
+           "eyJhbGciOiJIUzI1NiJ9.payload"]
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("use key sk-abcdefghijklmnop1234 please", SECRETS[0]),
+    ("password=hunter2hunter2", SECRETS[1]),
+    ("api_key: hunter2hunter2, then", SECRETS[1]),
+    ("token ghp_0123456789abcdefABCDEF", SECRETS[2]),
+    ("AWS AKIAABCDEFGHIJKLMNOP", SECRETS[3]),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload", SECRETS[4]),
+    ("redis://admin:hunter2hunter2@db.internal:6379/0", SECRETS[1]),
+    ("https://hunter2hunter2@llm.example/v1", SECRETS[1]),
+])
+def test_secret_values_are_redacted_and_the_rest_kept(text: str, secret: str) -> None:
+    redacted = redact_text(text)
+    assert secret not in redacted and REDACTED in redacted
+
+
+def test_connection_strings_keep_their_host() -> None:
+    assert redact_text("redis://admin:pw@db.internal:6379/0") == f"redis://{REDACTED}@db.internal:6379/0"
+    assert redact_text("redis://db.internal:6379/0") == "redis://db.internal:6379/0"
+
+
+def test_secret_keys_are_redacted_at_any_depth() -> None:
+    record = {"request": {"question": "q", "api_key": "abc"}, "steps": [{"llm_token": 12, "note": "ok"}]}
+    assert sanitize(record) == {"request": {"question": "q", "api_key": REDACTED},
+                                "steps": [{"llm_token": REDACTED, "note": "ok"}]}
+
+
+def test_log_lines_structlog_and_stdlib_alike_carry_no_secret() -> None:
+    program = (
+        "import logging, structlog\n"
+        "from service.lifecycle import configure_logging\n"
+        "configure_logging('INFO')\n"
+        "structlog.get_logger('t').info('worker_ready', llm='https://u:hunter2hunter2@llm.example/v1',"
+        " api_key='sk-abcdefghijklmnop1234', note='Bearer eyJhbGciOiJIUzI1NiJ9.payload')\n"
+        "logging.getLogger('temporalio').warning('retrying with password=hunter2hunter2')\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    assert [line["event"] for line in lines] == ["worker_ready", f"retrying with {REDACTED}"]
+    assert lines[0]["llm"] == f"https://{REDACTED}@llm.example/v1" and lines[0]["api_key"] == REDACTED
+    assert not any(secret in result.stderr for secret in SECRETS)
