@@ -12,7 +12,9 @@ execution_id, so a reader can tell."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import threading
 from collections import deque
 from pathlib import Path
 
@@ -42,6 +44,7 @@ class AuditSink:
         self._pending: deque[str] = deque()
         self._lock = asyncio.Lock()  # one writer per process: lines never interleave
         self._retrier: asyncio.Task[None] | None = None
+        self._writer: threading.Thread | None = None
 
     @property
     def pending(self) -> int:
@@ -65,15 +68,44 @@ class AuditSink:
         self.metrics.audit_pending.set(len(self._pending))
 
     async def _try_append(self, lines: list[str]) -> bool:
-        # The thread is not cancelled by the timeout (a hung mount keeps it); the run does not wait for it.
         try:
-            await asyncio.wait_for(asyncio.to_thread(self._append, lines), self.write_timeout_s)
+            if self._writer is not None and self._writer.is_alive():
+                raise TimeoutError("an earlier write to the sink is still hanging")
+            await asyncio.wait_for(self._in_daemon_thread(lines), self.write_timeout_s)
             return True
         except (OSError, TimeoutError) as exc:
             self.metrics.audit_write_failures.inc()
             log.error("audit_write_failed", sink=str(self.path), error=str(exc) or type(exc).__name__,
                       backlog=len(self._pending) + (0 if len(lines) > 1 else 1))
             return False
+
+    def _in_daemon_thread(self, lines: list[str]) -> asyncio.Future[None]:
+        """The append, in a thread of its own: a write hung on a dead mount cannot be cancelled, and in the
+        loop's shared executor it would take a worker from every other to_thread caller and hold the
+        process at exit. One such thread at most: while it hangs, later attempts fail at once."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def settle(error: BaseException | None) -> None:
+            if done.cancelled():
+                return  # the run stopped waiting long ago
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+        def write() -> None:
+            error: BaseException | None = None
+            try:
+                self._append(lines)
+            except BaseException as exc:  # handed to the awaiting coroutine
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
+                loop.call_soon_threadsafe(settle, error)
+
+        self._writer = threading.Thread(target=write, name="audit-write", daemon=True)
+        self._writer.start()
+        return done
 
     def _append(self, lines: list[str]) -> None:
         self.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)

@@ -77,11 +77,16 @@ async def test_a_hung_sink_costs_a_run_its_write_timeout_not_a_hang(tmp_path: Pa
     sink, registry = sink_at(path, write_timeout_s=0.2, retry_first_s=60)
     written = await asyncio.wait_for(sink.write('{"run": 1}'), timeout=5)
     assert not written and sink.pending == 1 and sample(registry, "agent_audit_write_failures_total") == 1
+    # While that write hangs, no second thread is stuck behind it: the next attempt fails at once.
+    assert not await asyncio.wait_for(sink._try_append(['{"run": 2}']), timeout=1)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(open(path, encoding="utf-8")))  # unblocks the writer
     reader.start()
     reader.join(timeout=5)
     assert lines == ['{"run": 1}\n']
+    path.unlink()  # the mount is replaced by a working volume
+    await sink.aclose()
+    assert path.read_text() == '{"run": 1}\n'  # the timed-out write may land twice (README); here once more
 
 
 async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(harness_factory, seed_graph: str,
