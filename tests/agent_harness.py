@@ -111,3 +111,13 @@ def responder(plans: list[str], text: Callable[[dict[str, Any]], str], answer: s
             return 200, answer
         return 200, text(body)
     return respond
+
+
+def shipped_confidence(result: AgentRunResult) -> float | None:
+    """The confidence the shipped calibrator states for a run's evidence (its evidence score where the
+    calibrator declines): the rule the synthesis worker applies, so tests of the retry ladder do not pin
+    the figures of one fitted calibrator."""
+    from service.calibrator_file import SHIPPED, CalibratorFile
+
+    probability, _ = CalibratorFile(SHIPPED).current().state(result.evidence)
+    return result.evidence_score if probability is None else probability

@@ -17,7 +17,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from confidence_core.override import token_digest
 from contracts.override import Override
 from contracts.run import AgentRunResult, AgentSettings
-from tests.agent_harness import Harness, plan, responder
+from tests.agent_harness import Harness, plan, responder, shipped_confidence
 from tests.scripted_llm import is_planning, is_synthesis
 
 EXACT_PATH = "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"
@@ -40,13 +40,16 @@ async def test_seed_5_4_empty_result_broadened_retry_accepted_at_0_85(harness_fa
     assert "retry 1 of 3: retrying with the same arguments after a backoff" in text
     assert "retry 2 of 3: retrying with adjusted arguments" in text
     assert "toLower(x.name) CONTAINS toLower('X')" in text and "[*..5]" in text
-    assert result.confidence == 0.85 and "Confidence: 0.85 - " in harness.messages[-1].content
+    stated = shipped_confidence(result)  # the run's confidence is the calibrated probability of its answer
+    assert stated is not None and result.confidence == stated and result.evidence_score == 0.85
+    assert f"Confidence: {stated:.2f}" in harness.messages[-1].content
+    assert "weakest supporting step 0.85" in harness.messages[-1].content
     # Every attempt is in the audit trail, and the metrics moved.
     record = json.loads((tmp_path / "audit.jsonl").read_text().splitlines()[-1])
     attempts = record["execution"][0]["attempts"]
     assert [a["rung"] for a in attempts] == ["initial", "same", "adjusted"]
     assert [a["confidence_score"] for a in attempts] == [0.3, 0.3, 0.85]
-    assert record["final_confidence"] == 0.85 and record["execution"][0]["retry_count"] == 2
+    assert record["final_confidence"] == stated and record["execution"][0]["retry_count"] == 2
     assert "output" not in attempts[0]  # include_raw_outputs is off by default
     assert harness.metric("agent_retry_count_total", function="GraphQuery") == 2
     assert harness.metric("agent_confidence_failures_total") == 2
