@@ -162,3 +162,10 @@ def test_a_query_without_string_literals_has_none() -> None:
 def test_an_escaped_quote_is_checked_as_the_value_it_denotes() -> None:
     """A query naming O'Brien is checked against O'Brien in the graph, not against O\\'Brien."""
     assert query_literals(r"MATCH (n:Person {name: 'O\'Brien'}) RETURN n") == [("O'Brien", "exact")]
+
+
+@pytest.mark.parametrize("value", ["MATCH", "WHERE", "RETURN x", "with", "optional match"])
+def test_a_value_spelled_like_a_keyword_is_a_value_not_a_clause(value: str) -> None:
+    """Hypothesis found 'MATCH' as a stored name split the query into clauses inside the string."""
+    broadened = broaden_cypher(f"MATCH (n:Thing {{name: '{value}'}}) RETURN n")
+    assert broadened == f"MATCH (n:Thing) WHERE {contains('n.name', value)} RETURN n"
