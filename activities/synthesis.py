@@ -55,7 +55,8 @@ class SynthesisActivities:
         return calibrated(await self._written(request), request.evidence, self.calibrator)
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
-        absent = absence_answer([r.output for r in request.results])
+        outputs = [r.output for r in request.results]
+        absent = absence_answer(outputs)
         if absent is not None:
             return SynthesisOutput(answer=absent, verification="absent")
         share = request.max_context_size // max(1, len(request.results))
@@ -72,7 +73,6 @@ class SynthesisActivities:
         evidence = "\n".join([request.question, *(r.output for r in request.results)])
         known = await self._vocabulary()
         draft = completion.text.strip()
-        outputs = [r.output for r in request.results]
         first = unsupported_claims(draft, evidence, known, outputs)
         if not first:
             return self._output(draft, completion, "verified", [])

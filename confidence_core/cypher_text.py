@@ -28,7 +28,7 @@ _WHERE = re.compile(r"\bWHERE\b", re.IGNORECASE)
 _NEXT_CLAUSE = re.compile(r"\b(WITH|RETURN|ORDER\s+BY|UNWIND|CALL|UNION|SKIP|LIMIT)\b", re.IGNORECASE)
 _OR = re.compile(r"\b(OR|XOR)\b", re.IGNORECASE)
 _ESCAPE = re.compile(r"\\(.)")
-_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def _widen(match: re.Match[str]) -> str:
@@ -40,7 +40,7 @@ def _widen(match: re.Match[str]) -> str:
 def _blank_strings(text: str) -> str:
     """The text with each string literal's contents blanked (same length): keywords are searched outside
     them only ('MATCH' as a stored value is not a clause)."""
-    return _STRING_LITERAL.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+    return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
 
 
 def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | None:
@@ -113,7 +113,6 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
 
 
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|LOAD\s+CSV|FOREACH)\b", re.IGNORECASE)
 
 
