@@ -77,7 +77,8 @@ class PlanningActivities:
             except PlanParseError as exc:
                 problems = exc.problems
             # A problem found here becomes repair feedback, never an executed query.
-            log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems)
+            log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems,
+                        plan_text=completion.text[:2000])
             messages += [
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},

@@ -19,6 +19,7 @@ from typing import Any
 from cypher_guardrail import PropertiesValidator, SchemaValidator, Snapshot
 
 from backends.graph_store import GraphStore
+from confidence_core.schema_repair import bound_instead, neighbour_property, through_middle, undefined_name
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -63,13 +64,19 @@ class SchemaCheck:
         return nodes, rels, rel_props
 
     async def corrected(self, query: str) -> str | None:
-        """The query with each relationship written against its direction turned round, and each one that
-        does not exist between its two labels replaced by the only one that does, where the schema leaves
-        no doubt; None when there is nothing to correct."""
+        """The query with what the schema can only have meant put right, where it leaves no doubt: an
+        unbound variable read as the one bound variable whose label has what is read (FalkorDB's "'p' not
+        defined"), an unknown label renamed, each relationship written against its direction turned round,
+        one that does not join its two labels replaced by the only one that does (or bridged through the one
+        label between them), and a neighbour read as a property matched through its path
+        (confidence_core.schema_repair). None when there is nothing to correct."""
         snapshot, nodes, rels = await self._current()
         if not nodes:
             return None
         fixed = query
+        unbound = undefined_name(await self.graph.explain_error(fixed) or "")
+        if unbound:
+            fixed = bound_instead(fixed, unbound, nodes) or fixed
         for item in SchemaValidator(snapshot).validate(fixed)[1]:
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
@@ -80,11 +87,16 @@ class SchemaCheck:
                      and str(m.get("original_path", "")) in fixed]
             turns += [(str(m["original_path"]), only) for m in meta
                       if str(m.get("code", "")).endswith("UnknownPath") and str(m.get("original_path", "")) in fixed
-                      and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels))]
+                      and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels)
+                           or through_middle(str(m["original_path"]), str(m.get("path", "")), rels, fixed))]
             if not turns:
                 break
             original, suggested = turns[0]
             fixed = fixed.replace(original, suggested.strip(), 1)
+        for item in PropertiesValidator(snapshot).validate(fixed)[1]:
+            if str(item.get("code", "")).endswith("InvalidPropertyAccess") and item.get("kind", "node") == "node":
+                for prop in item.get("properties", []):
+                    fixed = neighbour_property(fixed, str(item.get("name", "")), str(prop), nodes, rels) or fixed
         return fixed if fixed != query else None
 
     async def problems(self, query: str) -> list[str]:

@@ -125,10 +125,19 @@ def main() -> int:
     p.add_argument("--calibrator", type=Path, default=None,
                    help="with --score: restate each confidence with this calibrator from the recorded evidence")
     p.add_argument("--list", action="store_true", help="print the questions and their golds; run nothing")
+    p.add_argument("--ids", nargs="+", default=None, metavar="ID",
+                   help="ask only these questions (any split), e.g. to look again at the ones a run got wrong")
     args = p.parse_args()
     if args.score:
         return score_only(args.score, args.calibrator)
     questions = select(question_set(args.dataset), args.split, args.limit)
+    if args.ids:
+        wanted = set(args.ids)
+        questions = [q for q in question_set(args.dataset) if q.id in wanted]
+        if len(questions) != len(wanted):
+            unknown = wanted - {q.id for q in questions}
+            print(f"error: no question with id {', '.join(sorted(unknown))} in {args.dataset}", file=sys.stderr)
+            return 2
     if args.list:
         return list_questions(questions)
     return asyncio.run(run(args, questions))

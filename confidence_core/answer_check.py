@@ -81,12 +81,20 @@ def is_single_aggregate(outputs: list[str]) -> bool:
     return len(rows) == 1 and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0])
 
 
+def holds_nothing(rows: list[list[Any]]) -> bool:
+    """No rows, or the one row an aggregate returns over nothing matched (every value 0, null or empty):
+    `count(o)` of a supplier that does not exist is [[0]], not an answer about it."""
+    if not rows:
+        return True
+    return len(rows) == 1 and all(value in (0, None, "", [], {}) for value in rows[0])
+
+
 def absence_answer(outputs: list[str]) -> str | None:
-    """The answer when every result is an empty graph result and some name the question asks about exists
-    nowhere in the graph: it says so, and nothing else (a written answer here invents, or answers as if the
-    thing existed: "X does not have a capital"). None otherwise."""
+    """The answer when every result is an empty graph result (or an aggregate over nothing) and some name the
+    question asks about exists nowhere in the graph: it says so, and nothing else (a written answer here
+    invents, or answers as if the thing existed: "X does not have a capital"). None otherwise."""
     parsed = [_rows(o) for o in outputs]
-    if not parsed or any(p is None or p[1] for p in parsed):
+    if not parsed or any(p is None or not holds_nothing(p[1]) for p in parsed):
         return None
     absent = list(dict.fromkeys(a for p in parsed if p is not None for a in p[2]))
     if not absent:

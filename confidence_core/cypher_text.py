@@ -37,7 +37,7 @@ def _widen(match: re.Match[str]) -> str:
     return f"*{match.group(1)}..{max(upper, min(MAX_HOPS, upper + 2))}"
 
 
-def _blank_strings(text: str) -> str:
+def blank_strings(text: str) -> str:
     """The text with each string literal's contents blanked (same length): keywords are searched outside
     them only ('MATCH' as a stored value is not a clause)."""
     return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
@@ -47,14 +47,14 @@ def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | N
     """The MATCH segment with `conditions` ANDed onto its own WHERE (an existing OR parenthesised, so it
     cannot escape them), or a new WHERE before its next clause; None when the query ends with no clause."""
     clause = " AND ".join(conditions)
-    blank = _blank_strings(segment)
+    blank = blank_strings(segment)
     where = _WHERE.search(blank)
     if where:
         rest = segment[where.end():]
         end = _NEXT_CLAUSE.search(blank[where.end():])
         existing = (rest[:end.start()] if end else rest).strip()
         tail = rest[end.start():] if end else ""
-        if _OR.search(_blank_strings(existing)):
+        if _OR.search(blank_strings(existing)):
             existing = f"({existing})"
         return f"{segment[:where.end()]} {clause} AND {existing}{' ' if tail else ''}{tail}"
     end = _NEXT_CLAUSE.search(blank)
@@ -68,7 +68,7 @@ def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | N
 def broaden_cypher(query: str) -> str | None:
     """The query made broader for the adjusted retry, or None when nothing in it can be broadened. Each
     MATCH's inline property maps become conditions of that MATCH's own WHERE (where its variables are bound)."""
-    starts = [m.start() for m in _MATCH.finditer(_blank_strings(query))]
+    starts = [m.start() for m in _MATCH.finditer(blank_strings(query))]
     bounds = sorted({0, *starts, len(query)})
     segments = [query[a:b] for a, b in itertools.pairwise(bounds)]
     broadened_segments = []
@@ -84,7 +84,7 @@ def broaden_cypher(query: str) -> str | None:
             conditions.extend(_contains(f"{var}.{prop}", value) for prop, value in pairs)
             return f"({var}{label})"
 
-        changed = _INLINE.sub(inline, segment) if _MATCH.match(_blank_strings(segment)) else segment
+        changed = _INLINE.sub(inline, segment) if _MATCH.match(blank_strings(segment)) else segment
         if conditions:
             with_conditions = _with_conditions(changed, conditions, last=n == len(segments) - 1)
             if with_conditions is None:

@@ -34,7 +34,7 @@ def _is_vocabulary(term: str, known: set[str]) -> bool:
     """A term made only of schema words (labels, relationship types, property keys; `known`, lower-cased,
     with singulars) or calendar words."""
     words = [w.lower() for w in term.replace("_", " ").split()]
-    squashed = term.lower().replace(" ", "").replace("_", "")
+    squashed = re.sub(r"[\s_-]", "", term.lower())
     return squashed in known or _singular(squashed) in known or all(
         w in known or _singular(w) in known or w in _CALENDAR for w in words)
 
@@ -79,11 +79,18 @@ def describe_grounding(grounding: Grounding) -> str:
     if not grounding.matches and not grounding.unmatched:
         return ""
     lines = []
-    if grounding.matches:
+    others = set(grounding.only_by_words())
+    named = [m for m in grounding.matches if m.mention not in others]
+    if named:
         lines.append("Names in the question, as the graph stores them (use these exact values):")
-    for m in grounding.matches:
+    for m in named:
         note = "" if m.how == "exact" else f" (the question says '{m.mention}')"
         lines.append(f"- {m.label}.{m.property} = '{m.value}'{note}")
+    for mention in others:
+        similar = ", ".join(f"{m.label}.{m.property} = '{m.value}'" for m in grounding.matches if m.mention == mention)
+        lines.append(f"No stored value is or contains '{mention}'; only other names share a word with it ({similar}): "
+                     f"they are different things. Match '{mention}' as the question writes it; if it is not "
+                     "there, the answer is that it does not exist here.")
     if grounding.unmatched:
         lines.append("Not found anywhere in the graph, not even in part: "
                      + ", ".join(f"'{u}'" for u in grounding.unmatched)

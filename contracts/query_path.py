@@ -25,6 +25,12 @@ class EntityMatch(BaseModel):
     value: str
     how: Literal["exact", "contains", "words"]  # equal ignoring case; stored value contains it; by its words
 
+    def same_name(self) -> bool:
+        """Found as the name itself: equal, containing it, or (by words) a stored name the question's
+        longer wording contains ("Acme Industrial" for "Acme Industrial Ltd"). A stored name that only
+        shares a word ("Soylent Industrial" for "Soylent Materials") is another thing's."""
+        return self.how != "words" or self.value.strip().lower() in self.mention.lower()
+
 
 class Grounding(BaseModel):
     """The names a question mentions, found in the graph before a query is written (or not found at all)."""
@@ -35,7 +41,7 @@ class Grounding(BaseModel):
     def only_by_words(self) -> list[str]:
         """Names no stored value equals or contains: only other names sharing a word with them were found
         ("Ambervale Logistics" when only "Nordic Logistics" exists)."""
-        named = {m.mention for m in self.matches if m.how != "words"}
+        named = {m.mention for m in self.matches if m.same_name()}
         return list(dict.fromkeys(m.mention for m in self.matches if m.mention not in named))
 
 

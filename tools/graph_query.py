@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
 from backends.grounding import ground
+from confidence_core.answer_check import holds_nothing
 from confidence_core.cypher_repair import repaired
 from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
 from confidence_core.ladder import Rung
@@ -37,10 +38,10 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
     answer when everything it names exists, and when the question is about something that does not exist;
     it is suspect when the query's own value exists nowhere though the question's names do. `unnamed`: names
     of the question no stored value equals or contains (only other names sharing a word): with an empty
-    result, the thing does not exist under that name either."""
+    result, the thing does not exist under that name either; with rows, they may be the other thing's."""
     scored = _score_rows(row_count, error, truncated, retry_count, literals or [], absent or [], unnamed or [])
     missing = sum(1 for _, _, exists in literals or [] if not exists)
-    nowhere = len(absent or []) + (len(unnamed or []) if not row_count else 0)
+    nowhere = len(absent or []) + len(unnamed or [])
     signals = {"rows": float(row_count), "checked_values": float(len(literals or [])),
                "unmatched_values": float(missing), "absent_names": float(nowhere),
                "truncated": float(truncated), "error": float(bool(error))}
@@ -88,6 +89,12 @@ def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count:
             score=0.5, retry_count=retry_count,
             reasoning=f"Query returned {row_count} row(s), but the question's {nowhere} matches nothing in the "
                       "graph: the rows may not be about what was asked")
+    if unnamed:
+        names = ", ".join(f"'{name}'" for name in unnamed)
+        return ConfidenceMetrics(
+            score=0.5, retry_count=retry_count,
+            reasoning=f"Query returned {row_count} row(s), but no stored name is or contains the question's {names} "
+                      "(only other names share a word with it): the rows may be about another thing")
     if truncated:
         return ConfidenceMetrics(
             score=0.8, retry_count=retry_count,
@@ -171,11 +178,13 @@ class GraphQuery(Tool):
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
         absent = grounding.unmatched
-        unnamed = grounding.only_by_words() if not rows.total_rows else []
+        unnamed = grounding.only_by_words()
         named_nowhere = absent + unnamed
         output = rows.to_json() if not named_nowhere else json.dumps(
             {**json.loads(rows.to_json()), ABSENT_KEY: named_nowhere}, default=str, separators=(",", ":"))
-        confidence = score_rows(rows.total_rows, None, rows.truncated, request.retry_count, literals, absent, unnamed)
+        # A count of 0 over a name stored nowhere is the empty result it stands for, not an answer about it.
+        found = 0 if named_nowhere and holds_nothing(rows.rows) else rows.total_rows
+        confidence = score_rows(found, None, rows.truncated, request.retry_count, literals, absent, unnamed)
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",

@@ -57,6 +57,14 @@ def test_empty_results_about_a_name_found_nowhere_are_answered_as_absence() -> N
     assert answer is not None and "'Bracovia'" in answer and "no such entity" in answer
 
 
+def test_a_count_of_zero_over_a_name_found_nowhere_is_answered_as_absence_not_as_zero() -> None:
+    counted = ['{"columns":["orders"],"rows":[[0]],"names_not_in_the_graph":["Kestrel Metals"]}']
+    answer = absence_answer(counted)
+    assert answer is not None and "'Kestrel Metals'" in answer
+    assert absence_answer(['{"columns":["orders","total"],"rows":[[0, 12.5]],"names_not_in_the_graph":["X"]}']) is None
+    assert absence_answer(['{"columns":["o"],"rows":[[0],[0]],"names_not_in_the_graph":["X"]}']) is None
+
+
 def test_absence_is_not_claimed_when_any_result_has_rows_or_no_name_is_missing() -> None:
     with_rows = ['{"columns":["n"],"rows":[[3]],"names_not_in_the_graph":["Bracovia"]}']
     all_named = ['{"columns":["n"],"rows":[]}']

@@ -25,6 +25,13 @@ def test_rows_about_a_name_the_graph_lacks_are_doubtful() -> None:
     assert scored.score == 0.5 and "may not be about what was asked" in scored.reasoning
 
 
+def test_rows_matched_on_another_name_that_shares_a_word_with_the_questions_are_doubtful() -> None:
+    # "Kestrel Metals" asked, only "Kestrel Foods" stored: its 17 orders are not the answer.
+    scored = score_rows(1, None, False, literals=[("Kestrel Foods", "exact", True)], unnamed=["Kestrel Metals"])
+    assert scored.score == 0.5 and "may be about another thing" in scored.reasoning
+    assert scored.signals["absent_names"] == 1.0
+
+
 def test_rows_with_every_named_value_found_are_strong_and_failures_are_zero() -> None:
     assert score_rows(3, None, False, literals=[("Acme Industrial", "exact", True)]).score == 0.9
     assert score_rows(300, None, True).score == 0.8

@@ -39,6 +39,20 @@ def test_the_planner_reads_stored_values_and_what_exists_nowhere() -> None:
     assert describe_grounding(Grounding()) == ""
 
 
+def test_a_stored_name_that_only_shares_a_word_is_told_as_another_thing_not_as_the_value_to_use() -> None:
+    other = EntityMatch(mention="Kestrel Metals", label="Supplier", property="name", value="Kestrel Foods",
+                        how="words")
+    longer = EntityMatch(mention="Acme Industrial Ltd", label="Supplier", property="name", value="Acme Industrial",
+                         how="words")
+    grounding = Grounding(matches=[other, longer])
+    assert grounding.only_by_words() == ["Kestrel Metals"]  # the longer wording of a stored name is that name
+    text = describe_grounding(grounding)
+    assert "- Supplier.name = 'Acme Industrial' (the question says 'Acme Industrial Ltd')" in text
+    assert "- Supplier.name = 'Kestrel Foods'" not in text
+    assert "No stored value is or contains 'Kestrel Metals'" in text
+    assert "Supplier.name = 'Kestrel Foods'): they are different things" in text
+
+
 @pytest.mark.parametrize(("query", "writes"), [
     ("MATCH (n) RETURN n.name", []),
     ("MATCH (n) WHERE n.note = 'please DELETE me' RETURN n", []),  # a word inside a string is no clause

@@ -1,0 +1,230 @@
+"""Schema-driven repairs of a generated Cypher query: where the live schema leaves exactly one reading of
+what the query meant, the query is rewritten to it instead of going back to the model.
+
+A small model keeps three habits the schema can undo without a guess:
+- a neighbour read as a property: `i.supplier` on an Invoice, `o.deliver_to` on an order. When the name is
+  another label's (or a relationship type's at the label) and one shortest path in the schema leads
+  there, the query matches that path and reads the neighbour's name;
+- two labels joined directly that the schema joins only through a third: `(:Supplier)-[:ISSUED_TO]->
+  (:Warehouse)` when orders are issued to suppliers and delivered to warehouses;
+- a variable used but never bound (`RETURN p.population` after `MATCH (c:Country ...)`): when exactly one
+  bound variable's label has what is read from it, that variable is meant.
+
+Each function takes the query and the schema (label -> property keys; (start label, type, end label)
+relationships) and returns the rewritten query, or None when the schema leaves any doubt. Nothing here
+knows a particular graph: the names come from the schema and the query only."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from confidence_core.cypher_repair import clauses
+from confidence_core.cypher_text import blank_strings
+
+Nodes = dict[str, list[str]]
+Relationship = tuple[str, str, str]
+
+MAX_HOPS = 3  # a neighbour further away than this is not what a property name means
+_SUFFIX = re.compile(r"^(?P<stem>.+?)[_\s]*(?P<suffix>ids?|names?|keys?|codes?|numbers?|no)$", re.IGNORECASE)
+_PATH_LABELS = re.compile(r"\(:(\w+)\)")
+_ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
+
+
+def _key(name: str) -> str:
+    """A name compared without case, separators or a plural s: `purchase_orders` ~ `PurchaseOrder`."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    return key[:-1] if len(key) > 3 and key.endswith("s") and not key.endswith("ss") else key
+
+
+def hop_text(rel: Relationship, from_label: str) -> str:
+    """One relationship written from `from_label`'s side, in its stored direction."""
+    start, rel_type, _ = rel
+    return f"-[:{rel_type}]->" if start == from_label else f"<-[:{rel_type}]-"
+
+
+def label_paths(start: str, goal: str, rels: Iterable[Relationship],
+                max_hops: int = MAX_HOPS) -> list[list[Relationship]]:
+    """Every shortest path of relationships from label `start` to label `goal` (no label visited twice),
+    at most `max_hops` long; [] when there is none that short."""
+    rels = sorted(set(rels))
+    frontier: list[tuple[str, list[Relationship], set[str]]] = [(start, [], {start})]
+    for _ in range(max_hops):
+        reached: list[list[Relationship]] = []
+        grown: list[tuple[str, list[Relationship], set[str]]] = []
+        for label, path, seen in frontier:
+            for rel in rels:
+                if label not in (rel[0], rel[2]):
+                    continue
+                other = rel[2] if rel[0] == label else rel[0]
+                if other in seen:
+                    continue
+                if other == goal:
+                    reached.append([*path, rel])
+                else:
+                    grown.append((other, [*path, rel], seen | {other}))
+        if reached:
+            return reached
+        frontier = grown
+    return []
+
+
+def _path_pattern(path: list[Relationship], start: str, end_variable: str) -> str:
+    """`-[:A]->(:Middle)<-[:B]-(end_variable:Goal)` for a path of relationships walked from `start`."""
+    text, label = "", start
+    for n, rel in enumerate(path):
+        other = rel[2] if rel[0] == label else rel[0]
+        node = f"({end_variable}:{other})" if n == len(path) - 1 else f"(:{other})"
+        text += hop_text(rel, label) + node
+        label = other
+    return text
+
+
+def _neighbour_label(label: str, prop: str, nodes: Nodes, rels: set[Relationship]) -> str | None:
+    """The label a property name on `label` means: another label of that name (`supplier`, `supplier_id`),
+    or the far end of the one relationship type at `label` of that name (`deliver_to`); None when none or
+    several."""
+    suffix = _SUFFIX.match(prop)
+    stems = [prop, suffix.group("stem")] if suffix else [prop]
+    for stem in stems:
+        named = [other for other in nodes if other != label and _key(other) == _key(stem)]
+        if len(named) == 1:
+            return named[0]
+        ends = {(r[2] if r[0] == label else r[0]) for r in rels if label in (r[0], r[2]) and _key(r[1]) == _key(stem)}
+        ends.discard(label)
+        if len(ends) == 1:
+            return ends.pop()
+    return None
+
+
+def display_property(props: list[str], prop: str) -> str | None:
+    """The property of a neighbour that a name like `prop` reads: the same name, the one ending in its
+    suffix (`supplier_id` -> `id` or `supplier_id`), else the neighbour's name; None when nothing fits."""
+    if prop in props:
+        return prop
+    suffix = _SUFFIX.match(prop)
+    if suffix:
+        wanted = _key(suffix.group("suffix"))
+        fitting = sorted((p for p in props if _key(p) == wanted or _key(p).endswith(wanted)), key=len)
+        if fitting:
+            return fitting[0]
+    for preferred in ("name", "title"):
+        if preferred in props:
+            return preferred
+    named = [p for p in props if _key(p).endswith("name")]
+    return named[0] if len(named) == 1 else None
+
+
+def _bindings(blanked: str) -> dict[str, str]:
+    """variable -> label for each labelled node pattern `(v:Label` in the query (strings blanked)."""
+    found: dict[str, str] = {}
+    for variable, label in re.findall(r"\(\s*(\w+)\s*:\s*`?(\w+)`?", blanked):
+        found.setdefault(variable, label)
+    return found
+
+
+def _free_variable(query: str, stem: str) -> str:
+    taken = set(re.findall(r"\w+", query))
+    n = 1
+    while f"{stem}{n}" in taken:
+        n += 1
+    return f"{stem}{n}"
+
+
+def _replace_outside_strings(query: str, pattern: re.Pattern[str], replacement: str) -> str:
+    """`pattern` replaced wherever it matches outside string literals."""
+    blanked = blank_strings(query)
+    out, last = [], 0
+    for match in pattern.finditer(blanked):
+        out += [query[last:match.start()], replacement]
+        last = match.end()
+    return "".join([*out, query[last:]])
+
+
+def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: Iterable[Relationship]) -> str | None:
+    """`v.prop` on a node of `label` that has no such property, where `prop` names a neighbour reached by
+    one shortest schema path: the query matches that path right after the MATCH that binds v, and reads the
+    neighbour's property instead. None when the variable, the neighbour, the path or the property to read
+    is not certain, or v is bound in an OPTIONAL MATCH (a new required MATCH would drop its rows)."""
+    rels = set(rels)
+    blanked = blank_strings(query)
+    read = re.compile(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b")
+    variables = {v for v, bound in _bindings(blanked).items() if bound == label} & set(read.findall(blanked))
+    target = _neighbour_label(label, prop, nodes, rels)
+    if len(variables) != 1 or target is None:
+        return None
+    variable = variables.pop()
+    paths = label_paths(label, target, rels)
+    shown = display_property(nodes.get(target, []), prop)
+    if len(paths) != 1 or shown is None:
+        return None
+    binds = re.compile(rf"\(\s*{re.escape(variable)}\s*[:){{\s]")
+    binding = next((c for c in clauses(query) if binds.search(blanked[c.start:c.end])), None)
+    if binding is None or binding.keyword != "MATCH":
+        return None
+    new = _free_variable(query, re.sub(r"\W", "", target.lower()) or "n")
+    pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
+    head, tail = query[:binding.end].rstrip(), query[binding.end:].lstrip()
+    fixed = f"{head} {pattern}{' ' if tail else ''}{tail}"
+    return _replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
+                                    f"{new}.{shown}")
+
+
+def through_middle(original: str, path: str, rels: Iterable[Relationship], query: str = "") -> str | None:
+    """A one-hop pattern between two labels the schema never joins directly, rewritten through the one
+    label joined to both (one relationship each side): `(s:Supplier)-[:ISSUED_TO]->(w:Warehouse)` ->
+    `(s:Supplier)<-[:ISSUED_TO]-(:PurchaseOrder)-[:DELIVER_TO]->(w:Warehouse)`. None when the hop has
+    properties or a relationship variable the rest of `query` uses (they could not be kept), when `query`
+    binds the middle label to a variable elsewhere, or when there is not exactly one such path."""
+    rels = set(rels)
+    labels = _PATH_LABELS.findall(path)
+    hop = _ONE_HOP.match(original.strip())
+    if len(labels) != 2 or labels[0] == labels[1] or hop is None or hop.group(4).strip():
+        return None
+    variable = hop.group(3)
+    if variable and len(re.findall(rf"(?<![\w$]){re.escape(variable)}\b", blank_strings(query or original))) > 1:
+        return None
+    left, right = labels
+    if any({r[0], r[2]} == {left, right} for r in rels):
+        return None  # joined directly: a relationship to correct, not a path to bridge
+    paths = label_paths(left, right, rels, max_hops=2)
+    if len(paths) != 1 or len(paths[0]) != 2:
+        return None
+    first, second = paths[0]
+    middle = first[2] if first[0] == left else first[0]
+    if re.search(rf"\(\s*\w+\s*:\s*`?{re.escape(middle)}\b", blank_strings(query)):
+        return None  # the query binds that label itself elsewhere: where the bridge goes is not certain
+    return f"{hop.group(1)}{hop_text(first, left)}(:{middle}){hop_text(second, middle)}{hop.group(6)}"
+
+
+_NOT_DEFINED = re.compile(r"'(\w+)' not defined")
+
+
+def undefined_name(error: str) -> str | None:
+    """The name in FalkorDB's "'p' not defined", or None for another error."""
+    found = _NOT_DEFINED.search(error or "")
+    return found.group(1) if found else None
+
+
+def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
+    """`name` used but never bound, read as the one bound variable it must mean: `p.population` when
+    exactly one bound node's label has every property read from p; a bare `population` when exactly one
+    bound node's label has that property. None when that is not exactly one variable, or the name is bound
+    (an alias, a path or an unlabelled node) somewhere."""
+    blanked = blank_strings(query)
+    if re.search(rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
+                 rf"|\b{re.escape(name)}\s*=\s*\(", blanked, re.IGNORECASE):
+        return None
+    bindings = _bindings(blanked)
+    read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
+    if read:
+        meant = [v for v, label in bindings.items() if read <= set(nodes.get(label, []))]
+        if len(meant) != 1:
+            return None
+        return _replace_outside_strings(query, re.compile(rf"(?<![\w.$]){re.escape(name)}\.(?=\w)"), f"{meant[0]}.")
+    meant = [v for v, label in bindings.items() if name in nodes.get(label, [])]
+    if len(meant) != 1:
+        return None
+    bare = re.compile(rf"(?<![\w.$`]){re.escape(name)}\b(?!\s*[:(.])")
+    fixed = _replace_outside_strings(query, bare, f"{meant[0]}.{name}")
+    return fixed if fixed != query else None

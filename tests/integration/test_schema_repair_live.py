@@ -1,0 +1,88 @@
+"""The schema-driven repairs against a live graph: the query as a small model writes it is refused (by
+FalkorDB or by the schema check), and SchemaCheck.corrected turns it into the query that answers what
+was meant."""
+
+from __future__ import annotations
+
+import pytest
+from falkordb.asyncio import FalkorDB
+
+from backends.graph_store import GraphStore
+from backends.schema_check import SchemaCheck
+
+
+@pytest.fixture
+async def shelves(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
+    name = f"shelves-{unique}"
+    db = FalkorDB.from_url(falkordb_url)
+    await db.select_graph(name).query(
+        "CREATE (ada:Author {name: 'Ada'}), (bo:Author {name: 'Bo'}), "
+        "(north:Publisher {name: 'North Press'}), (south:Publisher {name: 'South House'}), "
+        "(one:Book {title: 'One', pages: 100}), (two:Book {title: 'Two', pages: 300}), "
+        "(three:Book {title: 'Three', pages: 50}), "
+        "(ada)-[:WROTE]->(one), (ada)-[:WROTE]->(two), (bo)-[:WROTE]->(three), "
+        "(one)-[:PUBLISHED_BY]->(north), (two)-[:PUBLISHED_BY]->(south), (three)-[:PUBLISHED_BY]->(north), "
+        "(:Review {stars: 5, reviewer: 'Cy'})-[:ABOUT]->(three)")
+    yield name
+    await db.select_graph(name).delete()
+    await db.aclose()
+
+
+@pytest.mark.parametrize(("query", "meant"), [
+    # a neighbour read as a property, one hop and two hops away
+    ("MATCH (b:Book {title: 'Two'}) RETURN b.publisher", [["South House"]]),
+    ("MATCH (r:Review {stars: 5}) RETURN r.author AS author", [["Bo"]]),
+    ("MATCH (b:Book) WHERE b.publisher_name = 'North Press' RETURN b.title ORDER BY b.title", [["One"], ["Three"]]),
+    # two labels joined directly that the schema joins through a third
+    ("MATCH (a:Author {name: 'Ada'})-[r:PUBLISHED_BY]->(p:Publisher) RETURN DISTINCT p.name ORDER BY p.name",
+     [["North Press"], ["South House"]]),
+    ("MATCH (a:Author {name: 'Bo'})-[:PUBLISHED_BY]->(p:Publisher {name: 'North Press'}) RETURN count(*) AS books",
+     [[1]]),
+    # both of two such hops (the first bridge's anonymous middle does not stop the second)
+    ("MATCH (a:Author {name: 'Ada'})-[:PUBLISHED_BY]->(p:Publisher) "
+     "MATCH (b:Author {name: 'Bo'})-[:PUBLISHED_BY]->(p:Publisher) RETURN DISTINCT p.name", [["North Press"]]),
+])
+async def test_what_the_schema_can_only_have_meant_is_rewritten_and_answers(
+        falkordb_url: str, shelves: str, query: str, meant: list[list[object]]) -> None:
+    store = GraphStore(falkordb_url, shelves)
+    check = SchemaCheck(store)
+    try:
+        assert await check.problems(query)  # refused as written
+        fixed = await check.corrected(query)
+        assert fixed is not None
+        assert await check.problems(fixed) == []
+        assert await store.explain_error(fixed) is None
+        assert (await store.ro_query(fixed)).rows == meant
+    finally:
+        await store.aclose()
+
+
+@pytest.mark.parametrize(("query", "meant"), [
+    ("MATCH (b:Book {title: 'Two'}) RETURN p.pages", [[300]]),
+    ("MATCH (b:Book) RETURN b.title ORDER BY pages DESC LIMIT 1", [["Two"]]),
+])
+async def test_an_unbound_variable_is_read_as_the_one_bound_node_that_has_the_property(
+        falkordb_url: str, shelves: str, query: str, meant: list[list[object]]) -> None:
+    store = GraphStore(falkordb_url, shelves)
+    try:
+        assert "not defined" in (await store.explain_error(query) or "")
+        fixed = await SchemaCheck(store).corrected(query)
+        assert fixed is not None
+        assert (await store.ro_query(fixed)).rows == meant
+    finally:
+        await store.aclose()
+
+
+@pytest.mark.parametrize("query", [
+    # both an Author and a Publisher have a name: which one x is cannot be told
+    "MATCH (a:Author)-[:WROTE]->(:Book)-[:PUBLISHED_BY]->(p:Publisher) RETURN x.name",
+    "OPTIONAL MATCH (b:Book {title: 'Two'}) RETURN b.publisher",  # a required MATCH would change the rows
+    "MATCH (a:Author)-[r:PUBLISHED_BY]->(p:Publisher) RETURN type(r)",  # the relationship is read
+])
+async def test_a_query_the_schema_leaves_in_doubt_is_left_for_the_model_to_repair(
+        falkordb_url: str, shelves: str, query: str) -> None:
+    store = GraphStore(falkordb_url, shelves)
+    try:
+        assert await SchemaCheck(store).corrected(query) is None
+    finally:
+        await store.aclose()
