@@ -7,6 +7,7 @@
   replay    replay a run's history (from Temporal or an exported JSON file) against the current code
   actions   list executed actions (the action history) and undo reversible ones
   calibrate fit the confidence calibrator from labelled runs and the human decisions in the audit trail
+  keys      make a key pair for signing override, approval and undo decisions
 
 Every command takes the service's shared flags (-p/--pulsar-host, --temporal-address, --config, ...)
 and reads the same configuration as the services: the YAML file, then TGCA_* variables, then flags.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from cli import actions, calibrate, runs
+from cli import actions, calibrate, keys, runs
 from cli.ask_command import add_parser as add_ask_parser
 from cli.ask_command import ask_command
 from cli.up import add_parser as add_up_parser
@@ -26,7 +27,7 @@ from service.flags import add_common_args
 from service.lifecycle import exit_now
 
 COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": runs.status,
-            "replay": runs.replay_command, "actions": actions.run,
+            "replay": runs.replay_command, "actions": actions.run, "keys": keys.run,
             "calibrate": calibrate.calibrate}
 
 
@@ -41,6 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     runs.add_parsers(sub, common)
     actions.add_parser(sub, common)
     calibrate.add_parser(sub, common)
+    keys.add_parser(sub, common)
     return parser.parse_args(argv)
 
 

@@ -13,6 +13,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from confidence_core.override_signing import load_private_key, sign, signed_message
 from contracts.override import Decision, Override
 from contracts.run import RunStatus
 from service.connections import PartUnreachable, connect_temporal
@@ -28,9 +29,14 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     o.add_argument("decision", choices=[d.value for d in Decision])
     o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
     o.add_argument("--reason", default="")
-    o.add_argument("--by", default=os.environ.get("USER", ""), help="who decides (recorded in the audit trail)")
-    o.add_argument("--token", default=os.environ.get("TGCA_OVERRIDE_TOKEN", ""),
-                   help="override token, when the service requires one (env TGCA_OVERRIDE_TOKEN)")
+    o.add_argument("--by", default=os.environ.get("USER", ""),
+                   help="who decides: the identity's name when the service checks signatures (recorded)")
+    o.add_argument("--key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+                   help="sign the decision with this private key file (tg-confidence keys new; env "
+                        "TGCA_OVERRIDE_KEY); needed when the service has override_keys")
+    o.add_argument("--print", dest="print_only", action="store_true",
+                   help="print the decision as JSON (for temporal workflow signal --input, or a Pulsar follow-up) "
+                        "instead of sending it")
     st = sub.add_parser("status", parents=[common], help="show a run's status")
     st.add_argument("workflow_id")
     rp = sub.add_parser("replay", parents=[common], help="replay histories against the current workflow code")
@@ -43,13 +49,30 @@ async def override(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments) if args.arguments else None
         decision = Override(step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason,
-                            by=args.by, token=args.token)
+                            by=args.by)
     except (json.JSONDecodeError, ValidationError) as exc:
         return error(f"--arguments must be a JSON object of strings: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    try:
+        private = load_private_key(args.key) if args.key else None
+    except (OSError, ValueError) as exc:
+        return error(f"cannot read the key {args.key}: {exc}", UNREACHABLE_OR_BAD_INPUT)
     config = config_from_args(args)
     try:
         client = await connect_temporal(config.temporal_address, config.temporal_namespace)
-        outcome = await client.get_workflow_handle(args.workflow_id).execute_update("submit_override", decision)
+        handle = client.get_workflow_handle(args.workflow_id)
+        if private is not None:  # sign over the challenge of the request the run is waiting on
+            pending = (await handle.query("status", result_type=RunStatus)).pending_override
+            if pending is None or pending.step_id != args.step_id:
+                waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
+                return error(f"{args.workflow_id} is not awaiting an override of step {args.step_id} ({waiting})",
+                             FAILED)
+            message = signed_message(args.workflow_id, pending.challenge, decision.step_id, decision.decision,
+                                     decision.arguments)
+            decision = decision.model_copy(update={"signature": sign(private, message)})
+        if args.print_only:
+            print(decision.model_dump_json(exclude_defaults=True))
+            return 0
+        outcome = await handle.execute_update("submit_override", decision)
     except PartUnreachable as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     except WorkflowUpdateFailedError as exc:

@@ -4,18 +4,35 @@ from __future__ import annotations
 
 import hashlib
 
-from contracts.override import Decision, Override, OverrideRejected, OverrideRequest
+from confidence_core.override_signing import signed_message, verify
+from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
+from contracts.run import AgentSettings
 
 
 def token_digest(token: str) -> str:
+    """The digest form of a retired override token (override_token_sha256)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+UNAUTHORIZED = "not authorized"  # how every rejection for want of a right begins (counted apart)
+_ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "approve actions",
+               Role.UNDO: "undo actions"}
+
+
 def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
-                   token_sha256: list[str]) -> Decision:
-    """The decision if the override is acceptable now; OverrideRejected says why not."""
-    if token_sha256 and token_digest(override.token) not in token_sha256:
-        raise OverrideRejected("not authorized: overrides need a valid override token")
+                   settings: AgentSettings, workflow_id: str) -> Decision:
+    """The decision if the override is acceptable now; OverrideRejected says why not. With override_keys
+    configured, the decider must be one of them, hold the role the request needs, and have signed this
+    decision over the request's challenge."""
+    if override.token:
+        raise OverrideRejected(f"{UNAUTHORIZED}: override tokens are retired (they were written to the workflow "
+                               "history); sign the decision instead: tg-confidence override --key <private key>")
+    if settings.override_token_sha256 and not settings.override_keys:
+        raise OverrideRejected(f"{UNAUTHORIZED}: this worker is configured with retired override tokens; configure "
+                               "override_keys (tg-confidence keys new) to allow overrides again")
+    if settings.override_keys and not any(k.name == override.by for k in settings.override_keys):
+        said = f"'{override.by}' is not an identity allowed to decide" if override.by else "no identity given (by)"
+        raise OverrideRejected(f"{UNAUTHORIZED}: {said}; sign with a configured key (tg-confidence override --key)")
     if override.step_id not in known_steps:
         raise OverrideRejected(f"unknown step {override.step_id!r}")
     try:
@@ -31,12 +48,26 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
         raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
+    if settings.override_keys:
+        authorize(override, pending, settings.override_keys, workflow_id)
     return decision
+
+
+def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str) -> None:
+    """The decider is a configured identity with the role `pending` needs, and signed this very decision."""
+    identity = next(k for k in keys if k.name == override.by)  # check_override made sure there is one
+    if pending.role not in identity.roles:
+        raise OverrideRejected(f"{UNAUTHORIZED}: '{identity.name}' may not {_ROLE_WORDS[pending.role]} "
+                               f"(role '{pending.role.value}' needed)")
+    message = signed_message(workflow_id, pending.challenge, override.step_id, override.decision, override.arguments)
+    if not override.signature or not verify(identity.public_key, message, override.signature):
+        raise OverrideRejected(f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
+                               f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key")
 
 
 def parse_pulsar_override(text: str) -> Override:
     """The decision carried by a follow-up AgentRequest (state "override") in its question: a JSON object
-    {"step_id": ..., "decision": ..., "arguments"?, "reason"?, "by"?, "token"?} or the short form
+    {"step_id": ..., "decision": ..., "arguments"?, "reason"?, "by"?, "signature"?} or the short form
     "<step_id> <decision> [reason ...]"."""
     text = text.strip()
     if text.startswith("{"):

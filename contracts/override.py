@@ -4,9 +4,11 @@ action: the request a run makes and the decision a human sends (signal `override
 
 from __future__ import annotations
 
+import base64
+import binascii
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Decision(StrEnum):
@@ -14,6 +16,37 @@ class Decision(StrEnum):
     RETRY = "retry"    # run the step once more, optionally with new arguments
     SKIP = "skip"      # drop the step (its dependents are skipped too)
     ABORT = "abort"    # end the run with an error
+
+
+class Role(StrEnum):
+    """What an identity may decide (AgentSettings.override_keys)."""
+
+    REVIEW = "review"    # accept, retry, skip or abort a step whose confidence stayed low
+    APPROVE = "approve"  # approve (or refuse) an action batch
+    UNDO = "undo"        # undo executed actions (tg-confidence actions undo)
+
+
+class OverrideIdentity(BaseModel):
+    """Someone who may decide: a name, the Ed25519 public key their decisions are signed with (base64 of the
+    32 raw bytes; `tg-confidence keys new` makes a pair) and their roles. Only public keys are configured,
+    so nothing in the settings, and hence in any history, lets anyone sign."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    public_key: str
+    roles: list[Role] = Field(min_length=1)
+
+    @field_validator("public_key")
+    @classmethod
+    def _raw_ed25519(cls, value: str) -> str:
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (ValueError, binascii.Error):
+            raw = b""
+        if len(raw) != 32:
+            raise ValueError("public_key must be the base64 of a 32-byte Ed25519 public key (tg-confidence keys new)")
+        return value
 
 
 class OverrideRequest(BaseModel):
@@ -26,6 +59,10 @@ class OverrideRequest(BaseModel):
     arguments: dict[str, str] = Field(default_factory=dict)
     choices: list[str] = Field(default_factory=lambda: [d.value for d in Decision])
     timeout_s: float
+    # The role a decider needs, and the challenge a signed decision must cover: unique to this request, so a
+    # decision recorded in a history approves nothing else.
+    role: Role = Role.REVIEW
+    challenge: str = ""
 
 
 class Override(BaseModel):
@@ -38,8 +75,9 @@ class Override(BaseModel):
     decision: str
     arguments: dict[str, str] | None = None
     reason: str = ""
-    by: str = ""
-    token: str = ""
+    by: str = ""  # the identity deciding (its name in override_keys, when keys are configured)
+    signature: str = ""  # base64 Ed25519 signature of confidence_core.override_signing.signed_message(...)
+    token: str = ""  # retired (it was written to the history in plain text); kept so old histories decode
 
 
 class OverrideRejected(ValueError):

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from contracts.names import TaskQueues
-from contracts.override import OverrideRequest
+from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
 from contracts.wire import AgentRequest
 
@@ -29,8 +29,12 @@ class AgentSettings(BaseModel):
     max_parallel_steps: int = Field(default=4, ge=1, le=64)
     override_enabled: bool = True
     override_timeout_s: float = Field(default=600.0, gt=0, le=7 * 24 * 3600)
-    # sha256 hex digests of the tokens that may override; empty = anyone who can reach Temporal may.
-    # Only digests travel in workflow inputs, so no token is ever written to a workflow history.
+    # Who may decide overrides, approvals and undo: names, Ed25519 public keys and roles. Empty: anyone who
+    # can reach Temporal may decide (a development setup). Decisions are signed over a per-request
+    # challenge; only public keys and signatures reach a history, and a signature approves one decision.
+    override_keys: list[OverrideIdentity] = Field(default_factory=list)
+    # Retired: token digests. Still read so that a deployment configured with them refuses every override
+    # (instead of silently opening them to anyone) until override_keys are configured.
     override_token_sha256: list[str] = Field(default_factory=list)
     search_attributes: bool = False  # upsert TgcaStatus & co. (they must be registered on the server)
     audit_enabled: bool = True

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel
 
 # TGCA_* variables that are read outside the settings model (by the CLI, the stack and the prompts loader).
-OTHER_ENV = {"TGCA_CONFIG", "TGCA_PROMPTS", "TGCA_OVERRIDE_TOKEN", "TGCA_DATA_DIR", "TGCA_MODEL_DIR"}
+OTHER_ENV = {"TGCA_CONFIG", "TGCA_PROMPTS", "TGCA_OVERRIDE_KEY", "TGCA_DATA_DIR", "TGCA_MODEL_DIR"}
 ENV_PREFIX = "TGCA_"
 
 

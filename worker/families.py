@@ -24,6 +24,7 @@ from tools.cache import ResultCache
 from worker.log_context import LogContextInterceptor
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
+from workflows.sandbox import WORKFLOW_RUNNER
 
 FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
 
@@ -48,7 +49,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         # execute_action also runs here, as the batch's local activity (no server round trip per entity).
         local = [agent_settings, *([actions.execute_action] if actions else [])]
         workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
-                              activities=local, interceptors=interceptors, max_concurrent_local_activities=500))
+                              activities=local, interceptors=interceptors, max_concurrent_local_activities=500,
+                              workflow_runner=WORKFLOW_RUNNER))
     if "planning" in families:
         planning = PlanningActivities(backends, config.tools)
         routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts)

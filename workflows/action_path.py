@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         windows,
     )
     from contracts.names import BATCH_WORKFLOW_NAME, Activities
-    from contracts.override import Decision, OverrideRequest
+    from contracts.override import Decision, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, StepResult
     from contracts.routing import RouteInput
     from contracts.run import AgentRunResult, StepState, StepStatus
@@ -133,7 +133,7 @@ class ActionPath:
             arguments={"entity_type": intent.entity_type, "action_name": intent.action_name,
                        "targets": str(len(targets)), "would_succeed": str(dry.would_succeed),
                        "would_fail": str(dry.would_fail)},
-            choices=APPROVAL_CHOICES, timeout_s=s.override_timeout_s)
+            choices=APPROVAL_CHOICES, timeout_s=s.override_timeout_s, role=Role.APPROVE)
         what = (f"Approval needed before {intent.action_name} runs on {len(targets)} {intent.entity_type} "
                 f"entities ({dry.would_succeed} would succeed, {dry.would_fail} would fail): {why}. Choices: "
                 "accept (execute), skip (change nothing), abort.")

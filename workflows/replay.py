@@ -18,6 +18,7 @@ from temporalio.worker import Replayer
 
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
+from workflows.sandbox import WORKFLOW_RUNNER
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ def _quiet_runtime() -> Runtime:
 
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
     replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
-                        data_converter=pydantic_data_converter, runtime=_quiet_runtime())
+                        data_converter=pydantic_data_converter, runtime=_quiet_runtime(),
+                        workflow_runner=WORKFLOW_RUNNER)
     outcomes = []
     for history in histories:
         result = await replayer.replay_workflow(history, raise_on_replay_failure=False)

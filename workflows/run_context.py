@@ -75,6 +75,7 @@ class RunContext:
         self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence_core/evidence.py)
         self.finished: list[ConfidenceMetrics] = []  # every finished step's final confidence, usable or not
         self._override_lock = asyncio.Lock()
+        self._override_requests = 0
         self.features = Features()
         self.configure(inp.settings or AgentSettings())
 
@@ -137,12 +138,17 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
-        return check_override(override, self.status.pending_override, known, self.settings.override_token_sha256)
+        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id)
 
     async def wait_for_override(self, request: OverrideRequest, what: str) -> Override | None:
         """Ask a human (signal, update or Pulsar follow-up) and wait up to the request's timeout."""
         async with self._override_lock:  # one pending override at a time, even with parallel steps
             step_id = request.step_id
+            # Unique to this request (this run, its n-th request): a signed decision covers it, so a signature
+            # read from the history approves nothing else.
+            self._override_requests += 1
+            request = request.model_copy(update={
+                "challenge": f"{workflow.info().run_id}/{self._override_requests}/{step_id}"})
             self.status.pending_override = request
             self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
             self.phase("awaiting_override", step_id)

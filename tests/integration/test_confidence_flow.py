@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from temporalio.client import WorkflowUpdateFailedError
 
-from confidence_core.override import token_digest
 from contracts.override import Override
 from contracts.run import AgentRunResult, AgentSettings
 from tests.agent_harness import Harness, plan, responder, shipped_confidence
@@ -149,25 +148,21 @@ async def test_override_skip_and_abort(harness_factory, seed_graph: str, via: st
             assert final.message_type == "error" and final.error and final.error.message == result.error
 
 
-async def test_update_validator_rejects_bad_overrides_and_unauthorized_callers(harness_factory,
-                                                                               seed_graph: str) -> None:
-    _, handle = await exhaust(harness_factory, seed_graph, max_retries=0,
-                              override_token_sha256=[token_digest("s3cret")])
+async def test_update_validator_rejects_bad_overrides(harness_factory, seed_graph: str) -> None:
+    _, handle = await exhaust(harness_factory, seed_graph, max_retries=0)
     for override, reason in (
-        (Override(step_id="s1", decision="accept"), "not authorized"),
-        (Override(step_id="s1", decision="accept", token="wrong"), "not authorized"),
-        (Override(step_id="s9", decision="accept", token="s3cret"), "unknown step 's9'"),
-        (Override(step_id="s1", decision="approve", token="s3cret"), "invalid decision 'approve'"),
-        (Override(step_id="s1", decision="skip", token="s3cret", arguments={"query": "x"}), "only be given with"),
+        (Override(step_id="s9", decision="accept"), "unknown step 's9'"),
+        (Override(step_id="s1", decision="approve"), "invalid decision 'approve'"),
+        (Override(step_id="s1", decision="skip", arguments={"query": "x"}), "only be given with"),
     ):
         with pytest.raises(WorkflowUpdateFailedError) as caught:
             await handle.execute_update("submit_override", override)
         assert reason in str(caught.value.cause)
-    # A signal without the token is ignored (and visible in the status); the valid update goes through.
-    await handle.signal("override", Override(step_id="s1", decision="abort"))
+    # A bad signal is ignored (and visible in the status); the valid update goes through.
+    await handle.signal("override", Override(step_id="s7", decision="abort"))
     status = await handle.query("status")
-    assert status["pending_override"] and "not authorized" in status["rejected_overrides"][0]
-    await handle.execute_update("submit_override", Override(step_id="s1", decision="accept", token="s3cret"))
+    assert status["pending_override"] and "unknown step 's7'" in status["rejected_overrides"][0]
+    await handle.execute_update("submit_override", Override(step_id="s1", decision="accept"))
     result: AgentRunResult = await handle.result()
     assert result.step_results[0].success and result.error is None
 

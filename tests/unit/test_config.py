@@ -68,7 +68,7 @@ def test_a_misspelt_environment_variable_is_an_error_and_known_ones_still_apply(
     monkeypatch.delenv("TGCA_CONFIG", raising=False)
     monkeypatch.setenv("TGCA_AGENT__MAX_RETRIES", "5")
     monkeypatch.setenv("TGCA_LLM_MODEL", "m")
-    monkeypatch.setenv("TGCA_OVERRIDE_TOKEN", "read elsewhere")
+    monkeypatch.setenv("TGCA_OVERRIDE_KEY", "read elsewhere")
     config = load_config()
     assert config.agent.max_retries == 5 and config.llm_model == "m"
     monkeypatch.setenv("TGCA_AGENT__MAX_RETRYS", "7")

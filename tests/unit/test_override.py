@@ -6,26 +6,49 @@ import hashlib
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pydantic import ValidationError
 
 from confidence_core.override import check_override, parse_pulsar_override, token_digest
-from contracts.override import Decision, Override, OverrideRejected, OverrideRequest
+from confidence_core.override_signing import public_key_text, sign, signed_message
+from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
+from contracts.run import AgentSettings
 
 pytestmark = pytest.mark.unit
 
 STEPS = {"s1", "s2", "s3"}
 SECRET = "correct horse battery staple"
+WORKFLOW = "agent-1"
+CHALLENGE = "run-1/1/s2"
+ANA = Ed25519PrivateKey.generate()
+BO = Ed25519PrivateKey.generate()
+ANA_PUBLIC = public_key_text(ANA)
+KEYS = AgentSettings(override_keys=[
+    OverrideIdentity(name="ana", public_key=ANA_PUBLIC, roles=[Role.REVIEW]),
+    OverrideIdentity(name="bo", public_key=public_key_text(BO), roles=[Role.APPROVE, Role.UNDO]),
+    OverrideIdentity(name="cy", public_key=public_key_text(Ed25519PrivateKey.generate()), roles=[Role.REVIEW]),
+])
 
 
-def pending(step_id: str = "s2", choices: list[str] | None = None) -> OverrideRequest:
+def pending(step_id: str = "s2", choices: list[str] | None = None, role: Role = Role.REVIEW,
+            challenge: str = CHALLENGE) -> OverrideRequest:
     extra = {"choices": choices} if choices is not None else {}
     return OverrideRequest(step_id=step_id, function="GraphQuery", score=0.3, threshold=0.8,
-                           reasoning="empty result", retries=3, timeout_s=600, **extra)
+                           reasoning="empty result", retries=3, timeout_s=600, role=role, challenge=challenge, **extra)
 
 
-def check(override: Override, waiting: OverrideRequest | None = None, tokens: list[str] | None = None) -> Decision:
-    return check_override(override, pending() if waiting is None else waiting, STEPS, tokens or [])
+def check(override: Override, waiting: OverrideRequest | None = None) -> Decision:
+    return check_override(override, pending() if waiting is None else waiting, STEPS, AgentSettings(), WORKFLOW)
+
+
+def signed(key: Ed25519PrivateKey, decision: str, by: str = "ana", arguments: dict[str, str] | None = None,
+           step_id: str = "s2") -> Override:
+    message = signed_message(WORKFLOW, CHALLENGE, step_id, decision, arguments)
+    return Override(step_id=step_id, decision=decision, arguments=arguments, by=by, signature=sign(key, message))
+
+
+def check_signed(override: Override, waiting: OverrideRequest | None = None, workflow_id: str = WORKFLOW) -> Decision:
+    return check_override(override, pending() if waiting is None else waiting, STEPS, KEYS, workflow_id)
 
 
 # -- check_override --------------------------------------------------------------------------------
@@ -59,7 +82,7 @@ def test_an_override_for_a_step_that_is_not_waiting_is_rejected_with_the_reason(
 def test_an_override_when_no_step_is_waiting_is_rejected_with_the_reason() -> None:
     """A late or early override does not affect the run."""
     with pytest.raises(OverrideRejected, match=r"step s1 is not awaiting an override \(no step is\)"):
-        check_override(Override(step_id="s1", decision="accept"), None, STEPS, [])
+        check_override(Override(step_id="s1", decision="accept"), None, STEPS, AgentSettings(), WORKFLOW)
 
 
 def test_an_unknown_step_is_rejected() -> None:
@@ -83,39 +106,85 @@ def test_a_decision_not_offered_for_this_step_is_rejected() -> None:
     assert check(Override(step_id="s2", decision="skip"), approval) is Decision.SKIP
 
 
-def test_without_configured_tokens_anyone_may_override() -> None:
-    """An empty token list means no token is needed (whoever reaches Temporal may decide)."""
-    assert check(Override(step_id="s2", decision="accept", token="anything")) is Decision.ACCEPT
+def test_without_configured_keys_anyone_may_override() -> None:
+    """No override_keys: whoever reaches Temporal may decide (a development setup), unsigned."""
+    assert check(Override(step_id="s2", decision="accept", by="anyone")) is Decision.ACCEPT
 
 
-def test_with_tokens_configured_only_a_matching_token_is_accepted() -> None:
-    """The token's digest must be one of the configured digests."""
-    tokens = [token_digest("other"), token_digest(SECRET)]
-    assert check(Override(step_id="s2", decision="accept", token=SECRET), tokens=tokens) is Decision.ACCEPT
-    for wrong in ["", "wrong", SECRET.upper(), token_digest(SECRET)]:
-        with pytest.raises(OverrideRejected, match="not authorized"):
-            check(Override(step_id="s2", decision="accept", token=wrong), tokens=tokens)
-
-
-def test_an_unauthorized_override_learns_nothing_about_the_run() -> None:
-    """Without a valid token the reply is 'not authorized', even for unknown steps or bad decisions."""
-    tokens = [token_digest(SECRET)]
-    for override in [Override(step_id="s9", decision="accept"), Override(step_id="s1", decision="bogus")]:
-        with pytest.raises(OverrideRejected, match=r"^not authorized"):
-            check(override, tokens=tokens)
+def test_a_retired_token_is_refused_and_retired_token_settings_refuse_every_override() -> None:
+    """Tokens were written to the history in plain text: none is accepted, and a deployment still configured
+    with token digests fails closed instead of opening overrides to anyone."""
+    with pytest.raises(OverrideRejected, match="override tokens are retired"):
+        check(Override(step_id="s2", decision="accept", token=SECRET))
+    retired = AgentSettings(override_token_sha256=[token_digest(SECRET)])
+    with pytest.raises(OverrideRejected, match="configure override_keys"):
+        check_override(Override(step_id="s2", decision="accept"), pending(), STEPS, retired, WORKFLOW)
 
 
 def test_token_digest_is_the_sha256_hex_of_the_token() -> None:
-    """Operators configure `sha256sum` output; the digest must match it."""
+    """Operators configured `sha256sum` output; the retired setting is still read that way."""
     assert token_digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     assert token_digest("tökén") == hashlib.sha256("tökén".encode()).hexdigest()
 
 
-@given(st.text(max_size=30), st.text(max_size=30))
-@settings(database=None)
-def test_different_tokens_have_different_digests(first: str, second: str) -> None:
-    """A token only matches its own digest."""
-    assert (token_digest(first) == token_digest(second)) is (first == second)
+# -- signed decisions and roles --------------------------------------------------------------------
+
+
+def test_a_decision_signed_by_an_identity_with_the_role_is_accepted() -> None:
+    assert check_signed(signed(ANA, "accept")) is Decision.ACCEPT
+    retry = signed(ANA, "retry", arguments={"query": "MATCH (n) RETURN n"})
+    assert check_signed(retry) is Decision.RETRY
+
+
+@pytest.mark.parametrize(("override", "reason"), [
+    (Override(step_id="s2", decision="accept"), "no identity given"),
+    (Override(step_id="s2", decision="accept", by="mallory"), "'mallory' is not an identity"),
+    (Override(step_id="s2", decision="accept", by="ana"), "the signature does not sign this decision"),
+    (Override(step_id="s2", decision="accept", by="ana", signature="bm90IGEgc2lnbmF0dXJl"), "does not sign"),
+])
+def test_an_unsigned_or_unknown_decision_is_not_authorized(override: Override, reason: str) -> None:
+    with pytest.raises(OverrideRejected, match=f"^not authorized: .*{reason}"):
+        check_signed(override)
+
+
+def test_a_signature_approves_only_the_decision_step_arguments_request_and_run_it_was_made_for() -> None:
+    """Everything a signature could be reused for from a history fails: another decision, other retry
+    arguments, the next request of the same run (new challenge), another run, another identity's name."""
+    accept = signed(ANA, "accept")
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(accept.model_copy(update={"decision": "abort"}))
+    retry = signed(ANA, "retry", arguments={"query": "MATCH (n) RETURN n"})
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(retry.model_copy(update={"arguments": {"query": "MATCH (n) DETACH DELETE n"}}))
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(accept, waiting=pending(challenge="run-1/2/s2"))
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(accept, workflow_id="agent-other")
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(accept.model_copy(update={"by": "cy"}))
+
+
+def test_roles_decide_who_may_review_steps_and_who_may_approve_actions() -> None:
+    approval = pending(role=Role.APPROVE, choices=["accept", "skip", "abort"])
+    with pytest.raises(OverrideRejected, match="'ana' may not approve actions \\(role 'approve' needed\\)"):
+        check_signed(signed(ANA, "accept"), waiting=approval)
+    assert check_signed(signed(BO, "accept", by="bo"), waiting=approval) is Decision.ACCEPT
+    with pytest.raises(OverrideRejected, match="'bo' may not decide on low-confidence steps"):
+        check_signed(signed(BO, "accept", by="bo"))
+
+
+def test_an_unknown_identity_learns_nothing_about_the_run() -> None:
+    """Without a configured identity the reply is 'not authorized', even for unknown steps or bad decisions."""
+    for override in [Override(step_id="s9", decision="accept", by="x"), Override(step_id="s1", decision="bogus")]:
+        with pytest.raises(OverrideRejected, match=r"^not authorized"):
+            check_signed(override)
+
+
+def test_identities_need_a_real_public_key_and_a_role() -> None:
+    with pytest.raises(ValidationError, match="32-byte Ed25519 public key"):
+        OverrideIdentity(name="x", public_key="c2hvcnQ=", roles=[Role.REVIEW])
+    with pytest.raises(ValidationError):
+        OverrideIdentity(name="x", public_key=ANA_PUBLIC, roles=[])
 
 
 # -- parse_pulsar_override -------------------------------------------------------------------------
@@ -125,7 +194,7 @@ def test_the_short_form_gives_step_decision_and_reason() -> None:
     """'s2 retry the supplier name was misspelled' is a retry of s2 with that reason."""
     override = parse_pulsar_override("  s2 RETRY the supplier name   was misspelled ")
     assert (override.step_id, override.decision, override.reason) == ("s2", "retry", "the supplier name was misspelled")
-    assert override.arguments is None and override.token == ""
+    assert override.arguments is None and override.signature == ""
 
 
 def test_the_short_form_without_a_reason_is_enough() -> None:
@@ -140,14 +209,14 @@ def test_a_short_form_without_step_and_decision_is_rejected_with_an_example(text
         parse_pulsar_override(text)
 
 
-def test_the_json_form_carries_arguments_author_and_token() -> None:
-    """Retry arguments, the author and the token travel in the JSON form."""
+def test_the_json_form_carries_arguments_author_and_signature() -> None:
+    """Retry arguments, the author and the signature travel in the JSON form (what `override --print` gives)."""
     override = parse_pulsar_override(
         '{"step_id": "s2", "decision": "retry", "arguments": {"query": "MATCH (n) RETURN n"}, '
-        '"reason": "broader", "by": "ana", "token": "t0k"}'
+        '"reason": "broader", "by": "ana", "signature": "c2ln"}'
     )
     assert override == Override(step_id="s2", decision="retry", arguments={"query": "MATCH (n) RETURN n"},
-                                reason="broader", by="ana", token="t0k")
+                                reason="broader", by="ana", signature="c2ln")
 
 
 @pytest.mark.parametrize("text", [
