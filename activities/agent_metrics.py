@@ -34,6 +34,10 @@ class AgentMetrics:
             "agent_audit_pending_records", "Audit records waiting for the sink to accept them", registry=registry)
         self.audit_dropped = Counter(
             "agent_audit_dropped_records", "Audit records dropped because the backlog was full", registry=registry)
+        self.override_rejected = Counter(
+            "agent_override_rejected", "Override decisions refused, by path (update, signal) and reason "
+            "(unauthorized: no right to decide; invalid: a bad step or decision)", ["path", "reason"],
+            registry=registry)
         self._retried = 0
         self._recovered = 0
 

@@ -11,6 +11,8 @@ from activities.actions import ActionTools
 from backends.graph_store import GraphQueryError, GraphStore
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.ontology import Ontology, UnknownName
+from confidence_core.override_signing import load_private_key, sign, verify
+from contracts.override import OverrideIdentity, Role
 from embedded.demo_graph import ONTOLOGY_PATH
 from service.flags import config_from_args
 
@@ -33,6 +35,30 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     which.add_argument("--key", help="one action record's key")
     which.add_argument("--run", help="every action of this run")
     undo.add_argument("--by", default=os.environ.get("USER", ""), help="who undoes (recorded)")
+    undo.add_argument("--signing-key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+                      help="the undoer's private key (tg-confidence keys new); needed when override_keys are "
+                           "configured: only an identity with the role 'undo' may undo")
+
+
+def undo_refusal(keys: list[OverrideIdentity], by: str, key_path: Path | None) -> str:
+    """Why `by` may not undo ("" when they may): with identities configured, `by` must be one with the role
+    'undo' whose private key is at `key_path` (proved by signing and checking against the configured public
+    key). A policy check of this command: whoever can write to the graph directly is not stopped by it."""
+    if not keys:
+        return ""
+    identity = next((k for k in keys if k.name == by), None)
+    if identity is None or Role.UNDO not in identity.roles:
+        return f"not authorized: '{by}' may not undo actions (an identity with the role 'undo' is needed)"
+    if key_path is None:
+        return "not authorized: sign with your key (--signing-key, or TGCA_OVERRIDE_KEY)"
+    try:
+        private = load_private_key(key_path)
+    except (OSError, ValueError) as exc:
+        return f"cannot read the key {key_path}: {exc}"
+    proof = b"tgca-undo-v1|" + by.encode()
+    if not verify(identity.public_key, proof, sign(private, proof)):
+        return f"not authorized: {key_path} is not {by}'s key"
+    return ""
 
 
 def _line(e: HistoryEntry) -> str:
@@ -57,6 +83,9 @@ async def run(args: argparse.Namespace) -> int:
             for entry in await history.list(run_id=args.run, entity_id=args.entity, limit=args.limit):
                 print(entry.model_dump_json() if args.json else _line(entry))
             return 0
+        refused = undo_refusal(config.agent.override_keys, args.by, args.signing_key)
+        if refused:
+            return error(refused, FAILED)
         entries = await history.list(key=args.key or "", run_id=args.run or "", limit=100_000)
         entries = [e for e in entries if not e.undoes and not e.undone_by]
         if not entries:

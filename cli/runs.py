@@ -31,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     o.add_argument("--reason", default="")
     o.add_argument("--by", default=os.environ.get("USER", ""),
                    help="who decides: the identity's name when the service checks signatures (recorded)")
-    o.add_argument("--key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+    o.add_argument("--key", "--signing-key", dest="key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
                    help="sign the decision with this private key file (tg-confidence keys new; env "
                         "TGCA_OVERRIDE_KEY); needed when the service has override_keys")
     o.add_argument("--print", dest="print_only", action="store_true",

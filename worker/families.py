@@ -22,6 +22,7 @@ from service.config import ServiceConfig
 from tools import registry
 from tools.cache import ResultCache
 from worker.log_context import LogContextInterceptor
+from worker.override_rejections import OverrideRejectionCounter
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 from workflows.sandbox import WORKFLOW_RUNNER
@@ -49,7 +50,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         # execute_action also runs here, as the batch's local activity (no server round trip per entity).
         local = [agent_settings, *([actions.execute_action] if actions else [])]
         workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
-                              activities=local, interceptors=interceptors, max_concurrent_local_activities=500,
+                              activities=local, interceptors=[*interceptors, OverrideRejectionCounter(metrics)],
+                              max_concurrent_local_activities=500,
                               workflow_runner=WORKFLOW_RUNNER))
     if "planning" in families:
         planning = PlanningActivities(backends, config.tools)

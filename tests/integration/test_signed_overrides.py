@@ -40,7 +40,7 @@ def decided(key: Ed25519PrivateKey, by: str, handle: WorkflowHandle, pending: di
 
 
 async def test_only_a_signed_decision_by_an_identity_with_the_role_is_taken(harness_factory, seed_graph: str) -> None:
-    _, handle, pending = await waiting_run(harness_factory, seed_graph)
+    harness, handle, pending = await waiting_run(harness_factory, seed_graph)
     assert pending["role"] == "review" and pending["challenge"]
     for override, reason in (
         (Override(step_id="s1", decision="accept"), "no identity given"),
@@ -59,6 +59,9 @@ async def test_only_a_signed_decision_by_an_identity_with_the_role_is_taken(harn
     await handle.signal("override", decided(ANA, "ana", handle, pending))
     result: AgentRunResult = await handle.result()
     assert result.step_results[0].success and "(accepted by ana)" in result.step_results[0].confidence.reasoning
+    # Every refusal was counted once, by path and reason.
+    assert harness.metric("agent_override_rejected_total", path="update", reason="unauthorized") == 5
+    assert harness.metric("agent_override_rejected_total", path="signal", reason="unauthorized") == 1
 
 
 async def test_the_history_of_an_approved_run_approves_nothing_else(harness_factory, seed_graph: str) -> None:
