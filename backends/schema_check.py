@@ -19,12 +19,18 @@ from typing import Any
 from cypher_guardrail import PropertiesValidator, SchemaValidator, Snapshot
 
 from backends.graph_store import GraphStore
-from confidence_core.schema_repair import bound_instead, neighbour_property, through_middle, undefined_name
+from confidence_core.schema_repair import (
+    ONE_HOP,
+    PATH_LABELS,
+    bound_instead,
+    neighbour_property,
+    through_middle,
+    undefined_name,
+)
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
-_PATH_LABELS = re.compile(r"\(:(\w+)\)")
 
 
 class SchemaCheck:
@@ -137,9 +143,6 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
     return str(item.get("description", "")).strip()
 
 
-_ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
-
-
 def _between(a: str, b: str, rels: set[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     """The schema's relationships joining labels a and b, in either direction."""
     return [r for r in rels if {r[0], r[2]} == {a, b}]
@@ -149,8 +152,8 @@ def only_relationship(original: str, path: str, rels: set[tuple[str, str, str]])
     """`original` (one hop, as written in the query) with its relationship replaced by the only one the
     schema has between its two labels, in that relationship's direction; None when there is not exactly
     one, or the hop is not a plain typed one."""
-    labels = _PATH_LABELS.findall(path)
-    hop = _ONE_HOP.match(original.strip())
+    labels = PATH_LABELS.findall(path)
+    hop = ONE_HOP.match(original.strip())
     if len(labels) != 2 or labels[0] == labels[1] or hop is None or "*" in hop.group(4) or "[" in hop.group(6):
         return None  # not one plain typed hop between two different labels
     left, right = labels
@@ -205,7 +208,7 @@ def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> 
 def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:
     """How the two labels of a path that does not exist are connected in the schema: directly, through one
     label in between, or not at all."""
-    labels = _PATH_LABELS.findall(path)
+    labels = PATH_LABELS.findall(path)
     if len(labels) != 2:
         return "use only the relationships the schema lists"
     a, b = labels

@@ -173,7 +173,7 @@ def aggregate_order_alias(query: str) -> str:
                 continue
             alias = next((a for a, e in aliases.items() if _normal(e) == _normal(expression)), None)
             if alias is None:
-                alias = _free_name(query, "order_key")
+                alias = free_name(query, "order_key")
                 position = next((i for i, item in enumerate(items) if _normal(item) == _normal(expression)), None)
                 if position is None:
                     items.append(f"{expression} AS {alias}")
@@ -188,7 +188,7 @@ def aggregate_order_alias(query: str) -> str:
     return query
 
 
-def _free_name(query: str, stem: str) -> str:
+def free_name(query: str, stem: str) -> str:
     taken = set(_IDENTIFIER.findall(query))
     n = 1
     while f"{stem}{n}" in taken:

@@ -52,14 +52,6 @@ def sign(private: Ed25519PrivateKey, message: bytes) -> str:
     return base64.b64encode(private.sign(message)).decode()
 
 
-def valid_public_key(text: str) -> bool:
-    try:
-        Ed25519PublicKey.from_public_bytes(base64.b64decode(text, validate=True))
-    except (ValueError, binascii.Error):
-        return False
-    return True
-
-
 def verify(public_key: str, message: bytes, signature: str) -> bool:
     """Does `signature` (base64) sign `message` with the key `public_key` (base64 raw)? Never raises."""
     try:

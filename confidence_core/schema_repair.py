@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from confidence_core.cypher_repair import clauses
+from confidence_core.cypher_repair import clauses, free_name
 from confidence_core.cypher_text import blank_strings
 
 Nodes = dict[str, list[str]]
@@ -27,8 +27,9 @@ Relationship = tuple[str, str, str]
 
 MAX_HOPS = 3  # a neighbour further away than this is not what a property name means
 _SUFFIX = re.compile(r"^(?P<stem>.+?)[_\s]*(?P<suffix>ids?|names?|keys?|codes?|numbers?|no)$", re.IGNORECASE)
-_PATH_LABELS = re.compile(r"\(:(\w+)\)")
-_ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
+# A guardrail path "(:A)-[:T]->(:B)" and one plain hop as written in a query (schema_check reads them too).
+PATH_LABELS = re.compile(r"\(:(\w+)\)")
+ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
 
 
 def _key(name: str) -> str:
@@ -123,14 +124,6 @@ def _bindings(blanked: str) -> dict[str, str]:
     return found
 
 
-def _free_variable(query: str, stem: str) -> str:
-    taken = set(re.findall(r"\w+", query))
-    n = 1
-    while f"{stem}{n}" in taken:
-        n += 1
-    return f"{stem}{n}"
-
-
 def _replace_outside_strings(query: str, pattern: re.Pattern[str], replacement: str) -> str:
     """`pattern` replaced wherever it matches outside string literals."""
     blanked = blank_strings(query)
@@ -162,7 +155,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     binding = next((c for c in clauses(query) if binds.search(blanked[c.start:c.end])), None)
     if binding is None or binding.keyword != "MATCH":
         return None
-    new = _free_variable(query, re.sub(r"\W", "", target.lower()) or "n")
+    new = free_name(query, re.sub(r"\W", "", target.lower()) or "n")
     pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
     head, tail = query[:binding.end].rstrip(), query[binding.end:].lstrip()
     fixed = f"{head} {pattern}{' ' if tail else ''}{tail}"
@@ -177,8 +170,8 @@ def through_middle(original: str, path: str, rels: Iterable[Relationship], query
     properties or a relationship variable the rest of `query` uses (they could not be kept), when `query`
     binds the middle label to a variable elsewhere, or when there is not exactly one such path."""
     rels = set(rels)
-    labels = _PATH_LABELS.findall(path)
-    hop = _ONE_HOP.match(original.strip())
+    labels = PATH_LABELS.findall(path)
+    hop = ONE_HOP.match(original.strip())
     if len(labels) != 2 or labels[0] == labels[1] or hop is None or hop.group(4).strip():
         return None
     variable = hop.group(3)
