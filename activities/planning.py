@@ -11,7 +11,7 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import existence_query, ground
+from backends.grounding import existence_query, ground, misplaced_names
 from confidence_core.grounding import describe_grounding
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
@@ -22,6 +22,9 @@ from tools.spec import ToolSpec
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
+# Repairs are sampled: at temperature 0 the local model was seen answering the repair request with the
+# very plan it had just been told was unusable, three times over.
+REPAIR_TEMPERATURE = 0.5
 TRUSTGRAPH_SCHEMA = ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
                      "naming the entities they are about)")
 
@@ -67,11 +70,12 @@ class PlanningActivities:
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         for attempt in range(1, PLAN_ATTEMPTS + 1):
-            completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768)
+            completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
+                                                      temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE)
             try:
                 plan = await self._fixed(parse_plan(completion.text, plan_id=request.plan_id, tools=tools,
                                                     settings=request.settings))
-                problems = await self._static_problems(plan)
+                problems = await self._static_problems(plan, grounding)
                 if not problems:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
             except PlanParseError as exc:
@@ -117,14 +121,20 @@ class PlanningActivities:
             steps.append(step.model_copy(update={"arguments": fixed}) if fixed is not None else step)
         return plan.model_copy(update={"steps": steps})
 
-    async def _static_problems(self, plan: ExecutionPlan) -> list[str]:
+    async def _static_problems(self, plan: ExecutionPlan, grounding: Grounding) -> list[str]:
         """What each step's tool finds wrong with its arguments before anything runs (e.g. a query FalkorDB
-        rejects). Steps whose arguments come from earlier steps' results are checked when they run."""
+        rejects), and a graph query that looks a name up where grounding found it is not stored. Steps whose
+        arguments come from earlier steps' results are checked when they run."""
         problems = []
         for step in plan.steps:
             tool = registry.tool(step.function)
-            if tool is not None:
-                problems += [f"step {step.id}: {p}" for p in await tool.check(step.arguments, self.backends)]
+            if tool is None:
+                continue
+            found = await tool.check(step.arguments, self.backends)
+            query = step.arguments.get("query")
+            if not found and tool.spec.uses_schema and isinstance(query, str) and self.backends.graph is not None:
+                found = await misplaced_names(query, grounding, self.backends.graph)
+            problems += [f"step {step.id}: {p}" for p in found]
         return problems
 
     @activity.defn(name=Activities.ADJUST_STEP)

@@ -4,10 +4,12 @@ or by their longer words. What matches nothing at all is evidence too: the thing
 from __future__ import annotations
 
 from backends.graph_store import PROPERTY_TEXT, GraphStore
-from confidence_core.grounding import mentions, name_tokens
+from confidence_core.grounding import Neighbours, describe_entity, mentions, misplaced_name, name_tokens, named_lookups
 from contracts.query_path import EntityMatch, Grounding
 
 MATCHES_PER_MENTION = 3
+DESCRIBED_ENTITIES = 2  # entities whose stored facts the planner is shown (each costs prompt tokens)
+NEIGHBOUR_EXAMPLES = 3
 BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's
 
 _FIND = ("MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "
@@ -54,6 +56,27 @@ def existence_query(names: list[str]) -> str:
             "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5")
 
 
+def _entity(label: str) -> str:
+    return "(n:`" + label.replace("`", "``") + "`) WHERE toString(n[$prop]) = $value WITH n LIMIT 1 "
+
+
+async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
+    """What the graph stores about one found entity: its properties, and per relationship type and
+    direction the neighbours' label, how many there are and a few of their names."""
+    params = {"prop": match.property, "value": match.value, "skip": list(BOOKKEEPING_LABELS)}
+    found = await graph.ro_query(f"MATCH {_entity(match.label)}RETURN properties(n)", params, max_rows=1)
+    if not found.rows:
+        return ""
+    around = await graph.ro_query(
+        f"MATCH {_entity(match.label)}MATCH (n)-[r]-(m) WHERE NOT labels(m)[0] IN $skip "
+        "WITH type(r) AS type, startNode(r) = n AS outgoing, labels(m)[0] AS label, m "
+        f"RETURN type, outgoing, label, count(m), collect(properties(m))[0..{NEIGHBOUR_EXAMPLES}] "
+        "ORDER BY type, outgoing DESC, label", params, max_rows=50)
+    neighbours = [Neighbours(type=str(t), outgoing=bool(out), label=str(lab), count=int(n), examples=list(ex))
+                  for t, out, lab, n, ex in around.rows]
+    return describe_entity(match.label, match.value, found.rows[0][0], neighbours)
+
+
 async def ground(question: str, graph: GraphStore) -> Grounding:
     grounding = Grounding()
     for mention in mentions(question, await vocabulary(graph)):
@@ -62,4 +85,23 @@ async def ground(question: str, graph: GraphStore) -> Grounding:
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
+    for match in grounding.described_entities(DESCRIBED_ENTITIES):
+        facts = await entity_facts(graph, match)
+        if facts:
+            grounding.facts.append(facts)
     return grounding
+
+
+async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
+    """Repair feedback for a query that matches a name the question gave on a label or property that does
+    not hold it, while grounding found it stored elsewhere ('Western Asia' looked up as a Region's name
+    when only a Subregion has it): such a query can only come back empty."""
+    problems = []
+    for label, prop, value in named_lookups(query):
+        problem = misplaced_name(label, prop, value, grounding)
+        if problem is None:
+            continue
+        held = await graph.ro_query(f"MATCH {_entity(label)}RETURN count(n)", {"prop": prop, "value": value})
+        if not (held.rows and held.rows[0][0]):
+            problems.append(problem)
+    return problems

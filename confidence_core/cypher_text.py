@@ -97,7 +97,7 @@ def broaden_cypher(query: str) -> str | None:
     return broadened if broadened != query else None
 
 
-def _unescaped(literal: str) -> str:
+def unescaped(literal: str) -> str:
     """The value a Cypher string literal's source text denotes (O\\'Brien is O'Brien)."""
     return _ESCAPE.sub(r"\1", literal)
 
@@ -106,9 +106,9 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     """(value, "exact" | "contains") for each string literal the query matches on, in order, deduplicated."""
     found: list[tuple[str, str]] = []
     for match in _INLINE.finditer(query):
-        found += [(_unescaped(value), "exact") for _, value in _PAIR.findall(match.group(3))]
-    found += [(_unescaped(m.group(2)), "exact") for m in _EQUALS.finditer(query)]
-    found += [(_unescaped(m.group(1)), "contains") for m in _CONTAINS.finditer(query)]
+        found += [(unescaped(value), "exact") for _, value in _PAIR.findall(match.group(3))]
+    found += [(unescaped(m.group(2)), "exact") for m in _EQUALS.finditer(query)]
+    found += [(unescaped(m.group(1)), "contains") for m in _CONTAINS.finditer(query)]
     seen: set[tuple[str, str]] = set()
     return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
 

@@ -7,8 +7,12 @@ times, not things. Pure functions: the look-up itself is the graph backend's (ba
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
+from confidence_core.cypher_text import blank_strings, unescaped
 from confidence_core.knowledge import entity_terms
+from confidence_core.schema_repair import display_property
 from contracts.query_path import Grounding
 
 _CALENDAR = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -73,6 +77,52 @@ def name_tokens(mention: str) -> list[str]:
     return [w for w in mention.replace("-", " ").split() if len(w) >= MIN_TOKEN]
 
 
+SHOWN_PROPERTIES = 12
+VALUE_CHARS = 40
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """An entity's neighbours along one relationship type and direction."""
+
+    type: str
+    outgoing: bool
+    label: str
+    count: int
+    examples: list[dict[str, Any]]  # a few neighbours' properties
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        shown = value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "..."
+        return "'" + shown + "'"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value[:3]) + (", ...]" if len(value) > 3 else "]")
+    return str(value)
+
+
+def _example_name(props: dict[str, Any]) -> str | None:
+    key = display_property(list(props), "name")
+    if key is None:
+        key = next((k for k, v in props.items() if isinstance(v, str)), None)
+    return None if key is None else _value(props[key])
+
+
+def describe_entity(label: str, value: str, props: dict[str, Any], neighbours: list[Neighbours]) -> str:
+    """One found entity as the planner reads it: its stored properties, then one line per relationship type
+    and direction with the neighbours' label, their number and a few names (this shows which property or
+    path holds an answer, and in which direction a relationship goes)."""
+    shown = ", ".join(f"{k} = {_value(v)}" for k, v in list(props.items())[:SHOWN_PROPERTIES])
+    lines = [f"- ({label} '{value}') has {shown}"]
+    for n in neighbours:
+        arrow = f"-[:{n.type}]->" if n.outgoing else f"<-[:{n.type}]-"
+        names = [name for name in (_example_name(e) for e in n.examples) if name]
+        more = ", ..." if n.count > len(names) else ""
+        example = f": {', '.join(names)}{more}" if names else ""
+        lines.append(f"  ({label} '{value}'){arrow}(:{n.label}) {n.count} node{'s' if n.count != 1 else ''}{example}")
+    return "\n".join(lines)
+
+
 def describe_grounding(grounding: Grounding) -> str:
     """For the planner: each name as the graph stores it (label, property, value), and the names found
     nowhere. Empty when the question names nothing."""
@@ -95,4 +145,42 @@ def describe_grounding(grounding: Grounding) -> str:
         lines.append("Not found anywhere in the graph, not even in part: "
                      + ", ".join(f"'{u}'" for u in grounding.unmatched)
                      + ". If the question is about them, the answer is that they do not exist here.")
+    if grounding.facts:
+        lines.append("What the graph stores about them (use it to pick the property or relationship that holds "
+                     "the answer; the query still reads the answer):")
+        lines += grounding.facts
     return "\n".join(lines)
+
+
+_INLINE_NODE = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?\s*\{([^{}]*)\}")
+_INLINE_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
+_PROPERTY_EQUALS = re.compile(r"\b(\w+)\.(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
+_LABELLED = re.compile(r"\(\s*(\w+)\s*:\s*`?(\w+)`?")
+
+
+def named_lookups(query: str) -> list[tuple[str, str, str]]:
+    """(label, property, value) for each place the query matches a labelled node's property to a string:
+    `(s:Supplier {name: 'X'})` and `s.name = 'X'` with `s` bound to a label."""
+    blanked = blank_strings(query)
+    bound: dict[str, str] = {}
+    for variable, label in _LABELLED.findall(blanked):
+        bound.setdefault(variable, label)
+    found: list[tuple[str, str, str]] = []
+    for node in _INLINE_NODE.finditer(query):
+        found += [(node.group(1), prop, unescaped(value)) for prop, value in _INLINE_PAIR.findall(node.group(2))]
+    for variable, prop, value in _PROPERTY_EQUALS.findall(query):
+        if variable in bound:
+            found.append((bound[variable], prop, unescaped(value)))
+    return list(dict.fromkeys(found))
+
+
+def misplaced_name(label: str, prop: str, value: str, grounding: Grounding) -> str | None:
+    """Where grounding found `value`, said as repair feedback, when it found it and not at label.prop
+    (the caller confirms against the graph that label.prop does not hold it)."""
+    elsewhere = [m for m in grounding.matches if m.value.lower() == value.lower()
+                 and (m.label, m.property) != (label, prop)]
+    if not elsewhere:
+        return None
+    where = " and ".join(dict.fromkeys(f"{m.label}.{m.property}" for m in elsewhere))
+    return (f"no {label} has {prop} = '{value}'; the graph stores '{elsewhere[0].value}' as {where}: match it there "
+            "(with that label, and the relationships the schema gives that label)")

@@ -37,12 +37,27 @@ class Grounding(BaseModel):
 
     matches: list[EntityMatch] = Field(default_factory=list)
     unmatched: list[str] = Field(default_factory=list)  # nothing in the graph holds them, not even in part
+    # What the graph stores about the entities found by their own name (properties, relationships with
+    # counts and examples), rendered for the planner: it shows which property or path holds the answer.
+    facts: list[str] = Field(default_factory=list)
 
     def only_by_words(self) -> list[str]:
         """Names no stored value equals or contains: only other names sharing a word with them were found
         ("Ambervale Logistics" when only "Nordic Logistics" exists)."""
         named = {m.mention for m in self.matches if m.same_name()}
         return list(dict.fromkeys(m.mention for m in self.matches if m.mention not in named))
+
+    def described_entities(self, limit: int) -> list[EntityMatch]:
+        """The entities worth describing: one per name, found as the name itself and unambiguously (an exact
+        match, or the only stored value containing the name), a name-like property preferred over another
+        that happens to hold the same text; at most `limit`, in the question's order."""
+        chosen: list[EntityMatch] = []
+        for mention in dict.fromkeys(m.mention for m in self.matches):
+            found = [m for m in self.matches if m.mention == mention and m.same_name()]
+            usable = [m for m in found if m.how == "exact"] or (found if len(found) == 1 else [])
+            if usable:
+                chosen.append(min(usable, key=lambda m: not m.property.lower().endswith(("name", "title"))))
+        return chosen[:limit]
 
 
 class PlanningOutput(BaseModel):

@@ -82,6 +82,8 @@ async def test_the_planner_is_told_how_the_graph_stores_the_names_it_was_given(h
     result = await (await harness.start("Which country is Acme Industrial in?")).result()
     prompt = llm.planning_requests()[-1]["messages"][-1]["content"]
     assert "- Supplier.name = 'Acme Industrial'" in prompt and "Not found anywhere" not in prompt
+    assert "(Supplier 'Acme Industrial') has " in prompt  # its stored properties and neighbours, described
+    assert "(Supplier 'Acme Industrial')<-[:ISSUED_TO]-(:PurchaseOrder)" in prompt
     assert result.step_results[0].confidence.score == 0.9
 
 
@@ -91,10 +93,29 @@ async def test_a_query_falkordb_rejects_is_repaired_before_it_runs(harness_facto
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which invoices are overdue?")).result()
 
-    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    first, repair_request = llm.planning_requests()[:2]
+    repair = repair_request["messages"][-1]["content"]
     assert "FalkorDB rejects the query: Unknown function 'NOW'" in repair
+    assert first["temperature"] == 0 and repair_request["temperature"] > 0  # a repair is sampled, not a replay
     assert runs_of(harness, WITH_NOW) == 0 and runs_of(harness, VALID) == 1
     assert result.error is None and result.step_results[0].success
+
+
+async def test_a_name_looked_up_on_a_label_that_does_not_hold_it_is_repaired_before_it_runs(harness_factory) -> None:
+    wrong = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Lyon Distribution Center'}) "
+             "RETURN po.po_number AS po LIMIT 5")
+    right = ("MATCH (po:PurchaseOrder)-[:DELIVER_TO]->(w:Warehouse {name: 'Lyon Distribution Center'}) "
+             "RETURN po.po_number AS po LIMIT 5")
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": wrong}, [])),
+                        plan(("s1", "GraphQuery", {"query": right}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which orders go to Lyon Distribution Center?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert "no Supplier has name = 'Lyon Distribution Center'; the graph stores 'Lyon Distribution Center' as " \
+           "Warehouse.name" in repair
+    assert runs_of(harness, wrong) == 0 and runs_of(harness, right) == 1
+    assert result.error is None and json.loads(result.step_results[0].output)["rows"]
 
 
 async def test_a_run_time_error_is_repaired_from_its_exact_error_not_repeated(harness_factory) -> None:

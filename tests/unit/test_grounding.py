@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from confidence_core.cypher_text import write_clauses
-from confidence_core.grounding import describe_grounding, mentions, name_tokens
+from confidence_core.grounding import describe_grounding, mentions, misplaced_name, name_tokens, named_lookups
 from contracts.query_path import EntityMatch, Grounding
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
@@ -62,3 +62,19 @@ def test_a_stored_name_that_only_shares_a_word_is_told_as_another_thing_not_as_t
 ])
 def test_write_clauses_outside_string_literals(query: str, writes: list[str]) -> None:
     assert write_clauses(query) == writes
+
+
+def test_the_names_a_query_looks_up_are_read_with_the_label_that_holds_them() -> None:
+    query = ("MATCH (s:Supplier {name: 'O\\'Neil Ltd', city: 'Lyon'})<-[:ISSUED_TO]-(po:PurchaseOrder) "
+             "WHERE po.status = 'open' AND x.name = 'unbound' RETURN 'a.b = \\'c\\'' AS text")
+    assert named_lookups(query) == [("Supplier", "name", "O'Neil Ltd"), ("Supplier", "city", "Lyon"),
+                                    ("PurchaseOrder", "status", "open")]
+
+
+def test_a_name_is_misplaced_only_where_grounding_found_it_elsewhere() -> None:
+    grounding = Grounding(matches=[EntityMatch(mention="Western Asia", label="Subregion", property="name",
+                                               value="Western Asia", how="exact")])
+    assert "the graph stores 'Western Asia' as Subregion.name" in misplaced_name("Region", "name", "western asia",
+                                                                                 grounding)
+    assert misplaced_name("Subregion", "name", "Western Asia", grounding) is None
+    assert misplaced_name("Region", "name", "Europe", grounding) is None  # grounding says nothing about it
