@@ -138,7 +138,8 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     """`v.prop` on a node of `label` that has no such property, where `prop` names a neighbour reached by
     one shortest schema path: the query matches that path right after the MATCH that binds v, and reads the
     neighbour's property instead. None when the variable, the neighbour, the path or the property to read
-    is not certain, or v is bound in an OPTIONAL MATCH (a new required MATCH would drop its rows)."""
+    is not certain, v is bound in an OPTIONAL MATCH (a new required MATCH would drop its rows), or a WITH
+    follows (it would drop the neighbour's variable)."""
     rels = set(rels)
     blanked = blank_strings(query)
     read = re.compile(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b")
@@ -155,6 +156,8 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     binding = next((c for c in clauses(query) if binds.search(blanked[c.start:c.end])), None)
     if binding is None or binding.keyword != "MATCH":
         return None
+    if any(c.keyword == "WITH" and c.start >= binding.end for c in clauses(query)):
+        return None  # a WITH would drop the new variable, and carrying it would change what WITH groups by
     new = free_name(query, re.sub(r"\W", "", target.lower()) or "n")
     pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
     head, tail = query[:binding.end].rstrip(), query[binding.end:].lstrip()

@@ -51,6 +51,9 @@ def test_neighbour_property_gives_up_when_a_guess_would_be_needed() -> None:
     # two shortest paths lead there
     two_ways = RELS | {("Player", "BOOKED_FOR", "Match"), ("Player", "SCORED_IN", "Match")}
     assert neighbour_property("MATCH (p:Player) RETURN p.match", "Player", "match", NODES, two_ways) is None
+    # a WITH after the binding MATCH would drop the neighbour (FalkorDB: 'team1' not defined)
+    assert neighbour_property("MATCH (p:Player) WITH p, count(p) AS n RETURN p.team", "Player", "team", NODES,
+                              RELS) is None
 
 
 def test_display_property_prefers_the_same_name_then_the_suffix_then_a_name() -> None:
