@@ -202,12 +202,27 @@ def undefined_name(error: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _anonymous_named(query: str, blanked: str, name: str) -> str | None:
+    """`count(purchaseOrder)` over `(:PurchaseOrder)`: the one unnamed node pattern whose label the name
+    spells (in any case, singular or plural) gets that name."""
+    anonymous = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked)
+                 if _key(name) == _key(m.group(1))]
+    if len(anonymous) != 1:
+        return None
+    at = anonymous[0].start() + 1
+    return f"{query[:at]}{name}{query[at:]}"
+
+
 def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
-    """`name` used but never bound, read as the one bound variable it must mean: `p.population` when
+    """`name` used but never bound, read as the one bound variable it must mean: the one unnamed node of
+    the label it spells (`count(orders)` over `(:Order)`); `p.population` when
     exactly one bound node's label has every property read from p; a bare `population` when exactly one
     bound node's label has that property. None when that is not exactly one variable, or the name is bound
     (an alias, a path or an unlabelled node) somewhere."""
     blanked = blank_strings(query)
+    named = _anonymous_named(query, blanked, name)  # before the check below, which reads count(x) as (x)
+    if named is not None:
+        return named
     if re.search(rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
                  rf"|\b{re.escape(name)}\s*=\s*\(", blanked, re.IGNORECASE):
         return None

@@ -60,6 +60,7 @@ async def test_what_the_schema_can_only_have_meant_is_rewritten_and_answers(
 @pytest.mark.parametrize(("query", "meant"), [
     ("MATCH (b:Book {title: 'Two'}) RETURN p.pages", [[300]]),
     ("MATCH (b:Book) RETURN b.title ORDER BY pages DESC LIMIT 1", [["Two"]]),
+    ("MATCH (a:Author {name: 'Ada'})-[:WROTE]->(:Book) RETURN count(books) AS written", [[2]]),
 ])
 async def test_an_unbound_variable_is_read_as_the_one_bound_node_that_has_the_property(
         falkordb_url: str, shelves: str, query: str, meant: list[list[object]]) -> None:

@@ -106,9 +106,14 @@ def test_an_unbound_variable_becomes_the_one_bound_variable_whose_label_has_what
     bare = "MATCH (s:Stadium)<-[:PLAYED_AT]-(m:Match) RETURN m.played_on ORDER BY capacity DESC"
     assert bound_instead(bare, "capacity", NODES) == (
         "MATCH (s:Stadium)<-[:PLAYED_AT]-(m:Match) RETURN m.played_on ORDER BY s.capacity DESC")
+    unnamed = "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(:Player) RETURN count(players) AS squad"
+    assert bound_instead(unnamed, "players", NODES) == (
+        "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(players:Player) RETURN count(players) AS squad")
 
 
 def test_an_unbound_variable_is_left_alone_when_several_or_none_fit_or_it_is_an_alias() -> None:
     assert bound_instead("MATCH (p:Player)-[:PLAYS_FOR]->(t:Team) RETURN x.name", "x", NODES) is None
     assert bound_instead("MATCH (p:Player) RETURN x.capacity", "x", NODES) is None
+    assert bound_instead("MATCH (:Player)-[:PLAYS_FOR]->(t:Team)<-[:PLAYS_FOR]-(:Player) RETURN count(player)",
+                         "player", NODES) is None  # two unnamed players: which one is meant is a guess
     assert bound_instead("MATCH (s:Stadium) WITH s.capacity AS cap RETURN cap.name", "cap", NODES) is None
