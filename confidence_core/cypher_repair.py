@@ -1,7 +1,8 @@
 """Clause-order repairs of a generated Cypher query that need no LLM and change no meaning.
 
 A small model writes SQL habits into Cypher: a WHERE after RETURN (SQL's HAVING or a misplaced filter),
-an aggregate in ORDER BY that FalkorDB only accepts through an alias, a RETURN in the middle of a query.
+an aggregate in ORDER BY that FalkorDB only accepts through an alias, a RETURN in the middle of a query, a
+query that ends with WITH.
 FalkorDB rejects each outright, and the model often hands the same shape back when asked to repair it,
 so these are rewritten before the query is checked or run. Each repair works on the query's top-level
 clauses only (string literals and anything inside brackets are left alone) and gives up, returning the
@@ -210,7 +211,20 @@ def return_mid_query(query: str) -> str:
     return query
 
 
-REPAIRS = (where_after_return, return_mid_query, aggregate_order_alias)
+def final_with(query: str) -> str:
+    """A query that ends with WITH (and its ORDER BY, SKIP, LIMIT) and has no RETURN meant RETURN there:
+    FalkorDB refuses it ("Query cannot conclude with WITH")."""
+    found = clauses(query)
+    if any(c.keyword in {"RETURN", "CALL", "UNION", "UNION ALL"} for c in found):
+        return query
+    last = max((n for n, c in enumerate(found) if c.keyword == "WITH"), default=None)
+    if last is None or any(c.keyword not in {"ORDER BY", "SKIP", "LIMIT"} for c in found[last + 1:]):
+        return query
+    clause = found[last]
+    return f"{query[:clause.start]}RETURN{query[clause.body_start:]}"
+
+
+REPAIRS = (final_with, where_after_return, return_mid_query, aggregate_order_alias)
 
 
 def repaired(query: str) -> str | None:

@@ -7,6 +7,7 @@ import pytest
 from confidence_core.cypher_repair import (
     aggregate_order_alias,
     clauses,
+    final_with,
     repaired,
     return_mid_query,
     where_after_return,
@@ -61,6 +62,15 @@ def test_an_unaliased_projected_aggregate_gets_the_alias_in_place() -> None:
 def test_a_return_in_the_middle_of_a_query_becomes_with() -> None:
     query = "MATCH (s:S {name: 'A'}) RETURN s MATCH (s)<--(o) RETURN count(o)"
     assert return_mid_query(query) == "MATCH (s:S {name: 'A'}) WITH s MATCH (s)<--(o) RETURN count(o)"
+
+
+def test_a_query_ending_with_with_ends_with_return() -> None:
+    query = "MATCH (s:S)<--(o) WITH s, count(o) AS n WHERE n > 1 WITH s.name AS name, n ORDER BY n DESC LIMIT 3"
+    assert final_with(query) == ("MATCH (s:S)<--(o) WITH s, count(o) AS n WHERE n > 1 "
+                                 "RETURN s.name AS name, n ORDER BY n DESC LIMIT 3")
+    for untouched in ("MATCH (s:S) WITH s RETURN s", "MATCH (s:S) WITH s WHERE s.a > 1",
+                      "MATCH (s:S) WITH s UNION MATCH (t:T) WITH t"):
+        assert final_with(untouched) == untouched
 
 
 def test_a_mid_query_return_of_an_unnamed_expression_is_left_alone() -> None:
