@@ -11,7 +11,7 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import existence_query, ground, misplaced_names
+from backends.grounding import existence_query, ground, misplaced_names, relabelled_query
 from confidence_core.grounding import describe_grounding
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
@@ -73,8 +73,8 @@ class PlanningActivities:
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
                                                       temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE)
             try:
-                plan = await self._fixed(parse_plan(completion.text, plan_id=request.plan_id, tools=tools,
-                                                    settings=request.settings))
+                plan = await self._relabelled(await self._fixed(parse_plan(
+                    completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
                 problems = await self._static_problems(plan, grounding)
                 if not problems:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
@@ -119,6 +119,24 @@ class PlanningActivities:
             if fixed is not None:
                 log.info("plan_step_fixed", step_id=step.id, before=step.arguments, after=fixed)
             steps.append(step.model_copy(update={"arguments": fixed}) if fixed is not None else step)
+        return plan.model_copy(update={"steps": steps})
+
+    async def _relabelled(self, plan: ExecutionPlan, grounding: Grounding) -> ExecutionPlan:
+        """Each graph query that looks a name up on a label that does not hold it, relabelled with the one
+        label grounding found it under (then corrected by the tool's schema fixes) when that makes a query
+        with no problem left. The local model was seen ignoring this as repair feedback three times over."""
+        graph = self.backends.graph
+        if graph is None:
+            return plan
+        steps = []
+        for step in plan.steps:
+            tool, query = registry.tool(step.function), step.arguments.get("query")
+            if tool is not None and tool.spec.uses_schema and isinstance(query, str):
+                better = await relabelled_query(query, grounding, graph, tool, self.backends)
+                if better is not None:
+                    log.info("plan_step_fixed", step_id=step.id, before=step.arguments, after={"query": better})
+                    step = step.model_copy(update={"arguments": {**step.arguments, "query": better}})
+            steps.append(step)
         return plan.model_copy(update={"steps": steps})
 
     async def _static_problems(self, plan: ExecutionPlan, grounding: Grounding) -> list[str]:

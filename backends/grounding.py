@@ -3,9 +3,23 @@ or by their longer words. What matches nothing at all is evidence too: the thing
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from backends.graph_store import PROPERTY_TEXT, GraphStore
-from confidence_core.grounding import Neighbours, describe_entity, mentions, misplaced_name, name_tokens, named_lookups
+from confidence_core.grounding import (
+    Neighbours,
+    describe_entity,
+    mentions,
+    misplaced_name,
+    name_tokens,
+    named_lookups,
+    relabel,
+)
 from contracts.query_path import EntityMatch, Grounding
+
+if TYPE_CHECKING:
+    from backends import Backends
+    from tools.base import Tool
 
 MATCHES_PER_MENTION = 3
 DESCRIBED_ENTITIES = 2  # entities whose stored facts the planner is shown (each costs prompt tokens)
@@ -105,3 +119,21 @@ async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -
         if not (held.rows and held.rows[0][0]):
             problems.append(problem)
     return problems
+
+
+async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, tool: Tool,
+                           backends: Backends) -> str | None:
+    """`query` with a misplaced name's node relabelled (confidence_core.grounding.relabel) and the tool's
+    certain fixes applied, when the result has no problem left; None otherwise."""
+    for label, prop, value in named_lookups(query):
+        if misplaced_name(label, prop, value, grounding) is None:
+            continue
+        homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
+        candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
+        if candidate is None or not await misplaced_names(query, grounding, graph):
+            continue
+        arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
+        fixed = arguments["query"]
+        if not await tool.check(arguments, backends) and not await misplaced_names(fixed, grounding, graph):
+            return fixed
+    return None

@@ -184,3 +184,23 @@ def misplaced_name(label: str, prop: str, value: str, grounding: Grounding) -> s
     where = " and ".join(dict.fromkeys(f"{m.label}.{m.property}" for m in elsewhere))
     return (f"no {label} has {prop} = '{value}'; the graph stores '{elsewhere[0].value}' as {where}: match it there "
             "(with that label, and the relationships the schema gives that label)")
+
+
+def relabel(query: str, label: str, prop: str, value: str, stored_as: str) -> str | None:
+    """The query with the node that looks `value` up as `label.prop` relabelled `stored_as` (the one label
+    grounding found the value under, on the same property); None when that node cannot be told apart. The
+    relationships around it are then the schema check's to correct."""
+    literal = re.escape(value).replace("'", "\\\\?'")
+    inline = re.compile(rf"(\(\s*\w*\s*:\s*)`?{re.escape(label)}`?"
+                        rf"(\s*\{{[^{{}}]*\b{re.escape(prop)}\s*:\s*'{literal}')", re.IGNORECASE)
+    found = list(inline.finditer(query))
+    if len(found) == 1:
+        m = found[0]
+        return f"{query[:m.start()]}{m.group(1)}{stored_as}{m.group(2)}{query[m.end():]}"
+    compared = re.findall(rf"\b(\w+)\.{re.escape(prop)}\s*=\s*'{literal}'", query, re.IGNORECASE)
+    if len(set(compared)) != 1:
+        return None
+    binding = re.compile(rf"(\(\s*{re.escape(compared[0])}\s*:\s*)`?{re.escape(label)}`?(?=[\s){{])")
+    if len(binding.findall(blank_strings(query))) != 1:
+        return None
+    return binding.sub(lambda m: m.group(1) + stored_as, query, count=1)

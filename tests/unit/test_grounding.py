@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from confidence_core.cypher_text import write_clauses
-from confidence_core.grounding import describe_grounding, mentions, misplaced_name, name_tokens, named_lookups
+from confidence_core.grounding import (
+    describe_grounding,
+    mentions,
+    misplaced_name,
+    name_tokens,
+    named_lookups,
+    relabel,
+)
 from contracts.query_path import EntityMatch, Grounding
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
@@ -78,3 +85,14 @@ def test_a_name_is_misplaced_only_where_grounding_found_it_elsewhere() -> None:
                                                                                  grounding)
     assert misplaced_name("Subregion", "name", "Western Asia", grounding) is None
     assert misplaced_name("Region", "name", "Europe", grounding) is None  # grounding says nothing about it
+
+
+def test_a_misplaced_name_moves_to_the_label_that_stores_it_when_its_node_is_unambiguous() -> None:
+    assert relabel("MATCH (r:Region)<-[:IN]-(c:Country) WHERE r.name = 'West Asia' RETURN c.name",
+                   "Region", "name", "West Asia", "Subregion") == (
+        "MATCH (r:Subregion)<-[:IN]-(c:Country) WHERE r.name = 'West Asia' RETURN c.name")
+    assert relabel("MATCH (c:Country)-[:IN]->(:Region {name: 'West Asia'}) RETURN c.name",
+                   "Region", "name", "West Asia", "Subregion") == (
+        "MATCH (c:Country)-[:IN]->(:Subregion {name: 'West Asia'}) RETURN c.name")
+    two = "MATCH (a:Region)--(b:Region) WHERE a.name = 'X' AND b.name = 'X' RETURN a"
+    assert relabel(two, "Region", "name", "X", "Subregion") is None
