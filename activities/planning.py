@@ -11,7 +11,7 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import existence_query, ground, misplaced_names, relabelled_query
+from backends.grounding import existence_query, ground, relabelled_query
 from confidence_core.grounding import describe_grounding
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
@@ -75,7 +75,7 @@ class PlanningActivities:
             try:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
-                problems = await self._static_problems(plan, grounding)
+                problems = await self._static_problems(plan)
                 if not problems:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
             except PlanParseError as exc:
@@ -139,20 +139,17 @@ class PlanningActivities:
             steps.append(step)
         return plan.model_copy(update={"steps": steps})
 
-    async def _static_problems(self, plan: ExecutionPlan, grounding: Grounding) -> list[str]:
+    async def _static_problems(self, plan: ExecutionPlan) -> list[str]:
         """What each step's tool finds wrong with its arguments before anything runs (e.g. a query FalkorDB
-        rejects), and a graph query that looks a name up where grounding found it is not stored. Steps whose
-        arguments come from earlier steps' results are checked when they run."""
+        rejects). Steps whose arguments come from earlier steps' results are checked when they run. A name
+        looked up where it is not stored is not a problem here: the local model ignored it as feedback three
+        times over, and an empty result is scored as one; `_relabelled` moves it when it can."""
         problems = []
         for step in plan.steps:
             tool = registry.tool(step.function)
             if tool is None:
                 continue
-            found = await tool.check(step.arguments, self.backends)
-            query = step.arguments.get("query")
-            if not found and tool.spec.uses_schema and isinstance(query, str) and self.backends.graph is not None:
-                found = await misplaced_names(query, grounding, self.backends.graph)
-            problems += [f"step {step.id}: {p}" for p in found]
+            problems += [f"step {step.id}: {p}" for p in await tool.check(step.arguments, self.backends)]
         return problems
 
     @activity.defn(name=Activities.ADJUST_STEP)

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
-from backends.grounding import ground
+from backends.grounding import ground, misplaced_names
 from confidence_core.answer_check import holds_nothing
 from confidence_core.cypher_repair import repaired
 from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
@@ -185,6 +185,11 @@ class GraphQuery(Tool):
         # A count of 0 over a name stored nowhere is the empty result it stands for, not an answer about it.
         found = 0 if named_nowhere and holds_nothing(rows.rows) else rows.total_rows
         confidence = score_rows(found, None, rows.truncated, request.retry_count, literals, absent, unnamed)
+        misplaced = await misplaced_names(query, grounding, graph) if found == 0 and not named_nowhere else []
+        if misplaced:  # not "entities verified to exist": they exist, but not where the query looked
+            confidence = confidence.model_copy(update={
+                "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
+                "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))}})
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",

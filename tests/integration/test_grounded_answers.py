@@ -116,22 +116,21 @@ async def test_a_name_looked_up_on_a_label_that_does_not_hold_it_is_moved_to_the
     assert result.error is None and json.loads(result.step_results[0].output)["rows"]
 
 
-async def test_a_misplaced_name_that_cannot_be_moved_is_repair_feedback_naming_where_it_is(harness_factory) -> None:
-    # Two Supplier nodes in the pattern: which one to relabel cannot be told, so the planner is told instead.
+async def test_a_misplaced_name_that_cannot_be_moved_runs_as_written_and_its_empty_result_is_weak(
+        harness_factory) -> None:
+    # Two Supplier nodes in the pattern: which one to relabel cannot be told. No repair round is spent on it
+    # (the local model ignored such feedback); the query runs and its empty result scores low.
     wrong = ("MATCH (a:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder)-[:ISSUED_TO]->(b:Supplier) "
              "WHERE a.name = 'Lyon Distribution Center' AND b.name = 'Lyon Distribution Center' RETURN po.po_number")
-    right = ("MATCH (po:PurchaseOrder)-[:DELIVER_TO]->(w:Warehouse {name: 'Lyon Distribution Center'}) "
-             "RETURN po.po_number AS po LIMIT 5")
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": wrong}, [])),
-                        plan(("s1", "GraphQuery", {"query": right}, []))])
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": wrong}, []))])
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which orders go to Lyon Distribution Center?")).result()
 
-    repair = llm.planning_requests()[1]["messages"][-1]["content"]
-    assert "no Supplier has name = 'Lyon Distribution Center'; the graph stores 'Lyon Distribution Center' as " \
-           "Warehouse.name" in repair
-    assert runs_of(harness, wrong) == 0 and runs_of(harness, right) == 1
-    assert result.error is None
+    assert len(llm.planning_requests()) == 1 and runs_of(harness, wrong) >= 1
+    # scored weak, not "entities verified to exist", so the retry ladder takes it up
+    assert ("Empty result, and no Supplier has name = 'Lyon Distribution Center'; the graph stores "
+            "'Lyon Distribution Center' as Warehouse.name") in harness.text()
+    assert "retry 1 of 3" in harness.text() and result.step_results[0].confidence.retry_count >= 1
 
 
 async def test_a_run_time_error_is_repaired_from_its_exact_error_not_repeated(harness_factory) -> None:
