@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from confidence_core.cypher_text import blank_strings
+
 _CLAUSE = re.compile(
     r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b",
     re.IGNORECASE)
@@ -224,7 +226,16 @@ def final_with(query: str) -> str:
     return f"{query[:clause.start]}RETURN{query[clause.body_start:]}"
 
 
-REPAIRS = (final_with, where_after_return, return_mid_query, aggregate_order_alias)
+def sql_not_equal(query: str) -> str:
+    """SQL's `!=` is Cypher's `<>` (FalkorDB: "Invalid input '!'"); string literals are left alone."""
+    blanked = blank_strings(query)
+    spots = [m.start() for m in re.finditer(r"!=", blanked)]
+    for at in reversed(spots):
+        query = f"{query[:at]}<>{query[at + 2:]}"
+    return query
+
+
+REPAIRS = (sql_not_equal, final_with, where_after_return, return_mid_query, aggregate_order_alias)
 
 
 def repaired(query: str) -> str | None:

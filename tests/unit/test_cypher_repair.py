@@ -10,6 +10,7 @@ from confidence_core.cypher_repair import (
     final_with,
     repaired,
     return_mid_query,
+    sql_not_equal,
     where_after_return,
 )
 
@@ -62,6 +63,11 @@ def test_an_unaliased_projected_aggregate_gets_the_alias_in_place() -> None:
 def test_a_return_in_the_middle_of_a_query_becomes_with() -> None:
     query = "MATCH (s:S {name: 'A'}) RETURN s MATCH (s)<--(o) RETURN count(o)"
     assert return_mid_query(query) == "MATCH (s:S {name: 'A'}) WITH s MATCH (s)<--(o) RETURN count(o)"
+
+
+def test_sql_not_equal_becomes_cyphers_outside_string_literals() -> None:
+    query = "MATCH (p:P) WHERE p.a != 'x != y' AND size([x IN p.l WHERE x != 1]) > 0 RETURN p"
+    assert sql_not_equal(query) == "MATCH (p:P) WHERE p.a <> 'x != y' AND size([x IN p.l WHERE x <> 1]) > 0 RETURN p"
 
 
 def test_a_query_ending_with_with_ends_with_return() -> None:
