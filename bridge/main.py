@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import time
 
 import structlog
 from prometheus_client import start_http_server
@@ -27,6 +28,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+SUBSCRIBE_PATIENCE_S = 20.0  # a broker slow to answer at start (seen under load) is not a broker that is down
+
+
+async def _subscribe(relay: RequestRelay, pulsar_url: str) -> None:
+    """Subscribe to the request topics, trying again for up to SUBSCRIBE_PATIENCE_S: a bridge restarted
+    while the broker is still busy with the old one's consumer timed out once and exited at once."""
+    deadline = time.monotonic() + SUBSCRIBE_PATIENCE_S
+    delay = 1.0
+    while True:
+        try:
+            await relay.subscribe()
+            return
+        except PULSAR_ERRORS as exc:
+            if time.monotonic() + delay > deadline:
+                raise PartUnreachable(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
+            log.warning("pulsar_subscribe_retry", pulsar=pulsar_url, error=str(exc), retry_in_s=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 8.0)
+
+
 async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
@@ -42,10 +63,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
                         fallback_to_react=config.confidence_agent_fallback_to_react,
                         react_request_topic=config.react_request_topic),
     )
-    try:
-        await relay.subscribe()
-    except PULSAR_ERRORS as exc:
-        raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
+    await _subscribe(relay, config.pulsar_url)
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[EmitActivities(publisher).emit],
                     max_concurrent_activities=256)
     if config.metrics_port:
