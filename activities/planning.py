@@ -147,9 +147,8 @@ class PlanningActivities:
         problems = []
         for step in plan.steps:
             tool = registry.tool(step.function)
-            if tool is None:
-                continue
-            problems += [f"step {step.id}: {p}" for p in await tool.check(step.arguments, self.backends)]
+            if tool is not None:
+                problems += [f"step {step.id}: {p}" for p in await tool.check(step.arguments, self.backends)]
         return problems
 
     @activity.defn(name=Activities.ADJUST_STEP)

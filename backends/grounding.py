@@ -91,7 +91,9 @@ async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
     return describe_entity(match.label, match.value, found.rows[0][0], neighbours)
 
 
-async def ground(question: str, graph: GraphStore) -> Grounding:
+async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> Grounding:
+    """The question's names as the graph stores them; with `describe`, the entities found by their own
+    name described for a query writer (two more queries each: skipped where no query is written)."""
     grounding = Grounding()
     for mention in mentions(question, await vocabulary(graph)):
         found = await _find(graph, mention)
@@ -99,24 +101,27 @@ async def ground(question: str, graph: GraphStore) -> Grounding:
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
-    for match in grounding.described_entities(DESCRIBED_ENTITIES):
+    for match in grounding.described_entities(DESCRIBED_ENTITIES if describe else 0):
         facts = await entity_facts(graph, match)
         if facts:
             grounding.facts.append(facts)
     return grounding
 
 
+async def _holds(graph: GraphStore, label: str, prop: str, value: str) -> bool:
+    """Does any node of `label` store exactly `value` in `prop`?"""
+    held = await graph.ro_query(f"MATCH {_entity(label)}RETURN count(n)", {"prop": prop, "value": value})
+    return bool(held.rows and held.rows[0][0])
+
+
 async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
-    """Repair feedback for a query that matches a name the question gave on a label or property that does
+    """What to say about a query that matches a name the question gave on a label or property that does
     not hold it, while grounding found it stored elsewhere ('Western Asia' looked up as a Region's name
     when only a Subregion has it): such a query can only come back empty."""
     problems = []
     for label, prop, value in named_lookups(query):
         problem = misplaced_name(label, prop, value, grounding)
-        if problem is None:
-            continue
-        held = await graph.ro_query(f"MATCH {_entity(label)}RETURN count(n)", {"prop": prop, "value": value})
-        if not (held.rows and held.rows[0][0]):
+        if problem is not None and not await _holds(graph, label, prop, value):
             problems.append(problem)
     return problems
 
@@ -130,7 +135,7 @@ async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, 
             continue
         homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
         candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
-        if candidate is None or not await misplaced_names(query, grounding, graph):
+        if candidate is None or await _holds(graph, label, prop, value):
             continue
         arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
         fixed = arguments["query"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from confidence_core.cypher_text import blank_strings
+from confidence_core.cypher_text import replace_outside_strings
 
 _CLAUSE = re.compile(
     r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b",
@@ -228,11 +228,7 @@ def final_with(query: str) -> str:
 
 def sql_not_equal(query: str) -> str:
     """SQL's `!=` is Cypher's `<>` (FalkorDB: "Invalid input '!'"); string literals are left alone."""
-    blanked = blank_strings(query)
-    spots = [m.start() for m in re.finditer(r"!=", blanked)]
-    for at in reversed(spots):
-        query = f"{query[:at]}<>{query[at + 2:]}"
-    return query
+    return replace_outside_strings(query, re.compile(r"!="), "<>")
 
 
 REPAIRS = (sql_not_equal, final_with, where_after_return, return_mid_query, aggregate_order_alias)

@@ -11,7 +11,7 @@ MAX_HOPS = 6
 
 # (n:Label {prop: 'value', ...}) -> (n:Label) plus a WHERE condition on n.prop
 _INLINE = re.compile(r"\((\w+)(:[\w`]+)?\s*\{([^{}]*)\}\s*\)")
-_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
+STRING_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
 # n.prop = 'value'  ->  toLower(n.prop) CONTAINS toLower('value')
 _EQUALS = re.compile(r"(\w+\.\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
 _HOPS = re.compile(r"\*(\d*)\.\.(\d+)")
@@ -41,6 +41,24 @@ def blank_strings(text: str) -> str:
     """The text with each string literal's contents blanked (same length): keywords are searched outside
     them only ('MATCH' as a stored value is not a clause)."""
     return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+
+
+def labelled_variables(blanked: str) -> dict[str, str]:
+    """variable -> label for each labelled node pattern `(v:Label` in the query (strings blanked)."""
+    found: dict[str, str] = {}
+    for variable, label in re.findall(r"\(\s*(\w+)\s*:\s*`?(\w+)`?", blanked):
+        found.setdefault(variable, label)
+    return found
+
+
+def replace_outside_strings(query: str, pattern: re.Pattern[str], replacement: str) -> str:
+    """`pattern` replaced wherever it matches outside string literals."""
+    blanked = blank_strings(query)
+    out, last = [], 0
+    for match in pattern.finditer(blanked):
+        out += [query[last:match.start()], replacement]
+        last = match.end()
+    return "".join([*out, query[last:]])
 
 
 def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | None:
@@ -77,8 +95,8 @@ def broaden_cypher(query: str) -> str | None:
 
         def inline(match: re.Match[str], conditions: list[str] = conditions) -> str:
             var, label, body = match.group(1), match.group(2) or "", match.group(3)
-            pairs = _PAIR.findall(body)
-            rest = _PAIR.sub("", body).strip(" ,")
+            pairs = STRING_PAIR.findall(body)
+            rest = STRING_PAIR.sub("", body).strip(" ,")
             if not pairs or rest:  # keep maps with non-string values as they are
                 return match.group(0)
             conditions.extend(_contains(f"{var}.{prop}", value) for prop, value in pairs)
@@ -106,7 +124,7 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     """(value, "exact" | "contains") for each string literal the query matches on, in order, deduplicated."""
     found: list[tuple[str, str]] = []
     for match in _INLINE.finditer(query):
-        found += [(unescaped(value), "exact") for _, value in _PAIR.findall(match.group(3))]
+        found += [(unescaped(value), "exact") for _, value in STRING_PAIR.findall(match.group(3))]
     found += [(unescaped(m.group(2)), "exact") for m in _EQUALS.finditer(query)]
     found += [(unescaped(m.group(1)), "contains") for m in _CONTAINS.finditer(query)]
     seen: set[tuple[str, str]] = set()

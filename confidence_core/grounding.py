@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence_core.cypher_text import blank_strings, unescaped
+from confidence_core.cypher_text import STRING_PAIR, blank_strings, labelled_variables, unescaped
 from confidence_core.knowledge import entity_terms
 from confidence_core.schema_repair import display_property
 from contracts.query_path import Grounding
@@ -153,21 +153,16 @@ def describe_grounding(grounding: Grounding) -> str:
 
 
 _INLINE_NODE = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?\s*\{([^{}]*)\}")
-_INLINE_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
 _PROPERTY_EQUALS = re.compile(r"\b(\w+)\.(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
-_LABELLED = re.compile(r"\(\s*(\w+)\s*:\s*`?(\w+)`?")
 
 
 def named_lookups(query: str) -> list[tuple[str, str, str]]:
     """(label, property, value) for each place the query matches a labelled node's property to a string:
     `(s:Supplier {name: 'X'})` and `s.name = 'X'` with `s` bound to a label."""
-    blanked = blank_strings(query)
-    bound: dict[str, str] = {}
-    for variable, label in _LABELLED.findall(blanked):
-        bound.setdefault(variable, label)
+    bound = labelled_variables(blank_strings(query))
     found: list[tuple[str, str, str]] = []
     for node in _INLINE_NODE.finditer(query):
-        found += [(node.group(1), prop, unescaped(value)) for prop, value in _INLINE_PAIR.findall(node.group(2))]
+        found += [(node.group(1), prop, unescaped(value)) for prop, value in STRING_PAIR.findall(node.group(2))]
     for variable, prop, value in _PROPERTY_EQUALS.findall(query):
         if variable in bound:
             found.append((bound[variable], prop, unescaped(value)))
@@ -175,7 +170,7 @@ def named_lookups(query: str) -> list[tuple[str, str, str]]:
 
 
 def misplaced_name(label: str, prop: str, value: str, grounding: Grounding) -> str | None:
-    """Where grounding found `value`, said as repair feedback, when it found it and not at label.prop
+    """Where grounding found `value`, said for the step's reasoning, when it found it and not at label.prop
     (the caller confirms against the graph that label.prop does not hold it)."""
     elsewhere = [m for m in grounding.matches if m.value.lower() == value.lower()
                  and (m.label, m.property) != (label, prop)]

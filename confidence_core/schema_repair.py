@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from confidence_core.cypher_repair import clauses, free_name
-from confidence_core.cypher_text import blank_strings
+from confidence_core.cypher_text import blank_strings, labelled_variables, replace_outside_strings
 
 Nodes = dict[str, list[str]]
 Relationship = tuple[str, str, str]
@@ -116,24 +116,6 @@ def display_property(props: list[str], prop: str) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def _bindings(blanked: str) -> dict[str, str]:
-    """variable -> label for each labelled node pattern `(v:Label` in the query (strings blanked)."""
-    found: dict[str, str] = {}
-    for variable, label in re.findall(r"\(\s*(\w+)\s*:\s*`?(\w+)`?", blanked):
-        found.setdefault(variable, label)
-    return found
-
-
-def _replace_outside_strings(query: str, pattern: re.Pattern[str], replacement: str) -> str:
-    """`pattern` replaced wherever it matches outside string literals."""
-    blanked = blank_strings(query)
-    out, last = [], 0
-    for match in pattern.finditer(blanked):
-        out += [query[last:match.start()], replacement]
-        last = match.end()
-    return "".join([*out, query[last:]])
-
-
 def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: Iterable[Relationship]) -> str | None:
     """`v.prop` on a node of `label` that has no such property, where `prop` names a neighbour reached by
     one shortest schema path: the query matches that path right after the MATCH that binds v, and reads the
@@ -143,7 +125,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     rels = set(rels)
     blanked = blank_strings(query)
     read = re.compile(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b")
-    variables = {v for v, bound in _bindings(blanked).items() if bound == label} & set(read.findall(blanked))
+    variables = {v for v, bound in labelled_variables(blanked).items() if bound == label} & set(read.findall(blanked))
     target = _neighbour_label(label, prop, nodes, rels)
     if len(variables) != 1 or target is None:
         return None
@@ -162,7 +144,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
     head, tail = query[:binding.end].rstrip(), query[binding.end:].lstrip()
     fixed = f"{head} {pattern}{' ' if tail else ''}{tail}"
-    return _replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
+    return replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
                                     f"{new}.{shown}")
 
 
@@ -226,16 +208,16 @@ def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     if re.search(rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
                  rf"|\b{re.escape(name)}\s*=\s*\(", blanked, re.IGNORECASE):
         return None
-    bindings = _bindings(blanked)
+    bindings = labelled_variables(blanked)
     read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
     if read:
         meant = [v for v, label in bindings.items() if read <= set(nodes.get(label, []))]
         if len(meant) != 1:
             return None
-        return _replace_outside_strings(query, re.compile(rf"(?<![\w.$]){re.escape(name)}\.(?=\w)"), f"{meant[0]}.")
+        return replace_outside_strings(query, re.compile(rf"(?<![\w.$]){re.escape(name)}\.(?=\w)"), f"{meant[0]}.")
     meant = [v for v, label in bindings.items() if name in nodes.get(label, [])]
     if len(meant) != 1:
         return None
     bare = re.compile(rf"(?<![\w.$`]){re.escape(name)}\b(?!\s*[:(.])")
-    fixed = _replace_outside_strings(query, bare, f"{meant[0]}.{name}")
+    fixed = replace_outside_strings(query, bare, f"{meant[0]}.{name}")
     return fixed if fixed != query else None

@@ -168,9 +168,11 @@ class GraphQuery(Tool):
         except GraphQueryError as exc:
             # The query's own fault (syntax, a write, an unknown function): no transport retry helps.
             return _refused(str(exc), request.retry_count, ran=True)
-        grounding = await ground(request.question, graph)
+        # Only candidate queries read the entity descriptions: without them the step needs none.
+        writes_candidates = backends.graph_candidates > 1 and request.retry_count == 0
+        grounding = await ground(request.question, graph, describe=writes_candidates)
         tally: Tally | None = None
-        if backends.graph_candidates > 1 and request.retry_count == 0:  # a repaired query is not voted on
+        if writes_candidates:  # a repaired query is not voted on
             budget = CANDIDATE_BUDGET_SHARE * request.step.timeout_ms / 1000 - (time.monotonic() - started)
             tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
                                       request.step.timeout_ms)

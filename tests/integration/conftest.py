@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest_asyncio
-from falkordb.asyncio import FalkorDB
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from embedded.parts import scripts_binary
 from tests.agent_harness import Harness, open_harness
 from tests.scripted_llm import ScriptedLLM
+from tests.seeded_graph import seeded_graph
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -30,17 +30,13 @@ async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @pytest_asyncio.fixture
 async def seed_graph(falkordb_url: str, unique: str) -> AsyncIterator[str]:
     """The empty-result world: Entity X and Entity Y exist and are not connected; documents about AI regulation."""
-    name = f"seed-{unique}"
-    db = FalkorDB.from_url(falkordb_url)
-    await db.select_graph(name).query(
-        "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
-        "(:Entity {name: 'Entity Z'})-[:LINKS]->(:Entity {name: 'Entity W'}), "
-        "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
-        "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'}), "
-        "(:Document {title: 'Model transparency reporting', topic: 'AI regulation'})")
-    yield name
-    await db.select_graph(name).delete()
-    await db.aclose()
+    async with seeded_graph(falkordb_url, f"seed-{unique}",
+                            "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
+                            "(:Entity {name: 'Entity Z'})-[:LINKS]->(:Entity {name: 'Entity W'}), "
+                            "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
+                            "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'}), "
+                            "(:Document {title: 'Model transparency reporting', topic: 'AI regulation'})") as name:
+        yield name
 
 
 @pytest_asyncio.fixture

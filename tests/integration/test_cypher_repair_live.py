@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from falkordb.asyncio import FalkorDB
 
 from backends.graph_store import GraphQueryError, GraphStore
 from confidence_core.cypher_repair import repaired
+from tests.seeded_graph import seeded_graph
 
 
 @pytest.fixture
 async def library(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
-    name = f"library-{unique}"
-    db = FalkorDB.from_url(falkordb_url)
-    await db.select_graph(name).query(
-        "CREATE (a:Author {name: 'Ada'}), (b:Author {name: 'Bo'}), "
-        "(a)-[:WROTE]->(:Book {title: 'One', pages: 100}), (a)-[:WROTE]->(:Book {title: 'Two', pages: 300}), "
-        "(b)-[:WROTE]->(:Book {title: 'Three', pages: 50})")
-    yield name
-    await db.select_graph(name).delete()
-    await db.aclose()
+    async with seeded_graph(
+            falkordb_url, f"library-{unique}",
+            "CREATE (a:Author {name: 'Ada'}), (b:Author {name: 'Bo'}), "
+            "(a)-[:WROTE]->(:Book {title: 'One', pages: 100}), (a)-[:WROTE]->(:Book {title: 'Two', pages: 300}), "
+            "(b)-[:WROTE]->(:Book {title: 'Three', pages: 50})") as name:
+        yield name
 
 
 @pytest.mark.parametrize(("query", "meant"), [

@@ -10,24 +10,22 @@ from falkordb.asyncio import FalkorDB
 from backends.graph_store import GraphStore
 from backends.grounding import ground, misplaced_names
 from confidence_core.grounding import describe_grounding
+from tests.seeded_graph import seeded_graph
 
 
 @pytest.fixture
 async def atlas(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
-    name = f"atlas-{unique}"
-    db = FalkorDB.from_url(falkordb_url)
-    await db.select_graph(name).query(
-        "CREATE (m:Land {name: 'Montavia', population: 621873, motto: 'Onward'}), "
-        "(a:Land {name: 'Albor'}), (c:Land {name: 'Corvia'}), (s:Area {name: 'South Reach'}), "
-        "(m)-[:NEXT_TO]->(a), (a)-[:NEXT_TO]->(m), (m)-[:NEXT_TO]->(c), (m)-[:LIES_IN]->(s), "
-        "(:ActionRecord {key: 'Montavia'})-[:TOUCHED]->(m), "
-        "(:Shire {name: 'Oak Vale'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Hill'})<-[:HAS_SHIRE]-(m), "
-        "(:Shire {name: 'Oak Ford'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Moor'})<-[:HAS_SHIRE]-(m)")
-    graph = GraphStore(falkordb_url, name)
-    yield graph
-    await graph.aclose()
-    await db.select_graph(name).delete()
-    await db.aclose()
+    async with seeded_graph(
+            falkordb_url, f"atlas-{unique}",
+            "CREATE (m:Land {name: 'Montavia', population: 621873, motto: 'Onward'}), "
+            "(a:Land {name: 'Albor'}), (c:Land {name: 'Corvia'}), (s:Area {name: 'South Reach'}), "
+            "(m)-[:NEXT_TO]->(a), (a)-[:NEXT_TO]->(m), (m)-[:NEXT_TO]->(c), (m)-[:LIES_IN]->(s), "
+            "(:ActionRecord {key: 'Montavia'})-[:TOUCHED]->(m), "
+            "(:Shire {name: 'Oak Vale'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Hill'})<-[:HAS_SHIRE]-(m), "
+            "(:Shire {name: 'Oak Ford'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Moor'})<-[:HAS_SHIRE]-(m)") as name:
+        graph = GraphStore(falkordb_url, name)
+        yield graph
+        await graph.aclose()
 
 
 async def test_a_named_entity_is_described_with_its_properties_and_neighbours(atlas: GraphStore) -> None:

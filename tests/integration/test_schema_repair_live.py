@@ -5,27 +5,24 @@ was meant."""
 from __future__ import annotations
 
 import pytest
-from falkordb.asyncio import FalkorDB
 
 from backends.graph_store import GraphStore
 from backends.schema_check import SchemaCheck
+from tests.seeded_graph import seeded_graph
 
 
 @pytest.fixture
 async def shelves(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
-    name = f"shelves-{unique}"
-    db = FalkorDB.from_url(falkordb_url)
-    await db.select_graph(name).query(
-        "CREATE (ada:Author {name: 'Ada'}), (bo:Author {name: 'Bo'}), "
-        "(north:Publisher {name: 'North Press'}), (south:Publisher {name: 'South House'}), "
-        "(one:Book {title: 'One', pages: 100}), (two:Book {title: 'Two', pages: 300}), "
-        "(three:Book {title: 'Three', pages: 50}), "
-        "(ada)-[:WROTE]->(one), (ada)-[:WROTE]->(two), (bo)-[:WROTE]->(three), "
-        "(one)-[:PUBLISHED_BY]->(north), (two)-[:PUBLISHED_BY]->(south), (three)-[:PUBLISHED_BY]->(north), "
-        "(:Review {stars: 5, reviewer: 'Cy'})-[:ABOUT]->(three)")
-    yield name
-    await db.select_graph(name).delete()
-    await db.aclose()
+    async with seeded_graph(
+            falkordb_url, f"shelves-{unique}",
+            "CREATE (ada:Author {name: 'Ada'}), (bo:Author {name: 'Bo'}), "
+            "(north:Publisher {name: 'North Press'}), (south:Publisher {name: 'South House'}), "
+            "(one:Book {title: 'One', pages: 100}), (two:Book {title: 'Two', pages: 300}), "
+            "(three:Book {title: 'Three', pages: 50}), "
+            "(ada)-[:WROTE]->(one), (ada)-[:WROTE]->(two), (bo)-[:WROTE]->(three), "
+            "(one)-[:PUBLISHED_BY]->(north), (two)-[:PUBLISHED_BY]->(south), (three)-[:PUBLISHED_BY]->(north), "
+            "(:Review {stars: 5, reviewer: 'Cy'})-[:ABOUT]->(three)") as name:
+        yield name
 
 
 @pytest.mark.parametrize(("query", "meant"), [
