@@ -12,6 +12,7 @@ from confidence_core.answer_check import absence_answer, compose_from_rows, unsu
 from confidence_core.calibrator import CalibratorError
 from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
+from contracts.conversation import FollowUpInput
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
 from contracts.routing import RouteInput
@@ -99,3 +100,18 @@ class SynthesisActivities:
         ], max_tokens=400)
         return SynthesisOutput(answer=completion.text.strip(), model=completion.model,
                                in_tokens=completion.in_tokens, out_tokens=completion.out_tokens)
+
+    @activity.defn(name=Activities.ANSWER_FROM_CONVERSATION)
+    async def answer_from_conversation(self, request: FollowUpInput) -> SynthesisOutput:
+        """A follow-up the conversation already answers ("which of those failed, and why?"), checked against the
+        conversation the way a graph answer is checked against its rows."""
+        completion = await self.llm.chat([
+            {"role": "system", "content": self.prompts.render("conversation_answer_system")},
+            {"role": "user", "content": self.prompts.render("conversation_answer_user",
+                                                            conversation=request.conversation,
+                                                            question=request.question)},
+        ], max_tokens=400)
+        answer = completion.text.strip()
+        evidence = f"{request.question}\n{request.conversation}"
+        unsupported = unsupported_claims(answer, evidence, await self._vocabulary())
+        return self._output(answer, completion, "verified" if not unsupported else "unsupported", unsupported)

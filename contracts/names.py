@@ -20,17 +20,21 @@ class Activities:
     # workflows family: local activities of the workflow worker
     AGENT_SETTINGS = "agent_settings"
     EXECUTE_ACTION = "execute_action"
+    RECALL_CONVERSATION = "recall_conversation"
+    REMEMBER_TURN = "remember_turn"
     # planning family
     ROUTE = "route"
     PLAN = "plan"
     ADJUST_STEP = "adjust_step"
     PLAN_ACTION = "plan_action"
+    READ_FOLLOW_UP = "read_follow_up"
     # tools family (besides one activity per tool, named as the tool)
     RESOLVE_ACTION_TARGETS = "resolve_action_targets"
     VALIDATE_ACTION_BATCH = "validate_action_batch"
     # synthesis family
     SYNTHESIZE = "synthesize"
     ANSWER_DIRECTLY = "answer_directly"
+    ANSWER_FROM_CONVERSATION = "answer_from_conversation"
     # audit family
     RECORD_RUN = "record_run"
     # bridge family: the caller's messages

@@ -29,8 +29,18 @@ def is_action_planning(body: dict[str, Any]) -> bool:
     return "entity_type" in _schema_fields(body)
 
 
+def is_follow_up(body: dict[str, Any]) -> bool:
+    """Reading a follow-up in its conversation (activities/follow_up.py)."""
+    return _schema_fields(body) == {"question", "from_conversation"}
+
+
+def is_conversation_answer(body: dict[str, Any]) -> bool:
+    return "response_format" not in body and body["messages"][-1]["content"].startswith("Conversation so far:")
+
+
 def is_planning(body: dict[str, Any]) -> bool:
-    return "response_format" in body and not is_routing(body) and not is_action_planning(body)
+    return ("response_format" in body and not is_routing(body) and not is_action_planning(body)
+            and not is_follow_up(body))
 
 
 def question_of(body: dict[str, Any]) -> str:

@@ -11,6 +11,8 @@ from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from activities.agent_metrics import AgentMetrics
 from activities.audit_sink import AuditSink
+from activities.conversation import ConversationActivities
+from activities.follow_up import FollowUpActivities
 from activities.planning import PlanningActivities
 from activities.run_record import RunRecordActivities
 from activities.synthesis import SynthesisActivities
@@ -25,6 +27,7 @@ from worker.log_context import LogContextInterceptor
 from worker.override_rejections import OverrideRejectionCounter
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
+from workflows.conversation import ConversationWorkflow
 from workflows.sandbox import WORKFLOW_RUNNER
 
 FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
@@ -48,16 +51,20 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
             return settings
 
         # execute_action also runs here, as the batch's local activity (no server round trip per entity).
-        local = [agent_settings, *([actions.execute_action] if actions else [])]
-        workers.append(Worker(client, task_queue=q.workflow, workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
+        conversations = ConversationActivities(client)
+        local = [agent_settings, conversations.recall, conversations.remember,
+                 *([actions.execute_action] if actions else [])]
+        workers.append(Worker(client, task_queue=q.workflow,
+                              workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
                               activities=local, interceptors=[*interceptors, OverrideRejectionCounter(metrics)],
                               max_concurrent_local_activities=500,
                               workflow_runner=WORKFLOW_RUNNER))
     if "planning" in families:
         planning = PlanningActivities(backends, config.tools)
         routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts)
+        follow_up = FollowUpActivities(backends.llm, backends.prompts)
         workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
-            planning.plan, planning.adjust_step, routing.route, routing.plan_action]))
+            planning.plan, planning.adjust_step, routing.route, routing.plan_action, follow_up.read_follow_up]))
     if "tools" in families:
         tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds))
         workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
@@ -65,7 +72,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
     if "synthesis" in families:
         synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None))
         workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
-                              activities=[synthesis.synthesize, synthesis.answer_directly]))
+                              activities=[synthesis.synthesize, synthesis.answer_directly,
+                                          synthesis.answer_from_conversation]))
     if "audit" in families:
         sink = audit_sink or AuditSink(config.audit_path, metrics)
         recorder = RunRecordActivities(sink, metrics)

@@ -14,6 +14,7 @@ from workflows.action_batch import run_window
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.conversation import action_summary
     from contracts.action_path import (
         ActionIntent,
         ActionPlanningOutput,
@@ -30,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         summary_text,
         windows,
     )
+    from contracts.conversation import ActionRecordSummary
     from contracts.names import BATCH_WORKFLOW_NAME, Activities
     from contracts.override import Decision, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, StepResult
@@ -83,6 +85,9 @@ class ActionPath:
         self.ctx.say("observation", f"Dry run: {dry.would_succeed} of {len(targets)} would succeed"
                                       + (f", {dry.would_fail} would fail ({preview})" if dry.would_fail else "") + ".")
 
+        # Until the batch ran, the conversation remembers this turn as one that changed nothing.
+        self.ctx.action_record = ActionRecordSummary(entity_type=intent.entity_type, action_name=intent.action_name,
+                                                     total=len(targets), executed=False)
         reasons = self._approval_reasons(intent, targets, found, planned.irreversible)
         if reasons:
             decision = await self._approve(intent, targets, found, dry, reasons)
@@ -96,6 +101,7 @@ class ActionPath:
         self.ctx.phase("executing", EXECUTE_STEP)
         self.ctx.status.step(EXECUTE_STEP).state = StepState.RUNNING
         summary = await self._execute_batch(intent, targets)
+        self.ctx.action_record = action_summary(intent.entity_type, intent.action_name, summary)
         self.ctx.status.step(EXECUTE_STEP).state = StepState.SUCCEEDED
         self.ctx.emit(event_message(complete_event(summary)))
         self.ctx.notes.append(f"{intent.action_name} on {summary.total} {intent.entity_type}: {summary.succeeded} "

@@ -19,6 +19,7 @@ from workflows.query_path import QueryPath
 from workflows.run_context import Features, RunAborted, RunContext
 from workflows.run_record import run_record
 from workflows.step_runner import StepRunner
+from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
     from confidence_core.request_config import apply_request_overrides
@@ -45,8 +46,11 @@ class ConfidenceAgentWorkflow:
         settings, notes = apply_request_overrides(await self._worker_settings(inp), inp.request.plan)
         ctx.configure(settings)
         ctx.notes.extend(notes)
+        turn = TurnMemory(ctx) if ctx.features.conversation else None
+        if turn is not None and turn.conversation_id:
+            ctx.hold_answer = True
         try:
-            result = await self._answer(notes)
+            result = await self._answer(notes, turn)
         except RunAborted as exc:
             ctx.phase("aborted")
             ctx.emit(error_response(exc.message))
@@ -55,16 +59,24 @@ class ConfidenceAgentWorkflow:
             message = f"The agent could not finish: {failure_message(exc)}"
             workflow.logger.warning("run failed: %s", message)
             result = await ctx.fail(message)
+        if turn is not None:
+            await turn.remember(result)
+        ctx.release_answer()
         await ctx.outbox.flush()
         await self._record(result, started)
         return result
 
-    async def _answer(self, notes: list[str]) -> AgentRunResult:
+    async def _answer(self, notes: list[str], turn: TurnMemory | None) -> AgentRunResult:
         ctx = self.ctx
         ctx.phase("planning")
         if notes:
             ctx.say("observation", "Request settings: " + "; ".join(notes))
         query_path = QueryPath(ctx, StepRunner(ctx))
+        if turn is not None:
+            await turn.recall()
+            reading = await turn.read_follow_up()
+            if reading is not None and reading.from_conversation:
+                return await query_path.answer_from_conversation(turn)
         if ctx.settings.router_enabled and ctx.features.router:
             route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput)
             if route.intent is Intent.ACTION:

@@ -10,12 +10,15 @@ from temporalio import workflow
 
 from workflows.run_context import RunContext
 from workflows.step_runner import StepRunner
+from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
     from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
+    from confidence_core.conversation import conversation_confidence
     from confidence_core.dag import dependents_of, ready_steps
     from confidence_core.evidence import run_evidence
     from confidence_core.plan_parser import describe_plan
+    from contracts.conversation import FollowUpInput
     from contracts.names import Activities
     from contracts.plan import ExecutionPlan, StepResult
     from contracts.query_path import PlanningInput, PlanningOutput, SupportingResult, SynthesisInput, SynthesisOutput
@@ -87,6 +90,21 @@ class QueryPath:
         ctx.phase("completed")
         await ctx.answer(answer, synthesis)
         return AgentRunResult(answer=answer)
+
+    async def answer_from_conversation(self, turn: TurnMemory) -> AgentRunResult:
+        """A follow-up the conversation already answers: no plan, no graph; checked against the conversation."""
+        ctx = self.ctx
+        ctx.say("thought", "The conversation already holds the answer: answering from it, without the graph.")
+        ctx.phase("synthesizing")
+        synthesis = await ctx.options.synthesis.run(
+            Activities.ANSWER_FROM_CONVERSATION, FollowUpInput(question=ctx.question, conversation=turn.text),
+            SynthesisOutput)
+        score, why = conversation_confidence(turn.memory, synthesis.verification, synthesis.unsupported)
+        ctx.status.final_confidence = score
+        answer = f"{synthesis.answer}\n\nConfidence: {score:.2f}{' (low)' if score < LOW_CONFIDENCE else ''} - {why}"
+        ctx.phase("completed")
+        await ctx.answer(answer, synthesis)
+        return AgentRunResult(answer=answer, confidence=score)
 
     async def execute(self, plan: ExecutionPlan) -> list[StepResult]:
         """Ready steps in plan order, `max_parallel_steps` at a time when parallel; the dependents of a step

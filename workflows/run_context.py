@@ -18,6 +18,7 @@ from workflows.outbox import Outbox
 with workflow.unsafe.imports_passed_through():
     from confidence_core.override import check_override
     from confidence_core.redaction import redact_text
+    from contracts.conversation import ActionRecordSummary
     from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
@@ -55,10 +56,12 @@ class Features:
 
     router: bool = False
     error_aware_ladder: bool = False
+    conversation: bool = False
 
     @classmethod
     def of_this_run(cls) -> Features:
-        return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"))
+        return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
+                   conversation=workflow.patched("conversation-memory"))
 
 
 class RunContext:
@@ -74,6 +77,11 @@ class RunContext:
         self.notes: list[str] = []
         self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence_core/evidence.py)
         self.finished: list[ConfidenceMetrics] = []  # every finished step's final confidence, usable or not
+        self.action_record: ActionRecordSummary | None = None  # what an action turn changed, for the conversation
+        # While set, the closing answer waits in `held` (release_answer): a conversation's next turn must not
+        # be asked before this one is in its memory.
+        self.hold_answer = False
+        self.held: list[AgentResponse] = []
         self._override_lock = asyncio.Lock()
         self._override_requests = 0
         self.features = Features()
@@ -99,13 +107,24 @@ class RunContext:
                   if synthesis else {})
         if self.inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
-            for chunk in answer_chunks(answer):
-                self.emit(AgentResponse(message_type="answer", content=chunk, end_of_message=False))
-            self.emit(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
-                                    **tokens))
+            messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False)
+                        for chunk in answer_chunks(answer)]
+            messages.append(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
+                                          **tokens))
         else:
-            self.emit(AgentResponse(message_type="answer", content=answer, end_of_message=True, end_of_dialog=True,
-                                    **tokens))
+            messages = [AgentResponse(message_type="answer", content=answer, end_of_message=True, end_of_dialog=True,
+                                      **tokens)]
+        if self.hold_answer:
+            self.held.extend(messages)
+            return
+        for message in messages:
+            self.emit(message)
+
+    def release_answer(self) -> None:
+        self.hold_answer = False
+        held, self.held = self.held, []
+        for message in held:
+            self.emit(message)
 
     async def fail(self, message: str) -> AgentRunResult:
         """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
