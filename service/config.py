@@ -20,6 +20,7 @@ from pydantic_settings import (
 )
 
 from contracts.names import TaskQueues
+from contracts.override import Role
 from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_response_topic
 from service import defaults
@@ -37,6 +38,17 @@ class McpServerConfig(BaseModel):
 
 def demo_mcp_server() -> McpServerConfig:
     return McpServerConfig(name="demo", transport="stdio", command=[sys.executable, "-m", "embedded.mcp_demo_server"])
+
+
+class HttpIdentity(BaseModel):
+    """Who may use the HTTP API and chat UI: a bearer token (stored as its SHA-256), what the holder may decide,
+    and the private key the server signs their decisions with when the workers check signatures
+    (agent.override_keys must then hold this identity's public key under the same name)."""
+
+    name: str = Field(min_length=1)
+    token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    roles: list[Role] = Field(default_factory=list)
+    signing_key: str = ""
 
 
 class ServiceConfig(BaseSettings):
@@ -95,6 +107,12 @@ class ServiceConfig(BaseSettings):
     graph_candidates: int = Field(default=1, ge=1, le=5)
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
+    # The HTTP chat API and browser UI (python -m chat; tg-confidence up starts it).
+    http_host: str = defaults.HTTP_HOST
+    http_port: int = Field(default=defaults.HTTP_PORT, ge=0, le=65535)
+    # Bearer tokens; none: the API is open, which is allowed only on a loopback address.
+    http_tokens: list[HttpIdentity] = Field(default_factory=list)
+    temporal_ui_url: str = defaults.TEMPORAL_UI_URL  # links to runs in Temporal's Web UI; "" for none
 
     @model_validator(mode="before")
     @classmethod

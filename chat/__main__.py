@@ -1,0 +1,3 @@
+from chat.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,277 @@
+"""The HTTP chat API and the browser UI. A client of the same machinery as every other caller: chat messages
+go to the agent as TrustGraph AgentRequests over Pulsar (chat/runs.py), and runs, overrides and
+conversations are read and answered through Temporal. docs/http-api.md describes every route; FastAPI
+serves the OpenAPI docs at /docs."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import structlog
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette.sse import EventSourceResponse
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.action_history import ActionHistory, HistoryEntry, UndoOutcome
+from chat.auth import Authenticator, Caller, Unauthorized
+from chat.events import StreamState, confidence_event, events_of, is_final, override_event
+from chat.runs import RunStream, RunStreams
+from cli.actions import undo_refusal
+from confidence_core.override_signing import sign, signed_message
+from contracts.conversation import ConversationMemory, conversation_workflow_id
+from contracts.override import Decision, Override, OverrideIdentity, Role
+from contracts.run import AgentRunResult, RunStatus
+from contracts.wire import AgentRequest
+
+log = structlog.get_logger(__name__)
+STATIC = Path(__file__).with_name("static")
+POLL_S = 1.0  # how often a stream asks the run whether it waits for a human
+ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
+
+
+class ChatRequest(BaseModel):
+    """Seed 002's chat request. Without a conversation id a new conversation starts; its id is the first event."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=8000)
+    conversation_id: str | None = Field(default=None, pattern=ID_PATTERN)
+
+
+class OverrideBody(BaseModel):
+    """A human's decision on the step a run waits on (the caller is recorded as who decided)."""
+
+    model_config = ConfigDict(extra="forbid")
+    step_id: str = Field(min_length=1, max_length=64)
+    decision: Decision
+    arguments: dict[str, str] | None = None
+    reason: str = Field(default="", max_length=2000)
+
+
+class RunView(BaseModel):
+    workflow_id: str
+    execution: str  # Temporal's view: RUNNING, COMPLETED, FAILED, ...
+    status: RunStatus
+    temporal_ui: str = ""
+
+
+@dataclass
+class ChatDeps:
+    temporal: Client
+    streams: RunStreams
+    auth: Authenticator
+    namespace: str = "default"
+    temporal_ui_url: str = ""
+    actions: ActionHistory | None = None
+    override_keys: list[OverrideIdentity] | None = None  # the workers' identities: decisions must be signed
+
+
+def caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
+    """Every route's dependency: who is calling (401 without a valid token when tokens are configured)."""
+    try:
+        who = request.app.state.deps.auth.caller(authorization)
+    except Unauthorized as exc:
+        log.warning("http_unauthorized", method=request.method, path=request.url.path, reason=str(exc))
+        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
+    log.info("http_request", who=who.name, method=request.method, path=request.url.path)
+    return who
+
+
+Who = Annotated[Caller, Depends(caller)]
+
+
+def create_app(deps: ChatDeps) -> FastAPI:
+    app = FastAPI(title="tg-confidence-agent chat API", version="1",
+                  description="Ask the confidence-controlled agent, watch its runs, answer its questions.")
+    app.state.deps = deps
+
+    def ui_link(workflow_id: str) -> str:
+        base = deps.temporal_ui_url.rstrip("/")
+        return f"{base}/namespaces/{deps.namespace}/workflows/{workflow_id}" if base else ""
+
+    async def run_status(workflow_id: str) -> RunView:
+        handle = deps.temporal.get_workflow_handle(workflow_id)
+        try:
+            description = await handle.describe()
+            status = await handle.query("status", result_type=RunStatus)
+        except RPCError as exc:
+            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+                raise HTTPException(404, f"no run {workflow_id}") from None
+            raise HTTPException(503, f"Temporal: {exc.message}") from None
+        execution = description.status.name if description.status else "UNKNOWN"
+        return RunView(workflow_id=workflow_id, execution=execution, status=status, temporal_ui=ui_link(workflow_id))
+
+    async def events(stream: RunStream, after: int, request: Request,
+                     first: dict[str, Any] | None = None) -> AsyncIterator[dict[str, str]]:
+        """The run's events from message `after` on; each SSE id is the count of messages sent so far, so a
+        client that reconnects (Last-Event-ID, or ?after=) continues where it was."""
+        state = StreamState(answering=any(m.message_type == "answer" and m.content for m in stream.messages[:after]))
+        if first is not None:
+            yield {"data": json.dumps(first), "id": str(after)}
+        index, waiting_on, polled_at = after, "", 0.0
+        handle = deps.temporal.get_workflow_handle(stream.workflow_id)
+        while True:
+            while index < len(stream.messages):
+                message = stream.messages[index]
+                index += 1
+                for event in events_of(message, state):
+                    yield {"data": json.dumps(event), "id": str(index)}
+                if is_final(message):
+                    async for event in closing(stream.workflow_id):
+                        yield {"data": json.dumps(event), "id": str(index)}
+                    return
+            if await request.is_disconnected():
+                return  # the run goes on; the client may come back
+            await stream.wait(index, POLL_S)
+            if index < len(stream.messages) and time.monotonic() - polled_at < POLL_S:
+                continue  # messages first; the status is asked at most once per POLL_S
+            polled_at = time.monotonic()
+            try:
+                status = await handle.query("status", result_type=RunStatus)
+            except RPCError:
+                continue  # not started yet (the bridge is starting it)
+            pending = status.pending_override
+            if pending is not None and pending.step_id != waiting_on:
+                waiting_on = pending.step_id
+                yield {"data": json.dumps(override_event(stream.workflow_id, pending)), "id": str(index)}
+            elif pending is None and waiting_on:
+                yield {"data": json.dumps({"type": "override_resolved", "step_id": waiting_on}), "id": str(index)}
+                waiting_on = ""
+
+    async def closing(workflow_id: str) -> AsyncIterator[dict[str, Any]]:
+        try:
+            status = await deps.temporal.get_workflow_handle(workflow_id).query("status", result_type=RunStatus)
+            yield confidence_event(status)
+        except RPCError as exc:
+            log.warning("final_status_unavailable", workflow_id=workflow_id, error=exc.message)
+        yield {"type": "done", "workflow_id": workflow_id}
+
+    @app.post("/chat/stream", summary="Ask; stream the run as server-sent events")
+    async def chat_stream(body: ChatRequest, request: Request, who: Who) -> EventSourceResponse:
+        conversation_id = body.conversation_id or f"c-{uuid.uuid4().hex}"
+        stream = await deps.streams.ask(AgentRequest(question=body.query, conversation_id=conversation_id,
+                                                     streaming=True))
+        log.info("chat_asked", who=who.name, conversation_id=conversation_id, workflow_id=stream.workflow_id)
+        first = {"type": "conversation_id", "id": conversation_id, "workflow_id": stream.workflow_id,
+                 "temporal_ui": ui_link(stream.workflow_id)}
+        return EventSourceResponse(events(stream, 0, request, first), ping=15)
+
+    @app.get("/runs/{workflow_id}/events", summary="Stream a run's events (again, from where a client left)")
+    async def run_events(workflow_id: str, request: Request, who: Who,
+                         after: Annotated[int, Query(ge=0)] = 0,
+                         last_event_id: Annotated[str | None, Header()] = None) -> EventSourceResponse:
+        view = await run_status(workflow_id)
+        stream = deps.streams.find(workflow_id)
+        if stream is None and view.execution != "RUNNING":
+            return EventSourceResponse(finished_run(workflow_id))
+        stream = stream or deps.streams.follow(workflow_id)
+        start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+        return EventSourceResponse(events(stream, min(start, len(stream.messages)), request), ping=15)
+
+    async def finished_run(workflow_id: str) -> AsyncIterator[dict[str, str]]:
+        """A run this process no longer holds the messages of: its answer, from Temporal."""
+        try:
+            result = await deps.temporal.get_workflow_handle(workflow_id).result(result_type=AgentRunResult)
+            event = ({"type": "content", "content": result.answer} if result.answer
+                     else {"type": "error", "content": result.error or "the run ended without an answer"})
+        except Exception as exc:  # a failed or terminated run: say so
+            event = {"type": "error", "content": f"the run ended without an answer: {exc}"}
+        yield {"data": json.dumps(event)}
+        async for closing_event in closing(workflow_id):
+            yield {"data": json.dumps(closing_event)}
+
+    @app.get("/runs/{workflow_id}", response_model=RunView, summary="A run's state (the `status` query)")
+    async def get_run(workflow_id: str, who: Who) -> RunView:
+        return await run_status(workflow_id)
+
+    @app.post("/runs/{workflow_id}/override", summary="Answer the step a run waits on (update submit_override)")
+    async def override(workflow_id: str, body: OverrideBody, who: Who) -> dict[str, str]:
+        view = await run_status(workflow_id)
+        pending = view.status.pending_override
+        if pending is None or pending.step_id != body.step_id:
+            waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
+            raise HTTPException(409, f"{workflow_id} is not waiting on step {body.step_id} ({waiting})")
+        if not who.may(pending.role):
+            log.warning("http_override_refused", who=who.name, workflow_id=workflow_id, role=pending.role.value)
+            raise HTTPException(403, f"{who.name} may not decide this: the role '{pending.role.value}' is needed")
+        decision = Override(step_id=body.step_id, decision=body.decision.value, arguments=body.arguments,
+                            reason=body.reason, by=who.name)
+        if deps.override_keys:  # the workers check signatures: sign over this request's challenge
+            try:
+                private = who.private_key()
+            except (OSError, ValueError) as exc:
+                raise HTTPException(500, f"cannot read {who.name}'s signing key: {exc}") from None
+            if private is None:
+                raise HTTPException(403, f"{who.name} has no signing key configured (http_tokens[].signing_key)")
+            message = signed_message(workflow_id, pending.challenge, decision.step_id, decision.decision,
+                                     decision.arguments)
+            decision = decision.model_copy(update={"signature": sign(private, message)})
+        try:
+            outcome = await deps.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", decision)
+        except WorkflowUpdateFailedError as exc:
+            raise HTTPException(409, f"override rejected: {exc.cause}") from None
+        except RPCError as exc:
+            raise HTTPException(503, f"Temporal: {exc.message}") from None
+        log.info("http_override", who=who.name, workflow_id=workflow_id, step_id=body.step_id,
+                 decision=body.decision.value)
+        return {"outcome": str(outcome)}
+
+    @app.get("/conversations/{conversation_id}", response_model=ConversationMemory,
+             summary="A conversation's memory")
+    async def conversation(conversation_id: str, who: Who) -> ConversationMemory:
+        handle = deps.temporal.get_workflow_handle(conversation_workflow_id(conversation_id))
+        try:
+            return await handle.query("memory", result_type=ConversationMemory)
+        except RPCError as exc:
+            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+                raise HTTPException(404, f"no conversation {conversation_id}") from None
+            raise HTTPException(503, f"Temporal: {exc.message}") from None
+
+    def history() -> ActionHistory:
+        if deps.actions is None:
+            raise HTTPException(404, "no actions are configured on this service (no ontology)")
+        return deps.actions
+
+    @app.get("/actions", response_model=list[HistoryEntry], summary="Executed actions, most recent first")
+    async def list_actions(who: Who, run: str = "", entity: str = "",
+                           limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[HistoryEntry]:
+        return await history().list(run_id=run, entity_id=entity, limit=limit)
+
+    @app.post("/actions/{key}/undo", response_model=UndoOutcome, summary="Apply an executed action's inverse")
+    async def undo(key: str, who: Who) -> UndoOutcome:
+        actions = history()
+        if not who.may(Role.UNDO):
+            raise HTTPException(403, f"{who.name} may not undo actions: the role 'undo' is needed")
+        refused = undo_refusal(deps.override_keys or [], who.name,
+                               Path(who.signing_key) if who.signing_key else None)
+        if refused:
+            raise HTTPException(403, refused)
+        entries = [e for e in await actions.list(key=key, limit=1) if not e.undoes]
+        if not entries:
+            raise HTTPException(404, f"no executed action with key {key}")
+        if entries[0].undone_by:
+            raise HTTPException(409, f"{key} was already undone ({entries[0].undone_by})")
+        outcome = await actions.undo(entries[0], who.name)
+        log.info("http_undo", who=who.name, key=key, success=outcome.success, detail=outcome.detail)
+        if not outcome.success:
+            raise HTTPException(409, outcome.detail)
+        return outcome
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    return app
+

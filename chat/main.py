@@ -1,0 +1,89 @@
+"""tg-confidence-chat: the HTTP chat API and browser UI (python -m chat; `tg-confidence up` starts it)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+import structlog
+import uvicorn
+
+from activities.action_history import ActionHistory
+from activities.actions import ActionTools
+from backends.graph_store import GraphStore
+from chat.app import ChatDeps, create_app
+from chat.auth import Authenticator, is_loopback
+from chat.runs import RunStreams
+from confidence_core.ontology import Ontology
+from service.config import ServiceConfig
+from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
+from service.flags import add_common_args, add_flow_args, config_from_args
+from service.lifecycle import configure_logging, run_until_signalled
+
+log = structlog.get_logger(__name__)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="tg-confidence-chat", description=__doc__,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_common_args(p)
+    add_flow_args(p)
+    p.add_argument("--http-host", "--bind", dest="http_host",
+                   help="address to listen on (env TGCA_HTTP_HOST; default 127.0.0.1). Any other than a loopback "
+                        "address needs http_tokens")
+    p.add_argument("--http-port", type=int, help="port to listen on (env TGCA_HTTP_PORT; default 8765)")
+    p.add_argument("--falkordb-url", help="FalkorDB URL, for the action history (env TGCA_FALKORDB_URL)")
+    p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")
+    p.add_argument("--ontology-path", help="the domain's ontology YAML: enables /actions (env TGCA_ONTOLOGY_PATH)")
+    p.add_argument("--temporal-ui-url", help="Temporal Web UI base URL for run links (env TGCA_TEMPORAL_UI_URL)")
+    return p.parse_args(argv)
+
+
+def refusal(config: ServiceConfig) -> str:
+    """Why the API must not start as configured ("" when it may)."""
+    if not config.http_tokens and not is_loopback(config.http_host):
+        return (f"the chat API would listen on {config.http_host} with no http_tokens: anyone who can reach it "
+                "could approve actions. Configure http_tokens, or bind to 127.0.0.1")
+    return ""
+
+
+async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
+    refused = refusal(config)
+    if refused:
+        raise PartUnreachable(refused)
+    temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
+    client = pulsar_client(config.pulsar_url)
+    streams = RunStreams(client, config.request_topics[0], config.response_topic)
+    try:
+        await streams.start()
+    except PULSAR_ERRORS as exc:
+        raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
+    store = None
+    actions = None
+    if config.ontology_path:
+        store = GraphStore(config.falkordb_url, config.graph_name)
+        actions = ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
+    app = create_app(ChatDeps(temporal=temporal, streams=streams, auth=Authenticator(config.http_tokens),
+                              namespace=config.temporal_namespace, temporal_ui_url=config.temporal_ui_url,
+                              actions=actions, override_keys=config.agent.override_keys))
+    server = uvicorn.Server(uvicorn.Config(app, host=config.http_host, port=config.http_port, log_config=None,
+                                           access_log=False))
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # stop comes from `stop`
+    log.info("chat_ready", url=f"http://{config.http_host}:{config.http_port}/", open=not config.http_tokens)
+    serving = asyncio.create_task(server.serve())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    await serving
+    stopping.cancel()
+    await streams.stop()
+    await client.close()
+    if store is not None:
+        await store.aclose()
+
+
+def main(argv: list[str] | None = None) -> None:
+    config = config_from_args(parse_args(argv))
+    configure_logging(config.log_level)
+    run_until_signalled(serve, config)

@@ -1,0 +1,123 @@
+"""The API's side of the Pulsar contract: it sends each chat message as an AgentRequest on the agent's
+request topic (the bridge starts the run, as for any TrustGraph client) and reads the response topic with
+one subscription, handing each response to the stream of its request id. Streams keep their messages so a
+client that reconnects gets the run from where it left; finished streams are dropped oldest first."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import pulsar
+import structlog
+from pulsar.asyncio import Client as AsyncPulsarClient
+from pulsar.asyncio import Consumer, Producer
+
+from chat.events import is_final
+from contracts.names import workflow_id_for
+from contracts.wire import AgentRequest, AgentResponse
+from contracts.wire_codec import decode_response, encode_request
+
+log = structlog.get_logger(__name__)
+RETAINED_FINISHED = 200  # finished streams kept for reconnecting clients
+
+
+@dataclass
+class RunStream:
+    request_id: str
+    workflow_id: str
+    conversation_id: str = ""
+    messages: list[AgentResponse] = field(default_factory=list)
+    finished: bool = False
+    started: float = field(default_factory=time.monotonic)
+    _seen: set[str] = field(default_factory=set)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def add(self, message: AgentResponse) -> None:
+        if message.message_id and message.message_id in self._seen:
+            return  # an emit retried after a timeout: the same message again
+        self._seen.add(message.message_id)
+        self.messages.append(message)
+        self.finished = self.finished or is_final(message)
+        self._changed.set()
+
+    async def wait(self, after: int, timeout_s: float) -> None:
+        """Until there are more than `after` messages, or `timeout_s` passed."""
+        if len(self.messages) > after:
+            return
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout_s)
+        except TimeoutError:
+            pass
+
+
+class RunStreams:
+    def __init__(self, pulsar_client: AsyncPulsarClient, request_topic: str, response_topic: str) -> None:
+        self.pulsar = pulsar_client
+        self.request_topic = request_topic
+        self.response_topic = response_topic
+        self._streams: OrderedDict[str, RunStream] = OrderedDict()  # by request id
+        self._consumer: Consumer | None = None
+        self._producer: Producer | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        # Exclusive and our own: every API process sees every response, and picks its own requests' out.
+        self._consumer = await self.pulsar.subscribe(
+            self.response_topic, f"chat-api-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
+            initial_position=pulsar.InitialPosition.Latest)
+        self._producer = await self.pulsar.create_producer(self.request_topic, batching_enabled=False)
+        self._reader = asyncio.create_task(self._read())
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+        for part in (self._producer, self._consumer):
+            if part is not None:
+                await part.close()
+
+    async def _read(self) -> None:
+        assert self._consumer is not None
+        while True:
+            message = await self._consumer.receive()
+            await self._consumer.acknowledge(message)
+            stream = self._streams.get((message.properties() or {}).get("id", ""))
+            if stream is None:
+                continue  # another client's request
+            try:
+                stream.add(decode_response(message.data()))
+            except (ValueError, TypeError, KeyError) as exc:
+                log.warning("bad_response", request_id=stream.request_id, error=str(exc))
+
+    def _open(self, request_id: str, workflow_id: str, conversation_id: str = "") -> RunStream:
+        stream = RunStream(request_id=request_id, workflow_id=workflow_id, conversation_id=conversation_id)
+        self._streams[request_id] = stream
+        finished = [k for k, s in self._streams.items() if s.finished]
+        for key in finished[:max(0, len(finished) - RETAINED_FINISHED)]:
+            del self._streams[key]
+        return stream
+
+    async def ask(self, request: AgentRequest) -> RunStream:
+        """Send one request; its stream exists before the request leaves, so no response is missed."""
+        assert self._producer is not None, "start() first"
+        request_id = f"chat-{uuid.uuid4().hex}"
+        stream = self._open(request_id, workflow_id_for(request_id), request.conversation_id)
+        await self._producer.send(encode_request(request), properties={"id": request_id})
+        log.info("chat_request_sent", request_id=request_id, conversation_id=request.conversation_id)
+        return stream
+
+    def find(self, workflow_id: str) -> RunStream | None:
+        return next((s for s in self._streams.values() if s.workflow_id == workflow_id), None)
+
+    def follow(self, workflow_id: str) -> RunStream:
+        """The stream of a run this process did not start (or no longer holds): its messages from now on."""
+        found = self.find(workflow_id)
+        if found is not None:
+            return found
+        request_id = workflow_id.removeprefix("agent-")
+        return self._open(request_id, workflow_id)

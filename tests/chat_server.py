@@ -1,0 +1,75 @@
+"""Serve the chat API (chat/app.py) in-process on a free port, over a test stack's real Temporal and Pulsar,
+and read its server-sent events as a client would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from activities.action_history import ActionHistory
+from activities.actions import ActionTools
+from backends.graph_store import GraphStore
+from chat.app import ChatDeps, create_app
+from chat.auth import Authenticator
+from chat.runs import RunStreams
+from confidence_core.ontology import Ontology
+from embedded.processes import free_port
+from service.config import HttpIdentity
+from service.connections import pulsar_client
+
+
+@dataclass
+class ChatServer:
+    url: str
+    deps: ChatDeps
+
+
+@asynccontextmanager
+async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None) -> AsyncIterator[ChatServer]:
+    """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology)."""
+    config = stack.config
+    client = pulsar_client(config.pulsar_url)
+    streams = RunStreams(client, config.request_topics[0], config.response_topic)
+    await streams.start()
+    store = GraphStore(config.falkordb_url, config.graph_name) if config.ontology_path else None
+    actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
+               if store is not None else None)
+    deps = ChatDeps(temporal=stack.client, streams=streams, auth=Authenticator(identities or []),
+                    temporal_ui_url="http://127.0.0.1:8233", actions=actions,
+                    override_keys=config.agent.override_keys)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None,
+                                           access_log=False))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.02)
+    try:
+        yield ChatServer(url=f"http://127.0.0.1:{port}", deps=deps)
+    finally:
+        server.should_exit = True
+        await task
+        await streams.stop()
+        await client.close()
+        if store is not None:
+            await store.aclose()
+
+
+async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """(event id, event) for each server-sent event of a streaming response."""
+    event_id, data = "", []
+    async for line in response.aiter_lines():
+        if line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif not line and data:
+            yield event_id, json.loads("\n".join(data))
+            data = []
