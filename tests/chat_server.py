@@ -49,7 +49,7 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None) 
     server = uvicorn.Server(uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None,
                                            access_log=False))
     task = asyncio.create_task(server.serve())
-    while not server.started:
+    while not server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
         await asyncio.sleep(0.02)
     try:
         yield ChatServer(url=f"http://127.0.0.1:{port}", deps=deps)

@@ -72,7 +72,8 @@ def stack_options(dataset: str, data_dir: Path) -> StackOptions:
     """Every part embedded, each on a free port; the demo graph and its ontology only for procurement."""
     return StackOptions(data_dir=data_dir, temporal_port=free_port(), ui_port=free_port(), pulsar_port=free_port(),
                         falkordb_port=free_port(), llm_port=free_port(), metrics_port=free_port(),
-                        graph_name=GRAPHS[dataset], load_demo_graph=dataset == "procurement", log_level="WARNING")
+                        http_port=0, graph_name=GRAPHS[dataset], load_demo_graph=dataset == "procurement",
+                        log_level="WARNING")
 
 
 @dataclass

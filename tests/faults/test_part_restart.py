@@ -264,7 +264,7 @@ async def supervised(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         options = StackOptions(
             data_dir=tmp_path_factory.mktemp("supervised"), temporal_port=free_port(), ui_port=free_port(),
             pulsar_port=free_port(), falkordb_port=free_port(), llm_base_url=llm.base_url, llm_model="scripted",
-            metrics_port=free_port(),
+            metrics_port=free_port(), http_port=free_port(),
             # A planning call lost with its worker is retried once this passes (the default is 2 minutes).
             extra_env={"TGCA_AGENT__PLANNING_TIMEOUT_MS": "5000"})
         stack = EmbeddedStack(options, say=said.append)

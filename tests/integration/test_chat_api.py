@@ -23,7 +23,7 @@ PAY = f"Pay all orders of supplier {SUPPLIER}"
 
 async def approve_on_request(http: httpx.AsyncClient, events: list[dict[str, Any]], decision: str = "accept") -> None:
     """What the UI's approve button does: wait for the override_request event, then answer it."""
-    while not any(e["type"] == "override_request" for e in events):
+    while not any(e["type"] == "override_request" for e in events):  # noqa: ASYNC110 - another task fills it
         await asyncio.sleep(0.05)
     request = next(e for e in events if e["type"] == "override_request")
     response = await http.post(f"/runs/{request['workflow_id']}/override",
@@ -153,7 +153,7 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
                 assert bad_choice.status_code == 409 and "retry is not a choice here" in bad_choice.json()["detail"]
                 assert (await ops.post(f"/runs/{workflow_id}/override", json={"step_id": "approve",
                                                                              "decision": "accept"})).status_code == 200
-                while (await ops.get(f"/runs/{workflow_id}")).json()["execution"] == "RUNNING":
+                while (await ops.get(f"/runs/{workflow_id}")).json()["execution"] == "RUNNING":  # noqa: ASYNC110
                     await asyncio.sleep(0.2)
 
                 actions = (await viewer.get("/actions", params={"run": workflow_id, "limit": 100})).json()

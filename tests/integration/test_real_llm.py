@@ -29,7 +29,7 @@ def leading_supplier() -> str:
 
 async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path) -> None:
     ports = {name: free_port() for name in
-             ("temporal-port", "ui-port", "pulsar-port", "falkordb-port", "llm-port", "metrics-port")}
+             ("temporal-port", "ui-port", "pulsar-port", "falkordb-port", "llm-port", "metrics-port", "http-port")}
     args = [arg for name, port in ports.items() for arg in (f"--{name}", str(port))]
     cmd = [sys.executable, "-m", "cli", "up", "--data-dir", str(tmp_path), "--demo", "--exit-after-ask",
            "--timeout", "400", *args]
@@ -38,7 +38,8 @@ async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path)
     assert result.returncode == 0, f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}"
     assert f"? {DEMO_QUESTION}" in out
     for marker in ("[thought] Planning how to answer", "[observation] Plan with", "[thought] Step ",
-                   "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:"):
+                   "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:",
+                   f"chat in your browser: http://127.0.0.1:{ports['http-port']}/"):
         assert marker in out, marker
     # The answer comes from the graph: the leading supplier by orders is named in it.
     answer = out.split("[answer] ", 1)[1]
