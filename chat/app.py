@@ -128,6 +128,10 @@ def create_app(deps: ChatDeps) -> FastAPI:
                     async for event in closing(stream.workflow_id):
                         yield {"data": json.dumps(event), "id": str(index)}
                     return
+            if stream.finished:  # a client that came back after the last message: only the closing is left
+                async for event in closing(stream.workflow_id):
+                    yield {"data": json.dumps(event), "id": str(index)}
+                return
             if await request.is_disconnected():
                 return  # the run goes on; the client may come back
             await stream.wait(index, POLL_S)

@@ -10,6 +10,15 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
     echo "setup: Python 3.11 is required (found $("$PYTHON" --version 2>&1)); set PYTHON=/path/to/python3.11" >&2
     exit 1
 fi
+# Debian's Chromium for the browser UI test; Playwright never downloads a browser of its own.
+if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    else
+        echo "setup: /usr/bin/chromium is missing (apt-get install chromium as root); the browser test needs it" >&2
+    fi
+fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade "pip==26.3"
 
