@@ -5,15 +5,13 @@ docs/http-api.md lists every field. Pure functions."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from contracts.action_path import parse_action_event
 from contracts.override import OverrideRequest
 from contracts.run import RunStatus
 from contracts.wire import AgentResponse
-
-ACTION_EVENTS = {"action_plan", "action_progress", "action_error", "action_complete"}
 
 
 @dataclass
@@ -25,23 +23,12 @@ def is_final(message: AgentResponse) -> bool:
     return message.end_of_dialog or message.error is not None or message.message_type == "error"
 
 
-def action_event(content: str) -> dict[str, Any] | None:
-    """The structured progress events travel as observations whose content is one JSON object."""
-    if not content.startswith('{"type": "action_'):
-        return None
-    try:
-        event = json.loads(content)
-    except json.JSONDecodeError:
-        return None
-    return event if isinstance(event, dict) and event.get("type") in ACTION_EVENTS else None
-
-
 def events_of(message: AgentResponse, state: StreamState) -> list[dict[str, Any]]:
     kind = message.message_type
     if kind == "thought":
         return [{"type": "thinking", "content": message.content}]
     if kind == "observation":
-        return [action_event(message.content) or {"type": "observation", "content": message.content}]
+        return [parse_action_event(message.content) or {"type": "observation", "content": message.content}]
     if kind == "answer":
         events: list[dict[str, Any]] = []
         if message.content and not state.answering:

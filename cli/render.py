@@ -3,21 +3,18 @@ action progress event (their JSON is for programs)."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 
+from contracts.action_path import parse_action_event
 from contracts.wire import AgentResponse
 
 
 def render_action_event(content: str) -> str | None:
     """One line for a progress event of the action path, or None when `content` is not one."""
-    if not content.startswith('{"type": "action_'):
+    event = parse_action_event(content)
+    if event is None:
         return None
-    try:
-        event = json.loads(content)
-    except json.JSONDecodeError:
-        return None
-    kind = event.get("type")
+    kind = event["type"]
     if kind == "action_plan":
         plan = event["plan"]
         ids = ", ".join(t["entity_id"] for t in plan["targets"][:10])

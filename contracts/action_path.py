@@ -141,6 +141,20 @@ class BatchSummary(BaseModel):
                 "listed": LISTED}
 
 
+ACTION_EVENTS = {"action_plan", "action_progress", "action_error", "action_complete"}
+
+
+def parse_action_event(content: str) -> dict[str, Any] | None:
+    """The progress event an observation's `content` carries, or None when it carries none."""
+    if not content.startswith('{"type": "action_'):
+        return None
+    try:
+        event = json.loads(content)
+    except json.JSONDecodeError:
+        return None
+    return event if isinstance(event, dict) and event.get("type") in ACTION_EVENTS else None
+
+
 def event_message(event: dict[str, Any]) -> AgentResponse:
     return AgentResponse(message_type=EVENT_TYPE, content=json.dumps(event, default=str), end_of_message=True)
 
