@@ -88,6 +88,13 @@ def caller(request: Request, authorization: Annotated[str | None, Header()] = No
 Who = Annotated[Caller, Depends(caller)]
 
 
+def temporal_failure(exc: RPCError, missing: str) -> HTTPException:
+    """404 naming what is missing when Temporal has no such workflow; 503 when Temporal itself failed."""
+    if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+        return HTTPException(404, f"no {missing}")
+    return HTTPException(503, f"Temporal: {exc.message}")
+
+
 def create_app(deps: ChatDeps) -> FastAPI:
     app = FastAPI(title="tg-confidence-agent chat API", version="1",
                   description="Ask the confidence-controlled agent, watch its runs, answer its questions.")
@@ -103,9 +110,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
             description = await handle.describe()
             status = await handle.query("status", result_type=RunStatus)
         except RPCError as exc:
-            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
-                raise HTTPException(404, f"no run {workflow_id}") from None
-            raise HTTPException(503, f"Temporal: {exc.message}") from None
+            raise temporal_failure(exc, f"run {workflow_id}") from None
         execution = description.status.name if description.status else "UNKNOWN"
         return RunView(workflow_id=workflow_id, execution=execution, status=status, temporal_ui=ui_link(workflow_id))
 
@@ -235,9 +240,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
         try:
             return await handle.query("memory", result_type=ConversationMemory)
         except RPCError as exc:
-            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
-                raise HTTPException(404, f"no conversation {conversation_id}") from None
-            raise HTTPException(503, f"Temporal: {exc.message}") from None
+            raise temporal_failure(exc, f"conversation {conversation_id}") from None
 
     def history() -> ActionHistory:
         if deps.actions is None:

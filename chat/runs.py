@@ -6,7 +6,6 @@ client that reconnects gets the run from where it left; finished streams are dro
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -29,10 +28,8 @@ RETAINED_FINISHED = 200  # finished streams kept for reconnecting clients
 class RunStream:
     request_id: str
     workflow_id: str
-    conversation_id: str = ""
     messages: list[AgentResponse] = field(default_factory=list)
     finished: bool = False
-    started: float = field(default_factory=time.monotonic)
     _seen: set[str] = field(default_factory=set)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -94,8 +91,8 @@ class RunStreams:
             except (ValueError, TypeError, KeyError) as exc:
                 log.warning("bad_response", request_id=stream.request_id, error=str(exc))
 
-    def _open(self, request_id: str, workflow_id: str, conversation_id: str = "") -> RunStream:
-        stream = RunStream(request_id=request_id, workflow_id=workflow_id, conversation_id=conversation_id)
+    def _open(self, request_id: str, workflow_id: str) -> RunStream:
+        stream = RunStream(request_id=request_id, workflow_id=workflow_id)
         self._streams[request_id] = stream
         finished = [k for k, s in self._streams.items() if s.finished]
         for key in finished[:max(0, len(finished) - RETAINED_FINISHED)]:
@@ -106,7 +103,7 @@ class RunStreams:
         """Send one request; its stream exists before the request leaves, so no response is missed."""
         assert self._producer is not None, "start() first"
         request_id = f"chat-{uuid.uuid4().hex}"
-        stream = self._open(request_id, workflow_id_for(request_id), request.conversation_id)
+        stream = self._open(request_id, workflow_id_for(request_id))
         await self._producer.send(encode_request(request), properties={"id": request_id})
         log.info("chat_request_sent", request_id=request_id, conversation_id=request.conversation_id)
         return stream

@@ -80,7 +80,8 @@ class TurnMemory:
         if not self.conversation_id:
             return
         ctx = self.ctx
-        results = "\n".join(r.output for r in result.step_results if r.success and ctx.action_record is None)
+        # An action turn is remembered by its outcomes (action_record), not by its batch summary's JSON.
+        results = "" if ctx.action_record else "\n".join(r.output for r in result.step_results if r.success)
         turn = ConversationTurn(
             request_id=ctx.inp.request_id, workflow_id=ctx.workflow_id, question=redact_text(self.asked),
             standalone_question=redact_text(ctx.question) if ctx.question != self.asked else "",
