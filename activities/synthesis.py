@@ -60,18 +60,20 @@ class SynthesisActivities:
         absent = absence_answer(outputs)
         if absent is not None:
             return SynthesisOutput(answer=absent, verification="absent")
-        share = request.max_context_size // max(1, len(request.results))
-        results = "\n\n".join(
-            f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"
-            for r in request.results
-        ) or "(no step produced a usable result)"
+        share = request.max_context_size // max(1, len(request.results) + bool(request.facts))
+        blocks = [f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"
+                  for r in request.results]
+        facts = trim("\n".join(request.facts), share) if request.facts else ""
+        if facts:
+            blocks.append(f"[what the graph stores about the names in the question]\n{facts}")
+        results = "\n\n".join(blocks) or "(no step produced a usable result)"
         messages = [
             {"role": "system", "content": self.prompts.render("synthesis_system")},
             {"role": "user", "content": self.prompts.render(
                 "synthesis_user", question=request.question, results=results)},
         ]
         completion = await self.llm.chat(messages, max_tokens=400)
-        evidence = "\n".join([request.question, *(r.output for r in request.results)])
+        evidence = "\n".join([request.question, *(r.output for r in request.results), facts])
         known = await self._vocabulary()
         draft = completion.text.strip()
         first = unsupported_claims(draft, evidence, known, outputs)

@@ -23,9 +23,12 @@ from confidence_core.schema_repair import (
     ONE_HOP,
     PATH_LABELS,
     bound_instead,
+    count_as_property,
+    moved_property,
     neighbour_property,
     through_middle,
     undefined_name,
+    unknown_type_hops,
 )
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
@@ -71,11 +74,12 @@ class SchemaCheck:
 
     async def corrected(self, query: str) -> str | None:
         """The query with what the schema can only have meant put right, where it leaves no doubt: an
-        unbound variable read as the one bound variable whose label has what is read (FalkorDB's "'p' not
-        defined"), an unknown label renamed, each relationship written against its direction turned round,
-        one that does not join its two labels replaced by the only one that does (or bridged through the one
-        label between them), and a neighbour read as a property matched through its path
-        (confidence_core.schema_repair). None when there is nothing to correct."""
+        unbound variable read as the node it must mean (FalkorDB's "'p' not defined"), an unknown label
+        renamed, each relationship written against its direction turned round, one that does not join its
+        two labels (or an invented type) replaced by the only one that does (or bridged through the one label
+        between them), a neighbour read as a property matched through its path, a property read from a node
+        that lacks it moved to the one node that has it, and a count named after a stored property replaced
+        by that property (confidence_core.schema_repair). None when there is nothing to correct."""
         snapshot, nodes, rels = await self._current()
         if not nodes:
             return None
@@ -86,6 +90,11 @@ class SchemaCheck:
         for item in SchemaValidator(snapshot).validate(fixed)[1]:
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
+        for item in SchemaValidator(snapshot).validate(fixed)[1]:
+            if str(item.get("code", "")).endswith("UnknownRelationshipType"):
+                for original, path in unknown_type_hops(fixed, str(item.get("relationship_type", ""))):
+                    meant = only_relationship(original, path, rels) or through_middle(original, path, rels, fixed)
+                    fixed = fixed.replace(original, meant, 1) if meant else fixed
         for _ in range(MAX_DIRECTION_FIXES):
             _, meta = SchemaValidator(snapshot).validate(fixed)
             turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
@@ -102,7 +111,10 @@ class SchemaCheck:
         for item in PropertiesValidator(snapshot).validate(fixed)[1]:
             if str(item.get("code", "")).endswith("InvalidPropertyAccess") and item.get("kind", "node") == "node":
                 for prop in item.get("properties", []):
-                    fixed = neighbour_property(fixed, str(item.get("name", "")), str(prop), nodes, rels) or fixed
+                    label = str(item.get("name", ""))
+                    fixed = (neighbour_property(fixed, label, str(prop), nodes, rels)
+                             or moved_property(fixed, label, str(prop), nodes) or fixed)
+        fixed = count_as_property(fixed, nodes) or fixed
         return fixed if fixed != query else None
 
     async def problems(self, query: str) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from confidence_core.cypher_repair import clauses, free_name
+from confidence_core.cypher_repair import clauses, free_name, split_items
 from confidence_core.cypher_text import blank_strings, labelled_variables, replace_outside_strings
 
 Nodes = dict[str, list[str]]
@@ -138,14 +138,58 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     binding = next((c for c in clauses(query) if binds.search(blanked[c.start:c.end])), None)
     if binding is None or binding.keyword != "MATCH":
         return None
-    if any(c.keyword == "WITH" and c.start >= binding.end for c in clauses(query)):
-        return None  # a WITH would drop the new variable, and carrying it would change what WITH groups by
+    at = _after_last_with(query, variable, prop, binding.end)
+    if at is None:
+        return None
     new = free_name(query, re.sub(r"\W", "", target.lower()) or "n")
     pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
-    head, tail = query[:binding.end].rstrip(), query[binding.end:].lstrip()
+    head, tail = query[:at].rstrip(), query[at:].lstrip()
     fixed = f"{head} {pattern}{' ' if tail else ''}{tail}"
-    return replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
+    fixed = replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
                                     f"{new}.{shown}")
+    return _with_display_name(fixed, new, shown, nodes.get(target, []))
+
+
+def _after_last_with(query: str, variable: str, prop: str, binding_end: int) -> int | None:
+    """Where the neighbour's MATCH goes: right after the MATCH that binds the variable, or, when WITH
+    clauses follow, after the last one (with its WHERE / ORDER BY / LIMIT), provided it passes the variable
+    on unchanged and nothing before that point reads the property. None when neither is certain."""
+    parts = clauses(query)
+    withs = [c for c in parts if c.keyword == "WITH" and c.start >= binding_end]
+    if not withs:
+        return binding_end
+    last = withs[-1]
+    if variable not in {item.strip() for item in split_items(query[last.body_start:last.end])}:
+        return None  # the WITH does not pass the variable on: the neighbour cannot be reached after it
+    at = next((c.start for c in parts if c.start > last.start and c.keyword not in _WITH_TAIL), len(query))
+    if re.search(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b", blank_strings(query[:at])):
+        return None  # read before that point
+    return at
+
+
+_WITH_TAIL = {"WHERE", "ORDER BY", "SKIP", "LIMIT"}
+
+
+def _with_display_name(query: str, variable: str, shown: str, props: list[str]) -> str:
+    """A neighbour returned by an id (`supplier1.supplier_id AS supplier`) is returned with its name too:
+    a question about who or which wants the name, and the id alone cannot be read as one."""
+    name = display_property(props, "")
+    if name is None or name == shown:
+        return query
+    returns = [c for c in clauses(query) if c.keyword == "RETURN"]
+    if len(returns) != 1:
+        return query
+    clause = returns[0]
+    read = re.compile(rf"^(?:DISTINCT\s+)?{re.escape(variable)}\.{re.escape(shown)}(?:\s+AS\s+(\w+))?$",
+                      re.IGNORECASE)
+    hits = [hit for item in split_items(query[clause.body_start:clause.end]) if (hit := read.match(item))]
+    if not hits:
+        return query
+    alias = f"{hits[0].group(1) or shown}_{name}"
+    if re.search(rf"\b{re.escape(alias)}\b", query):
+        alias = free_name(query, alias)
+    body, rest = query[clause.body_start:clause.end].rstrip(), query[clause.end:].lstrip()
+    return f"{query[:clause.body_start]}{body}, {variable}.{name} AS {alias}{' ' if rest else ''}{rest}"
 
 
 def through_middle(original: str, path: str, rels: Iterable[Relationship], query: str = "") -> str | None:
@@ -195,6 +239,50 @@ def _anonymous_named(query: str, blanked: str, name: str) -> str | None:
     return f"{query[:at]}{name}{query[at:]}"
 
 
+def _anonymous_fitting(query: str, blanked: str, name: str, nodes: Nodes) -> str | None:
+    """`RETURN c.name` or `count(p)` with `c`/`p` bound nowhere, over a query with one unnamed node whose
+    label has every property read from the name: the model wrote the node and forgot to name it (a named
+    node of another label is not what it meant, or it would have used that name). With several such nodes,
+    the one whose label starts like the name; None when that is not exactly one."""
+    read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
+    if not read and not re.search(rf"\w\s*\(\s*(?:DISTINCT\s+)?{re.escape(name)}\s*\)", blanked, re.IGNORECASE):
+        return None  # neither read from nor counted: a bare name may be a property (handled by the caller)
+    fitting = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked) if read <= set(nodes.get(m.group(1), []))]
+    if len(fitting) > 1:
+        fitting = [m for m in fitting if m.group(1).lower().startswith(name[0].lower())]
+    if len(fitting) != 1:
+        return None
+    at = fitting[0].start() + 1
+    return f"{query[:at]}{name}{query[at:]}"
+
+
+def moved_property(query: str, label: str, prop: str, nodes: Nodes) -> str | None:
+    """`c.name` on a node of `label` that has no such property, in a query where exactly one other node
+    pattern's label has it (a named variable, or an unnamed node, which is then named): the read is moved
+    there (`(c:Currency)<-[:USES]-(:Country) RETURN count(c.name)` counts the countries' names). None when
+    no node or several have it, or the variable reading it is not of `label`."""
+    blanked = blank_strings(query)
+    bound = labelled_variables(blanked)
+    readers = {v for v in re.findall(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b", blanked) if bound.get(v) == label}
+    if not readers:
+        return None
+    having = [v for v, other in bound.items() if v not in readers and prop in nodes.get(other, [])]
+    anonymous = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked) if prop in nodes.get(m.group(1), [])]
+    if len(having) + len(anonymous) != 1:
+        return None
+    fixed = query
+    if having:
+        target = having[0]
+    else:
+        target = free_name(query, re.sub(r"\W", "", anonymous[0].group(1).lower()) or "n")
+        at = anonymous[0].start() + 1
+        fixed = f"{query[:at]}{target}{query[at:]}"
+    for reader in readers:
+        fixed = replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(reader)}\.{re.escape(prop)}\b"),
+                                        f"{target}.{prop}")
+    return fixed
+
+
 def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     """`name` used but never bound, read as the one bound variable it must mean: the one unnamed node of
     the label it spells (`count(orders)` over `(:Order)`); `p.population` when
@@ -202,7 +290,8 @@ def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     bound node's label has that property. None when that is not exactly one variable, or the name is bound
     (an alias, a path or an unlabelled node) somewhere."""
     blanked = blank_strings(query)
-    named = _anonymous_named(query, blanked, name)  # before the check below, which reads count(x) as (x)
+    # Both before the check below, which reads count(x) as (x).
+    named = _anonymous_named(query, blanked, name) or _anonymous_fitting(query, blanked, name, nodes)
     if named is not None:
         return named
     if re.search(rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
@@ -221,3 +310,55 @@ def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     bare = re.compile(rf"(?<![\w.$`]){re.escape(name)}\b(?!\s*[:(.])")
     fixed = replace_outside_strings(query, bare, f"{meant[0]}.{name}")
     return fixed if fixed != query else None
+
+
+def unknown_type_hops(query: str, rel_type: str) -> list[tuple[str, str]]:
+    """Each hop of the query written with relationship type `rel_type` whose two nodes have labels (written
+    there or where their variable is bound), as (the hop's text, its path `(:Left)-[:TYPE]->(:Right)` in the
+    order written), for only_relationship / through_middle to correct an invented type with."""
+    blanked = blank_strings(query)
+    bound = labelled_variables(blanked)
+    node = r"(\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\))"
+    hop = re.compile(rf"{node}\s*<?-\[\s*\w*\s*:\s*`?{re.escape(rel_type)}`?[^\]]*\]->?\s*{node}")
+    found = []
+    for m in hop.finditer(blanked):
+        left, right = m.group(3) or bound.get(m.group(2)), m.group(6) or bound.get(m.group(5))
+        if left and right:
+            found.append((query[m.start():m.end()], f"(:{left})-[:{rel_type}]->(:{right})"))
+    return found
+
+
+_COUNT_AS = re.compile(r"^count\s*\((?:\s*DISTINCT)?\s*(\*|\w+)\s*\)\s+AS\s+(\w+)$", re.IGNORECASE)
+
+
+def count_as_property(query: str, nodes: Nodes) -> str | None:
+    """`RETURN count(p) AS population` over `(c:Country)`: a count named after a property that exactly one
+    bound node stores. The model counted rows where the graph holds the figure ("how many people live in
+    X"), so the stored property is returned instead, DISTINCT when no aggregate is left (the rows the
+    count ran over repeat it). None when the name is no stored property or more than one node has it."""
+    returns = [c for c in clauses(query) if c.keyword == "RETURN"]
+    if len(returns) != 1:
+        return None
+    clause = returns[0]
+    bound = labelled_variables(blank_strings(query))
+    items = split_items(query[clause.body_start:clause.end])
+    changed = False
+    for n, item in enumerate(items):
+        counted = _COUNT_AS.match(item)
+        if counted is None:
+            continue
+        alias = counted.group(2)
+        owners = [(v, p) for v, label in bound.items() for p in nodes.get(label, []) if p.lower() == alias.lower()]
+        if len(owners) != 1:
+            continue
+        variable, prop = owners[0]
+        items[n] = f"{variable}.{prop} AS {alias}"
+        changed = True
+    if not changed:
+        return None
+    body = ", ".join(items)
+    aggregates = re.compile(r"\b(count|sum|avg|min|max|collect)\s*\(", re.IGNORECASE)
+    if not aggregates.search(body) and not re.match(r"\s*DISTINCT\b", body, re.IGNORECASE):
+        body = "DISTINCT " + body
+    rest = query[clause.end:].lstrip()
+    return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"

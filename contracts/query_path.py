@@ -103,6 +103,10 @@ class SynthesisInput(BaseModel):
     max_context_size: int = 8192
     # The answer's evidence features but its verification (confidence_core/evidence.py), for the calibrator.
     evidence: dict[str, float] = Field(default_factory=dict)
+    # What the graph stores about the entities the question names (Grounding.facts, read before planning):
+    # a figure a query missed ("how many people live in X" planned as a count) is still in front of the
+    # answer's writer, and an answer that quotes it is checked against it like a step result.
+    facts: list[str] = Field(default_factory=list)
 
 
 class SynthesisOutput(BaseModel):

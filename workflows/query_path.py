@@ -62,7 +62,7 @@ class QueryPath:
         evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
         evidence = run_evidence([r.confidence for r in usable], len(plan.steps))
         ctx.phase("synthesizing")
-        answer, synthesis = await self._synthesize(plan, usable, results, evidence)
+        answer, synthesis = await self._synthesize(plan, usable, results, evidence, planning.grounding.facts)
         score = evidence_score
         if synthesis is not None:
             evidence = synthesis.evidence or evidence
@@ -139,7 +139,7 @@ class QueryPath:
         return [results[s.id] for s in plan.steps if s.id in results]
 
     async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult], results: list[StepResult],
-                          evidence: dict[str, float]) -> tuple[str, SynthesisOutput | None]:
+                          evidence: dict[str, float], facts: list[str]) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
@@ -148,7 +148,7 @@ class QueryPath:
             SynthesisInput(question=self.ctx.question,
                            results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
                                                      output=r.output, score=r.confidence.score) for r in usable],
-                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence),
+                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts),
             SynthesisOutput)
         return synthesis.answer, synthesis
 

@@ -283,3 +283,24 @@ async def test_a_name_with_quotes_stays_a_name_in_the_existence_query(demo_copy)
     assert (await g.ro_query(existence_query(["O'Hara\\' OR 1=1 //", "Zyx"]))).result_set == []
     [[label, prop, value]] = (await g.ro_query(existence_query(["acme industrial"]))).result_set
     assert (label, prop, value) == ("Supplier", "name", "Acme Industrial")
+
+
+async def test_the_answer_writer_sees_what_the_graph_stores_about_a_named_entity(harness_factory) -> None:
+    # The plan counts products where the question asks for a stored figure (the local model's habit):
+    # the supplier's stored rating is still in front of the answer writer, and quoting it checks out.
+    from embedded.demo_graph import generate
+
+    acme = next(s for s in generate().nodes["Supplier"] if s["name"] == "Acme Industrial")
+    counted = "MATCH (s:Supplier {name: 'Acme Industrial'})-[:SUPPLIES]->(p:Product) RETURN count(p) AS products"
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": counted}, []))],
+                       answer=f"Acme Industrial is rated {acme['rating']}.")
+    harness = await harness_factory(llm, GRAPH)
+    await (await harness.start("What rating does Acme Industrial have?")).result()
+
+    [synthesis] = [b for b in llm.requests if is_synthesis(b)]  # one draft: nothing to rewrite
+    prompt = synthesis["messages"][-1]["content"]
+    assert "[what the graph stores about the names in the question]" in prompt
+    assert f"rating = {acme['rating']}" in prompt
+    answer = harness.messages[-1].content
+    assert answer.startswith(f"Acme Industrial is rated {acme['rating']}.")
+    assert "every name and figure in the answer is in the results" in answer

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from confidence_core.schema_repair import (
     bound_instead,
+    count_as_property,
     display_property,
     label_paths,
+    moved_property,
     neighbour_property,
     through_middle,
     undefined_name,
+    unknown_type_hops,
 )
 
 NODES = {
@@ -51,9 +54,27 @@ def test_neighbour_property_gives_up_when_a_guess_would_be_needed() -> None:
     # two shortest paths lead there
     two_ways = RELS | {("Player", "BOOKED_FOR", "Match"), ("Player", "SCORED_IN", "Match")}
     assert neighbour_property("MATCH (p:Player) RETURN p.match", "Player", "match", NODES, two_ways) is None
-    # a WITH after the binding MATCH would drop the neighbour (FalkorDB: 'team1' not defined)
-    assert neighbour_property("MATCH (p:Player) WITH p, count(p) AS n RETURN p.team", "Player", "team", NODES,
+    # a WITH that does not pass the variable on: the neighbour cannot be reached after it
+    assert neighbour_property("MATCH (p:Player) WITH p.name AS n RETURN p.team", "Player", "team", NODES,
                               RELS) is None
+    # read in a WITH's WHERE, before the point the neighbour's MATCH could go
+    assert neighbour_property("MATCH (p:Player) WITH p WHERE p.team = 'x' RETURN p.name", "Player", "team",
+                              NODES, RELS) is None
+
+
+def test_a_neighbour_read_after_a_with_is_matched_after_that_with() -> None:
+    query = "MATCH (p:Player {name: 'Al'}) WITH p, count(p) AS n ORDER BY n DESC LIMIT 1 RETURN p.team AS team"
+    assert neighbour_property(query, "Player", "team", NODES, RELS) == (
+        "MATCH (p:Player {name: 'Al'}) WITH p, count(p) AS n ORDER BY n DESC LIMIT 1 "
+        "MATCH (p)-[:PLAYS_FOR]->(team1:Team) RETURN team1.name AS team")
+
+
+def test_a_neighbour_read_by_its_id_is_returned_with_its_name() -> None:
+    nodes = {**NODES, "Team": ["name", "team_id"]}
+    assert neighbour_property("MATCH (p:Player {number: 7}) RETURN p.team_id AS team", "Player", "team_id",
+                              nodes, RELS) == (
+        "MATCH (p:Player {number: 7}) MATCH (p)-[:PLAYS_FOR]->(team1:Team) "
+        "RETURN team1.team_id AS team, team1.name AS team_name")
 
 
 def test_display_property_prefers_the_same_name_then_the_suffix_then_a_name() -> None:
@@ -117,3 +138,49 @@ def test_an_unbound_variable_is_left_alone_when_several_or_none_fit_or_it_is_an_
     assert bound_instead("MATCH (:Player)-[:PLAYS_FOR]->(t:Team)<-[:PLAYS_FOR]-(:Player) RETURN count(player)",
                          "player", NODES) is None  # two unnamed players: which one is meant is a guess
     assert bound_instead("MATCH (s:Stadium) WITH s.capacity AS cap RETURN cap.name", "cap", NODES) is None
+
+
+def test_an_unbound_variable_names_the_one_unnamed_node_that_has_what_is_read() -> None:
+    # a named Team has a name too, but the model wrote the Player node and forgot to name it
+    query = "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(:Player) WHERE x.number > 9 RETURN x.name"
+    assert bound_instead(query, "x", NODES) == (
+        "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(x:Player) WHERE x.number > 9 RETURN x.name")
+    counted = "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(:Player) WITH t, count(q) AS n RETURN n"
+    assert bound_instead(counted, "q", NODES) == (
+        "MATCH (t:Team {name: 'Reds'})<-[:PLAYS_FOR]-(q:Player) WITH t, count(q) AS n RETURN n")
+    # two unnamed nodes with a name: only the one starting like the variable fits
+    two = "MATCH (:Team)<-[:TRAINS]-(:Coach) MATCH (:Stadium) RETURN s.name"
+    assert bound_instead(two, "s", NODES) == "MATCH (:Team)<-[:TRAINS]-(:Coach) MATCH (s:Stadium) RETURN s.name"
+
+
+def test_a_property_read_from_a_node_that_lacks_it_moves_to_the_one_node_that_has_it() -> None:
+    query = "MATCH (m:Match)-[:PLAYED_AT]->(:Stadium) WHERE m.capacity > 100 RETURN count(DISTINCT m.capacity)"
+    assert moved_property(query, "Match", "capacity", NODES) == (
+        "MATCH (m:Match)-[:PLAYED_AT]->(stadium1:Stadium) WHERE stadium1.capacity > 100 "
+        "RETURN count(DISTINCT stadium1.capacity)")
+    named = "MATCH (m:Match)-[:PLAYED_AT]->(s:Stadium) RETURN m.capacity"
+    assert moved_property(named, "Match", "capacity", NODES) == (
+        "MATCH (m:Match)-[:PLAYED_AT]->(s:Stadium) RETURN s.capacity")
+    # two nodes have a name: which one was meant is a guess; nobody has a salary
+    assert moved_property("MATCH (m:Match)<-[:HOSTED]-(t:Team)<-[:PLAYS_FOR]-(p:Player) RETURN m.name",
+                          "Match", "name", NODES) is None
+    assert moved_property("MATCH (m:Match)-[:PLAYED_AT]->(s:Stadium) RETURN m.salary", "Match", "salary",
+                          NODES) is None
+
+
+def test_an_invented_relationship_type_is_found_with_the_labels_it_joins() -> None:
+    query = "MATCH (s:Stadium {name: 'Arena'})-[:HOSTS_GAME]->(m) MATCH (t:Team)-[r:OWNS]->(s) RETURN t.name"
+    assert unknown_type_hops(query, "OWNS") == [("(t:Team)-[r:OWNS]->(s)", "(:Team)-[:OWNS]->(:Stadium)")]
+    assert unknown_type_hops(query, "HOSTS_GAME") == []  # (m) has no label: nothing to correct it against
+
+
+def test_a_count_named_after_a_stored_property_returns_the_property() -> None:
+    query = "MATCH (s:Stadium {name: 'Arena'})<-[:PLAYED_AT]-(m:Match) RETURN count(m) AS capacity"
+    assert count_as_property(query, NODES) == (
+        "MATCH (s:Stadium {name: 'Arena'})<-[:PLAYED_AT]-(m:Match) RETURN DISTINCT s.capacity AS capacity")
+    grouped = "MATCH (s:Stadium)<-[:PLAYED_AT]-(m:Match) RETURN s.name AS name, count(*) AS capacity, count(m) AS n"
+    assert count_as_property(grouped, NODES) == (
+        "MATCH (s:Stadium)<-[:PLAYED_AT]-(m:Match) RETURN s.name AS name, s.capacity AS capacity, count(m) AS n")
+    # a count named after nothing stored, or after what two nodes store, is a count
+    assert count_as_property("MATCH (t:Team)<-[:PLAYS_FOR]-(p:Player) RETURN count(p) AS players", NODES) is None
+    assert count_as_property("MATCH (t:Team)<-[:PLAYS_FOR]-(p:Player) RETURN count(p) AS name", NODES) is None
