@@ -22,13 +22,16 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
     a.add_argument("--timeout", type=float, default=600.0)
     a.add_argument("--ui-url", default=defaults.TEMPORAL_UI_URL, help="Temporal Web UI, for the link to the run")
+    a.add_argument("--conversation", default="", metavar="ID",
+                   help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
+                        "and prints its id for the next question")
 
 
 async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
-                  namespace: str = defaults.TEMPORAL_NAMESPACE) -> int:
+                  namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "") -> int:
     request_id = str(uuid.uuid4())
-    request = AgentRequest(question=question, streaming=streaming, plan=plan)
+    request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id)
     print(f"? {question}", flush=True)
     status = FAILED
     try:
@@ -45,11 +48,19 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     if ui_url:
         print(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}")
+    if conversation_id:
+        print(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"")
     return status
+
+
+def conversation_of(value: str) -> str:
+    """The conversation id to send: a new one for 'new', the given one otherwise ('' for none)."""
+    return f"cli-{uuid.uuid4().hex[:12]}" if value.strip().lower() == "new" else value.strip()
 
 
 async def ask_command(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     return await run_ask(config.pulsar_url, args.question, request_topic=config.request_topics[0],
                          response_topic=config.response_topic, timeout_s=args.timeout, streaming=args.streaming,
-                         plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace)
+                         plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace,
+                         conversation_id=conversation_of(args.conversation))

@@ -169,3 +169,25 @@ async def test_a_new_conversation_asks_no_follow_up_question_and_expired_memory_
     described = await stack.client.get_workflow_handle(conversation_workflow_id(conversation)).describe()
     assert described.status == WorkflowExecutionStatus.RUNNING
     assert (await memory_of(stack, conversation)).turn_count == 1
+
+
+async def test_the_cli_continues_a_conversation_it_started(make_stack, unique: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`tg-confidence ask --conversation new` prints the id to continue with; the next `ask` with it is read
+    against the first turn ("which of them" means the supplier's orders)."""
+    from cli.ask_command import conversation_of, run_ask
+
+    with ScriptedLLM(ConversationalModel()) as llm:
+        stack = await make_stack(llm.base_url)
+        common = {"request_topic": stack.request_topic, "response_topic": stack.config.response_topic,
+                  "timeout_s": 300}
+        first = await run_ask(stack.config.pulsar_url, f"Which orders of {SUPPLIER} are due?",
+                              conversation_id=conversation_of("new"), **common)
+        printed = capsys.readouterr().out
+        continued = re.search(r"tg-confidence ask --conversation (\S+) ", printed)
+        assert first == 0 and continued is not None
+        second = await run_ask(stack.config.pulsar_url, "Which of them are unpaid?",
+                               conversation_id=conversation_of(continued.group(1)), **common)
+        planned = [question_of(b) for b in llm.requests if is_planning(b)]
+    assert second == 0
+    assert any("Which orders of Northwind Traders are unpaid?" in p for p in planned)
+    assert (await memory_of(stack, continued.group(1))).turn_count == 2
