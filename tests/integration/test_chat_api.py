@@ -14,7 +14,7 @@ from contracts.override import Role
 from embedded import demo_graph
 from service.config import HttpIdentity
 from tests.chat_server import chat_server, sse_events
-from tests.integration.test_action_path import ALREADY_PAID, ORDERS, SUPPLIER, TOO_DEAR
+from tests.integration.test_action_path import ALREADY_PAID, ORDERS, SUPPLIER, TOO_DEAR, DomainModel
 from tests.integration.test_conversations import ConversationalModel
 from tests.scripted_llm import ScriptedLLM
 
@@ -167,3 +167,36 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
     paid = (await g.ro_query("MATCH (o:PurchaseOrder {po_number: $id}) RETURN o.paid",
                              {"id": actions[0]["entity_id"]})).result_set[0][0]
     assert paid is True  # nothing was changed by the refused undo
+
+
+async def test_an_executed_reversible_action_is_undone_over_http(make_stack, demo_copy, unique: str) -> None:
+    """Two draft orders submitted through the chat (reversible and small: no approval), then one undone by
+    `POST /actions/{key}/undo`: that order is a draft again, the other stays submitted, and a second undo
+    of the same action is refused."""
+    graph_name, g = demo_copy
+    drafts = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft")[:2]
+    intent = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": drafts,
+              "related_class": "", "related_name": ""}
+    token = f"undo-{unique}"
+    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(token), roles=[Role.UNDO])]
+    with ScriptedLLM(DomainModel(intent)) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        async with chat_server(stack, identities) as server, httpx.AsyncClient(
+                base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"}) as http:
+            events: list[dict[str, Any]] = []
+            # DomainModel routes a request that mentions approval to the action path
+            await asyncio.wait_for(collect(http, {"query": f"Submit orders {' and '.join(drafts)} to be approved"},
+                                           events), 120)
+            workflow_id = events[0]["workflow_id"]
+            executed = (await http.get("/actions", params={"run": workflow_id})).json()
+            chosen = next(a for a in executed if a["entity_id"] == drafts[0])
+            undone = await http.post(f"/actions/{chosen['key']}/undo")
+            again = await http.post(f"/actions/{chosen['key']}/undo")
+
+    assert sorted(a["entity_id"] for a in executed) == drafts
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["success"] is True and undone.json()["entity_id"] == drafts[0]
+    assert again.status_code == 409 and "already undone" in again.json()["detail"]
+    statuses = dict((await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status",
+                                      {"ids": drafts})).result_set)
+    assert statuses == {drafts[0]: "draft", drafts[1]: "submitted"}
