@@ -20,12 +20,21 @@ from falkordb.asyncio import FalkorDB
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from contracts.conversation import conversation_workflow_id
 from contracts.override import Override
 from embedded import demo_graph
 from embedded.parts import falkordb_server, scripts_binary
 from embedded.processes import free_port
 from tests.agent_harness import Harness, open_harness
-from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis
+from tests.scripted_llm import (
+    ScriptedLLM,
+    is_action_planning,
+    is_conversation_answer,
+    is_follow_up,
+    is_planning,
+    is_routing,
+    is_synthesis,
+)
 
 HERE = Path(__file__).resolve().parent / "histories"
 
@@ -73,6 +82,35 @@ def pay_model(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "ok"
 
 
+def conversation_model(body: dict[str, Any]) -> tuple[int, str]:
+    """Turn 1 is planned and answered from the graph; turn 2 is found in the conversation and answered
+    from it (the follow-up reader, then the conversation answer)."""
+    if is_follow_up(body):
+        return 200, json.dumps({"question": "Which entities did the previous answer name?", "from_conversation": True})
+    if is_conversation_answer(body):
+        return 200, "Entity X and Entity Y."
+    if is_planning(body):
+        return 200, plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []))
+    if is_synthesis(body):
+        return 200, "Entity X and Entity Y exist."
+    return 200, "ok"
+
+
+async def record_conversation(env: WorkflowEnvironment, url: str, data: Path) -> None:
+    """Two turns of one conversation: the second turn's run (memory read, follow-up read, answered from the
+    conversation) and the conversation workflow that holds the memory."""
+    conversation = "recorded-conversation"
+    with ScriptedLLM(conversation_model) as server:
+        async with AsyncExitStack() as stack:
+            harness = await open_harness(stack, env.client, server.base_url, url, "seed", data / "audit.jsonl")
+            await (await harness.start("Which entities exist?", conversation_id=conversation)).result()
+            handle = await harness.start("Which of those did you name?", conversation_id=conversation)
+            await handle.result()
+            write("conversation_turn", await handle.fetch_history())
+            write("conversation", await env.client.get_workflow_handle(
+                conversation_workflow_id(conversation)).fetch_history())
+
+
 def write(name: str, history: Any) -> None:
     (HERE / f"{name}.json").write_text(json.dumps({"workflowId": history.workflow_id, **history.to_json_dict()},
                                                   indent=1))
@@ -111,6 +149,8 @@ async def record(only: set[str]) -> None:
     try:
         if not only or "batch" in only:
             await record_batch(env, url, data)
+        if not only or "conversation" in only:
+            await record_conversation(env, url, data)
         for name, (plan_text, agent) in SCENARIOS.items():
             if only and name not in only:
                 continue

@@ -18,6 +18,7 @@ from temporalio.worker import Replayer
 
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
+from workflows.conversation import ConversationWorkflow
 from workflows.sandbox import WORKFLOW_RUNNER
 
 
@@ -42,7 +43,7 @@ def _quiet_runtime() -> Runtime:
 
 
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
-    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow],
+    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
                         data_converter=pydantic_data_converter, runtime=_quiet_runtime(),
                         workflow_runner=WORKFLOW_RUNNER)
     outcomes = []
