@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     a.add_argument("question")
     a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
     a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
-    a.add_argument("--timeout", type=float, default=600.0)
+    a.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the final answer")
     a.add_argument("--ui-url", default=defaults.TEMPORAL_UI_URL, help="Temporal Web UI, for the link to the run")
     a.add_argument("--conversation", default="", metavar="ID",
                    help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "

@@ -23,7 +23,7 @@ from cli.ask_command import add_parser as add_ask_parser
 from cli.ask_command import ask_command
 from cli.up import add_parser as add_up_parser
 from cli.up import up
-from service.flags import add_common_args
+from service.flags import HelpFormatter, add_common_args, add_version
 from service.lifecycle import exit_now
 
 COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": runs.status,
@@ -32,8 +32,8 @@ COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": r
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="tg-confidence", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="tg-confidence", description=__doc__, formatter_class=HelpFormatter)
+    add_version(parser)
     common = argparse.ArgumentParser(add_help=False)
     add_common_args(common)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -43,6 +43,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     actions.add_parser(sub, common)
     calibrate.add_parser(sub, common)
     keys.add_parser(sub, common)
+    for command in sub.choices.values():
+        command.formatter_class = HelpFormatter
     return parser.parse_args(argv)
 
 

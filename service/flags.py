@@ -11,9 +11,39 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from service.config import ConfigError, ServiceConfig, load_config
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """`--help` shows each flag's default: its own, or for a flag that only overrides the configuration,
+    the built-in default it overrides (the file and TGCA_* variables may set another)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "%(default)" in text or not action.option_strings or action.default is argparse.SUPPRESS:
+            return text
+        default = action.default
+        if default is None:
+            field = ServiceConfig.model_fields.get(action.dest)
+            default = None if field is None or field.default_factory is not None else field.default
+            if default not in (None, "", []):
+                return f"{text} (default: {str(default).replace('%', '%%')})"
+            return text
+        return text if default in (False, "", []) else f"{text} (default: %(default)s)"
+
+
+def package_version() -> str:
+    try:
+        return version("tg-confidence-agent")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+def add_version(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
 
 
 def add_common_args(p: argparse.ArgumentParser) -> None:
