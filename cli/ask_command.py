@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import uuid
 
 from cli.ask import AskTimeout, ask
@@ -10,6 +12,7 @@ from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from cli.render import render
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest
+from contracts.wire_codec import response_to_wire
 from service import defaults
 from service.flags import add_flow_args, config_from_args
 
@@ -19,6 +22,8 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     add_flow_args(a)
     a.add_argument("question")
     a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
+    a.add_argument("--json", action="store_true", dest="json_output",
+                   help="print each response as one line of JSON (TrustGraph's wire format), for scripts")
     a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
     a.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the final answer")
     a.add_argument("--ui-url", default=defaults.TEMPORAL_UI_URL, help="Temporal Web UI, for the link to the run")
@@ -29,15 +34,19 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
-                  namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "") -> int:
+                  namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
+                  json_output: bool = False) -> int:
     request_id = str(uuid.uuid4())
     request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id)
-    print(f"? {question}", flush=True)
+    if json_output:  # stdout carries nothing but the responses, one JSON object per line
+        ui_url = None
+    else:
+        print(f"? {question}", flush=True)
     status = FAILED
     try:
         async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
                                  timeout_s=timeout_s, request_id=request_id):
-            line = render(message)
+            line = json.dumps(response_to_wire(message)) if json_output else render(message)
             if line:
                 print(line, flush=True)
             if message.end_of_dialog:
@@ -48,8 +57,9 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     if ui_url:
         print(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}")
-    if conversation_id:
-        print(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"")
+    if conversation_id:  # on stderr with --json: stdout stays one JSON object per line
+        print(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"",
+              file=sys.stderr if json_output else sys.stdout)
     return status
 
 
@@ -63,4 +73,4 @@ async def ask_command(args: argparse.Namespace) -> int:
     return await run_ask(config.pulsar_url, args.question, request_topic=config.request_topics[0],
                          response_topic=config.response_topic, timeout_s=args.timeout, streaming=args.streaming,
                          plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace,
-                         conversation_id=conversation_of(args.conversation))
+                         conversation_id=conversation_of(args.conversation), json_output=args.json_output)
