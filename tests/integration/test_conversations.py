@@ -189,8 +189,8 @@ async def test_the_cli_continues_a_conversation_it_started(make_stack, unique: s
                                conversation_id=conversation_of(continued.group(1)), json_output=True, **common)
         planned = [question_of(b) for b in llm.requests if is_planning(b)]
     assert second == 0
-    lines = capsys.readouterr().out.splitlines()  # --json: every line one response in TrustGraph's wire format
-    responses = [json.loads(line) for line in lines]
+    # --json: each response one line in TrustGraph's wire format (the in-process services log here too)
+    responses = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert responses and responses[-1]["end_of_dialog"] is True and responses[-1]["answer"]
     assert any("Which orders of Northwind Traders are unpaid?" in p for p in planned)
     assert (await memory_of(stack, continued.group(1))).turn_count == 2
