@@ -1,0 +1,146 @@
+"""Parameters and filters on the action path end to end through Pulsar, Temporal and FalkorDB: planned
+from the request, shown in the action plan event and the approval request, passed to every execution;
+problems going back to the model once, and otherwise ending in a clear error with nothing changed.
+Only the model is scripted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from cli.render import render_action_event
+from embedded import demo_graph
+from tests.integration.test_action_path import approve_when_asked, events, run
+from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing
+
+DATA = demo_graph.generate()
+ORDERS = DATA.nodes["PurchaseOrder"]
+SUPPLIER = demo_graph.BATCH_SUPPLIER
+OF_SUPPLIER = {e["from"] for e in DATA.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")]
+               if e["to"] == SUPPLIER["supplier_id"]}
+OPEN_INVOICES = [i for i in DATA.nodes["Invoice"] if i["status"] == "open"][:2]
+
+
+class PlanningModel:
+    """Routes everything to ACTION; answers the action planner with the scripted intents, one per call
+    (the last one repeated)."""
+
+    def __init__(self, *intents: dict[str, Any]) -> None:
+        self.intents = list(intents)
+        self.planning: list[dict[str, Any]] = []
+
+    def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+        if is_routing(body):
+            return 200, json.dumps({"intent": "ACTION"})
+        if is_action_planning(body):
+            self.planning.append(body)
+            return 200, json.dumps(self.intents[min(len(self.planning), len(self.intents)) - 1])
+        return 200, "ok"
+
+
+def intent(action: str, entity_type: str = "PurchaseOrder", **fields: Any) -> dict[str, Any]:
+    return {"entity_type": entity_type, "action_name": action, "entity_ids": [], "related_class": "",
+            "related_name": "", "filters": [], "parameters": {}, **fields}
+
+
+async def test_hold_the_unpaid_orders_of_a_supplier_over_an_amount_with_a_reason(make_stack, demo_copy,
+                                                                                  unique: str) -> None:
+    graph_name, g = demo_copy
+    totals = sorted(o["total_amount"] for o in ORDERS if o["po_number"] in OF_SUPPLIER)
+    threshold = int(totals[len(totals) // 2])  # as a person writes it; the filter's value is a float
+    expected = {o["po_number"] for o in ORDERS if o["po_number"] in OF_SUPPLIER and o["status"] == "approved"
+                and not o["paid"] and o["total_amount"] > threshold}
+    reason = "supplier dispute"
+    model = PlanningModel(intent("hold", related_class="Supplier", related_name=SUPPLIER["name"],
+                                 parameters={"reason": reason},
+                                 filters=[{"property": "paid", "op": "eq", "value": False},
+                                          {"property": "total_amount", "op": "gt", "value": threshold}]))
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        request_id = f"hold-{unique}"
+        question = f"Put the unpaid orders of {SUPPLIER['name']} over {threshold} on hold: {reason}"
+        asking = asyncio.create_task(run(stack, question, request_id))
+        pending = await approve_when_asked(stack, f"agent-{request_id}", asking)  # more than 5 targets
+        messages = await asyncio.wait_for(asking, 120)
+
+    # The request's values reached the planner's prompt through the ontology's declared types.
+    system = model.planning[0]["messages"][0]["content"]
+    assert "hold(reason: string)" in system and "total_amount: float" in system
+    # The approval request names what will be written and how the targets were chosen.
+    request = pending.pending_override
+    assert request is not None
+    assert request.arguments["parameters"] == f'reason="{reason}"'
+    assert request.arguments["filters"] == f"paid = false and total_amount > {float(threshold)}"
+    assert any(m.content.startswith(f'Approval needed before hold with reason="{reason}" (targets where paid = false')
+               for m in messages)
+    # The action plan event carries both, with the values as their declared types.
+    plan = events(messages)[0]
+    assert plan["type"] == "action_plan"
+    assert plan["plan"]["parameters"] == {"reason": reason}
+    assert plan["plan"]["filters"] == [{"property": "paid", "op": "eq", "value": False},
+                                       {"property": "total_amount", "op": "gt", "value": float(threshold)}]
+    assert {t["entity_id"] for t in plan["plan"]["targets"]} == expected
+    line = render_action_event(json.dumps(plan))
+    assert line is not None and line.startswith(f'[action plan] hold with reason="{reason}" on {len(expected)} '
+                                                "PurchaseOrder where paid = false and total_amount > ")
+    assert f"hold on {len(expected)} PurchaseOrder entities: {len(expected)} succeeded, 0 failed." in \
+        messages[-1].content
+
+    # In the graph: exactly the matching orders hold the reason; every record keeps the parameters.
+    held = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.hold_reason = $r AND o.status = 'on_hold' "
+                             "RETURN o.po_number", {"r": reason})).result_set
+    assert {r[0] for r in held} == expected
+    records = (await g.ro_query("MATCH (r:ActionRecord) RETURN r.entity_id, r.parameters")).result_set
+    assert {r[0] for r in records} == expected
+    assert all(json.loads(r[1]) == {"reason": reason} for r in records)
+
+
+async def test_a_problem_goes_back_to_the_model_once_and_the_corrected_plan_runs(make_stack, demo_copy,
+                                                                                 unique: str) -> None:
+    graph_name, g = demo_copy
+    ids = [i["invoice_number"] for i in OPEN_INVOICES]
+    bad = intent("reschedule", "Invoice", entity_ids=ids, parameters={"due_date": "end of next month"},
+                 filters=[{"property": "colour", "op": "eq", "value": "red"}])
+    good = intent("reschedule", "Invoice", entity_ids=ids, parameters={"due_date": "2031-03-31"})
+    model = PlanningModel(bad, good)
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        messages = await run(stack, f"Move the due date of {' and '.join(ids)} to the end of March 2031",
+                             f"move-{unique}")
+    assert len(model.planning) == 2
+    repair = model.planning[1]["messages"][-1]["content"]
+    assert "parameter due_date of reschedule: 'end of next month' is not a date (YYYY-MM-DD)" in repair
+    assert "Invoice has no property 'colour' to filter on" in repair
+    assert events(messages)[0]["plan"]["parameters"] == {"due_date": "2031-03-31"}
+    assert "reschedule on 2 Invoice entities: 2 succeeded, 0 failed." in messages[-1].content
+    due = (await g.ro_query("MATCH (i:Invoice) WHERE i.invoice_number IN $ids RETURN DISTINCT i.due_date",
+                            {"ids": ids})).result_set
+    assert due == [["2031-03-31"]]
+
+
+@pytest.mark.parametrize(("wrong", "words"), [
+    ({"parameters": {"due_date": "31/03/2031"}}, "parameter due_date of reschedule: '31/03/2031' is not a date"),
+    ({"parameters": {"due_date": "2031-03-31", "note": "late"}}, "reschedule has no parameter 'note'"),
+    ({"parameters": {}}, "reschedule needs the parameter due_date (a date (YYYY-MM-DD)), which the request must"),
+    ({"parameters": {"due_date": "2031-03-31"}, "filters": [{"property": "amount ` OR 1=1", "op": "gt", "value": 1}]},
+     "Invoice has no property 'amount ` OR 1=1' to filter on"),
+])
+async def test_a_plan_still_wrong_after_the_repair_ends_in_a_clear_error_and_changes_nothing(
+        make_stack, demo_copy, unique: str, wrong: dict[str, Any], words: str) -> None:
+    graph_name, g = demo_copy
+    ids = [i["invoice_number"] for i in OPEN_INVOICES]
+    model = PlanningModel(intent("reschedule", "Invoice", entity_ids=ids, **wrong))
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        messages = await run(stack, f"Reschedule {ids[0]}", f"bad-{unique}")
+    assert len(model.planning) == 2  # one repair round
+    assert messages[-1].message_type == "error"
+    assert messages[-1].content.startswith("Could not tell what to change: ") and words in messages[-1].content
+    assert not events(messages)  # no plan, no dry run, nothing executed
+    assert (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0] == 0
+    due = (await g.ro_query("MATCH (i:Invoice) WHERE i.invoice_number IN $ids RETURN i.due_date ORDER BY "
+                            "i.invoice_number", {"ids": ids})).result_set
+    assert [r[0] for r in due] == [i["due_date"] for i in sorted(OPEN_INVOICES, key=lambda i: i["invoice_number"])]
