@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from activities.action_planning import actions_catalogue, checked_intent, planner_schema
+from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema
 from confidence_core.action_query import execution_query
 from confidence_core.action_values import check_filters, check_parameters, coerce
 from confidence_core.ontology import Ontology, UnknownName
@@ -147,9 +147,9 @@ def test_the_planner_is_offered_the_ontologys_parameters_and_properties_with_typ
     assert "- Loan (properties: loan_id: string, status: string, items: integer" in text
     assert "  - renew(until: date, note: string)" in text and "  - charge(amount: float, times: integer" in text
     schema = planner_schema(ONTOLOGY)["properties"]
-    assert schema["parameters"]["properties"] == {"amount": {"type": "number"}, "note": {"type": "string"},
-                                                  "times": {"type": "integer"}, "until": {"type": "string"},
-                                                  "waive": {"type": "boolean"}}
+    assert schema["parameters"]["properties"] == {
+        "amount": {"type": "number"}, "note": {"type": "string"}, "times": {"type": "integer"},
+        "until": {"type": "string", "format": "date"}, "waive": {"type": "boolean"}}
     assert schema["filters"]["items"]["properties"]["property"]["enum"] == sorted(LIBRARY["classes"]["Loan"]
                                                                                    ["properties"])
 
