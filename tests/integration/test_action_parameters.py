@@ -19,6 +19,7 @@ from contracts.action_path import ActionIntent, PropertyFilter, ResolveTargetsIn
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput
 from embedded import demo_graph
+from tests.integration.test_action_history import cli
 
 ONTOLOGY = Ontology.load(demo_graph.ONTOLOGY_PATH)
 DATA = demo_graph.generate()
@@ -67,6 +68,8 @@ async def test_a_parameter_is_written_recorded_and_undone(tools) -> None:
     history = ActionHistory(actions)
     [entry] = await history.list(run_id="run-p")
     assert entry.parameters == {"reason": reason} and entry.changes["hold_reason"]["after"] == reason
+    listed = await cli(actions.graph.url, actions.graph.graph_name, "list", "--run", "run-p")
+    assert f'hold with reason="{reason}" PurchaseOrder {target}' in listed.stdout, listed.stderr
     undone = await history.undo(entry, "ops")
     assert undone.success, undone.detail
     props = await order_props(g, target)

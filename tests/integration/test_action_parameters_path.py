@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -14,7 +15,8 @@ import pytest
 from cli.render import render_action_event
 from embedded import demo_graph
 from tests.integration.test_action_path import approve_when_asked, events, run
-from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing
+from tests.integration.test_conversations import memory_of, turn
+from tests.scripted_llm import ScriptedLLM, is_action_planning, is_follow_up, is_routing, question_of
 
 DATA = demo_graph.generate()
 ORDERS = DATA.nodes["PurchaseOrder"]
@@ -144,3 +146,47 @@ async def test_a_plan_still_wrong_after_the_repair_ends_in_a_clear_error_and_cha
     due = (await g.ro_query("MATCH (i:Invoice) WHERE i.invoice_number IN $ids RETURN i.due_date ORDER BY "
                             "i.invoice_number", {"ids": ids})).result_set
     assert [r[0] for r in due] == [i["due_date"] for i in sorted(OPEN_INVOICES, key=lambda i: i["invoice_number"])]
+
+
+class HoldingModel:
+    """A stand-in that does what the prompts ask with nothing but the prompts: plans `hold` for the ids and
+    the reason the request states, and reads "the same reason" from what the conversation says was done."""
+
+    def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+        prompt = question_of(body)
+        if is_follow_up(body):
+            conversation, latest = prompt.split("\n\nLatest message: ", 1)
+            said = re.findall(r'hold with reason="([^"]*)"', conversation)
+            if "the same reason" in latest and said:
+                latest = latest.replace("for the same reason", f"reason: {said[-1]}")
+            return 200, json.dumps({"question": latest.strip(), "from_conversation": False})
+        if is_routing(body):
+            return 200, json.dumps({"intent": "ACTION"})
+        if is_action_planning(body):
+            request = prompt.split("Request:", 1)[-1]
+            reason = request.split("reason: ", 1)[1].strip() if "reason: " in request else ""
+            return 200, json.dumps(intent("hold", entity_ids=re.findall(r"PO-\d+", request),
+                                          parameters={"reason": reason} if reason else {}))
+        return 200, "ok"
+
+
+async def test_a_parameter_from_an_earlier_turn_is_read_from_the_conversation(make_stack, demo_copy,
+                                                                              unique: str) -> None:
+    """'Hold PO-A, reason: R', then 'Hold PO-B for the same reason': the second request reaches the planner
+    standing on its own, because the conversation remembers the parameters the first action was given."""
+    graph_name, g = demo_copy
+    first, second = [o["po_number"] for o in ORDERS if o["status"] == "approved" and not o["paid"]][:2]
+    reason = "quality audit"
+    conversation = f"hold-{unique}"
+    with ScriptedLLM(HoldingModel()) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        one = await turn(stack, f"Hold {first}, reason: {reason}", f"one-{unique}", conversation_id=conversation)
+        two = await turn(stack, f"Hold {second} for the same reason", f"two-{unique}", conversation_id=conversation)
+    assert "hold on 1 PurchaseOrder entity: 1 succeeded" in one[-1].content
+    assert "hold on 1 PurchaseOrder entity: 1 succeeded" in two[-1].content
+    assert events(two)[0]["plan"]["parameters"] == {"reason": reason}
+    held = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.hold_reason",
+                             {"ids": [first, second]})).result_set
+    assert [r[0] for r in held] == [reason, reason]
+    memory = await memory_of(stack, conversation)
+    assert memory.turns[0].action is not None and memory.turns[0].action.parameters == {"reason": reason}
