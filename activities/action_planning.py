@@ -10,9 +10,9 @@ import structlog
 from temporalio import activity
 
 from backends.llm import ChatModel
-from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema
+from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
 from confidence_core.ontology import Ontology
-from contracts.action_path import ActionIntent, ActionPlanningOutput
+from contracts.action_path import ActionIntent, ActionPlanningOutput, filters_text
 from contracts.names import Activities
 from contracts.routing import Intent, RouteInput, RouteOutput
 from service.prompts import PromptTemplates
@@ -30,6 +30,19 @@ class ActionPlanningActivities:
         assert self.ontology is not None
         return "\n".join(f"- {cls}: " + "; ".join(f"{name} ({a.description})" for name, a in actions.items())
                          for cls, actions in self.ontology.actions.items())
+
+    def _stated_filters_only(self, intent: ActionIntent, request: str) -> tuple[ActionIntent, list[str]]:
+        """The intent without the filters the request never states, and a note naming each one dropped.
+        Dropped rather than sent back: the local model keeps an invented condition when asked again, and
+        a condition the request does not state would narrow the targets unseen; what is left is exactly
+        what was asked, and goes through the dry run and the approval rules like any plan."""
+        assert self.ontology is not None
+        stated = [f for f in intent.filters if stated_in(self.ontology, intent.entity_type, f, request)]
+        dropped = [f for f in intent.filters if f not in stated]
+        if dropped:
+            log.warning("action_filters_dropped", filters=filters_text(dropped))
+        notes = [f"Left out the condition {filters_text([f])}: the request does not state it." for f in dropped]
+        return intent.model_copy(update={"filters": stated}), notes
 
     @activity.defn(name=Activities.ROUTE)
     async def route(self, request: RouteInput) -> RouteOutput:
@@ -70,8 +83,12 @@ class ActionPlanningActivities:
             except ValueError as exc:
                 problems = [f"not the JSON asked for ({str(exc).splitlines()[0]})"]
             if not problems:
+                intent, notes = self._stated_filters_only(intent, request.question)
+                intent, problems = checked_intent(ontology, intent)  # dropping filters may leave no targets
+                problems = [*notes, *problems] if problems else []
+            if not problems:
                 definition = ontology.require_action(intent.entity_type, intent.action_name)
-                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible)
+                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible, notes=notes)
             log.warning("action_plan_rejected", problems=problems)
             messages += [{"role": "assistant", "content": completion.text},
                          {"role": "user", "content": self.prompts.render(

@@ -4,11 +4,12 @@ before anything runs. Every name offered comes from the ontology; nothing here k
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from confidence_core.action_values import check_filters, check_parameters
 from confidence_core.ontology import Ontology, UnknownName
-from contracts.action_path import FILTER_OPS, ActionIntent
+from contracts.action_path import FILTER_OPS, ActionIntent, PropertyFilter
 
 
 def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionIntent, list[str]]:
@@ -17,7 +18,10 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
     try:
         action = ontology.require_action(intent.entity_type, intent.action_name)
     except UnknownName as exc:
-        return intent, [str(exc)]
+        elsewhere = [cls for cls, actions in ontology.actions.items() if intent.action_name in actions]
+        hint = (f"; {intent.action_name} is an action of {' and '.join(elsewhere)}: set entity_type to "
+                f"{' or '.join(elsewhere)} and keep action_name {intent.action_name}") if elsewhere else ""
+        return intent, [str(exc) + hint]
     parameters, problems = check_parameters(intent.action_name, action, intent.parameters)
     filters, filter_problems = check_filters(ontology, intent.entity_type, intent.filters)
     problems += filter_problems
@@ -62,8 +66,7 @@ def planner_schema(ontology: Ontology) -> dict[str, Any]:
         "related_name": {"type": "string"},
         "filters": {"type": "array", "items": filter_item},
         "parameters": {"type": "object", "properties": parameters, "additionalProperties": False},
-    }, "required": ["entity_type", "action_name", "entity_ids", "related_class", "related_name", "filters",
-                    "parameters"]}
+    }, "required": ["entity_type", "action_name", "entity_ids", "related_class", "related_name"]}
 
 
 def actions_catalogue(ontology: Ontology) -> str:
@@ -78,3 +81,33 @@ def actions_catalogue(ontology: Ontology) -> str:
             about = f": {a.description}" if a.description else ""
             lines.append(f"  - {name}" + (f"({params})" if params else "") + about)
     return "\n".join(lines)
+
+
+_SEPARATED = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")  # 1,000 / 1_000 / 1 000
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def stated_in(ontology: Ontology, class_name: str, f: PropertyFilter, request: str) -> bool:
+    """Whether the request states this (checked) filter. A small model adds conditions nobody asked for
+    ("pay all orders" planned with status = delivered), which silently narrow the targets. Text values
+    must appear in the request (case, _ and - aside), numbers as digits (thousands separators aside);
+    a boolean or date condition is read from words ("unpaid", "due before March"), so the property's
+    name must appear."""
+    kind = ontology.classes[class_name].properties[f.property]
+    values = f.value if isinstance(f.value, list) else [f.value]
+    text = _words(request)
+    if kind == "string":
+        return all(_words(str(v)) in text for v in values)
+    if kind in ("integer", "float"):
+        digits = _SEPARATED.sub("", request)
+        return all(re.search(rf"(?<![\d.]){_number_text(v)}(?!\d)", digits) for v in values)
+    return any(w in text for w in _words(_CAMEL.sub(" ", f.property)).split() if len(w) >= 3)
+
+
+def _words(text: str) -> str:
+    return re.sub(r"[_\-\s]+", " ", text.lower())
+
+
+def _number_text(value: Any) -> str:
+    number = float(value)
+    return re.escape(str(int(number)) if number.is_integer() else str(number))

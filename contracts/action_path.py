@@ -63,6 +63,7 @@ class ActionPlanningOutput(BaseModel):
     intent: ActionIntent | None = None
     irreversible: bool = False  # from the ontology's definition, never from the LLM
     error: str | None = None
+    notes: list[str] = Field(default_factory=list)  # what the planner's answer lost on the way (for the caller)
 
 
 class ResolveTargetsInput(BaseModel):

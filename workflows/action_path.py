@@ -58,6 +58,8 @@ class ActionPath:
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent
+        for note in planned.notes:  # none in histories older than them: nothing new to replay
+            self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
             Activities.RESOLVE_ACTION_TARGETS, ResolveTargetsInput(intent=intent, max_targets=s.action_max_targets),
             TargetsOutput, start_to_close=timedelta(seconds=120))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema
+from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
 from confidence_core.action_query import execution_query
 from confidence_core.action_values import check_filters, check_parameters, coerce
 from confidence_core.ontology import Ontology, UnknownName
@@ -167,3 +167,29 @@ def test_the_demo_ontology_declares_parameterised_actions() -> None:
     hold = ontology.require_action("PurchaseOrder", "hold")
     assert hold.parameters == {"reason": "string"} and hold.inverse == "release"
     assert ontology.require_action("Invoice", "reschedule").parameters == {"due_date": "date"}
+
+
+@pytest.mark.parametrize(("request_text", "f", "stated"), [
+    ("renew the late loans", PropertyFilter(property="status", value="late"), True),
+    ("renew every loan", PropertyFilter(property="status", value="late"), False),
+    ("renew loans that are open or late", PropertyFilter(property="status", op="in", value=["open", "late"]), True),
+    ("renew loans that are open", PropertyFilter(property="status", op="in", value=["open", "late"]), False),
+    ("renew loans with a fee over 1,000", PropertyFilter(property="fee", op="gt", value=1000.0), True),
+    ("renew loans with a fee over 1000.5", PropertyFilter(property="fee", op="gt", value=1000.5), True),
+    ("renew loans with a fee over 10000", PropertyFilter(property="fee", op="gt", value=1000.0), False),
+    ("renew loans with more than 3 items", PropertyFilter(property="items", op="gt", value=3), True),
+    ("renew every loan", PropertyFilter(property="items", op="gt", value=3), False),
+    ("renew the unflagged loans", PropertyFilter(property="flagged", value=False), True),
+    ("renew every loan", PropertyFilter(property="flagged", value=False), False),
+    ("renew the loans due before March", PropertyFilter(property="due", op="lt", value="2024-03-01"), True),
+])
+def test_a_filter_counts_as_stated_only_when_the_request_says_it(request_text: str, f: PropertyFilter,
+                                                                 stated: bool) -> None:
+    assert stated_in(ONTOLOGY, "Loan", f, request_text) is stated
+
+
+def test_an_action_of_another_class_is_pointed_to() -> None:
+    wrong = ActionIntent(entity_type="Member", action_name="renew", entity_ids=["L-1"])
+    assert checked_intent(ONTOLOGY, wrong)[1] == [
+        "Member has no action 'renew'; its actions: none; renew is an action of Loan: set entity_type to Loan and "
+        "keep action_name renew"]
