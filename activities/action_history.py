@@ -1,6 +1,8 @@
 """The action history : every executed action is an ActionRecord node, written in the
 same query as its effects (request, entity, before/after, time, run). Listing reads them; undo applies
-the definition's inverse once per record, under its own idempotency key, and marks the record undone."""
+the definition's inverse once per record, under its own idempotency key, and marks the record undone.
+An inverse with parameters gets them from the record: each one is the value the undone action found in the
+property the inverse sets from it (rescheduling back to the date it had), so undo restores what was there."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from activities.actions import ActionTools
-from confidence_core.action_query import RECORD_LABEL, recorded_changes
+from confidence_core.action_query import RECORD_LABEL, recorded_changes, recorded_values
+from confidence_core.ontology import ActionDefinition
 
 FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "undoes", "undone_by",
-          "changed_keys", "changed_before", "changed_after")
+          "changed_keys", "changed_before", "changed_after", "changed_before_keys", "changed_after_keys",
+          "parameters")
 
 
 class HistoryEntry(BaseModel):
@@ -25,9 +29,12 @@ class HistoryEntry(BaseModel):
     entity_type: str
     entity_id: str
     request: str = ""
+    parameters: dict[str, Any] = Field(default_factory=dict)  # the values the action was given
     changes: dict[str, Any] = Field(default_factory=dict)
     undoes: str | None = None
     undone_by: str | None = None
+    # Every property the action set, with the value it had before (changes leaves out unchanged ones).
+    before: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
 
 class UndoOutcome(BaseModel):
@@ -53,8 +60,12 @@ class ActionHistory:
         entries = []
         for row in rows.rows:
             values = dict(zip(FIELDS, row, strict=True))
-            values["changes"] = recorded_changes(values.pop("changed_keys"), values.pop("changed_before"),
-                                                 values.pop("changed_after"))
+            keys = values.pop("changed_keys")
+            before = recorded_values(keys, values.pop("changed_before"), values.pop("changed_before_keys"))
+            after = recorded_values(keys, values.pop("changed_after"), values.pop("changed_after_keys"))
+            values["changes"] = recorded_changes(keys, before, after)
+            values["before"] = {k: before.get(k) for k in keys or []}
+            values["parameters"] = json.loads(values.pop("parameters") or "{}")
             entries.append(HistoryEntry.model_validate({k: v for k, v in values.items() if v is not None}))
         return entries
 
@@ -68,11 +79,18 @@ class ActionHistory:
             why = "it is irreversible" if action.irreversible else "its definition declares no inverse"
             return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
                                detail=f"{entry.action} cannot be undone: {why}")
+        parameters, missing = inverse_parameters(self.tools.ontology.require_action(entry.entity_type,
+                                                                                    action.inverse), entry.before)
+        if missing:
+            return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
+                               detail=f"{action.inverse} cannot be applied: the record holds no earlier value "
+                                      f"for its parameters {', '.join(missing)}")
         undo_key = f"undo:{entry.key}"
         record = {"action": action.inverse, "entity_type": entry.entity_type, "entity_id": entry.entity_id,
                   "run_id": entry.run_id, "step_id": "undo", "request": f"undo {entry.key} by {by}",
                   "undoes": entry.key, "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
-        out = await self.tools.apply(entry.entity_type, action.inverse, entry.entity_id, undo_key, record)
+        out = await self.tools.apply(entry.entity_type, action.inverse, entry.entity_id, undo_key, record,
+                                     parameters=parameters)
         if not out.success:
             return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
                                detail=f"{action.inverse} failed: {out.error}")
@@ -81,3 +99,15 @@ class ActionHistory:
             {"key": entry.key, "undo_key": undo_key, "at": record["at"]})
         return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=True,
                            detail=f"{action.inverse} applied: {json.loads(out.output)['changes']}")
+
+
+def inverse_parameters(inverse: ActionDefinition, before: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The inverse's parameters from the undone action's before values: each is the earlier value of the
+    property the inverse sets from it (None when it had none: setting None removes the property again).
+    Also the parameters no recorded property gives."""
+    values: dict[str, Any] = {}
+    for name in inverse.parameters:
+        props = [e.set for e in inverse.effects if e.param == name and e.set in before]
+        if props:
+            values[name] = before[props[0]]
+    return values, [n for n in inverse.parameters if n not in values]

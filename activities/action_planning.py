@@ -1,5 +1,6 @@
 """The action path's LLM calls: the router's QUERY / ACTION / ANSWER intent, and
-the action planner's structured intent, validated against the ontology (one repair round)."""
+the action planner's structured intent (the action, its parameters' values, its targets by id, related
+entity or property filters), validated against the ontology's names and types (one repair round)."""
 
 from __future__ import annotations
 
@@ -9,31 +10,14 @@ import structlog
 from temporalio import activity
 
 from backends.llm import ChatModel
-from confidence_core.ontology import Ontology, UnknownName
-from contracts.action_path import ActionIntent, ActionPlanningOutput
+from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
+from confidence_core.ontology import Ontology
+from contracts.action_path import ActionIntent, ActionPlanningOutput, filters_text
 from contracts.names import Activities
 from contracts.routing import Intent, RouteInput, RouteOutput
 from service.prompts import PromptTemplates
 
 log = structlog.get_logger(__name__)
-
-
-def intent_problems(ontology: Ontology, intent: ActionIntent) -> list[str]:
-    """Why an action intent cannot be executed as it stands ([] when it can)."""
-    try:
-        ontology.require_action(intent.entity_type, intent.action_name)
-    except UnknownName as exc:
-        return [str(exc)]
-    if intent.entity_ids:
-        return []
-    if not (intent.related_class and intent.related_name.strip()):
-        return ["name the entities: entity_ids, or related_class and related_name"]
-    if intent.related_class not in ontology.classes:
-        return [f"unknown class {intent.related_class!r}"]
-    if not any({r.from_, r.to} == {intent.entity_type, intent.related_class}
-               for r in ontology.relationships_of(intent.entity_type)):
-        return [f"{intent.entity_type} is not related to {intent.related_class}"]
-    return []
 
 
 class ActionPlanningActivities:
@@ -46,6 +30,19 @@ class ActionPlanningActivities:
         assert self.ontology is not None
         return "\n".join(f"- {cls}: " + "; ".join(f"{name} ({a.description})" for name, a in actions.items())
                          for cls, actions in self.ontology.actions.items())
+
+    def _stated_filters_only(self, intent: ActionIntent, request: str) -> tuple[ActionIntent, list[str]]:
+        """The intent without the filters the request never states, and a note naming each one dropped.
+        Dropped rather than sent back: the local model keeps an invented condition when asked again, and
+        a condition the request does not state would narrow the targets unseen; what is left is exactly
+        what was asked, and goes through the dry run and the approval rules like any plan."""
+        assert self.ontology is not None
+        stated = [f for f in intent.filters if stated_in(self.ontology, intent.entity_type, f, request)]
+        dropped = [f for f in intent.filters if f not in stated]
+        if dropped:
+            log.warning("action_filters_dropped", filters=filters_text(dropped))
+        notes = [f"Left out the condition {filters_text([f])}: the request does not state it." for f in dropped]
+        return intent.model_copy(update={"filters": stated}), notes
 
     @activity.defn(name=Activities.ROUTE)
     async def route(self, request: RouteInput) -> RouteOutput:
@@ -71,31 +68,27 @@ class ActionPlanningActivities:
         if self.ontology is None or not self.ontology.actions:
             return ActionPlanningOutput(error="No actions are configured on this service.")
         ontology = self.ontology
-        classes = sorted(ontology.actions)
-        schema = {"type": "object", "properties": {
-            "entity_type": {"enum": classes},
-            "action_name": {"enum": sorted({a for acts in ontology.actions.values() for a in acts})},
-            "entity_ids": {"type": "array", "items": {"type": "string"}},
-            "related_class": {"enum": ["", *sorted(ontology.classes)]},
-            "related_name": {"type": "string"},
-        }, "required": ["entity_type", "action_name", "entity_ids", "related_class", "related_name"]}
+        schema = planner_schema(ontology)
         relationships = "; ".join(f"({r.from_})-[{r.type}]->({r.to})" for r in ontology.relationships)
         messages = [
             {"role": "system", "content": self.prompts.render(
-                "action_planner_system", actions=self._actions_text(), relationships=relationships)},
+                "action_planner_system", actions=actions_catalogue(ontology), relationships=relationships)},
             {"role": "user", "content": self.prompts.render("action_planner_user", question=request.question)},
         ]
         problems: list[str] = []
         for _ in (1, 2):
-            completion = await self.llm.chat(messages, json_schema=schema, max_tokens=400)
+            completion = await self.llm.chat(messages, json_schema=schema, max_tokens=600)
             try:
-                intent = ActionIntent.model_validate_json(completion.text)
-                problems = intent_problems(ontology, intent)
+                intent, problems = checked_intent(ontology, ActionIntent.model_validate_json(completion.text))
             except ValueError as exc:
                 problems = [f"not the JSON asked for ({str(exc).splitlines()[0]})"]
             if not problems:
+                intent, notes = self._stated_filters_only(intent, request.question)
+                intent, problems = checked_intent(ontology, intent)  # dropping filters may leave no targets
+                problems = [*notes, *problems] if problems else []
+            if not problems:
                 definition = ontology.require_action(intent.entity_type, intent.action_name)
-                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible)
+                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible, notes=notes)
             log.warning("action_plan_rejected", problems=problems)
             messages += [{"role": "assistant", "content": completion.text},
                          {"role": "user", "content": self.prompts.render(

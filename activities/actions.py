@@ -3,14 +3,17 @@ validate_action_batch (the dry run over all of them, one read-only query per tho
 execute_action (one entity; the batch is the workflow's fan-out). The read-only look-ups a plan may use
 (list_available_actions, get_action_details, validate_action_preconditions) are tools (tools/).
 
-An execution is one atomic query (confidence_core/action_query.py) carrying an idempotency key of the
-run, the step and the entity: a retried or replayed activity finds its key and applies nothing twice.
+Targets are chosen by id, through a related entity, by property filters, or filters with either, in
+parameterised read-only queries (confidence_core/target_query.py). An execution is one atomic query
+(confidence_core/action_query.py) carrying an idempotency key of the run, the step and the entity and
+the action's parameters: a retried or replayed activity finds its key and applies nothing twice.
 Each result says what changed (before/after) or which preconditions failed, in plain words.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,8 +26,11 @@ from confidence_core.action_query import (
     batch_validation_query,
     execution_query,
     recorded_changes,
+    recorded_values,
 )
+from confidence_core.action_values import check_filters, check_parameters
 from confidence_core.ontology import Ontology, UnknownName
+from confidence_core.target_query import targets_by_id_query, targets_query
 from contracts.action_path import (
     LISTED,
     ActionIntent,
@@ -32,8 +38,10 @@ from contracts.action_path import (
     DryRunInput,
     DryRunOutput,
     EntityOutcome,
+    PropertyFilter,
     ResolveTargetsInput,
     TargetsOutput,
+    filters_text,
 )
 from contracts.names import Activities
 from contracts.query_path import StepInput, StepOutput
@@ -45,6 +53,7 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[st
             for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
 
 
+FILTERS_ONLY_CONFIDENCE = 0.85  # below the default approval threshold (0.9): see _targets_by_filters
 IN_FLIGHT = Gauge("tgca_actions_in_flight", "Action executions running in this process")
 DRY_RUN_CHUNK = 1000
 
@@ -74,32 +83,45 @@ class ActionTools:
 
     @activity.defn(name=Activities.RESOLVE_ACTION_TARGETS)
     async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
-        """The entities an action intent names, by id or through a related entity, at most `max_targets`."""
+        """The entities an action intent names, by id, through a related entity or by property filters
+        alone, narrowed by its filters; at most `max_targets`."""
         intent = request.intent
         try:
-            cls = self.ontology.require_class(intent.entity_type)
+            self.ontology.require_class(intent.entity_type)
+            filters, problems = check_filters(self.ontology, intent.entity_type, intent.filters)
+            if problems:
+                return TargetsOutput(error="; ".join(problems))
             if intent.entity_ids:
                 if len(intent.entity_ids) > request.max_targets:
                     return TargetsOutput(error=f"more than {request.max_targets} entities named; split the request")
-                return await self._targets_by_id(intent, cls.key, cls.display)
-            return await self._targets_by_relation(intent, cls.key, cls.display, request.max_targets)
+                return await self._targets_by_id(intent, filters)
+            if intent.related_class:
+                if not intent.related_name.strip():
+                    return TargetsOutput(error=f"no {intent.related_class} named")
+                return await self._targets_by_relation(intent, filters, request.max_targets)
+            if filters:
+                return await self._targets_by_filters(intent, filters, request.max_targets)
+            return TargetsOutput(error="no targets named: give ids, a related entity or property filters")
         except (UnknownName, GraphQueryError) as exc:
             return TargetsOutput(error=str(exc))
 
-    async def _targets_by_id(self, intent: ActionIntent, key: str, display: str) -> TargetsOutput:
+    async def _targets_by_id(self, intent: ActionIntent, filters: list[PropertyFilter]) -> TargetsOutput:
         ids = list(dict.fromkeys(intent.entity_ids))
-        rows = await self.graph.ro_query(
-            f"MATCH (e:`{intent.entity_type}`) WHERE e.`{key}` IN $ids RETURN e.`{key}` AS id, e.`{display}` AS name",
-            {"ids": ids}, max_rows=len(ids))
-        found = {str(k): str(v) for k, v in rows.rows}
+        query, params = targets_by_id_query(self.ontology, intent.entity_type, ids, filters)
+        rows = await self.graph.ro_query(query, params, max_rows=len(ids))
+        found = {str(k): (str(v), bool(m)) for k, v, m in rows.rows}
         missing = [i for i in ids if i not in found]
-        targets = [ActionTarget(entity_id=i, entity_name=found[i]) for i in ids if i in found]
-        if missing:
-            return TargetsOutput(targets=targets, confidence=0.5,
-                                 reasoning=f"not found: {', '.join(missing[:20])}")
-        return TargetsOutput(targets=targets, confidence=0.95, reasoning="every named id exists")
+        excluded = [i for i in ids if i in found and not found[i][1]]
+        targets = [ActionTarget(entity_id=i, entity_name=found[i][0]) for i in ids if i in found and found[i][1]]
+        notes = [f"not found: {', '.join(missing[:20])}"] if missing else []
+        if excluded:  # named, but the request's own conditions leave them out
+            notes.append(f"not matching {filters_text(filters)}: {', '.join(excluded[:20])}")
+        reasoning = "; ".join(notes) or "every named id exists" + (f" and matches {filters_text(filters)}"
+                                                                     if filters else "")
+        return TargetsOutput(targets=targets, confidence=0.5 if missing else 0.95, reasoning=reasoning)
 
-    async def _targets_by_relation(self, intent: ActionIntent, key: str, display: str, limit: int) -> TargetsOutput:
+    async def _targets_by_relation(self, intent: ActionIntent, filters: list[PropertyFilter],
+                                   limit: int) -> TargetsOutput:
         related = self.ontology.require_class(intent.related_class)
         label, name = intent.related_class, intent.related_name.strip()
         exact = await self.graph.ro_query(
@@ -119,19 +141,29 @@ class ActionTools:
             how = f"{matches.total_rows} {label} entities match {name!r}"
         keys = [str(r[0]) for r in matches.rows]
         names = ", ".join(str(r[1]) for r in matches.rows)
-        rel_types = [r.type for r in self.ontology.relationships_of(intent.entity_type)
-                     if {r.from_, r.to} == {intent.entity_type, label}]
-        pattern = "|".join(f"`{t}`" for t in rel_types)
-        rows = await self.graph.ro_query(
-            f"MATCH (e:`{intent.entity_type}`)-[:{pattern}]-(x:`{label}`) WHERE x.`{related.key}` IN $keys "
-            f"RETURN DISTINCT e.`{key}` AS id, e.`{display}` AS name ORDER BY id LIMIT $limit",
-            {"keys": keys, "limit": limit + 1}, max_rows=limit + 1, timeout_ms=60000)
+        query, params = targets_query(self.ontology, intent.entity_type, filters, limit, label, keys)
+        rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
+        where = f" matching {filters_text(filters)}" if filters else ""
         if rows.total_rows > limit:
-            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {names}; "
+            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {names}{where}; "
                                        "narrow the request")
         targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
         return TargetsOutput(targets=targets, confidence=confidence,
-                             reasoning=f"{len(targets)} {intent.entity_type} of {label} {names} ({how})")
+                             reasoning=f"{len(targets)} {intent.entity_type} of {label} {names}{where} ({how})")
+
+    async def _targets_by_filters(self, intent: ActionIntent, filters: list[PropertyFilter],
+                                  limit: int) -> TargetsOutput:
+        query, params = targets_query(self.ontology, intent.entity_type, filters, limit)
+        rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
+        if rows.total_rows > limit:
+            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities match "
+                                       f"{filters_text(filters)}; narrow the request")
+        targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
+        # Exactly what the filters select, but across the whole class: the broadest selection a model can
+        # make of a request (a related entity it left out widens it silently), so a human confirms it.
+        return TargetsOutput(targets=targets, confidence=FILTERS_ONLY_CONFIDENCE,
+                             reasoning=f"{len(targets)} {intent.entity_type} matching {filters_text(filters)} "
+                                       f"(selected by property filters alone)")
 
     @activity.defn(name=Activities.VALIDATE_ACTION_BATCH)
     async def validate_action_batch(self, request: DryRunInput) -> DryRunOutput:
@@ -169,6 +201,15 @@ class ActionTools:
         entity_type, action_name, entity_id = (args.get("entity_type", ""), args.get("action_name", ""),
                                                args.get("entity_id", ""))
         key = f"{request.workflow_id}:{request.step.id}:{entity_type}:{entity_id}:{action_name}"
+        try:
+            action = self.ontology.require_action(entity_type, action_name)
+            given = json.loads(args.get("parameters") or "{}")
+            parameters, problems = check_parameters(action_name, action, given if isinstance(given, dict) else {})
+        except (UnknownName, json.JSONDecodeError) as exc:
+            parameters, problems = {}, [str(exc)]
+        if problems:  # checked when planned; a direct caller's bad values fail here, before any write
+            reason = "; ".join(problems)
+            return action_output({"entity_id": entity_id, "error": reason}, False, 0.0, reason, request.retry_count)
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
                   "run_id": request.workflow_id, "step_id": request.step.id, "request": request.question[:1000],
                   "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
@@ -184,27 +225,31 @@ class ActionTools:
         try:
             if self.simulated_latency_s:
                 await asyncio.sleep(self.simulated_latency_s)
-            return await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count)
+            return await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count,
+                                    parameters)
         finally:
             self.in_flight -= 1
             IN_FLIGHT.dec()
 
     async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
-                    retry: int = 0) -> StepOutput:
+                    retry: int = 0, parameters: dict[str, Any] | None = None) -> StepOutput:
         """Apply the action once under `key`: checks, effects and the ActionRecord in one query."""
         try:
-            query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record)
+            query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record,
+                                            parameters)
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
             return action_output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
         if not rows.rows:
             reason = f"no {entity_type} {entity_id!r}"
             return action_output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
-        before, after, failures, already, keys, old_before, old_after = rows.rows[0]
+        before, after, failures, already, keys, old_before, old_after, before_keys, after_keys = rows.rows[0]
         if failures and not already:
             return action_output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
                            0.9, "; ".join(failures), retry)
         # Applied now, or by an earlier attempt of this very step: then report what that attempt changed.
-        changes = recorded_changes(keys, old_before, old_after) if already else _changes(before, after)
+        changes = (recorded_changes(keys, recorded_values(keys, old_before, before_keys),
+                                    recorded_values(keys, old_after, after_keys))
+                   if already else _changes(before, after))
         return action_output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
                        f"{action_name} applied to {entity_type} {entity_id}", retry)

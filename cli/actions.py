@@ -12,6 +12,7 @@ from backends.graph_store import GraphQueryError, GraphStore
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.ontology import Ontology, UnknownName
 from confidence_core.override_signing import load_private_key, public_key_text
+from contracts.action_path import parameters_text
 from contracts.override import OverrideIdentity, Role
 from embedded.demo_graph import ONTOLOGY_PATH
 from service.flags import config_from_args
@@ -63,7 +64,9 @@ def undo_refusal(keys: list[OverrideIdentity], by: str, key_path: Path | None) -
 def _line(e: HistoryEntry) -> str:
     changes = ", ".join(f"{k}: {v.get('before')!r} -> {v.get('after')!r}" for k, v in e.changes.items())
     state = f" [undone by {e.undone_by}]" if e.undone_by else (f" [undo of {e.undoes}]" if e.undoes else "")
-    return f"{e.at}  {e.action} {e.entity_type} {e.entity_id}  {changes or 'no change'}{state}\n    key {e.key}"
+    given = f" with {parameters_text(e.parameters)}" if e.parameters else ""
+    return (f"{e.at}  {e.action}{given} {e.entity_type} {e.entity_id}  {changes or 'no change'}{state}\n"
+            f"    key {e.key}")
 
 
 async def run(args: argparse.Namespace) -> int:

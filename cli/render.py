@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from contracts.action_path import parse_action_event
+from contracts.action_path import filters_text, parameters_text, parse_action_event
 from contracts.wire import AgentResponse
 
 
@@ -19,7 +19,10 @@ def render_action_event(content: str) -> str | None:
         plan = event["plan"]
         ids = ", ".join(t["entity_id"] for t in plan["targets"][:10])
         more = f", ... ({plan['target_count']} in all)" if plan["target_count"] > 10 else ""
-        return f"[action plan] {plan['action_name']} on {plan['target_count']} {plan['entity_type']}: {ids}{more}"
+        given = f" with {parameters_text(plan['parameters'])}" if plan.get("parameters") else ""
+        where = f" where {filters_text(plan['filters'])}" if plan.get("filters") else ""
+        return (f"[action plan] {plan['action_name']}{given} on {plan['target_count']} {plan['entity_type']}{where}: "
+                f"{ids}{more}")
     if kind == "action_progress":
         outcome = "done" if event["success"] else "FAILED"
         return f"[progress {event['completed']}/{event['total']}] {event['entity_id']} {outcome}"

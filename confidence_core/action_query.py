@@ -1,17 +1,18 @@
 """Cypher for an ACTION definition: the precondition checks, and the atomic execution that applies the
 effects and records the idempotency key in the same query (no check-then-act race, never twice).
 
-Only names the ontology declares reach the query text; entity ids, values, messages and keys are
-parameters.
+Only names the ontology declares reach the query text; entity ids, values, the action's parameters,
+messages and keys are query parameters.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from confidence_core.ontology import ActionDefinition, Ontology
+from confidence_core.ontology import ActionDefinition, Ontology, UnknownName
 
-_OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 RECORD_LABEL = "ActionRecord"  # bookkeeping nodes, in the instance graph so the write stays one query
 
 
@@ -26,7 +27,7 @@ def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
         else:
             params[f"v{i}"] = pre.value
             default = "true" if pre.op == "ne" else "false"
-            condition = f"coalesce(e.`{pre.property}` {_OPS[pre.op]} $v{i}, {default})"
+            condition = f"coalesce(e.`{pre.property}` {OPS[pre.op]} $v{i}, {default})"
         cases.append(f"CASE WHEN NOT {condition} THEN $m{i} END")
     return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
 
@@ -61,41 +62,65 @@ def batch_validation_query(ontology: Ontology, class_name: str, action_name: str
 
 
 def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
-                    record: dict[str, Any]) -> tuple[str, dict]:
+                    record: dict[str, Any], parameters: dict[str, Any] | None = None) -> tuple[str, dict]:
     """Returns (before, after, failures, already_applied, and when already applied the recorded change
     as keys, before values, after values) for the entity; applies nothing when any precondition fails
-    or the key was used before."""
+    or the key was used before. `parameters` are the action's declared parameters' values, already
+    checked against their types (confidence_core/action_values.py); they are kept in the record."""
     action = ontology.require_action(class_name, action_name)
+    parameters = parameters or {}
+    undeclared = [p for p in parameters if p not in action.parameters]
+    missing = [p for p in action.parameters if p not in parameters]
+    if undeclared or missing:
+        raise UnknownName(f"{action_name}: parameters not declared {undeclared}, missing {missing}")
+    if parameters:  # record property values cannot be maps: the parameters travel as JSON text
+        record = {**record, "parameters": json.dumps(parameters, default=str)}
     params: dict[str, Any] = {"entity_id": entity_id, "key": key, "record": {**record, "key": key}}
     head = _head(ontology, class_name, action, params)
     sets = []
     changed = [e.set for e in action.effects if e.set]
     for i, effect in enumerate(action.effects):
         if effect.set:
-            params[f"e{i}"] = effect.value
+            params[f"e{i}"] = parameters[effect.param] if effect.param else effect.value
             sets.append(f"e.`{effect.set}` = $e{i}")
         else:
             sets.append(f"acct.`balance` = acct.`balance` - e.`{effect.debit}`")
     params["changed_keys"] = changed
-    # The record carries the change itself (parallel arrays: property values cannot be maps), written
-    # with the effects, so a record never exists without what it changed.
-    before_values = ", ".join(f"before.`{p}`" for p in changed)
+    # The record carries the change itself, written with the effects, so a record never exists without
+    # what it changed. Property values cannot be maps, nor arrays holding null: each side is the values
+    # that exist and the names they belong to (a property absent before a parameter set it is left out).
     query = (
         f"{head} OPTIONAL MATCH (done:`{RECORD_LABEL}` {{key: $key}}) "
         f"WITH e, acct, done, properties(e) AS before, {_checks(action, params)} AS failures "
         f"FOREACH (_ IN CASE WHEN done IS NULL AND size(failures) = 0 THEN [1] ELSE [] END | "
         f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = $record, r.changed_keys = $changed_keys, "
-        f"r.changed_before = [{before_values}], r.changed_after = [{before_values.replace('before.', 'e.')}]) "
+        f"{_recorded('before', changed)}, {_recorded('e', changed, 'after')}) "
         f"RETURN before, properties(e), failures, done IS NOT NULL, "
-        f"done.changed_keys, done.changed_before, done.changed_after"
+        f"done.changed_keys, done.changed_before, done.changed_after, "
+        f"done.changed_before_keys, done.changed_after_keys"
     )
     return query, params
 
 
-def recorded_changes(keys: list[str] | None, before: list | None, after: list | None) -> dict[str, dict[str, Any]]:
+def _recorded(var: str, changed: list[str], side: str = "before") -> str:
+    present = ", ".join(f"CASE WHEN {var}.`{p}` IS NULL THEN null ELSE $changed_keys[{i}] END"
+                        for i, p in enumerate(changed))
+    values = ", ".join(f"{var}.`{p}`" for p in changed)
+    return (f"r.changed_{side} = [v IN [{values}] WHERE v IS NOT NULL], "
+            f"r.changed_{side}_keys = [k IN [{present}] WHERE k IS NOT NULL]")
+
+
+def recorded_values(keys: list[str] | None, values: list | None, present: list[str] | None) -> dict[str, Any]:
+    """One side of a record's change by property name. Records written before `changed_*_keys` existed
+    align their values with `keys`."""
+    return dict(zip(keys if present is None else present, values or [], strict=False)) if keys else {}
+
+
+def recorded_changes(keys: list[str] | None, before: dict[str, Any],
+                     after: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """A record's change as {property: {before, after}}, leaving out properties the action left as they were."""
-    return {k: {"before": b, "after": a} for k, b, a in zip(keys or [], before or [], after or [], strict=False)
-            if b != a}
+    return {k: {"before": before.get(k), "after": after.get(k)} for k in keys or []
+            if before.get(k) != after.get(k)}
 
 
 def describe_action(ontology: Ontology, entity_type: str, action_name: str) -> dict[str, Any]:

@@ -5,9 +5,10 @@ workflow call these; nothing here does I/O."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from confidence_core.memory import trim
-from contracts.action_path import BatchSummary
+from contracts.action_path import BatchSummary, parameters_text
 from contracts.conversation import (
     ANSWER_CHARS,
     EARLIER_LINES,
@@ -55,9 +56,10 @@ def one_line(turn: ConversationTurn) -> str:
 
 
 def action_text(action: ActionRecordSummary) -> str:
+    name = action.action_name + (f" with {parameters_text(action.parameters)}" if action.parameters else "")
     if not action.executed:
-        return f"{action.action_name} on {action.total} {action.entity_type}: not executed, nothing changed"
-    lines = [f"{action.action_name} on {action.total} {action.entity_type}: {action.succeeded} succeeded, "
+        return f"{name} on {action.total} {action.entity_type}: not executed, nothing changed"
+    lines = [f"{name} on {action.total} {action.entity_type}: {action.succeeded} succeeded, "
              f"{action.failed} failed"]
     if action.succeeded_ids:
         more = action.succeeded - len(action.succeeded_ids)
@@ -121,12 +123,14 @@ def memory_from_history(history: list[AgentStep]) -> ConversationMemory:
     return ConversationMemory(earlier=lines, turn_count=len(lines), source="history")
 
 
-def action_summary(entity_type: str, action_name: str, summary: BatchSummary) -> ActionRecordSummary:
+def action_summary(entity_type: str, action_name: str, summary: BatchSummary,
+                   parameters: dict[str, Any] | None = None) -> ActionRecordSummary:
     """An executed batch's outcome as the conversation keeps it."""
     return ActionRecordSummary(
         entity_type=entity_type, action_name=action_name, total=summary.total, succeeded=summary.succeeded,
         failed=summary.failed, succeeded_ids=[o.entity_id for o in summary.successes[:LISTED_OUTCOMES]],
-        failures=[EntityResult(entity_id=o.entity_id, error=o.error) for o in summary.failures[:LISTED_OUTCOMES]])
+        failures=[EntityResult(entity_id=o.entity_id, error=o.error) for o in summary.failures[:LISTED_OUTCOMES]],
+        parameters=parameters or {})
 
 
 def plausible_rewrite(original: str, rewritten: str) -> bool:

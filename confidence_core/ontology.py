@@ -50,10 +50,12 @@ class Precondition(BaseModel):
 
 
 class Effect(BaseModel):
-    """Set a property to a value, or debit the action's account by the entity's amount property."""
+    """Set a property to a fixed value or to one of the action's parameters (`param`), or debit the
+    action's account by the entity's amount property."""
 
     set: str = ""
     value: Any = None
+    param: str = ""
     debit: str = ""
 
 
@@ -64,6 +66,8 @@ class AccountRef(BaseModel):
 
 class ActionDefinition(BaseModel):
     description: str = ""
+    # Values the request supplies (a reason, a date, an amount), every one required: an effect writes it
+    # into the graph, and a missing value would silently remove the property it sets.
     parameters: dict[str, PropertyType] = Field(default_factory=dict)
     preconditions: list[Precondition] = Field(default_factory=list)
     effects: list[Effect]
@@ -96,9 +100,11 @@ class Ontology(BaseModel):
                     raise ValueError(f"{where}: unknown class or unusable name")
                 props = [*(p.property or p.funds for p in action.preconditions),
                          *(e.set or e.debit for e in action.effects)]
-                bad = [p for p in props if not IDENTIFIER.match(p)]
+                bad = [p for p in [*props, *action.parameters] if not IDENTIFIER.match(p)]
                 if bad:
-                    raise ValueError(f"{where}: unusable property names {bad}")
+                    raise ValueError(f"{where}: unusable property or parameter names {bad}")
+                for effect in action.effects:
+                    _check_effect(where, effect, action, self.classes[class_name])
                 needs_account = any(p.funds for p in action.preconditions) or any(e.debit for e in action.effects)
                 if needs_account and (action.account is None or action.account.class_ not in self.classes):
                     raise ValueError(f"{where}: funds checks and debits need an account of a known class")
@@ -131,6 +137,20 @@ class Ontology(BaseModel):
 
     def relationships_of(self, class_name: str) -> list[OntologyRelationship]:
         return [r for r in self.relationships if class_name in (r.from_, r.to)]
+
+
+def _check_effect(where: str, effect: Effect, action: ActionDefinition, cls: OntologyClass) -> None:
+    if bool(effect.set) == bool(effect.debit):
+        raise ValueError(f"{where}: an effect either sets a property or debits the account")
+    if not effect.param:
+        return
+    if effect.debit or effect.value is not None:
+        raise ValueError(f"{where}: an effect sets {effect.set} from a parameter or to a value, not both")
+    if effect.param not in action.parameters:
+        raise ValueError(f"{where}: effect on {effect.set} uses undeclared parameter {effect.param!r}")
+    declared, given = cls.properties.get(effect.set), action.parameters[effect.param]
+    if declared and declared != given and (declared, given) != ("float", "integer"):
+        raise ValueError(f"{where}: parameter {effect.param} is {given}, property {effect.set} is {declared}")
 
 
 class UnknownName(ValueError):

@@ -5,7 +5,8 @@ streamed to the caller.
 Progress events travel as AgentResponse messages of type "observation" whose `content` is one JSON
 object with a `type` field (so a TrustGraph client shows them as observations unchanged):
 
-    {"type": "action_plan", "plan": {"entity_type", "action_name", "target_count",
+    {"type": "action_plan", "plan": {"entity_type", "action_name", "parameters": {name: value},
+                                     "filters": [{"property", "op", "value"}], "target_count",
                                      "targets": [{"entity_id", "entity_name"}], "targets_listed"}}
     {"type": "action_progress", "completed", "total", "entity_id", "success"}
     {"type": "action_error", "entity_id", "error"}
@@ -31,21 +32,38 @@ LISTED = 500  # entities listed in one event or result; the rest are counted and
 EVENT_TYPE = "observation"
 
 
+FILTER_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in")
+_OP_TEXT = {"eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "in": "in"}
+
+
+class PropertyFilter(BaseModel):
+    """A condition on a property of the targets' class ("total_amount gt 1000"). The op is checked with the
+    value (confidence_core/action_values.py), so a wrong one reads as a plain problem, not a parse error."""
+
+    property: str
+    op: str = "eq"
+    value: Any = None
+
+
 class ActionIntent(BaseModel):
-    """What to change: an ACTION of the ontology and its targets, named by id or by a related entity
-    ("all orders of supplier X" is related_class Supplier, related_name X)."""
+    """What to change: an ACTION of the ontology with its parameters' values, and its targets, named by id
+    or by a related entity ("all orders of supplier X" is related_class Supplier, related_name X), and
+    narrowed by property filters (or chosen by filters alone)."""
 
     entity_type: str
     action_name: str
     entity_ids: list[str] = Field(default_factory=list)
     related_class: str = ""
     related_name: str = ""
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    filters: list[PropertyFilter] = Field(default_factory=list)
 
 
 class ActionPlanningOutput(BaseModel):
     intent: ActionIntent | None = None
     irreversible: bool = False  # from the ontology's definition, never from the LLM
     error: str | None = None
+    notes: list[str] = Field(default_factory=list)  # what the planner's answer lost on the way (for the caller)
 
 
 class ResolveTargetsInput(BaseModel):
@@ -95,6 +113,7 @@ class BatchRequest(BaseModel):
     entity_type: str
     action_name: str
     targets: list[ActionTarget]
+    parameters: dict[str, Any] = Field(default_factory=dict)  # checked against the ontology when planned
     max_concurrent: int = 10
     timeout_s: float = 30.0
     max_attempts: int = 3
@@ -161,8 +180,21 @@ def event_message(event: dict[str, Any]) -> AgentResponse:
 
 def plan_event(intent: ActionIntent, targets: list[ActionTarget]) -> dict[str, Any]:
     return {"type": "action_plan", "plan": {
-        "entity_type": intent.entity_type, "action_name": intent.action_name, "target_count": len(targets),
+        "entity_type": intent.entity_type, "action_name": intent.action_name, "parameters": intent.parameters,
+        "filters": [f.model_dump() for f in intent.filters], "target_count": len(targets),
         "targets": [t.model_dump() for t in targets[:LISTED]], "targets_listed": LISTED}}
+
+
+def parameters_text(parameters: dict[str, Any]) -> str:
+    """`reason="supplier dispute", due_date="2025-03-01"` (values as JSON, so text reads as text)."""
+    return ", ".join(f"{name}={json.dumps(value, default=str)}" for name, value in parameters.items())
+
+
+def filters_text(filters: list[dict[str, Any]] | list[PropertyFilter]) -> str:
+    """`status = "approved" and total_amount > 1000.0`: the filters as plain conditions."""
+    rows = [f.model_dump() if isinstance(f, PropertyFilter) else f for f in filters]
+    return " and ".join(f"{r['property']} {_OP_TEXT.get(r['op'], r['op'])} {json.dumps(r['value'], default=str)}"
+                        for r in rows)
 
 
 def progress_event(completed: int, total: int, outcome: EntityOutcome) -> dict[str, Any]:

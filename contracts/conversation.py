@@ -9,6 +9,7 @@ well under Temporal's payload warning size (docs/conversations.md).
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -41,6 +42,7 @@ class ActionRecordSummary(BaseModel):
     succeeded_ids: list[str] = Field(default_factory=list)
     failures: list[EntityResult] = Field(default_factory=list)
     executed: bool = True  # False: approval was refused or never came, nothing changed
+    parameters: dict[str, Any] = Field(default_factory=dict)  # so "the same reason" reads in a later turn
 
 
 class ConversationTurn(BaseModel):

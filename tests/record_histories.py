@@ -133,6 +133,31 @@ async def record_batch(env: WorkflowEnvironment, url: str, data: Path) -> None:
             write("batch_window", await env.client.get_workflow_handle(f"{handle.id}-batch-1").fetch_history())
 
 
+def hold_model(body: dict[str, Any]) -> tuple[int, str]:
+    if is_routing(body):
+        return 200, json.dumps({"intent": "ACTION"})
+    if is_action_planning(body):
+        return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "hold", "entity_ids": [],
+                                "related_class": "Supplier", "related_name": demo_graph.BATCH_SUPPLIER["name"],
+                                "filters": [{"property": "paid", "op": "eq", "value": False}],
+                                "parameters": {"reason": "audit"}})
+    return 200, "ok"
+
+
+async def record_action_parameters(env: WorkflowEnvironment, url: str, data: Path) -> None:
+    """An action with a parameter and targets narrowed by a filter: the parameters reach every execution."""
+    await demo_graph.load(url, "procurement", replace=True)
+    with ScriptedLLM(hold_model) as server:
+        async with AsyncExitStack() as stack:
+            harness = await open_harness(stack, env.client, server.base_url, url, "procurement", data / "audit.jsonl",
+                                         ontology_path=str(demo_graph.ONTOLOGY_PATH), action_max_concurrent=4)
+            handle = await harness.start("Hold the unpaid orders of Northwind Traders, reason: audit")
+            await harness.wait_for_override(handle)
+            await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
+            await handle.result()
+            write("action_parameters", await handle.fetch_history())
+
+
 async def record(only: set[str]) -> None:
     HERE.mkdir(exist_ok=True)
     data = Path(tempfile.mkdtemp(prefix="tgca-histories-"))
@@ -151,6 +176,8 @@ async def record(only: set[str]) -> None:
             await record_batch(env, url, data)
         if not only or "conversation" in only:
             await record_conversation(env, url, data)
+        if not only or "action_parameters" in only:
+            await record_action_parameters(env, url, data)
         for name, (plan_text, agent) in SCENARIOS.items():
             if only and name not in only:
                 continue

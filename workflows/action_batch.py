@@ -48,8 +48,10 @@ def outcome_of(entity_id: str, out: StepOutput) -> EntityOutcome:
 
 
 async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome:
-    step = ExecutionStep(id=req.step_id, function=Activities.EXECUTE_ACTION, arguments={
-        "entity_type": req.entity_type, "action_name": req.action_name, "entity_id": target.entity_id})
+    arguments = {"entity_type": req.entity_type, "action_name": req.action_name, "entity_id": target.entity_id}
+    if req.parameters:  # step arguments are text; without parameters they stay as older histories have them
+        arguments["parameters"] = json.dumps(req.parameters, sort_keys=True)
+    step = ExecutionStep(id=req.step_id, function=Activities.EXECUTE_ACTION, arguments=arguments)
     arg = StepInput(question=req.question, step=step, workflow_id=req.workflow_id)
     retry = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
                         maximum_attempts=req.max_attempts)

@@ -27,6 +27,8 @@ with workflow.unsafe.imports_passed_through():
         TargetsOutput,
         complete_event,
         event_message,
+        filters_text,
+        parameters_text,
         plan_event,
         summary_text,
         windows,
@@ -56,6 +58,8 @@ class ActionPath:
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent
+        for note in planned.notes:  # none in histories older than them: nothing new to replay
+            self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
             Activities.RESOLVE_ACTION_TARGETS, ResolveTargetsInput(intent=intent, max_targets=s.action_max_targets),
             TargetsOutput, start_to_close=timedelta(seconds=120))
@@ -87,7 +91,8 @@ class ActionPath:
 
         # Until the batch ran, the conversation remembers this turn as one that changed nothing.
         self.ctx.action_record = ActionRecordSummary(entity_type=intent.entity_type, action_name=intent.action_name,
-                                                     total=len(targets), executed=False)
+                                                     total=len(targets), executed=False,
+                                                     parameters=intent.parameters)
         reasons = self._approval_reasons(intent, targets, found, planned.irreversible)
         if reasons:
             decision = await self._approve(intent, targets, found, dry, reasons)
@@ -101,7 +106,7 @@ class ActionPath:
         self.ctx.phase("executing", EXECUTE_STEP)
         self.ctx.status.step(EXECUTE_STEP).state = StepState.RUNNING
         summary = await self._execute_batch(intent, targets)
-        self.ctx.action_record = action_summary(intent.entity_type, intent.action_name, summary)
+        self.ctx.action_record = action_summary(intent.entity_type, intent.action_name, summary, intent.parameters)
         self.ctx.status.step(EXECUTE_STEP).state = StepState.SUCCEEDED
         self.ctx.emit(event_message(complete_event(summary)))
         self.ctx.notes.append(f"{intent.action_name} on {summary.total} {intent.entity_type}: {summary.succeeded} "
@@ -133,14 +138,23 @@ class ActionPath:
                        found: TargetsOutput, dry: DryRunOutput, reasons: list[str]) -> Decision:
         s = self.ctx.settings
         why = "; ".join(reasons)
+        arguments = {"entity_type": intent.entity_type, "action_name": intent.action_name,
+                     "targets": str(len(targets)), "would_succeed": str(dry.would_succeed),
+                     "would_fail": str(dry.would_fail)}
+        # What the approver approves includes the values the action writes and the conditions that chose
+        # the targets (only when there are some, so older approval requests read as they did).
+        details = ""
+        if intent.parameters:
+            arguments["parameters"] = parameters_text(intent.parameters)
+            details += f" with {arguments['parameters']}"
+        if intent.filters:
+            arguments["filters"] = filters_text(intent.filters)
+            details += f" (targets where {arguments['filters']})"
         request = OverrideRequest(
             step_id=APPROVAL_STEP, function=f"{intent.entity_type}.{intent.action_name}", score=found.confidence,
             threshold=s.action_confidence_threshold, reasoning=f"approval needed: {why}", retries=0,
-            arguments={"entity_type": intent.entity_type, "action_name": intent.action_name,
-                       "targets": str(len(targets)), "would_succeed": str(dry.would_succeed),
-                       "would_fail": str(dry.would_fail)},
-            choices=APPROVAL_CHOICES, timeout_s=s.override_timeout_s, role=Role.APPROVE)
-        what = (f"Approval needed before {intent.action_name} runs on {len(targets)} {intent.entity_type} "
+            arguments=arguments, choices=APPROVAL_CHOICES, timeout_s=s.override_timeout_s, role=Role.APPROVE)
+        what = (f"Approval needed before {intent.action_name}{details} runs on {len(targets)} {intent.entity_type} "
                 f"entities ({dry.would_succeed} would succeed, {dry.would_fail} would fail): {why}. Choices: "
                 "accept (execute), skip (change nothing), abort.")
         override = await self.ctx.wait_for_override(request, what)
@@ -171,6 +185,7 @@ class ActionPath:
             return BatchRequest(
                 workflow_id=parent, step_id=EXECUTE_STEP, question=self.ctx.question,
                 entity_type=intent.entity_type, action_name=intent.action_name, targets=chunk,
+                parameters=intent.parameters,
                 max_concurrent=s.action_max_concurrent, timeout_s=s.action_timeout_s,
                 max_attempts=s.action_max_attempts, local_activities=s.action_local_activities,
                 tools_queue=inp.queues.tools, completed_before=done, total=len(targets),

@@ -50,7 +50,9 @@ async def test_definitions_are_listed_with_their_preconditions(falkordb_url: str
     tools = ToolCalls(local_backends(falkordb_url=falkordb_url, graph_name=demo_copy[0], ontology=ONTOLOGY))
     listed = json.loads((await tools.list_available_actions(call("x", entity_type="PurchaseOrder"))).output)
     names = [a["action"] for a in listed["actions"]]
-    assert names == ["submit", "withdraw", "approve", "makePayment", "cancel"]
+    assert names == ["submit", "withdraw", "approve", "makePayment", "cancel", "hold", "release"]
+    hold = next(a for a in listed["actions"] if a["action"] == "hold")
+    assert hold["parameters"] == {"reason": "string"}
     details = json.loads((await tools.get_action_details(call("x", entity_type="PurchaseOrder",
                                                               action_name="makePayment"))).output)
     assert details["preconditions"] == ["Order not approved", "Order already paid", "Insufficient funds"]

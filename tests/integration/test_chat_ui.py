@@ -20,6 +20,7 @@ import pytest
 
 from embedded import demo_graph
 from tests.chat_server import chat_server
+from tests.integration.test_action_parameters_path import OF_SUPPLIER, PlanningModel, intent
 from tests.integration.test_action_path import ALREADY_PAID, SUPPLIER, TOO_DEAR
 from tests.integration.test_conversations import ConversationalModel
 from tests.scripted_llm import ScriptedLLM
@@ -163,6 +164,40 @@ async def test_a_dropped_stream_is_picked_up_where_it_left(make_stack, demo_copy
     assert not problems, problems
 
 
+async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(make_stack, demo_copy,
+                                                                                unique: str) -> None:
+    """'Hold the unpaid orders of the supplier, reason: audit': the plan and the approval request say what
+    will be written and which conditions chose the targets, before anyone approves."""
+    graph_name, g = demo_copy
+    problems: list[str] = []
+    model = PlanningModel(intent("hold", related_class="Supplier", related_name=SUPPLIER,
+                                 parameters={"reason": "audit"},
+                                 filters=[{"property": "paid", "op": "eq", "value": False}]))
+    expected = sum(1 for o in demo_graph.generate().nodes["PurchaseOrder"]
+                   if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"])
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        async with chat_server(stack) as server, chromium_page("chat-ui-parameters", problems) as page:
+            await page.goto(server.url)
+            await page.fill("#question", f"Hold the unpaid orders of {SUPPLIER}, reason: audit")
+            await page.click("#send")
+            approve = page.locator("[data-choice=accept]")
+            await expect(approve).to_be_visible(timeout=RUN_S)
+            await expect(page.locator("#plan-summary")).to_have_text(f"hold on {expected} PurchaseOrder entities")
+            await expect(page.locator("#plan-details")).to_have_text('With reason="audit". Targets where paid = false.')
+            await expect(page.locator('#override-arguments li[data-argument="parameters"]')).to_have_text(
+                'parameters: reason="audit"')
+            await expect(page.locator('#override-arguments li[data-argument="filters"]')).to_have_text(
+                "filters: paid = false")
+            await screenshot(page, "chat-ui-parameters.png")
+            await approve.click()
+            await expect(page.locator("#status")).to_have_text("done", timeout=RUN_S)
+            await expect(page.locator("#results-summary")).to_have_text(f"{expected} succeeded, 0 failed")
+    held = (await g.ro_query("MATCH (o:PurchaseOrder {hold_reason: 'audit'}) RETURN count(o)")).result_set[0][0]
+    assert held == expected
+    assert not problems, problems
+
+
 async def seed_conversation(page: Page, url: str) -> tuple[str, list[Any]]:
     """The person's side of seed 002. Returns the conversation id and what the progress counter showed."""
     await page.goto(url)
@@ -186,6 +221,7 @@ async def seed_conversation(page: Page, url: str) -> tuple[str, list[Any]]:
     choices = await page.locator("#override-choices button").evaluate_all("bs => bs.map(b => b.dataset.choice)")
     assert {"accept", "skip", "abort"} <= set(choices) <= {"accept", "retry", "skip", "abort"}
     await expect(page.locator("#plan-summary")).to_have_text("makePayment on 20 PurchaseOrder entities")
+    await expect(page.locator("#plan-details")).to_be_hidden()  # no parameters, no filters
     assert (await page.inner_text("#override-reasoning")).strip()
     await page.evaluate(RECORD_PROGRESS)
     await screenshot(page, "chat-ui-approval.png")
