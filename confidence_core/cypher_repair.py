@@ -18,12 +18,12 @@ from confidence_core.cypher_text import replace_outside_strings
 _CLAUSE = re.compile(
     r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b",
     re.IGNORECASE)
-_AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(",
+AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(",
                         re.IGNORECASE)
 _ALIAS = re.compile(r"^(?P<expr>.*?)\s+AS\s+(?P<alias>`[^`]+`|\w+)\s*$", re.IGNORECASE | re.DOTALL)
 _DIRECTION = re.compile(r"\s+(ASC|DESC|ASCENDING|DESCENDING)\s*$", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_DISTINCT = re.compile(r"^\s*DISTINCT\b", re.IGNORECASE)
+DISTINCT = re.compile(r"^\s*DISTINCT\b", re.IGNORECASE)
 _OPENERS, _CLOSERS = "([{", ")]}"
 # After RETURN, only these may follow in one query part.
 _AFTER_RETURN = {"ORDER BY", "SKIP", "LIMIT", "UNION", "UNION ALL"}
@@ -127,7 +127,7 @@ def where_after_return(query: str) -> str:
         if clause.keyword != "RETURN" or where.keyword != "WHERE":
             continue
         items_text, condition = _body(query, clause), _body(query, where)
-        items = split_items(_DISTINCT.sub("", items_text))
+        items = split_items(DISTINCT.sub("", items_text))
         tail = query[where.end:]
         used = set(_IDENTIFIER.findall(masked(condition)))
         if used & set(_aliases(items)):
@@ -162,16 +162,16 @@ def aggregate_order_alias(query: str) -> str:
         if order.keyword != "ORDER BY" or n == 0 or found[n - 1].keyword not in ("RETURN", "WITH"):
             continue
         projection = found[n - 1]
-        distinct = _DISTINCT.match(_body(query, projection))
-        items = split_items(_DISTINCT.sub("", _body(query, projection)))
+        distinct = DISTINCT.match(_body(query, projection))
+        items = split_items(DISTINCT.sub("", _body(query, projection)))
         keys = split_items(_body(query, order))
-        if not any(_AGGREGATE.search(masked(_order_key(key)[0])) for key in keys):
+        if not any(AGGREGATE.search(masked(_order_key(key)[0])) for key in keys):
             continue
         aliases = _aliases(items)
         new_keys = []
         for key in keys:
             expression, direction = _order_key(key)
-            if not _AGGREGATE.search(masked(expression)):
+            if not AGGREGATE.search(masked(expression)):
                 new_keys.append(key)
                 continue
             alias = next((a for a, e in aliases.items() if _normal(e) == _normal(expression)), None)
@@ -206,7 +206,7 @@ def return_mid_query(query: str) -> str:
     for n, clause in enumerate(found[:-1]):
         if clause.keyword != "RETURN" or found[n + 1].keyword in _AFTER_RETURN | {"WHERE"}:
             continue
-        if _names(split_items(_DISTINCT.sub("", _body(query, clause)))) is None:
+        if _names(split_items(DISTINCT.sub("", _body(query, clause)))) is None:
             return query
         fixed = f"{query[:clause.start]}WITH{query[clause.body_start:]}"
         return return_mid_query(fixed)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from confidence_core.cypher_repair import clauses, free_name, split_items
+from confidence_core.cypher_repair import AGGREGATE, DISTINCT, clauses, free_name, split_items
 from confidence_core.cypher_text import blank_strings, labelled_variables, replace_outside_strings
 
 Nodes = dict[str, list[str]]
@@ -30,6 +30,12 @@ _SUFFIX = re.compile(r"^(?P<stem>.+?)[_\s]*(?P<suffix>ids?|names?|keys?|codes?|n
 # A guardrail path "(:A)-[:T]->(:B)" and one plain hop as written in a query (schema_check reads them too).
 PATH_LABELS = re.compile(r"\(:(\w+)\)")
 ONE_HOP = re.compile(r"^(\(.*?\))\s*(<?-)\[(\w*)\s*:\s*`?\w+`?([^\]]*)\](->|-)\s*(\(.*\))$")
+ANONYMOUS_NODE = re.compile(r"\(\s*:\s*`?(\w+)`?")  # `(:Label`: a node pattern with a label and no variable
+
+
+def _reads(variable: str, prop: str) -> re.Pattern[str]:
+    """`variable.prop` as an expression (`variable` may be `\\w+` to find every reader)."""
+    return re.compile(rf"(?<![\w.$]){variable}\.{re.escape(prop)}\b")
 
 
 def _key(name: str) -> str:
@@ -124,7 +130,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     follows (it would drop the neighbour's variable)."""
     rels = set(rels)
     blanked = blank_strings(query)
-    read = re.compile(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b")
+    read = _reads(r"(\w+)", prop)
     variables = {v for v, bound in labelled_variables(blanked).items() if bound == label} & set(read.findall(blanked))
     target = _neighbour_label(label, prop, nodes, rels)
     if len(variables) != 1 or target is None:
@@ -145,8 +151,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     pattern = f"MATCH ({variable}){_path_pattern(paths[0], label, new)}"
     head, tail = query[:at].rstrip(), query[at:].lstrip()
     fixed = f"{head} {pattern}{' ' if tail else ''}{tail}"
-    fixed = replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b"),
-                                    f"{new}.{shown}")
+    fixed = replace_outside_strings(fixed, _reads(re.escape(variable), prop), f"{new}.{shown}")
     return _with_display_name(fixed, new, shown, nodes.get(target, []))
 
 
@@ -162,7 +167,7 @@ def _after_last_with(query: str, variable: str, prop: str, binding_end: int) -> 
     if variable not in {item.strip() for item in split_items(query[last.body_start:last.end])}:
         return None  # the WITH does not pass the variable on: the neighbour cannot be reached after it
     at = next((c.start for c in parts if c.start > last.start and c.keyword not in _WITH_TAIL), len(query))
-    if re.search(rf"(?<![\w.$]){re.escape(variable)}\.{re.escape(prop)}\b", blank_strings(query[:at])):
+    if _reads(re.escape(variable), prop).search(blank_strings(query[:at])):
         return None  # read before that point
     return at
 
@@ -231,7 +236,7 @@ def undefined_name(error: str) -> str | None:
 def _anonymous_named(query: str, blanked: str, name: str) -> str | None:
     """`count(purchaseOrder)` over `(:PurchaseOrder)`: the one unnamed node pattern whose label the name
     spells (in any case, singular or plural) gets that name."""
-    anonymous = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked)
+    anonymous = [m for m in ANONYMOUS_NODE.finditer(blanked)
                  if _key(name) == _key(m.group(1))]
     if len(anonymous) != 1:
         return None
@@ -247,7 +252,7 @@ def _anonymous_fitting(query: str, blanked: str, name: str, nodes: Nodes) -> str
     read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
     if not read and not re.search(rf"\w\s*\(\s*(?:DISTINCT\s+)?{re.escape(name)}\s*\)", blanked, re.IGNORECASE):
         return None  # neither read from nor counted: a bare name may be a property (handled by the caller)
-    fitting = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked) if read <= set(nodes.get(m.group(1), []))]
+    fitting = [m for m in ANONYMOUS_NODE.finditer(blanked) if read <= set(nodes.get(m.group(1), []))]
     if len(fitting) > 1:
         fitting = [m for m in fitting if m.group(1).lower().startswith(name[0].lower())]
     if len(fitting) != 1:
@@ -263,11 +268,11 @@ def moved_property(query: str, label: str, prop: str, nodes: Nodes) -> str | Non
     no node or several have it, or the variable reading it is not of `label`."""
     blanked = blank_strings(query)
     bound = labelled_variables(blanked)
-    readers = {v for v in re.findall(rf"(?<![\w.$])(\w+)\.{re.escape(prop)}\b", blanked) if bound.get(v) == label}
+    readers = {v for v in _reads(r"(\w+)", prop).findall(blanked) if bound.get(v) == label}
     if not readers:
         return None
     having = [v for v, other in bound.items() if v not in readers and prop in nodes.get(other, [])]
-    anonymous = [m for m in re.finditer(r"\(\s*:\s*`?(\w+)`?", blanked) if prop in nodes.get(m.group(1), [])]
+    anonymous = [m for m in ANONYMOUS_NODE.finditer(blanked) if prop in nodes.get(m.group(1), [])]
     if len(having) + len(anonymous) != 1:
         return None
     fixed = query
@@ -278,8 +283,7 @@ def moved_property(query: str, label: str, prop: str, nodes: Nodes) -> str | Non
         at = anonymous[0].start() + 1
         fixed = f"{query[:at]}{target}{query[at:]}"
     for reader in readers:
-        fixed = replace_outside_strings(fixed, re.compile(rf"(?<![\w.$]){re.escape(reader)}\.{re.escape(prop)}\b"),
-                                        f"{target}.{prop}")
+        fixed = replace_outside_strings(fixed, _reads(re.escape(reader), prop), f"{target}.{prop}")
     return fixed
 
 
@@ -357,8 +361,7 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
     if not changed:
         return None
     body = ", ".join(items)
-    aggregates = re.compile(r"\b(count|sum|avg|min|max|collect)\s*\(", re.IGNORECASE)
-    if not aggregates.search(body) and not re.match(r"\s*DISTINCT\b", body, re.IGNORECASE):
+    if not AGGREGATE.search(body) and not DISTINCT.match(body):
         body = "DISTINCT " + body
     rest = query[clause.end:].lstrip()
     return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"
