@@ -16,9 +16,14 @@ OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge"
 RECORD_LABEL = "ActionRecord"  # bookkeeping nodes, in the instance graph so the write stays one query
 
 
+def comparison(prop: str, op: str, param: str) -> str:
+    """`e.prop OP $param` where a missing property fails eq/in/lt/... and passes ne (an order without
+    `paid` is not paid): preconditions and target filters read a missing value alike."""
+    return f"coalesce(e.`{prop}` {OPS[op]} ${param}, {'true' if op == 'ne' else 'false'})"
+
+
 def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
-    """A Cypher list of the failed preconditions' messages. A missing property fails eq/in/lt/... and
-    passes ne (an order without `paid` is not paid)."""
+    """A Cypher list of the failed preconditions' messages (a missing property: see `comparison`)."""
     cases = []
     for i, pre in enumerate(action.preconditions):
         params[f"m{i}"] = pre.message
@@ -26,8 +31,7 @@ def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
             condition = f"coalesce(acct.`balance` >= e.`{pre.funds}`, false)"
         else:
             params[f"v{i}"] = pre.value
-            default = "true" if pre.op == "ne" else "false"
-            condition = f"coalesce(e.`{pre.property}` {OPS[pre.op]} $v{i}, {default})"
+            condition = comparison(pre.property, pre.op, f"v{i}")
         cases.append(f"CASE WHEN NOT {condition} THEN $m{i} END")
     return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
 

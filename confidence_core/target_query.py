@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from confidence_core.action_query import OPS
+from confidence_core.action_query import OPS, comparison
 from confidence_core.ontology import Ontology, UnknownName
 from contracts.action_path import PropertyFilter
 
@@ -23,8 +23,7 @@ def filter_conditions(ontology: Ontology, class_name: str, filters: list[Propert
         if f.op not in OPS:
             raise UnknownName(f"unknown filter op {f.op!r}")
         params[f"f{i}"] = f.value
-        default = "true" if f.op == "ne" else "false"
-        conditions.append(f"coalesce(e.`{prop}` {OPS[f.op]} $f{i}, {default})")
+        conditions.append(comparison(prop, f.op, f"f{i}"))
     return conditions
 
 
