@@ -18,15 +18,14 @@ from chat.runs import RunStreams
 from confidence_core.ontology import Ontology
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
-from service.flags import HelpFormatter, add_common_args, add_flow_args, add_version, config_from_args
+from service.flags import add_common_args, add_flow_args, config_from_args, entry_parser
 from service.lifecycle import configure_logging, run_until_signalled
 
 log = structlog.get_logger(__name__)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="tg-confidence-chat", description=__doc__, formatter_class=HelpFormatter)
-    add_version(p)
+    p = entry_parser("tg-confidence-chat", __doc__)
     add_common_args(p)
     add_flow_args(p)
     p.add_argument("--http-host", "--bind", dest="http_host",

@@ -23,7 +23,7 @@ from cli.ask_command import add_parser as add_ask_parser
 from cli.ask_command import ask_command
 from cli.up import add_parser as add_up_parser
 from cli.up import up
-from service.flags import HelpFormatter, add_common_args, add_version
+from service.flags import HelpFormatter, add_common_args, entry_parser
 from service.lifecycle import exit_now
 
 COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": runs.status,
@@ -32,8 +32,7 @@ COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": r
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="tg-confidence", description=__doc__, formatter_class=HelpFormatter)
-    add_version(parser)
+    parser = entry_parser("tg-confidence", __doc__)
     common = argparse.ArgumentParser(add_help=False)
     add_common_args(common)
     sub = parser.add_subparsers(dest="command", required=True)

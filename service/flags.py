@@ -42,8 +42,11 @@ def package_version() -> str:
         return "unknown"
 
 
-def add_version(p: argparse.ArgumentParser) -> None:
+def entry_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """The parser every entry point starts from: defaults shown in --help, and --version."""
+    p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    return p
 
 
 def add_common_args(p: argparse.ArgumentParser) -> None:

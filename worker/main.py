@@ -18,7 +18,7 @@ from activities.audit_sink import AuditSink
 from backends.factory import make_backends
 from service.config import ServiceConfig
 from service.connections import connect_temporal
-from service.flags import HelpFormatter, add_backend_args, add_common_args, add_version, config_from_args
+from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser
 from service.lifecycle import configure_logging, run_until_signalled
 from worker.families import FAMILIES, build_workers
 
@@ -34,8 +34,7 @@ def _bool(text: str) -> bool:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="tg-confidence-agent", description=__doc__, formatter_class=HelpFormatter)
-    add_version(p)
+    p = entry_parser("tg-confidence-agent", __doc__)
     add_common_args(p)
     add_backend_args(p)
     p.add_argument("--confidence-threshold", type=float, help="default step confidence threshold (0-1)")
