@@ -12,7 +12,7 @@ from temporalio import activity
 
 from backends import Backends
 from backends.grounding import existence_query, ground, relabelled_query
-from confidence_core.grounding import describe_grounding
+from confidence_core.grounding import describe_grounding, ignored_names
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -75,7 +75,7 @@ class PlanningActivities:
             try:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
-                problems = await self._static_problems(plan)
+                problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
                 if not problems:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
             except PlanParseError as exc:
@@ -109,6 +109,17 @@ class PlanningActivities:
             return parse_plan(text, plan_id=request.plan_id, tools=tools, settings=request.settings)
         except PlanParseError:
             return None
+
+    @staticmethod
+    def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:
+        """A plan that uses none of the names the question gives and the graph holds nowhere answers another
+        question; repaired like any other problem, and the existence check is the plan of last resort."""
+        ignored = ignored_names([str(v) for s in plan.steps for v in s.arguments.values()], grounding)
+        if not ignored:
+            return []
+        names = ", ".join(f"'{n}'" for n in ignored)
+        return [f"the question names {names}, which no step uses: match {'it' if len(ignored) == 1 else 'them'} "
+                "in the query, on the property that would hold it (an empty result then shows it does not exist)"]
 
     async def _fixed(self, plan: ExecutionPlan) -> ExecutionPlan:
         """The plan with each step's certain corrections applied (Tool.fix), before it is checked."""

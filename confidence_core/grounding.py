@@ -77,6 +77,19 @@ def name_tokens(mention: str) -> list[str]:
     return [w for w in mention.replace("-", " ").split() if len(w) >= MIN_TOKEN]
 
 
+def ignored_names(step_arguments: list[str], grounding: Grounding) -> list[str]:
+    """The names the question gives that the graph holds nowhere, when no step uses any of them (not the
+    name, nor one of its longer words): such a plan answers some other question ("which country has the code
+    ZQV" planned as a list of all countries) and its rows can only be weak evidence. Empty otherwise."""
+    if not grounding.unmatched:
+        return []
+    used = "\n".join(step_arguments).lower()
+    for name in grounding.unmatched:
+        if name.lower() in used or any(word.lower() in used for word in name_tokens(name)):
+            return []
+    return list(grounding.unmatched)
+
+
 SHOWN_PROPERTIES = 12
 VALUE_CHARS = 40
 

@@ -275,6 +275,38 @@ async def test_no_usable_plan_about_a_name_found_nowhere_still_ends_in_does_not_
     assert harness.messages[-1].content.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'")
 
 
+IGNORES_THE_NAME = "MATCH (po:PurchaseOrder) RETURN po.po_number AS po LIMIT 10"
+
+
+async def test_a_plan_that_ignores_the_name_found_nowhere_is_repaired_to_use_it(harness_factory) -> None:
+    """A plan listing every order answers another question than "what did Zyxwv Holdings order": it never
+    runs; the problem goes back to the planner, whose repaired plan looks the name up."""
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": IGNORES_THE_NAME}, [])),
+                        plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert "the question names 'Zyxwv Holdings', which no step uses" in repair
+    assert runs_of(harness, IGNORES_THE_NAME) == 0 and runs_of(harness, NOT_THERE) == 1
+    assert harness.messages[-1].content.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'")
+    assert result.error is None and "Override needed" not in harness.text()
+
+
+async def test_a_plan_that_keeps_ignoring_the_name_found_nowhere_ends_in_does_not_exist(harness_factory) -> None:
+    """The held-out "Which country has the ISO alpha-3 code ZQV?" was planned, three times, as a list of
+    countries and ended "could not establish": the name the graph holds nowhere is checked directly."""
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": IGNORES_THE_NAME}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
+
+    assert len(llm.planning_requests()) == 3 and runs_of(harness, IGNORES_THE_NAME) == 0
+    assert "No usable plan after 3 attempts" in harness.text()
+    assert json.loads(result.step_results[0].output)["names_not_in_the_graph"] == ["Zyxwv Holdings"]
+    assert harness.messages[-1].content.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'")
+    assert result.error is None and "Override needed" not in harness.text()
+
+
 async def test_a_name_with_quotes_stays_a_name_in_the_existence_query(demo_copy) -> None:  # type: ignore[no-untyped-def]
     """Names come from the question: a quote or backslash in one cannot end the string and add Cypher."""
     from backends.grounding import existence_query

@@ -7,6 +7,7 @@ import pytest
 from confidence_core.cypher_text import write_clauses
 from confidence_core.grounding import (
     describe_grounding,
+    ignored_names,
     mentions,
     misplaced_name,
     name_tokens,
@@ -44,6 +45,17 @@ def test_the_planner_reads_stored_values_and_what_exists_nowhere() -> None:
     assert "- Supplier.name = 'Acme Industrial' (the question says 'acme')" in text
     assert "Not found anywhere in the graph, not even in part: 'Zyxwv Holdings'" in text
     assert describe_grounding(Grounding()) == ""
+
+
+def test_a_plan_that_uses_none_of_the_names_found_nowhere_ignores_them() -> None:
+    """"Which country has the ISO alpha-3 code ZQV?" planned as a list of every country answers another
+    question; a plan using the name (or one of its longer words) is about it, and its empty result counts."""
+    grounding = Grounding(unmatched=["alpha-3", "ZQV"])
+    assert ignored_names(["MATCH (c:Country) RETURN c.name LIMIT 10"], grounding) == ["alpha-3", "ZQV"]
+    assert ignored_names(["MATCH (c:Country) WHERE c.iso3 = 'zqv' RETURN c.name"], grounding) == []
+    assert ignored_names(["MATCH (p:Product) WHERE p.name CONTAINS 'Turbine' RETURN p.price"],
+                         Grounding(unmatched=["Turbine Blade Pro"])) == []
+    assert ignored_names(["MATCH (c:Country) RETURN count(c)"], Grounding()) == []  # nothing found nowhere
 
 
 def test_a_stored_name_that_only_shares_a_word_is_told_as_another_thing_not_as_the_value_to_use() -> None:
