@@ -69,6 +69,7 @@ class PlanningActivities:
         ]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
+        usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems
         for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
                                                       temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE)
@@ -76,8 +77,12 @@ class PlanningActivities:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
                 problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
-                if not problems:
+                doubts = [] if problems or usable is not None else await self._doubts(request.question, plan)
+                if not problems and not doubts:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
+                if not problems:
+                    usable = plan
+                problems += doubts
             except PlanParseError as exc:
                 problems = exc.problems
             # A problem found here becomes repair feedback, never an executed query.
@@ -87,6 +92,8 @@ class PlanningActivities:
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
             ]
+        if usable is not None:  # a doubt is worth a repair, not a run without an answer
+            return PlanningOutput(plan=usable, attempts=PLAN_ATTEMPTS, grounding=grounding)
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
             return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
@@ -109,6 +116,18 @@ class PlanningActivities:
             return parse_plan(text, plan_id=request.plan_id, tools=tools, settings=request.settings)
         except PlanParseError:
             return None
+
+    async def _doubts(self, question: str, plan: ExecutionPlan) -> list[str]:
+        """What makes a runnable plan look like an answer to another question: the question asks for a kind
+        of thing ("which supplier") that none of its graph queries matches. Said to the planner once; a plan that
+        keeps it still runs (the question's wording may name the kind loosely)."""
+        schema = self.backends.schema
+        queries = [str(s.arguments.get("query", "")) for s in plan.steps
+                   if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema]
+        if schema is None or not queries:
+            return []
+        doubt = await schema.unasked(question, queries)
+        return [doubt] if doubt else []
 
     @staticmethod
     def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:

@@ -6,13 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from backends.graph_store import PROPERTY_TEXT, GraphStore
+from confidence_core.cypher_text import blank_strings, labelled_variables
 from confidence_core.grounding import (
     Neighbours,
     describe_entity,
     mentions,
     misplaced_name,
+    move_comparison,
     name_tokens,
     named_lookups,
+    property_comparisons,
     relabel,
 )
 from contracts.query_path import EntityMatch, Grounding
@@ -112,6 +115,23 @@ async def _holds(graph: GraphStore, label: str, prop: str, value: str) -> bool:
     """Does any node of `label` store exactly `value` in `prop`?"""
     held = await graph.ro_query(f"MATCH {_entity(label)}RETURN count(n)", {"prop": prop, "value": value})
     return bool(held.rows and held.rows[0][0])
+
+
+async def compared_where_held(query: str, graph: GraphStore) -> str | None:
+    """The query with each `v.prop = 'value'` whose label never stores that value in that property compared
+    on the one other node of the query whose label does: "invoices that are still open" was written as
+    `po.status = 'open'` when only invoices are 'open' (a count of 0, stated as the answer). None when nothing
+    moves; a value no node of the query holds stays (its empty result is scored as such)."""
+    fixed = query
+    bound = labelled_variables(blank_strings(query))
+    for variable, label, prop, value in property_comparisons(query):
+        if await _holds(graph, label, prop, value):
+            continue
+        homes = [other for other, other_label in bound.items()
+                 if other_label != label and await _holds(graph, other_label, prop, value)]
+        if len(homes) == 1:
+            fixed = move_comparison(fixed, variable, prop, value, homes[0])
+    return fixed if fixed != query else None
 
 
 async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:

@@ -19,6 +19,8 @@ from typing import Any
 from cypher_guardrail import PropertiesValidator, SchemaValidator, Snapshot
 
 from backends.graph_store import GraphStore
+from confidence_core.asked_for import asked_label, route
+from confidence_core.cypher_text import blank_strings
 from confidence_core.schema_repair import (
     ONE_HOP,
     PATH_LABELS,
@@ -34,6 +36,7 @@ from confidence_core.schema_repair import (
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
+NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")
 
 
 class SchemaCheck:
@@ -116,6 +119,20 @@ class SchemaCheck:
                              or moved_property(fixed, label, str(prop), nodes) or fixed)
         fixed = count_as_property(fixed, nodes) or fixed
         return fixed if fixed != query else None
+
+    async def unasked(self, question: str, queries: list[str]) -> str | None:
+        """When the question asks for a kind of thing ("which supplier ...") that no query matches, what to
+        say, with the schema's route to it from what the queries do match; None otherwise."""
+        _, nodes, rels = await self._current()
+        label = asked_label(question, list(nodes))
+        if label is None or not queries:
+            return None
+        used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
+        if label in used:
+            return None
+        path = route(sorted(used & nodes.keys()), label, rels)
+        reach = f" (the schema reaches it as {path})" if path else ""
+        return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
 
     async def problems(self, query: str) -> list[str]:
         """What the query names that the graph does not have, each with what it has instead."""

@@ -8,7 +8,10 @@ import json
 import re
 from typing import Any
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
+# A figure stands alone: the digits of an id ("SUP-015") or of a date's month and day are no figure, so an
+# answer stating "15 suppliers" is not supported by a row holding SUP-015.
+_ALONE = r"(?<![\w.])(?<!\w-)"
+_NUMBER = re.compile(rf"{_ALONE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w])|{_ALONE}[-+]?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"\b[A-Z][\w&'\-]*")
 # Capitalised words that say how, not what: sentence openers, connectives, and the answer's own frame.
 _FRAME = {"the", "a", "an", "in", "on", "of", "for", "and", "or", "to", "from", "by", "with", "it", "its", "there",
@@ -57,7 +60,7 @@ def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None =
         for output in outputs or []:
             parsed = _rows(output)
             figures = figures.replace(output, json.dumps(parsed[1]) if parsed else output)
-    known = [_number(n) for n in _NUMBER.findall(figures)]
+    known = [_number(n) for n in _NUMBER.findall(figures)] + computed_figures(outputs or [])
     missing: list[str] = []
     for match in _NUMBER.finditer(_LIST_MARKER.sub(" ", answer)):
         if not _supported_number(match.group(0), known, small_free):
@@ -70,6 +73,22 @@ def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None =
             continue
         missing.append(word)
     return list(dict.fromkeys(missing))
+
+
+def computed_figures(outputs: list[str]) -> list[float]:
+    """What an answer may compute from rows it was given: the total and the mean of each column whose every
+    value is a number ("on average, how many people live in a country of X" over one row per country)."""
+    figures: list[float] = []
+    for output in outputs:
+        parsed = _rows(output)
+        if parsed is None or len(parsed[1]) < 2:
+            continue
+        rows = [row for row in parsed[1] if isinstance(row, list)]
+        for column in range(min((len(row) for row in rows), default=0)):
+            values = [row[column] for row in rows]
+            if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                figures += [float(sum(values)), sum(values) / len(values)]
+    return figures
 
 
 def is_single_aggregate(outputs: list[str]) -> bool:

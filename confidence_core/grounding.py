@@ -182,6 +182,20 @@ def named_lookups(query: str) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(found))
 
 
+def property_comparisons(query: str) -> list[tuple[str, str, str, str]]:
+    """(variable, label, property, value) for each `v.prop = 'value'` with `v` bound to a label."""
+    bound = labelled_variables(blank_strings(query))
+    return [(variable, bound[variable], prop, unescaped(value))
+            for variable, prop, value in _PROPERTY_EQUALS.findall(query) if variable in bound]
+
+
+def move_comparison(query: str, variable: str, prop: str, value: str, to_variable: str) -> str:
+    """The query with `variable.prop = 'value'` compared on `to_variable` instead."""
+    literal = re.escape(value).replace("'", "\\\\?'")
+    pattern = re.compile(rf"\b{re.escape(variable)}\.{re.escape(prop)}(?=\s*=\s*'{literal}')")
+    return pattern.sub(f"{to_variable}.{prop}", query)
+
+
 def misplaced_name(label: str, prop: str, value: str, grounding: Grounding) -> str | None:
     """Where grounding found `value`, said for the step's reasoning, when it found it and not at label.prop
     (the caller confirms against the graph that label.prop does not hold it)."""

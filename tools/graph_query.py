@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
-from backends.grounding import ground, misplaced_names
+from backends.grounding import compared_where_held, ground, misplaced_names
 from confidence_core.answer_check import holds_nothing
 from confidence_core.cypher_repair import repaired
 from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
@@ -144,14 +144,17 @@ class GraphQuery(Tool):
     async def fix(self, arguments: dict[str, str], backends: Backends) -> dict[str, str] | None:
         """Clause-order slips FalkorDB rejects (a WHERE after RETURN, an aggregate in ORDER BY without an
         alias, a RETURN mid-query) are rewritten, and relationships written against their direction or
-        between labels they do not join are corrected where the schema leaves no doubt: the small model
-        often hands the same query back when asked to repair these."""
+        between labels they do not join are corrected where the schema leaves no doubt, and a value compared on
+        a node whose label never stores it moves to the one node that does: the small model often hands the
+        same query back when asked to repair these."""
         query = arguments.get("query")
         if not query:
             return None
         fixed = repaired(query) or query
         if backends.schema is not None:
             fixed = await backends.schema.corrected(fixed) or fixed
+        if backends.graph is not None:
+            fixed = await compared_where_held(fixed, backends.graph) or fixed
         return {**arguments, "query": fixed} if fixed != query else None
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:

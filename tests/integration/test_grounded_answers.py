@@ -307,6 +307,37 @@ async def test_a_plan_that_keeps_ignoring_the_name_found_nowhere_ends_in_does_no
     assert result.error is None and "Override needed" not in harness.text()
 
 
+STOPS_SHORT = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
+               "RETURN i.invoice_number AS invoice")
+REACHES = ("MATCH (:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(:Invoice)-[:BILLS]->(:PurchaseOrder)"
+           "-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier")
+
+
+async def test_a_plan_that_never_matches_what_the_question_asks_for_is_sent_back_once(harness_factory) -> None:
+    """"Which supplier was paid by payment PAY-00481?" planned as the payment's invoice answered "not listed"
+    at 0.75: the planner hears which label is asked for and the schema's route to it."""
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": STOPS_SHORT}, [])),
+                        plan(("s1", "GraphQuery", {"query": REACHES}, []))], answer="Acme Industrial.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which supplier was paid by payment PAY-00481?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert ("the question asks which Supplier, but no query matches a Supplier (the schema reaches it as "
+            "(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier))") in repair
+    assert runs_of(harness, STOPS_SHORT) == 0 and runs_of(harness, REACHES) == 1
+    assert json.loads(result.step_results[0].output)["rows"] == [["Acme Industrial"]]
+
+
+async def test_a_plan_kept_after_the_doubt_runs(harness_factory) -> None:
+    """The question's words may name the kind loosely: a plan the model keeps is run, not refused."""
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": STOPS_SHORT}, []))], answer="Not stated.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which supplier was paid by payment PAY-00481?")).result()
+
+    assert len(llm.planning_requests()) == 2 and runs_of(harness, STOPS_SHORT) == 1
+    assert result.error is None and result.step_results[0].success
+
+
 async def test_a_name_with_quotes_stays_a_name_in_the_existence_query(demo_copy) -> None:  # type: ignore[no-untyped-def]
     """Names come from the question: a quote or backslash in one cannot end the string and add Cypher."""
     from backends.grounding import existence_query

@@ -106,3 +106,35 @@ async def test_a_query_the_schema_leaves_in_doubt_is_left_for_the_model_to_repai
         assert await SchemaCheck(store).corrected(query) is None
     finally:
         await store.aclose()
+
+
+@pytest.fixture
+async def ledger(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
+    async with seeded_graph(
+            falkordb_url, f"ledger-{unique}",
+            "CREATE (o1:Order {status: 'delivered', ref: 'O-1'}), (o2:Order {status: 'approved', ref: 'O-2'}), "
+            "(:Invoice {status: 'open', number: 'I-1'})-[:BILLS]->(o1), "
+            "(:Invoice {status: 'paid', number: 'I-2'})-[:BILLS]->(o1), "
+            "(:Invoice {status: 'open', number: 'I-3'})-[:BILLS]->(o2), "
+            "(:Supplier {status: 'open', name: 'S'})") as name:
+        yield name
+
+
+async def test_a_value_compared_on_a_node_that_never_stores_it_moves_to_the_one_that_does(
+        falkordb_url: str, ledger: str) -> None:
+    """"How many invoices are still open" written with the order's status: only invoices are 'open'."""
+    from backends.grounding import compared_where_held
+    store = GraphStore(falkordb_url, ledger)
+    try:
+        query = ("MATCH (i:Invoice)-[:BILLS]->(o:Order) WHERE o.status = 'open' AND o.ref <> 'O-9' "
+                 "RETURN count(i) AS open_invoices")
+        assert (await store.ro_query(query)).rows == [[0]]
+        fixed = await compared_where_held(query, store)
+        assert fixed == query.replace("o.status = 'open'", "i.status = 'open'")
+        assert (await store.ro_query(fixed)).rows == [[2]]
+        # a value stored where it is compared, or by no node of the query, stays as written
+        assert await compared_where_held("MATCH (i:Invoice) WHERE i.status = 'open' RETURN count(i)", store) is None
+        assert await compared_where_held(
+            "MATCH (i:Invoice)-[:BILLS]->(o:Order) WHERE o.status = 'lost' RETURN count(i)", store) is None
+    finally:
+        await store.aclose()

@@ -73,3 +73,23 @@ def test_absence_is_not_claimed_when_any_result_has_rows_or_no_name_is_missing()
     assert absence_answer(all_named) is None
     assert absence_answer(text) is None
     assert absence_answer([]) is None
+
+
+def test_the_digits_of_an_id_support_no_count() -> None:
+    """24 suppliers listed, one of them SUP-015: "15 distinct suppliers" miscounts, it is not in the rows."""
+    rows = json.dumps({"columns": ["id"], "rows": [[f"SUP-{i:03d}"] for i in range(1, 25)], "row_count": 24})
+    question = "How many distinct suppliers deliver to Lyon?"
+    assert unsupported_claims("There are 15 distinct suppliers.", f"{question}\n{rows}", outputs=[rows]) == ["15"]
+    assert unsupported_claims("There are 24 distinct suppliers.", f"{question}\n{rows}", outputs=[rows]) == []
+    assert unsupported_claims("SUP-015 is one of them.", rows, outputs=[rows]) == []
+
+
+def test_a_total_or_mean_of_a_column_of_figures_is_computed_from_the_rows() -> None:
+    rows = json.dumps({"columns": ["country", "population"],
+                       "rows": [["Fiji", 859178], ["Vanuatu", 264652], ["Papua New Guinea", 7398500]],
+                       "row_count": 3})
+    question = "On average, how many people live in a country of Melanesia?"
+    evidence = f"{question}\n{rows}"
+    assert unsupported_claims("On average 2,840,777 people live in each.", evidence, outputs=[rows]) == []
+    assert unsupported_claims("Together 8,522,330 people live there.", evidence, outputs=[rows]) == []
+    assert unsupported_claims("On average 2,900,000 people live in each.", evidence, outputs=[rows]) == ["2,900,000"]

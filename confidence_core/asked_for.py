@@ -1,0 +1,62 @@
+"""What kind of thing a question asks for ("Which supplier ...?" asks for a Supplier), and how the schema
+reaches it from the labels a query already matches: a plan whose queries never match the label asked for
+answers another question (the payment's invoice, asked for the payment's supplier). Pure functions."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+_ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
+MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow
+
+
+def _words(label: str) -> str:
+    """`PurchaseOrder` and `purchase_order` as the question writes them: "purchase order"."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label).replace("_", " ")
+    return " ".join(spaced.lower().split())
+
+
+def _singular(phrase: str) -> str:
+    if phrase.endswith("ies"):
+        return phrase[:-3] + "y"
+    if phrase.endswith(("ses", "xes", "ches", "shes")):
+        return phrase[:-2]
+    return phrase[:-1] if phrase.endswith("s") and not phrase.endswith("ss") else phrase
+
+
+def asked_label(question: str, labels: list[str]) -> str | None:
+    """The label named right after the question's first "which" or "what" ("Which suppliers ...", "what
+    purchase order ..."), the longest reading first; None when the words there name no label."""
+    by_words = {_words(label): label for label in labels}
+    found = _ASKED.search(question)
+    if found is None:
+        return None
+    words = found.group(1).lower().split()
+    for size in range(len(words), 0, -1):
+        phrase = " ".join(words[:size])
+        label = by_words.get(phrase) or by_words.get(_singular(phrase))
+        if label is not None:
+            return label
+    return None
+
+
+def route(starts: list[str], goal: str, rels: set[tuple[str, str, str]]) -> str | None:
+    """The shortest schema path from one of `starts` to `goal`, as a pattern a query can use
+    ("(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)"); None when none is near."""
+    queue = deque((start, f"(:{start})", 0) for start in starts)
+    seen = set(starts)
+    while queue:
+        label, path, hops = queue.popleft()
+        if label == goal:
+            return path
+        if hops == MAX_ROUTE_HOPS:
+            continue
+        for a, rel_type, b in sorted(rels):
+            if a == label and b not in seen:
+                seen.add(b)
+                queue.append((b, f"{path}-[:{rel_type}]->(:{b})", hops + 1))
+            elif b == label and a not in seen:
+                seen.add(a)
+                queue.append((a, f"{path}<-[:{rel_type}]-(:{a})", hops + 1))
+    return None
