@@ -27,7 +27,7 @@ from confidence_core.override import parse_pulsar_override
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.run import AgentRunInput, AgentRunResult
-from contracts.topics import is_persistent
+from contracts.topics import is_persistent, paired_response_topic
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
 
@@ -98,11 +98,15 @@ class RequestRelay:
         assert self.consumer is not None
         await self.consumer.acknowledge(message)
 
-    async def _reply(self, request_id: str, response: AgentResponse) -> None:
-        await self.publisher.publish(self.response_topic, request_id, response)
+    def response_topic_for(self, request_topic: str) -> str:
+        """Answers go where the request's caller listens: the response topic paired with its request topic."""
+        return paired_response_topic(request_topic, self.response_topic)
 
-    async def _reply_error(self, request_id: str, text: str) -> None:
-        await self._reply(request_id, error_response(text, f"{request_id}#error"))
+    async def _reply(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        await self.publisher.publish(self.response_topic_for(topic), request_id, response)
+
+    async def _reply_error(self, topic: str, request_id: str, text: str) -> None:
+        await self._reply(topic, request_id, error_response(text, f"{request_id}#error"))
 
     async def handle(self, message: pulsar.Message) -> None:
         request_id = (message.properties() or {}).get("id", "")
@@ -112,7 +116,7 @@ class RequestRelay:
         except RequestDecodeError as exc:
             log.warning("bad_request", request_id=request_id, topic=topic, error=str(exc))
             if request_id:
-                await self._reply_error(request_id, f"Bad AgentRequest: {exc}")
+                await self._reply_error(topic, request_id, f"Bad AgentRequest: {exc}")
             await self._ack(message)
             return
         if not request_id:
@@ -120,7 +124,7 @@ class RequestRelay:
             await self._ack(message)
             return
         if request.state == OVERRIDE_STATE:
-            await self._relay_override(request_id, request)
+            await self._relay_override(topic, request_id, request)
             await self._ack(message)
             return
         r = self.routing
@@ -134,8 +138,9 @@ class RequestRelay:
     async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message) -> bool:
         """Start the run; False when the message was negatively acknowledged for redelivery."""
         workflow_id = workflow_id_for(request_id)
-        run_input = AgentRunInput(request=request, request_id=request_id, response_topic=self.response_topic,
-                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react)
+        run_input = AgentRunInput(request=request, request_id=request_id,
+                                  response_topic=self.response_topic_for(topic), queues=self.queues,
+                                  fallback_on_failure=self.routing.fallback_to_react)
         try:
             handle = await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,
@@ -150,13 +155,13 @@ class RequestRelay:
                 assert self.consumer is not None
                 await self.consumer.negative_acknowledge(message)
                 return False
-            await self._reply_error(request_id, f"The agent service cannot start the request: {exc}")
+            await self._reply_error(topic, request_id, f"The agent service cannot start the request: {exc}")
             return True
         log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
-        self._spawn(self._watchers, self._watch(handle, request_id, message.data()))
+        self._spawn(self._watchers, self._watch(handle, topic, request_id, message.data()))
         return True
 
-    async def _watch(self, handle, request_id: str, payload: bytes) -> None:  # type: ignore[no-untyped-def]
+    async def _watch(self, handle, topic: str, request_id: str, payload: bytes) -> None:  # type: ignore[no-untyped-def]
         """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""
         try:
             result: AgentRunResult = await handle.result()
@@ -166,7 +171,7 @@ class RequestRelay:
             if self.routing.fallback_to_react:
                 await self._forward(request_id, payload, reason="failed")
             else:
-                await self._reply_error(request_id, f"The agent run failed: {reason}")
+                await self._reply_error(topic, request_id, f"The agent run failed: {reason}")
             return
         except (RPCError, asyncio.CancelledError):
             return  # the bridge is stopping or lost Temporal: the run itself goes on
@@ -182,29 +187,30 @@ class RequestRelay:
         await self._react.send(payload, properties={"id": request_id})
         log.info("forwarded_to_react", request_id=request_id, reason=reason, topic=self.routing.react_request_topic)
 
-    async def _relay_override(self, request_id: str, request: AgentRequest) -> None:
+    async def _relay_override(self, topic: str, request_id: str, request: AgentRequest) -> None:
         """A follow-up AgentRequest answering an override request becomes the run's submit_override update."""
         target = request.correlation_id or request.session_id
         if not target:
-            await self._reply_error(request_id, "An override needs correlation_id: the waiting run's workflow id "
-                                                "(agent-...) or its original request id")
+            await self._reply_error(topic, request_id, "An override needs correlation_id: the waiting run's "
+                                                       "workflow id (agent-...) or its original request id")
             return
         workflow_id = target if target.startswith("agent-") else workflow_id_for(target)
         try:
             override = parse_pulsar_override(request.question)
             outcome = await self.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", override)
         except OverrideRejected as exc:
-            await self._reply_error(request_id, f"Override not understood: {exc}")
+            await self._reply_error(topic, request_id, f"Override not understood: {exc}")
             return
         except WorkflowUpdateFailedError as exc:
-            await self._reply_error(request_id, f"Override rejected: {exc.cause}")
+            await self._reply_error(topic, request_id, f"Override rejected: {exc.cause}")
             return
         except RPCError as exc:
-            await self._reply_error(request_id, f"Override for {workflow_id} failed: {exc.message}")
+            await self._reply_error(topic, request_id, f"Override for {workflow_id} failed: {exc.message}")
             return
         log.info("override_relayed", request_id=request_id, workflow_id=workflow_id, outcome=outcome)
-        await self._reply(request_id, AgentResponse(message_type="answer", content=str(outcome), end_of_message=True,
-                                                    end_of_dialog=True, message_id=f"{request_id}#override"))
+        await self._reply(topic, request_id, AgentResponse(
+            message_type="answer", content=str(outcome), end_of_message=True, end_of_dialog=True,
+            message_id=f"{request_id}#override"))
 
     async def drain(self) -> None:
         """Settle the messages in hand; stop watching runs (they go on in Temporal regardless)."""

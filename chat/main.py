@@ -53,7 +53,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         raise PartUnreachable(refused)
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
-    streams = RunStreams(client, config.request_topics[0], config.response_topic)
+    streams = RunStreams(client, config.request_topics[0], config.response_topic_for(config.request_topics[0]))
     try:
         await streams.start()
     except PULSAR_ERRORS as exc:

@@ -70,7 +70,9 @@ def conversation_of(value: str) -> str:
 
 async def ask_command(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    return await run_ask(config.pulsar_url, args.question, request_topic=config.request_topics[0],
-                         response_topic=config.response_topic, timeout_s=args.timeout, streaming=args.streaming,
+    request_topic = config.request_topics[0]
+    return await run_ask(config.pulsar_url, args.question, request_topic=request_topic,
+                         response_topic=config.response_topic_for(request_topic), timeout_s=args.timeout,
+                         streaming=args.streaming,
                          plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace,
                          conversation_id=conversation_of(args.conversation), json_output=args.json_output)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+# A request queue's topic in TrustGraph's naming: its response queue is the same name in class `response`.
+_REQUEST_TOPIC = re.compile(r"^(?:non-)?persistent://(?P<space>[^/]+)/request/(?P<name>.+)$")
+
 _PERSISTENCE = {"flow": "persistent", "request": "non-persistent", "response": "non-persistent",
                 "notify": "non-persistent"}
 
@@ -24,6 +29,16 @@ def agent_response_topic(workspace: str = "default", flow: str = "default") -> s
 def agent_subscription(workspace: str = "default", flow: str = "default") -> str:
     """The Shared subscription name TrustGraph's agent-manager uses."""
     return f"agent-manager--{workspace}--{flow}--request"
+
+
+def paired_response_topic(request_topic: str, otherwise: str) -> str:
+    """The topic a caller of `request_topic` listens on for answers: `.../request/agent:ws:flow` is answered on
+    `.../response/agent:ws:flow` (and the legacy `.../request/agent:flow` on `.../response/agent:flow`), as
+    TrustGraph's own services answer; `otherwise` for a topic not named that way."""
+    found = _REQUEST_TOPIC.match(re.sub(r"-partition-\d+$", "", request_topic))  # a partitioned topic's part
+    if found is None:
+        return otherwise
+    return f"{_PERSISTENCE['response']}://{found['space']}/response/{found['name']}"
 
 
 def is_persistent(topic: str) -> bool:

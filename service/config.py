@@ -22,7 +22,7 @@ from pydantic_settings import (
 from contracts.names import TaskQueues
 from contracts.override import Role
 from contracts.run import AgentSettings
-from contracts.topics import agent_request_topic, agent_response_topic
+from contracts.topics import agent_request_topic, agent_response_topic, paired_response_topic
 from service import defaults
 from service.config_keys import unknown_settings
 
@@ -73,8 +73,10 @@ class ServiceConfig(BaseSettings):
     llm_json_mode: Literal["json_object_schema", "json_schema"] = "json_object_schema"
     workspace: str = "default"
     flow: str = "default"
-    request_topics: list[str] = Field(default_factory=lambda: [agent_request_topic()])
-    response_topic: str = Field(default_factory=agent_response_topic)
+    # Empty: derived from workspace and flow as TrustGraph names them. Each request topic in TrustGraph's
+    # naming is answered on its own response topic (response_topic_for); response_topic answers the others.
+    request_topics: list[str] = Field(default_factory=list)
+    response_topic: str = ""
     metrics_port: int = Field(default=defaults.METRICS_PORT, ge=0, le=65535)  # this process's Prometheus; 0 = off
     log_level: str = defaults.LOG_LEVEL
     audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))
@@ -122,6 +124,18 @@ class ServiceConfig(BaseSettings):
         if problems:
             raise ValueError("; ".join(problems))
         return data
+
+    @model_validator(mode="after")
+    def _topics_of_the_flow(self) -> ServiceConfig:
+        if not self.request_topics:
+            self.request_topics = [agent_request_topic(self.workspace, self.flow)]
+        if not self.response_topic:
+            self.response_topic = agent_response_topic(self.workspace, self.flow)
+        return self
+
+    def response_topic_for(self, request_topic: str) -> str:
+        """Where the answers to a request on `request_topic` go (and where its caller listens)."""
+        return paired_response_topic(request_topic, self.response_topic)
 
     @model_validator(mode="after")
     def _fallback_needs_a_topic(self) -> ServiceConfig:

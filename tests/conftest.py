@@ -28,6 +28,7 @@ from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
 from contracts.run import AgentSettings
+from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
 from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
@@ -109,16 +110,16 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
 
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
-                    ontology_path: str = "", **agent: object) -> Stack:
+                    ontology_path: str = "", flow: str = "default", **agent: object) -> Stack:
         queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
-        config = ServiceConfig(
+        workspace = f"test-{unique}"
+        config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
             llm_model="scripted",
-            request_topics=[f"non-persistent://tg/request/agent:test-{unique}:default", *(extra_request_topics or [])],
-            response_topic=f"non-persistent://tg/response/agent:test-{unique}:default",
+            request_topics=[agent_request_topic(workspace, flow), *(extra_request_topics or [])],
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
-            workspace=f"test-{unique}", ontology_path=ontology_path,
+            workspace=workspace, flow=flow, ontology_path=ontology_path,
         )
         client = temporal_env.client
         backends = make_backends(config)
@@ -131,7 +132,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         for w in workers:
             await stack.enter_async_context(w)
         relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,
-                             subscription=f"agent-manager--test-{unique}--default--request",
+                             subscription=agent_subscription(workspace, flow),
                              response_topic=config.response_topic, queues=queues, routing=routing)
         await relay.subscribe()
         task = asyncio.create_task(relay.run())

@@ -48,7 +48,7 @@ def answers(body: dict[str, Any]) -> tuple[int, str]:
 
 def queue(kind: str, stack) -> str:  # type: ignore[no-untyped-def]
     """TrustGraph's queue id for this test's topics (`request:tg:agent:<workspace>:<flow>`)."""
-    return f"{kind}:tg:agent:test-{stack.unique}:default"
+    return f"{kind}:tg:agent:{stack.config.workspace}:{stack.config.flow}"
 
 
 @pytest_asyncio.fixture
@@ -172,12 +172,24 @@ def legacy_dialog(pulsar_url: str, request_topic: str, response_topic: str) -> l
         client.close()
 
 
-async def test_legacy_client_receives_thought_observation_and_final_answer(make_stack) -> None:
+async def test_agent_client_on_a_non_default_flow_hears_back_on_that_flow(make_stack, tg_agent) -> None:
+    """TrustGraph's client for flow `myflow` sends on `agent:<workspace>:myflow` and listens on the response
+    topic of that flow only."""
     with ScriptedLLM(answers) as llm:
-        stack = await make_stack(llm.base_url, extra_request_topics=[
-            f"non-persistent://tg/request/agent:legacy-{uuid.uuid4().hex[:6]}"])
+        stack = await make_stack(llm.base_url, flow="myflow")
+        assert stack.config.request_topics == [f"non-persistent://tg/request/agent:test-{stack.unique}:myflow"]
+        agent = await tg_agent(stack)
+        answer = await agent.invoke("Which supplier has the most purchase orders?", timeout=60)
+    assert answer.startswith(ANSWER)
+
+
+async def test_legacy_client_receives_thought_observation_and_final_answer(make_stack) -> None:
+    """A 1.x client sends on `agent:<flow>` and listens on `response/agent:<flow>`: it is answered there."""
+    flow = f"legacy-{uuid.uuid4().hex[:6]}"
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, extra_request_topics=[f"non-persistent://tg/request/agent:{flow}"])
         received = await asyncio.to_thread(legacy_dialog, stack.config.pulsar_url, stack.config.request_topics[1],
-                                           stack.config.response_topic)
+                                           f"non-persistent://tg/response/agent:{flow}")
     assert received[0].thought.startswith("Planning how to answer") and received[0].answer is None
     assert any(r.observation and "Plan with 1 step" in r.observation for r in received)
     assert all(r.error is None for r in received)

@@ -80,3 +80,26 @@ def test_a_missing_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("TGCA_CONFIG", str(tmp_path / "nope.yaml"))
     with pytest.raises(FileNotFoundError, match=r"nope\.yaml"):
         config_from_args(parse_args([]))
+
+
+def test_the_agent_topics_are_the_flows_and_each_request_topic_is_answered_on_its_pair(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bridge for `--workspace acme --flow myflow` serves that flow's topics, and a caller on any request
+    topic in TrustGraph's naming (another flow's, or the 1.x `agent:<flow>`) hears back on its own."""
+    from bridge.main import parse_args as bridge_args
+    from service.flags import config_from_args as bridge_config
+
+    monkeypatch.delenv("TGCA_CONFIG", raising=False)
+    config = bridge_config(bridge_args(["--workspace", "acme", "--flow", "myflow"]))
+    assert config.request_topics == ["non-persistent://tg/request/agent:acme:myflow"]
+    assert config.response_topic == "non-persistent://tg/response/agent:acme:myflow"
+    assert config.response_topic_for("non-persistent://tg/request/agent:legacy") == \
+        "non-persistent://tg/response/agent:legacy"
+    assert config.response_topic_for("persistent://tg/request/agent:acme:other-partition-1") == \
+        "non-persistent://tg/response/agent:acme:other"
+    assert config.response_topic_for("persistent://public/default/my-requests") == config.response_topic
+
+    named = bridge_config(bridge_args(["--request-topic", "persistent://public/default/in",
+                                         "--response-topic", "persistent://public/default/out"]))
+    assert named.request_topics == ["persistent://public/default/in"]
+    assert named.response_topic_for("persistent://public/default/in") == "persistent://public/default/out"
