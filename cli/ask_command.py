@@ -26,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
                    help="print each response as one line of JSON (TrustGraph's wire format), for scripts")
     a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
     a.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the final answer")
-    a.add_argument("--ui-url", default=defaults.TEMPORAL_UI_URL, help="Temporal Web UI, for the link to the run")
+    a.add_argument("--ui-url", help="Temporal Web UI, for the link to the run (default: the temporal_ui_url "
+                                    f"setting, env TGCA_TEMPORAL_UI_URL, else {defaults.TEMPORAL_UI_URL}; '' for none)")
     a.add_argument("--conversation", default="", metavar="ID",
                    help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
                         "and prints its id for the next question")
@@ -74,5 +75,6 @@ async def ask_command(args: argparse.Namespace) -> int:
     return await run_ask(config.pulsar_url, args.question, request_topic=request_topic,
                          response_topic=config.response_topic_for(request_topic), timeout_s=args.timeout,
                          streaming=args.streaming,
-                         plan=args.plan, ui_url=args.ui_url, namespace=config.temporal_namespace,
+                         plan=args.plan, ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
+                         namespace=config.temporal_namespace,
                          conversation_id=conversation_of(args.conversation), json_output=args.json_output)

@@ -56,8 +56,12 @@ class ServiceConfig(BaseSettings):
         env_prefix="TGCA_", env_nested_delimiter="__", extra="ignore", validate_by_name=True, validate_by_alias=True
     )
 
-    temporal_address: str = defaults.TEMPORAL_ADDRESS
-    temporal_namespace: str = defaults.TEMPORAL_NAMESPACE
+    # Temporal's own TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE count too (below TGCA_*); its API key, TLS and
+    # config-file profile are read where the client connects (service.connections.temporal_connect_options).
+    temporal_address: str = Field(default=defaults.TEMPORAL_ADDRESS, validation_alias=AliasChoices(
+        "TGCA_TEMPORAL_ADDRESS", "TEMPORAL_ADDRESS", "temporal_address"))
+    temporal_namespace: str = Field(default=defaults.TEMPORAL_NAMESPACE, validation_alias=AliasChoices(
+        "TGCA_TEMPORAL_NAMESPACE", "TEMPORAL_NAMESPACE", "temporal_namespace"))
     # TrustGraph processors read PULSAR_HOST; honour it too.
     pulsar_url: str = Field(
         default=defaults.PULSAR_URL, validation_alias=AliasChoices("TGCA_PULSAR_URL", "PULSAR_HOST")

@@ -4,12 +4,14 @@ be reached is a PartUnreachable whose message names the part and its address."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pulsar
 import pulsar.asyncio
 from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.envconfig import ClientConfigProfile
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 
@@ -22,10 +24,22 @@ class PartUnreachable(RuntimeError):
     """A part of the stack cannot be reached; the message names the part and its address."""
 
 
+def temporal_connect_options() -> dict[str, Any]:
+    """What Temporal's own client configuration adds to an address and namespace: the API key, TLS and gRPC
+    metadata from TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE and its config file (temporal.toml), as
+    the `temporal` CLI and every Temporal SDK read them. A broken config file is a PartUnreachable."""
+    try:
+        profile = ClientConfigProfile.load().to_client_connect_config()
+    except Exception as exc:  # the SDK raises several kinds for an unreadable or invalid file
+        raise PartUnreachable(f"Temporal's client configuration cannot be read: {exc}") from exc
+    return {key: profile[key] for key in ("api_key", "tls", "rpc_metadata") if key in profile}  # type: ignore[literal-required]
+
+
 async def connect_temporal(address: str, namespace: str, runtime: Runtime | None = None) -> Client:
+    options = temporal_connect_options()
     try:
         return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter,
-                                    runtime=runtime)
+                                    runtime=runtime, **options)
     except (RPCError, RuntimeError, OSError) as exc:
         raise PartUnreachable(f"Temporal at {address} (namespace {namespace}) is unreachable: {exc}") from exc
 

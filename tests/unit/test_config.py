@@ -103,3 +103,23 @@ def test_the_agent_topics_are_the_flows_and_each_request_topic_is_answered_on_it
                                          "--response-topic", "persistent://public/default/out"]))
     assert named.request_topics == ["persistent://public/default/in"]
     assert named.response_topic_for("persistent://public/default/in") == "persistent://public/default/out"
+
+
+def test_temporals_own_client_settings_apply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Temporal Cloud as its users configure it: TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, an API key (which
+    turns TLS on) and the same variables the `temporal` CLI reads; TGCA_* still wins over them."""
+    from service.connections import temporal_connect_options
+
+    monkeypatch.delenv("TGCA_CONFIG", raising=False)
+    monkeypatch.setenv("TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml")
+    monkeypatch.setenv("TEMPORAL_ADDRESS", "acme.a1b2c.tmprl.cloud:7233")
+    monkeypatch.setenv("TEMPORAL_NAMESPACE", "acme.a1b2c")
+    monkeypatch.setenv("TEMPORAL_API_KEY", "secret-key")
+    config = config_from_args(parse_args([]))
+    assert (config.temporal_address, config.temporal_namespace) == ("acme.a1b2c.tmprl.cloud:7233", "acme.a1b2c")
+    assert temporal_connect_options() == {"api_key": "secret-key", "tls": True}
+
+    monkeypatch.setenv("TGCA_TEMPORAL_ADDRESS", "127.0.0.1:7299")
+    assert config_from_args(parse_args([])).temporal_address == "127.0.0.1:7299"
+    monkeypatch.delenv("TEMPORAL_API_KEY")
+    assert temporal_connect_options() == {}
