@@ -141,8 +141,10 @@ def compose_from_rows(question: str, outputs: list[str]) -> str:
         else:
             lines = ["; ".join(f"{c}: {_show(v)}" for c, v in zip(columns, row, strict=False))
                      for row in rows[:COMPOSED_ROWS]]
-            more = f" (and {len(rows) - COMPOSED_ROWS} more)" if len(rows) > COMPOSED_ROWS else ""
-            parts.append("From the knowledge graph" + more + ":\n" + "\n".join(f"- {line}" for line in lines))
+            # How many rows came back is said: for "how many ..." over a list of distinct things, it is the answer.
+            shown = f", the first {COMPOSED_ROWS} shown" if len(rows) > COMPOSED_ROWS else ""
+            parts.append(f"From the knowledge graph, {len(rows)} row{'s' if len(rows) != 1 else ''}{shown}:\n"
+                         + "\n".join(f"- {line}" for line in lines))
     return "\n\n".join(parts) or "The results do not answer the question."
 
 

@@ -35,6 +35,10 @@ def test_list_numbering_schema_words_and_the_calendar_need_no_support() -> None:
 def test_composed_answers_state_the_rows_or_plainly_that_there_are_none() -> None:
     composed = compose_from_rows(QUESTION, [ROWS])
     assert "- supplier: Acme Industrial; orders: 135" in composed and "Globex Supply" in composed
+    assert composed.startswith("From the knowledge graph, 2 rows:")  # "how many" over a list: the count is said
+    many = json.dumps({"columns": ["id"], "rows": [[f"SUP-{i:03d}"] for i in range(24)], "row_count": 24})
+    assert compose_from_rows("How many suppliers deliver to Lyon?", [many]).startswith(
+        "From the knowledge graph, 24 rows, the first 20 shown:")
     empty = json.dumps({"columns": ["po"], "rows": [], "row_count": 0, "names_not_in_the_graph": ["Zyxwv Holdings"]})
     assert "nothing named 'Zyxwv Holdings'" in compose_from_rows("What did Zyxwv Holdings order?", [empty])
     none = json.dumps({"columns": ["po"], "rows": [], "row_count": 0})
