@@ -134,10 +134,14 @@ class AuditSink:
             delay = min(self.retry_max_s, delay * 2)
 
     async def aclose(self, timeout_s: float = 5.0) -> None:
-        """One last try for the backlog when the worker stops; what is still not written is logged."""
+        """One last try for the backlog when the worker stops, after waiting up to `timeout_s` for a write still
+        in progress; what is still not written is logged."""
         if self._retrier is not None:
             self._retrier.cancel()
         if self._pending:
+            writer = self._writer
+            if writer is not None and writer.is_alive():  # a write that just came unstuck may still be finishing
+                await asyncio.to_thread(writer.join, timeout_s)
             async with self._lock:
                 if await self._try_append(list(self._pending)):
                     self._pending.clear()
