@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
+from confidence_core.grounding import singular
+
 _ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
 MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow
 
@@ -15,14 +17,6 @@ def _words(label: str) -> str:
     """`PurchaseOrder` and `purchase_order` as the question writes them: "purchase order"."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label).replace("_", " ")
     return " ".join(spaced.lower().split())
-
-
-def _singular(phrase: str) -> str:
-    if phrase.endswith("ies"):
-        return phrase[:-3] + "y"
-    if phrase.endswith(("ses", "xes", "ches", "shes")):
-        return phrase[:-2]
-    return phrase[:-1] if phrase.endswith("s") and not phrase.endswith("ss") else phrase
 
 
 def asked_label(question: str, labels: list[str]) -> str | None:
@@ -35,7 +29,7 @@ def asked_label(question: str, labels: list[str]) -> str | None:
     words = found.group(1).lower().split()
     for size in range(len(words), 0, -1):
         phrase = " ".join(words[:size])
-        label = by_words.get(phrase) or by_words.get(_singular(phrase))
+        label = by_words.get(phrase) or by_words.get(singular(phrase))
         if label is not None:
             return label
     return None

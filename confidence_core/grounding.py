@@ -22,16 +22,17 @@ _LEADING = ("the ", "a ", "an ")
 MIN_TOKEN = 4  # words shorter than this are too common to find a name by
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """An English plural's singular, by its ending ("categories", "boxes", "branches", "orders")."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ses", "xes")):
+    if word.endswith(("ses", "xes", "ches", "shes")):
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def _known_words(vocabulary: set[str]) -> set[str]:
-    return {v.lower() for v in vocabulary} | {_singular(v.lower()) for v in vocabulary}
+    return {v.lower() for v in vocabulary} | {singular(v.lower()) for v in vocabulary}
 
 
 def _is_vocabulary(term: str, known: set[str]) -> bool:
@@ -39,8 +40,8 @@ def _is_vocabulary(term: str, known: set[str]) -> bool:
     with singulars) or calendar words."""
     words = [w.lower() for w in term.replace("_", " ").split()]
     squashed = re.sub(r"[\s_-]", "", term.lower())
-    return squashed in known or _singular(squashed) in known or all(
-        w in known or _singular(w) in known or w in _CALENDAR for w in words)
+    return squashed in known or singular(squashed) in known or all(
+        w in known or singular(w) in known or w in _CALENDAR for w in words)
 
 
 def _only_at_sentence_start(term: str, question: str) -> bool:
