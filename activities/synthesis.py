@@ -8,7 +8,7 @@ from temporalio import activity
 
 from backends import Backends
 from backends.grounding import vocabulary
-from confidence_core.answer_check import absence_answer, compose_from_rows, unsupported_claims
+from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 from confidence_core.calibrator import CalibratorError
 from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
@@ -19,6 +19,9 @@ from contracts.routing import RouteInput
 from service.calibrator_file import CalibratorFile
 
 log = structlog.get_logger(__name__)
+# The most an answer that declines (says the results lack what was asked, though rows came back) is stated
+# at: whatever its evidence, it answers nothing, and the rows it was given answer something else.
+DECLINED_CEILING = 0.3
 
 
 def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
@@ -28,13 +31,15 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
     features = {**evidence, **verification_features(synthesis.verification)}
+    probability: float | None = None
     try:
-        calibrator = calibrator_file.current()
+        probability, reasons = calibrator_file.current().state(features)
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
-        return synthesis.model_copy(update={
-            "evidence": features, "confidence_reasons": f"not calibrated ({exc}); the evidence score stands"})
-    probability, reasons = calibrator.state(features)
+        reasons = f"not calibrated ({exc}); the evidence score stands"
+    if synthesis.verification == "declined":
+        probability = min(DECLINED_CEILING, probability if probability is not None else 1.0)
+        reasons = f"{reasons}; at most {DECLINED_CEILING:.2f}: the answer says the results lack what was asked"
     return synthesis.model_copy(update={"evidence": features, "confidence": probability,
                                         "confidence_reasons": reasons})
 
@@ -78,14 +83,15 @@ class SynthesisActivities:
         draft = completion.text.strip()
         first = unsupported_claims(draft, evidence, known, outputs)
         if not first:
-            return self._output(draft, completion, "verified", [])
+            return self._output(draft, completion, "declined" if declines(draft, outputs) else "verified", [])
         log.warning("answer_unsupported", claims=first)
         messages += [{"role": "assistant", "content": draft},
                      {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))}]
         completion = await self.llm.chat(messages, max_tokens=400)
         rewritten = completion.text.strip()
         if rewritten and not unsupported_claims(rewritten, evidence, known, outputs):
-            return self._output(rewritten, completion, "rewritten", first)
+            return self._output(rewritten, completion, "declined" if declines(rewritten, outputs) else "rewritten",
+                                first)
         return self._output(compose_from_rows(request.question, outputs), completion, "composed", first)
 
     @staticmethod

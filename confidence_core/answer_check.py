@@ -108,6 +108,27 @@ def holds_nothing(rows: list[list[Any]]) -> bool:
     return len(rows) == 1 and all(value in (0, None, "", [], {}) for value in rows[0])
 
 
+# An answer that says the results lack what was asked ("X is not listed in the results", "the data does not
+# show ...", "cannot be determined"): said about the evidence, not about the things in it, so "PO-1 does not
+# include a pump" is no decline.
+_EVIDENCE = r"(?:the\s+)?(?:query\s+)?(?:results?|data|rows|information|records|graph|output|evidence)"
+_DECLINE = re.compile(
+    rf"\bnot\s+(?:listed|found|shown|included|present|mentioned|provided|given|specified|available)\s+in\s+{_EVIDENCE}"
+    rf"|\b{_EVIDENCE}\s+(?:do|does|did)\s+not\s+(?:contain|include|show|list|mention|provide|specify|indicate|say)"
+    r"|\b(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to)\s+(?:be\s+)?(?:determined?|identif\w*|answer\w*)"
+    r"|\bno\s+(?:information|data|details)\s+(?:about|on|regarding|for|is|are|was)\b",
+    re.IGNORECASE)
+
+
+def declines(answer: str, outputs: list[str]) -> bool:
+    """The answer says the results do not hold what was asked, though some graph result holds rows: the
+    rows answer another question (or the writer missed them), so the answer is no answer."""
+    if not _DECLINE.search(answer):
+        return False
+    parsed = [_rows(o) for o in outputs]
+    return any(p is not None and not holds_nothing(p[1]) for p in parsed)
+
+
 def absence_answer(outputs: list[str]) -> str | None:
     """The answer when every result is an empty graph result (or an aggregate over nothing) and some name the
     question asks about exists nowhere in the graph: it says so, and nothing else (a written answer here

@@ -26,13 +26,16 @@ FEATURES: dict[str, str] = {
     "disagreement": "candidate queries that returned different answers",
     "rewritten": "a rewritten answer (the first stated what the results lack)",
     "composed": "an answer composed from the rows (no written one checked out)",
+    "declined": "an answer saying the results lack what was asked, though rows came back",
+    "unasked_label": "a query that never matches the kind of thing the question asks for",
     "multi_step": "a plan of several steps",
 }
 
 
 def verification_features(verification: str) -> dict[str, float]:
     """How the written answer checked out against the results (SynthesisOutput.verification), as features."""
-    return {"rewritten": float(verification == "rewritten"), "composed": float(verification == "composed")}
+    return {"rewritten": float(verification == "rewritten"), "composed": float(verification == "composed"),
+            "declined": float(verification == "declined")}
 
 
 def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verification: str = "") -> dict[str, float]:
@@ -57,6 +60,8 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "retries": min(3.0, float(sum(m.retry_count for m in usable))) / 3,
         "disagreement": max((1.0 - s.get("agreement", 1.0) for s in graph if s.get("candidates", 1) > 1),
                             default=0.0),
+        # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
+        "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         **verification_features(verification),
         "multi_step": float(planned_steps > 1),
     }

@@ -195,6 +195,9 @@ class GraphQuery(Tool):
             confidence = confidence.model_copy(update={
                 "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
                 "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))}})
+        if backends.schema is not None and await backends.schema.unasked(request.question, [query]):
+            # the rows are about other things than the question asks for: evidence for the calibrator
+            confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",

@@ -31,6 +31,7 @@ VERIFICATION_NOTES = {
     "rewritten": "the answer was rewritten: a first draft stated {claims}, which the results do not contain",
     "composed": "the answer is the results themselves: written answers stated {claims}, which they do not contain",
     "absent": "the answer states what the graph does not hold, from the results alone",
+    "declined": "the answer says the results lack what was asked, though rows came back: it is no answer",
 }
 
 

@@ -367,3 +367,28 @@ async def test_the_answer_writer_sees_what_the_graph_stores_about_a_named_entity
     answer = harness.messages[-1].content
     assert answer.startswith(f"Acme Industrial is rated {acme['rating']}.")
     assert "every name and figure in the answer is in the results" in answer
+
+
+async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_answer(harness_factory) -> None:
+    """Asked which supplier, the query returns invoices; the writer says the supplier 'is not listed in the
+    results'. That is honest but answers nothing: the confidence says so, and the evidence records both the
+    decline and that no query matched a supplier."""
+    from activities.synthesis import DECLINED_CEILING
+
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
+                       answer="The supplier of the first invoice is not listed in the results.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which supplier sent the first invoice?")).result()
+
+    assert result.evidence["declined"] == 1.0 and result.evidence["unasked_label"] == 1.0
+    assert result.confidence is not None and result.confidence <= DECLINED_CEILING
+    final = harness.messages[-1].content
+    assert "the results lack what was asked" in final and "Override needed" not in harness.text()
+
+
+async def test_a_query_that_matches_what_was_asked_for_is_no_unasked_label(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
+                       answer="The first invoices are listed above.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which invoices come first?")).result()
+    assert result.evidence["unasked_label"] == 0.0 and result.evidence["declined"] == 0.0

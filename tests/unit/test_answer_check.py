@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from confidence_core.answer_check import absence_answer, compose_from_rows, unsupported_claims
+from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 
 ROWS = json.dumps({"columns": ["supplier", "orders"], "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
                    "row_count": 2, "truncated": False})
@@ -97,3 +97,15 @@ def test_a_total_or_mean_of_a_column_of_figures_is_computed_from_the_rows() -> N
     assert unsupported_claims("On average 2,840,777 people live in each.", evidence, outputs=[rows]) == []
     assert unsupported_claims("Together 8,522,330 people live there.", evidence, outputs=[rows]) == []
     assert unsupported_claims("On average 2,900,000 people live in each.", evidence, outputs=[rows]) == ["2,900,000"]
+
+
+def test_an_answer_saying_the_rows_lack_what_was_asked_declines_only_when_rows_came_back() -> None:
+    rows = [json.dumps({"columns": ["invoice"], "rows": [["INV-1"]]})]
+    for said in ("The supplier paid by PAY-1 is not listed in the results.", "The data does not show a supplier.",
+                 "The supplier cannot be determined.", "There is no information about the supplier."):
+        assert declines(said, rows), said
+    # about the things in the rows, not the rows themselves: an answer
+    assert not declines("PO-1 does not include a pump.", rows)
+    assert not declines("INV-1 is the first invoice.", rows)
+    # nothing came back (or a count of 0): saying so is the answer
+    assert not declines("The results do not show any supplier.", [json.dumps({"columns": ["n"], "rows": [[0]]})])

@@ -57,3 +57,15 @@ def test_every_feature_is_named_and_explained() -> None:
     evidence = run_evidence([ConfidenceMetrics(score=0.5)], planned_steps=1)
     assert set(evidence) == set(FEATURES)
     assert all(0.0 <= v <= 1.0 for v in evidence.values())
+
+
+def test_a_plan_whose_every_query_misses_what_was_asked_for_is_an_unasked_label() -> None:
+    missed = score_rows(3, None, False).model_copy(update={"signals": {"rows": 3.0, "unasked": 1.0}})
+    matched = score_rows(3, None, False)
+    assert run_evidence([missed], planned_steps=1)["unasked_label"] == 1.0
+    # another step of the plan matches it: the plan as a whole does not miss it
+    assert run_evidence([missed, matched], planned_steps=2)["unasked_label"] == 0.0
+
+
+def test_a_declined_answer_is_a_feature() -> None:
+    assert run_evidence([score_rows(3, None, False)], planned_steps=1, verification="declined")["declined"] == 1.0
