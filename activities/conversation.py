@@ -48,5 +48,6 @@ class ConversationActivities:
             CONVERSATION_WORKFLOW_NAME, ConversationInput(conversation_id=request.conversation_id),
             id=conversation_workflow_id(request.conversation_id), task_queue=request.queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-            start_signal="remember", start_signal_args=[request.turn])
+            start_signal="remember", start_signal_args=[request.turn],
+            static_summary=f"conversation {request.conversation_id}: the memory its turns share")
         log.info("turn_remembered", conversation_id=request.conversation_id, request_id=request.turn.request_id)

@@ -22,6 +22,7 @@ from temporalio.service import RPCError
 
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.emit import ResponsePublisher
+from bridge.run_summary import run_details, run_summary
 from confidence_core.canary import takes_request
 from confidence_core.override import parse_pulsar_override
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
@@ -138,13 +139,15 @@ class RequestRelay:
     async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message) -> bool:
         """Start the run; False when the message was negatively acknowledged for redelivery."""
         workflow_id = workflow_id_for(request_id)
-        run_input = AgentRunInput(request=request, request_id=request_id,
-                                  response_topic=self.response_topic_for(topic), queues=self.queues,
-                                  fallback_on_failure=self.routing.fallback_to_react)
+        response_topic = self.response_topic_for(topic)
+        run_input = AgentRunInput(request=request, request_id=request_id, response_topic=response_topic,
+                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react)
         try:
             handle = await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE, result_type=AgentRunResult,
+                static_summary=run_summary(request),
+                static_details=run_details(request_id, request, topic, response_topic),
             )
         except WorkflowAlreadyStartedError:
             log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)

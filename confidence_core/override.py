@@ -79,3 +79,17 @@ def parse_pulsar_override(text: str) -> Override:
     if len(words) < 2:
         raise OverrideRejected('an override needs a step id and a decision, e.g. "s1 accept"')
     return Override(step_id=words[0], decision=words[1].lower(), reason=" ".join(words[2:]))
+
+
+def awaiting_details(workflow_id: str, request: OverrideRequest, what: str) -> str:
+    """The run's current details while it waits for a human (Temporal markdown, shown by the Web UI and
+    `temporal workflow describe`): which step, why, and the commands that answer it."""
+    example = f'{{"step_id": "{request.step_id}", "decision": "accept"}}'
+    return "\n".join([
+        f"**Waiting for a human** on step `{request.step_id}` ({request.function}): {what}",
+        f"Confidence {request.score:.2f} against a threshold of {request.threshold:.2f} after {request.retries} "
+        f"retries: {request.reasoning}",
+        f"Decide within {request.timeout_s:.0f} s ({', '.join(request.choices)}; role `{request.role.value}`):",
+        f"- `tg-confidence override {workflow_id} {request.step_id} accept`",
+        f"- `temporal workflow update execute --workflow-id {workflow_id} --name submit_override --input '{example}'`",
+    ])

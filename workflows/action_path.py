@@ -54,7 +54,7 @@ class ActionPath:
         question = self.ctx.question
         self.ctx.say("thought", "Intent: ACTION - working out what to change and on which entities.")
         planned = await self.ctx.options.planning.run(Activities.PLAN_ACTION, RouteInput(question=question),
-                                                     ActionPlanningOutput)
+                                                     ActionPlanningOutput, summary="plan the action")
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent
@@ -62,7 +62,8 @@ class ActionPath:
             self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
             Activities.RESOLVE_ACTION_TARGETS, ResolveTargetsInput(intent=intent, max_targets=s.action_max_targets),
-            TargetsOutput, start_to_close=timedelta(seconds=120))
+            TargetsOutput, start_to_close=timedelta(seconds=120),
+            summary=f"find the {intent.entity_type} entities to {intent.action_name}")
         if found.error:
             return await self.ctx.fail(f"Could not find the entities to change: {found.error}")
         targets = found.targets
@@ -82,7 +83,8 @@ class ActionPath:
             Activities.VALIDATE_ACTION_BATCH,
             DryRunInput(entity_type=intent.entity_type, action_name=intent.action_name,
                         entity_ids=[t.entity_id for t in targets]),
-            DryRunOutput, start_to_close=timedelta(seconds=300))
+            DryRunOutput, start_to_close=timedelta(seconds=300),
+            summary=f"dry run: {intent.action_name} on {len(targets)} {intent.entity_type} entities")
         if dry.error:
             return await self.ctx.fail(f"The dry run failed: {dry.error}")
         preview = "; ".join(f"{f.entity_id}: {f.error}" for f in dry.failures[:20])
@@ -202,7 +204,9 @@ class ActionPath:
         for index, chunk in enumerate(chunks, start=1):
             part: BatchSummary = await workflow.execute_child_workflow(
                 BATCH_WORKFLOW_NAME, window_request(chunk, summary.total, index), id=f"{parent}-batch-{index}",
-                result_type=BatchSummary, task_queue=queue)
+                result_type=BatchSummary, task_queue=queue,
+                static_summary=f"{intent.action_name} on {intent.entity_type}: window {index} of {len(chunks)} "
+                               f"({len(chunk)} entities)")
             summary.merge(part)
         return summary
 

@@ -28,12 +28,13 @@ class ActivityOptions:
     schedule_to_close: timedelta | None = None
 
     async def run(self, name: str, arg: Any, result_type: type[T] | None = None, *,
-                  start_to_close: timedelta | None = None) -> T:
-        """Run the activity `name` on this family's queue; `start_to_close` replaces the family's timeout."""
+                  start_to_close: timedelta | None = None, summary: str | None = None) -> T:
+        """Run the activity `name` on this family's queue; `start_to_close` replaces the family's timeout;
+        `summary` is the one line the Web UI shows for the call (which step, which tool)."""
         return await workflow.execute_activity(
             name, arg, result_type=result_type, task_queue=self.task_queue,
             start_to_close_timeout=start_to_close or self.timeout, retry_policy=self.retry,
-            schedule_to_close_timeout=self.schedule_to_close)
+            schedule_to_close_timeout=self.schedule_to_close, summary=summary)
 
 
 def step_retry_policy(settings: AgentSettings) -> RetryPolicy:

@@ -78,7 +78,8 @@ class ConfidenceAgentWorkflow:
             if reading is not None and reading.from_conversation:
                 return await query_path.answer_from_conversation(turn)
         if ctx.settings.router_enabled and ctx.features.router:
-            route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput)
+            route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput,
+                                                   summary="route: query, action or direct answer")
             if route.intent is Intent.ACTION:
                 return await ActionPath(ctx).run()
             if route.intent is Intent.ANSWER:
@@ -94,7 +95,8 @@ class ConfidenceAgentWorkflow:
 
     async def _record(self, result: AgentRunResult, started: datetime) -> None:
         """Metrics and the audit record, in one activity at the end of the run."""
-        await self.ctx.options.audit.run(Activities.RECORD_RUN, run_record(self.ctx, result, started))
+        await self.ctx.options.audit.run(Activities.RECORD_RUN, run_record(self.ctx, result, started),
+                                         summary="record metrics and the audit trail")
 
     # -- a human's override: signal, update; the run's state: query ------------------------------
 

@@ -45,7 +45,7 @@ class QueryPath:
         ctx.say("thought", f"Planning how to answer: {ctx.question}")
         planning = await ctx.options.planning.run(
             Activities.PLAN, PlanningInput(question=ctx.question, plan_id=ctx.workflow_id, settings=ctx.settings),
-            PlanningOutput)
+            PlanningOutput, summary="plan the steps")
         if planning.plan is None:
             return await ctx.fail(planning.error or "The planner produced no plan.")
         plan = planning.plan
@@ -86,7 +86,7 @@ class QueryPath:
         ctx.say("thought", "Intent: ANSWER - no data needed, answering directly.")
         ctx.phase("synthesizing")
         synthesis = await ctx.options.synthesis.run(Activities.ANSWER_DIRECTLY, RouteInput(question=ctx.question),
-                                                    SynthesisOutput)
+                                                    SynthesisOutput, summary="answer without tools")
         answer = f"{synthesis.answer}\n\nConfidence: not scored - a direct answer, not drawn from the knowledge graph"
         ctx.phase("completed")
         await ctx.answer(answer, synthesis)
@@ -99,7 +99,7 @@ class QueryPath:
         ctx.phase("synthesizing")
         synthesis = await ctx.options.synthesis.run(
             Activities.ANSWER_FROM_CONVERSATION, FollowUpInput(question=ctx.question, conversation=turn.text),
-            SynthesisOutput)
+            SynthesisOutput, summary="answer from the conversation")
         score, why = conversation_confidence(turn.memory, synthesis.verification, synthesis.unsupported)
         ctx.status.final_confidence = score
         answer = f"{synthesis.answer}\n\nConfidence: {score:.2f}{' (low)' if score < LOW_CONFIDENCE else ''} - {why}"
@@ -150,7 +150,7 @@ class QueryPath:
                            results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
                                                      output=r.output, score=r.confidence.score) for r in usable],
                            max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts),
-            SynthesisOutput)
+            SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
         return synthesis.answer, synthesis
 
     def _confidence_line(self, score: float, why: str, usable: list[StepResult],

@@ -16,7 +16,7 @@ from workflows.activity_options import FamilyOptions
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.override import check_override
+    from confidence_core.override import awaiting_details, check_override
     from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
     from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
@@ -177,6 +177,7 @@ class RunContext:
                 f"--input '{{\"step_id\": \"{step_id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
                 f"state \"override\", correlation_id \"{self.workflow_id}\" and question \"{step_id} accept\""
             ))
+            workflow.set_current_details(redact_text(awaiting_details(self.workflow_id, request, what)))
             try:
                 await workflow.wait_condition(lambda: step_id in self.overrides,
                                               timeout=timedelta(seconds=request.timeout_s))
@@ -184,5 +185,6 @@ class RunContext:
                 return None
             finally:
                 self.status.pending_override = None
+                workflow.set_current_details("")
                 self.phase("executing", step_id)
             return self.overrides.pop(step_id)

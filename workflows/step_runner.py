@@ -137,7 +137,8 @@ class StepRunner:
                 step.function,
                 StepInput(question=ctx.question, step=step.model_copy(update={"arguments": arguments}),
                           context=context, retry_count=retry, workflow_id=ctx.workflow_id),
-                StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms))
+                StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms),
+                summary=f"step {step.id}: {step.function}" + (f" (retry {retry})" if retry else ""))
         except ActivityError as exc:
             message = failure_message(exc)
             out = StepOutput(success=False, output=f"{step.function} failed: {message}", error=message,
@@ -160,7 +161,7 @@ class StepRunner:
                 Activities.ADJUST_STEP,
                 AdjustInput(question=self.ctx.question, step=step.model_copy(update={"arguments": arguments}),
                             rung=rung.value, last_output=trim(last.output, 2000), reasoning=last.confidence.reasoning),
-                AdjustOutput)
+                AdjustOutput, summary=f"repair step {step.id} ({rung.value})")
         except ActivityError as exc:
             workflow.logger.warning("adjust_step failed, retrying with the same arguments: %s", exc)
             return arguments

@@ -70,7 +70,7 @@ class TurnMemory:
             return None
         reading = await self.ctx.options.planning.run(
             Activities.READ_FOLLOW_UP, FollowUpInput(question=self.ctx.question, conversation=self.text),
-            FollowUpOutput)
+            FollowUpOutput, summary="read the question in its conversation")
         if reading.changed:
             self.ctx.question = reading.question
             self.ctx.say("thought", f"Read in the conversation's context: {reading.question}")

@@ -252,3 +252,20 @@ async def test_request_level_settings_are_limited_and_clamped(harness_factory, s
     # The simplified rung proposes nothing new (the scripted adjust_step has nothing better): the ladder stops
     # there instead of running the same query twice more.
     assert result.step_results[0].confidence.retry_count == 3 and "found nothing new to try" in text
+
+
+async def test_a_run_waiting_for_a_human_says_so_in_its_current_details(harness_factory, seed_graph: str) -> None:
+    """What `temporal workflow describe` and the Web UI show while the run waits: the step, why, and the commands
+    that answer it; cleared once a human decided."""
+    from temporalio.api.sdk.v1 import WorkflowMetadata
+
+    _, handle = await exhaust(harness_factory, seed_graph, max_retries=0)
+    waiting = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    details = waiting.current_details
+    assert details.startswith("**Waiting for a human** on step `s1` (GraphQuery)")
+    assert f"tg-confidence override {handle.id} s1 accept" in details
+    assert f"temporal workflow update execute --workflow-id {handle.id} --name submit_override" in details
+    await handle.execute_update("submit_override", Override(step_id="s1", decision="skip"))
+    await handle.result()
+    decided = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    assert decided.current_details == ""

@@ -11,6 +11,7 @@ import pulsar
 from falkordb.asyncio import FalkorDB
 
 from cli.ask import ask
+from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
@@ -171,3 +172,27 @@ async def test_seed_worked_examples_stream_through_pulsar(make_stack, falkordb_u
     assert "weakest supporting step 0.85" in first[-1].content  # the broadened retry's score, now calibrated
     assert len(second) >= 6 and second[-1].message_type == "answer"
     assert "Step s2: confidence" in "\n".join(m.content for m in second)  # the retry note for the weak step
+
+
+async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_stack) -> None:
+    """Temporal's conventions: a static summary (the question) and details (where the request came from and
+    where its answer goes) on the run, and a one-line summary on every activity call (which step, which tool)."""
+    with ScriptedLLM(reads_the_rows) as llm:
+        stack = await make_stack(llm.base_url)
+        request_id = f"ui-{stack.unique}"
+        request = AgentRequest(question="Which supplier has the most purchase orders?", collection="acme")
+        [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
+                              response_topic=stack.config.response_topic, timeout_s=60, request_id=request_id)]
+        handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
+        description = await handle.describe()
+        summaries = [e.user_metadata.summary async for e in handle.fetch_history_events()
+                     if e.HasField("activity_task_scheduled_event_attributes")]
+
+    assert await description.static_summary() == "Which supplier has the most purchase orders?"
+    details = await description.static_details() or ""
+    assert f"request id: `{request_id}`" in details and f"request topic: `{stack.request_topic}`" in details
+    assert f"response topic: `{stack.config.response_topic}`" in details and "collection: `acme`" in details
+    converter = stack.client.data_converter.payload_converter
+    said = [converter.from_payload(s, str) for s in summaries if s.ByteSize()]
+    assert "plan the steps" in said and "step orders: GraphQuery" in said and "step interpret: TextCompletion" in said
+    assert "write the answer from 2 result(s)" in said and "record metrics and the audit trail" in said
