@@ -11,7 +11,7 @@ from cli.ask import AskTimeout, ask
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from cli.render import render
 from contracts.names import workflow_id_for
-from contracts.wire import AgentRequest
+from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import response_to_wire
 from service import defaults
 from service.flags import add_flow_args, config_from_args
@@ -21,6 +21,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     a = sub.add_parser("ask", parents=[common], help="ask one question over Pulsar")
     add_flow_args(a)
     a.add_argument("question")
+    a.add_argument("-C", "--collection", default="default", help="TrustGraph collection the request names")
     a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
     a.add_argument("--json", action="store_true", dest="json_output",
                    help="print each response as one line of JSON (TrustGraph's wire format), for scripts")
@@ -36,20 +37,29 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
                   namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
-                  json_output: bool = False) -> int:
+                  json_output: bool = False, collection: str = "default", group: list[str] | None = None,
+                  answer_only: bool = False) -> int:
+    """Ask, print what comes back, return the exit code. `answer_only`: the answer's text and any error, as
+    TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations)."""
     request_id = str(uuid.uuid4())
-    request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id)
+    request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id,
+                           collection=collection, group=group)
     if json_output:  # stdout carries nothing but the responses, one JSON object per line
         ui_url = None
-    else:
+    elif not answer_only:
         print(f"? {question}", flush=True)
     status = FAILED
     try:
         async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
                                  timeout_s=timeout_s, request_id=request_id):
-            line = json.dumps(response_to_wire(message)) if json_output else render(message)
-            if line:
-                print(line, flush=True)
+            if json_output:
+                print(json.dumps(response_to_wire(message)), flush=True)
+            elif answer_only:
+                print_answer_only(message)
+            else:
+                line = render(message)
+                if line:
+                    print(line, flush=True)
             if message.end_of_dialog:
                 status = 0 if message.error is None else FAILED
     except AskTimeout as exc:
@@ -62,6 +72,15 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
         print(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"",
               file=sys.stderr if json_output else sys.stdout)
     return status
+
+
+def print_answer_only(message: AgentResponse) -> None:
+    """The answer's text as it arrives (chunks joined), a newline at its end; an error on stderr."""
+    if message.message_type == "answer":
+        # streamed chunks join into one text; the closing message (the last of the answer) ends the line
+        print(message.content, end="\n" if message.end_of_dialog else "", flush=True)
+    if message.error is not None:
+        print(f"error: {message.error.message}", file=sys.stderr, flush=True)
 
 
 def conversation_of(value: str) -> str:
@@ -77,4 +96,5 @@ async def ask_command(args: argparse.Namespace) -> int:
                          streaming=args.streaming,
                          plan=args.plan, ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
                          namespace=config.temporal_namespace,
-                         conversation_id=conversation_of(args.conversation), json_output=args.json_output)
+                         conversation_id=conversation_of(args.conversation), json_output=args.json_output,
+                         collection=args.collection)

@@ -63,8 +63,8 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
 
 def add_flow_args(p: argparse.ArgumentParser) -> None:
     """Which TrustGraph flow's agent topics to serve or talk to."""
-    p.add_argument("--workspace", help="TrustGraph workspace (env TGCA_WORKSPACE)")
-    p.add_argument("--flow", help="TrustGraph flow (env TGCA_FLOW)")
+    p.add_argument("-w", "--workspace", help="TrustGraph workspace (env TGCA_WORKSPACE)")
+    p.add_argument("-f", "--flow-id", "--flow", dest="flow", help="TrustGraph flow (env TGCA_FLOW)")
     p.add_argument("--request-topic", dest="request_topics", action="append",
                    help="agent request topic (repeatable; env TGCA_REQUEST_TOPICS as a JSON list)")
     p.add_argument("--response-topic", help="agent response topic (env TGCA_RESPONSE_TOPIC)")
