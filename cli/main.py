@@ -1,6 +1,9 @@
 """tg-confidence: the user's CLI.
 
   up        start the embedded stack (or use external parts), optionally ask one question, serve until Ctrl-C
+  down      stop the stack `up` runs, from another terminal (or the parts a killed `up` left running)
+  ps        list the stack's parts: pid, state, memory, ports, log
+  logs      print a part's log; -f follows it
   ask       send one AgentRequest over Pulsar and print the AgentResponses as they arrive
   override  answer a run that waits for a human: accept, retry [--arguments JSON], skip or abort
   status    show a run's plan, step states, scores and any pending override
@@ -18,7 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from cli import actions, calibrate, keys, runs
+from cli import actions, calibrate, keys, runs, stack_commands
 from cli.ask_command import add_parser as add_ask_parser
 from cli.ask_command import ask_command
 from cli.up import add_parser as add_up_parser
@@ -28,7 +31,8 @@ from service.lifecycle import exit_now
 
 COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": runs.status,
             "replay": runs.replay_command, "actions": actions.run, "keys": keys.run,
-            "calibrate": calibrate.calibrate}
+            "calibrate": calibrate.calibrate, "down": stack_commands.down, "ps": stack_commands.ps,
+            "logs": stack_commands.logs}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,6 +41,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_common_args(common)
     sub = parser.add_subparsers(dest="command", required=True)
     add_up_parser(sub, common)
+    stack_commands.add_parsers(sub, common)
     add_ask_parser(sub, common)
     runs.add_parsers(sub, common)
     actions.add_parser(sub, common)

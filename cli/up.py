@@ -16,6 +16,8 @@ from contracts.topics import agent_request_topic, agent_response_topic
 from embedded.model_weights import ModelIntegrityError, ModelNotFound
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
+from embedded.stack_control import leftovers, stop_parts
+from embedded.stack_state import StackState, StateError
 from service import defaults
 from service.connections import PartUnreachable
 
@@ -50,6 +52,8 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     up.add_argument("--demo", action="store_true", help=f"ask the demo question: {DEMO_QUESTION!r}")
     up.add_argument("--exit-after-ask", action="store_true", help="stop the stack after the answer")
     up.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
+    up.add_argument("--stop-leftovers", action="store_true",
+                    help="stop parts an earlier `up` (killed with SIGKILL) left running, without asking")
 
 
 def stack_options(args: argparse.Namespace) -> StackOptions:
@@ -85,8 +89,38 @@ async def _start(stack: EmbeddedStack, stop: asyncio.Event) -> bool:
     return True
 
 
+async def _clear_leftovers(options: StackOptions, stop_without_asking: bool) -> str | None:
+    """None when the data dir is free to start in (after stopping what a killed `up` left running, if the
+    user agrees); otherwise why not."""
+    state = StackState(options.data_dir)
+    try:
+        record = state.read()
+    except StateError as exc:
+        return str(exc)
+    if record is not None and record.owner.alive():
+        return (f"a stack is already running from {options.data_dir} (tg-confidence up, pid {record.owner.pid}): "
+                "stop it with `tg-confidence down`, or start another with --data-dir and other ports")
+    left = leftovers(record)
+    if not left:
+        return None
+    names = ", ".join(f"{p.key} (pid {p.process.pid})" for p in left)
+    print(f"parts of an earlier stack are still running (its `tg-confidence up` was killed): {names}", flush=True)
+    if not stop_without_asking:
+        if not sys.stdin.isatty():
+            return "stop them with `tg-confidence down` or `tg-confidence up --stop-leftovers`"
+        answer = await asyncio.to_thread(input, "stop them and start afresh? [Y/n] ")
+        if answer.strip().lower() not in ("", "y", "yes"):
+            return "they were left running: stop them with `tg-confidence down`"
+    await asyncio.to_thread(stop_parts, left, lambda text: print(text, flush=True))
+    state.clear()
+    return None
+
+
 async def up(args: argparse.Namespace) -> int:
     options = stack_options(args)
+    blocked = await _clear_leftovers(options, args.stop_leftovers)
+    if blocked is not None:
+        return error(blocked, UNREACHABLE_OR_BAD_INPUT)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

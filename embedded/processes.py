@@ -101,6 +101,12 @@ class ManagedProcess:
     cwd: Path | None = None
     ready_timeout_s: float = 60.0  # how long a (re)start may take to pass `ready`
     process: subprocess.Popen[bytes] | None = None
+    on_start: Callable[[ManagedProcess], None] | None = None  # after every (re)start: the stack records its pid
+
+    @property
+    def key(self) -> str:
+        """The part's short name (`tg-confidence logs worker`): its log file's name without .log."""
+        return self.log_path.stem
 
     def busy_ports(self) -> dict[str, int]:
         return {role: port for role, port in self.ports.items() if port_in_use(port)}
@@ -128,6 +134,8 @@ class ManagedProcess:
             raise PartStartError(f"{self.name}: cannot run {self.argv[0]}: {exc}") from exc
         finally:
             log.close()
+        if self.on_start is not None:
+            self.on_start(self)
 
     @property
     def pid(self) -> int | None:

@@ -26,6 +26,7 @@ from embedded import demo_graph
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, tcp_open
+from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackState
 from embedded.supervisor import Supervisor
 from service.connections import PartUnreachable, connect_temporal
 
@@ -109,6 +110,7 @@ class EmbeddedStack:
         self.falkordb_url = options.falkordb_url or f"redis://127.0.0.1:{options.falkordb_port}"
         self.llm_base_url = options.llm_base_url or f"http://127.0.0.1:{options.llm_port}/v1"
         self.queues = TaskQueues()
+        self.state = StackState(options.data_dir)
 
     @property
     def ui_url(self) -> str | None:
@@ -152,6 +154,7 @@ class EmbeddedStack:
         services = self._services()
         for part in [*(p for p, _ in servers), *services]:  # every port first: fail before starting anything
             part.check_ports()
+            part.on_start = self._record
         await self._check_external()
         for part, _ in servers:
             self.children.append(part)
@@ -254,10 +257,19 @@ class EmbeddedStack:
         keeps dying (more than 5 restarts within 5 minutes), after saying which and why."""
         return await Supervisor(self.children, say).run(stop)
 
+    def _record(self, _: ManagedProcess | None = None) -> None:
+        """Write which process owns the stack and each part's pid (after every start and restart)."""
+        self.state.write(StackRecord(
+            owner=ProcessRecord.of(os.getpid()),
+            parts=[PartRecord(key=p.key, name=p.name, process=ProcessRecord.of(p.pid), ports=dict(p.ports),
+                              log=str(p.log_path)) for p in self.children if p.pid is not None]))
+
     def stop(self) -> None:
         """Stop in reverse start order: the bridge and worker first, the servers they use last."""
         for part in reversed(self.children):
             part.stop()
+        if self.children:
+            self.state.clear()
         self.children.clear()
 
 

@@ -1,0 +1,80 @@
+"""Acting on a recorded stack from outside it (embedded/stack_state.py): stop it, or only the parts an `up`
+that was killed with SIGKILL left running. Only processes whose pid and start time match the record are
+signalled: never a stranger that reused a pid."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable
+
+from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackState
+
+OWNER_STOP_S = 60.0  # `up` stops its parts in reverse order, each with its own 15 s grace
+PART_STOP_S = 15.0
+
+
+def _wait_gone(processes: list[ProcessRecord], timeout_s: float) -> list[ProcessRecord]:
+    """Those still alive after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while (left := [p for p in processes if p.alive()]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def _signal_group(part: PartRecord, sig: signal.Signals) -> None:
+    # Each part leads its own process group (started with start_new_session): its children go with it.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(part.process.pid, sig)
+
+
+def stop_parts(parts: list[PartRecord], say: Callable[[str], None], timeout_s: float = PART_STOP_S) -> list[str]:
+    """SIGTERM each part's process group, SIGKILL what is left after `timeout_s`; the names of those that
+    needed SIGKILL."""
+    for part in reversed(parts):  # the services first, the servers they use last
+        say(f"stopping {part.name} (pid {part.process.pid})")
+        _signal_group(part, signal.SIGTERM)
+    stubborn = _wait_gone([p.process for p in parts], timeout_s)
+    killed = [p for p in parts if p.process in stubborn]
+    for part in killed:
+        say(f"{part.name} did not stop within {timeout_s:g} s: killing it")
+        _signal_group(part, signal.SIGKILL)
+    _wait_gone([p.process for p in killed], 5.0)
+    return [p.name for p in killed]
+
+
+def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: float = OWNER_STOP_S) -> bool:
+    """Stop the recorded stack: ask its `up` to stop (it stops every part in order), then stop any part still
+    running (the `up` was gone, or did not finish in time). False when nothing was running."""
+    record = state.read()
+    if record is None:
+        return False
+    owner_alive = record.owner.alive()
+    running = record.running_parts()
+    if not owner_alive and not running:
+        state.clear()
+        return False
+    if owner_alive:
+        say(f"stopping tg-confidence up (pid {record.owner.pid}) and the parts it runs ...")
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(record.owner.pid, signal.SIGTERM)
+        if _wait_gone([record.owner], owner_timeout_s):
+            say(f"tg-confidence up (pid {record.owner.pid}) did not stop within {owner_timeout_s:g} s: killing it")
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(record.owner.pid, signal.SIGKILL)
+        # the owner rewrote the record as it restarted parts: read the latest
+        record = state.read() or StackRecord(owner=record.owner, parts=[])
+        running = record.running_parts()
+    if running:
+        stop_parts(running, say)
+    state.clear()
+    return True
+
+
+def leftovers(record: StackRecord | None) -> list[PartRecord]:
+    """Parts still running although the `up` that started them is gone (it was killed with SIGKILL)."""
+    if record is None or record.owner.alive():
+        return []
+    return record.running_parts()
