@@ -9,7 +9,7 @@ from temporalio import activity
 from backends import Backends
 from backends.grounding import vocabulary
 from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
-from confidence_core.calibrator import CalibratorError
+from confidence_core.calibrator import CalibratorError, capped
 from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
 from contracts.conversation import FollowUpInput
@@ -19,9 +19,6 @@ from contracts.routing import RouteInput
 from service.calibrator_file import CalibratorFile
 
 log = structlog.get_logger(__name__)
-# The most an answer that declines (says the results lack what was asked, though rows came back) is stated
-# at: whatever its evidence, it answers nothing, and the rows it was given answer something else.
-DECLINED_CEILING = 0.3
 
 
 def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
@@ -31,15 +28,11 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
     features = {**evidence, **verification_features(synthesis.verification)}
-    probability: float | None = None
     try:
         probability, reasons = calibrator_file.current().state(features)
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
-        reasons = f"not calibrated ({exc}); the evidence score stands"
-    if synthesis.verification == "declined":
-        probability = min(DECLINED_CEILING, probability if probability is not None else 1.0)
-        reasons = f"{reasons}; at most {DECLINED_CEILING:.2f}: the answer says the results lack what was asked"
+        probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features)
     return synthesis.model_copy(update={"evidence": features, "confidence": probability,
                                         "confidence_reasons": reasons})
 

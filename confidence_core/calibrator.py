@@ -18,6 +18,17 @@ FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
 RANGE_SLACK = 0.1  # how far outside the fitted range a feature may be before the model is not trusted there
 EXTRAPOLATES = {"row_count"}
+# The most an answer that declines (says the results lack what was asked, though rows came back) is stated
+# at: whatever its evidence, it answers nothing, and the rows it was given answer something else.
+DECLINED_CEILING = 0.3
+
+
+def capped(probability: float | None, reasons: str, features: dict[str, float]) -> tuple[float | None, str]:
+    """The stated confidence after the rules no fitted weight may overrule (a declined answer's ceiling)."""
+    if features.get("declined", 0.0) > 0:
+        probability = min(DECLINED_CEILING, probability if probability is not None else 1.0)
+        reasons = f"{reasons}; at most {DECLINED_CEILING:.2f}: the answer says the results lack what was asked"
+    return probability, reasons
 
 
 class CalibratorError(ValueError):
@@ -55,9 +66,9 @@ class Calibrator:
         The one rule both the synthesis worker and the benchmark's offline restatement apply."""
         unseen = self.unseen(features)
         if unseen:
-            return None, (f"not calibrated (the calibrator has seen no answer with {', '.join(unseen)}); "
-                          "the evidence score stands")
-        return round(self.probability(features), 2), f"calibrated: {self.explain(features)}"
+            return capped(None, f"not calibrated (the calibrator has seen no answer with {', '.join(unseen)}); "
+                                "the evidence score stands", features)
+        return capped(round(self.probability(features), 2), f"calibrated: {self.explain(features)}", features)
 
     def explain(self, features: dict[str, float]) -> str:
         """The features that moved this answer's probability most, compared with a typical answer."""

@@ -373,7 +373,7 @@ async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_
     """Asked which supplier, the query returns invoices; the writer says the supplier 'is not listed in the
     results'. That is honest but answers nothing: the confidence says so, and the evidence records both the
     decline and that no query matched a supplier."""
-    from activities.synthesis import DECLINED_CEILING
+    from confidence_core.calibrator import DECLINED_CEILING
 
     llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
                        answer="The supplier of the first invoice is not listed in the results.")

@@ -108,3 +108,13 @@ def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
     assert calibrator.unseen({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0}) == []
     assert calibrator.unseen({"step_score": 0.85, "coverage": 1.0, "graph_rows": 1.0, "row_count": 1.0}) == []
     assert calibrator.unseen({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}) == ["coverage 0.33"]
+
+
+def test_an_answer_that_declines_is_stated_at_the_ceiling_whatever_its_evidence() -> None:
+    from confidence_core.calibrator import DECLINED_CEILING
+
+    confident = Calibrator(weights={"step_score": 10.0}, bias=0.0)
+    features = {"step_score": 1.0, "declined": 1.0}
+    probability, reasons = confident.state(features)
+    assert probability == DECLINED_CEILING and "the answer says the results lack what was asked" in reasons
+    assert confident.state({"step_score": 1.0})[0] == 1.0  # the same evidence, answered: not capped
