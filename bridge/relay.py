@@ -18,7 +18,7 @@ from pulsar.asyncio import Consumer, Producer
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.emit import ResponsePublisher
@@ -153,6 +153,10 @@ class RequestRelay:
             log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
             return True
         except RPCError as exc:
+            if exc.status == RPCStatusCode.INVALID_ARGUMENT:  # the request itself: redelivery cannot help
+                log.error("workflow_start_refused", request_id=request_id, error=str(exc))
+                await self._reply_error(topic, request_id, f"Temporal refused to start the request: {exc.message}")
+                return True
             log.error("temporal_unavailable", request_id=request_id, error=str(exc))
             if is_persistent(topic):
                 assert self.consumer is not None

@@ -8,13 +8,22 @@ from __future__ import annotations
 from confidence_core.redaction import redact_text
 from contracts.wire import AgentRequest
 
-SUMMARY_CHARS = 200  # Temporal's guidance for a static summary: one short line
+# The server refuses a start whose summary or details exceed its limits (400 bytes and 20 KB by default,
+# `limit.userMetadataSummarySize` / `DetailsSize`): both are cut well below, in encoded bytes.
+SUMMARY_BYTES = 300
+DETAILS_BYTES = 16_000
+
+
+def shortened(text: str, limit: int) -> str:
+    """The text, cut to at most `limit` UTF-8 bytes (on a character boundary) with "..." when cut."""
+    if len(text.encode()) <= limit:
+        return text
+    return text.encode()[: limit - 3].decode(errors="ignore") + "..."
 
 
 def run_summary(request: AgentRequest) -> str:
-    """The question on one line, shortened to SUMMARY_CHARS."""
-    line = " ".join(redact_text(request.question).split())
-    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 3] + "..."
+    """The question on one line, shortened to SUMMARY_BYTES."""
+    return shortened(" ".join(redact_text(request.question).split()), SUMMARY_BYTES)
 
 
 def run_details(request_id: str, request: AgentRequest, request_topic: str, response_topic: str) -> str:
@@ -22,6 +31,6 @@ def run_details(request_id: str, request: AgentRequest, request_topic: str, resp
     facts = [("request id", request_id), ("request topic", request_topic), ("response topic", response_topic),
              ("collection", request.collection), ("conversation", request.conversation_id),
              ("session", request.session_id), ("streaming", "yes" if request.streaming else "no")]
-    lines = [f"**Question:** {redact_text(request.question)}", ""]
-    lines += [f"- {name}: `{value}`" for name, value in facts if value]
-    return "\n".join(lines)
+    routing = [f"- {name}: `{value}`" for name, value in facts if value]
+    question = shortened(redact_text(request.question), DETAILS_BYTES - len("\n".join(routing).encode()) - 40)
+    return "\n".join([f"**Question:** {question}", "", *routing])

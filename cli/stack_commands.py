@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 from pathlib import Path
 
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
@@ -72,12 +74,15 @@ async def ps(args: argparse.Namespace) -> int:
 
 
 def tail(path: Path, lines: int) -> tuple[str, int]:
-    """The last `lines` lines of the file and the offset its end had."""
+    """The last `lines` lines of the file and the offset its end had (only the file's end is read: a
+    part's log may be large)."""
     with open(path, "rb") as f:
+        size = f.seek(0, 2)
+        f.seek(max(0, size - max(65536, lines * 1000)))
         data = f.read()
     text = data.decode(errors="replace")
     kept = text.splitlines()[-lines:] if lines > 0 else []
-    return "\n".join(kept), len(data)
+    return "\n".join(kept), size
 
 
 def read_from(path: Path, offset: int) -> bytes:
@@ -99,9 +104,20 @@ async def logs(args: argparse.Namespace) -> int:
     text, offset = tail(path, args.lines)
     if text:
         print(text, flush=True)
-    while args.follow:  # until Ctrl-C (the CLI's SIGINT handling ends the command)
-        await asyncio.sleep(FOLLOW_POLL_S)
-        size = path.stat().st_size
+    if not args.follow:
+        return 0
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C ends following, without a traceback
+        loop.add_signal_handler(sig, stop.set)
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), FOLLOW_POLL_S)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:  # rotated away: wait for the part to write it again
+            offset = 0
+            continue
         if size < offset:  # truncated or replaced: start from its beginning
             offset = 0
         if size > offset:

@@ -258,18 +258,23 @@ class EmbeddedStack:
         return await Supervisor(self.children, say).run(stop)
 
     def _record(self, _: ManagedProcess | None = None) -> None:
-        """Write which process owns the stack and each part's pid (after every start and restart)."""
-        self.state.write(StackRecord(
-            owner=ProcessRecord.of(os.getpid()),
-            parts=[PartRecord(key=p.key, name=p.name, process=ProcessRecord.of(p.pid), ports=dict(p.ports),
-                              log=str(p.log_path)) for p in self.children if p.pid is not None]))
+        """Write which process owns the stack and each part's pid (after every start and restart). Best
+        effort: a record that cannot be written (disk full) costs `down`/`ps`, never the running stack."""
+        try:
+            self.state.write(StackRecord(
+                owner=ProcessRecord.of(os.getpid()),
+                parts=[PartRecord(key=p.key, name=p.name, process=ProcessRecord.of(p.pid), ports=dict(p.ports),
+                                  log=str(p.log_path.resolve())) for p in self.children if p.pid is not None]))
+        except OSError as exc:
+            self.say(f"could not write the stack record {self.state.path}: {exc} (`tg-confidence down` and `ps` "
+                     "will not see this stack)")
 
     def stop(self) -> None:
         """Stop in reverse start order: the bridge and worker first, the servers they use last."""
         for part in reversed(self.children):
             part.stop()
         if self.children:
-            self.state.clear()
+            self.state.clear_if_owner(os.getpid())
         self.children.clear()
 
 

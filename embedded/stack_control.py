@@ -10,7 +10,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackState
+from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackState, StateError
 
 OWNER_STOP_S = 60.0  # `up` stops its parts in reverse order, each with its own 15 s grace
 PART_STOP_S = 15.0
@@ -30,19 +30,33 @@ def _signal_group(part: PartRecord, sig: signal.Signals) -> None:
         os.killpg(part.process.pid, sig)
 
 
+def _group_alive(part: PartRecord) -> bool:
+    """Any process of the part's group is left (a forked child may hold its port after the leader exits)."""
+    try:
+        os.killpg(part.process.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def stop_parts(parts: list[PartRecord], say: Callable[[str], None], timeout_s: float = PART_STOP_S) -> list[str]:
-    """SIGTERM each part's process group, SIGKILL what is left after `timeout_s`; the names of those that
-    needed SIGKILL."""
-    for part in reversed(parts):  # the services first, the servers they use last
+    """SIGTERM every part's process group at once (the record's parts are all stopping), SIGKILL the groups
+    left after `timeout_s`; the names of those that needed SIGKILL."""
+    for part in reversed(parts):
         say(f"stopping {part.name} (pid {part.process.pid})")
         _signal_group(part, signal.SIGTERM)
-    stubborn = _wait_gone([p.process for p in parts], timeout_s)
-    killed = [p for p in parts if p.process in stubborn]
-    for part in killed:
+    deadline = time.monotonic() + timeout_s
+    while (left := [p for p in parts if _group_alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for part in left:
         say(f"{part.name} did not stop within {timeout_s:g} s: killing it")
         _signal_group(part, signal.SIGKILL)
-    _wait_gone([p.process for p in killed], 5.0)
-    return [p.name for p in killed]
+    deadline = time.monotonic() + 5.0
+    while any(_group_alive(p) for p in left) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return [p.name for p in left]
 
 
 def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: float = OWNER_STOP_S) -> bool:
@@ -64,8 +78,11 @@ def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: f
             say(f"tg-confidence up (pid {record.owner.pid}) did not stop within {owner_timeout_s:g} s: killing it")
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(record.owner.pid, signal.SIGKILL)
-        # the owner rewrote the record as it restarted parts: read the latest
-        record = state.read() or StackRecord(owner=record.owner, parts=[])
+        # the owner rewrote the record as it restarted parts: read the latest, if it is still that owner's
+        with contextlib.suppress(StateError):
+            latest = state.read()
+            if latest is not None and latest.owner == record.owner:
+                record = latest
         running = record.running_parts()
     if running:
         stop_parts(running, say)

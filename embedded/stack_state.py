@@ -108,8 +108,17 @@ class StackState:
                                       for p in data["parts"]])
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise StateError(f"{self.path} is not a stack record ({exc}); remove it if no stack runs") from None
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+
+    def clear_if_owner(self, pid: int) -> None:
+        """Remove the record only if `pid` owns it: another `up` may have taken the data dir over since."""
+        try:
+            record = self.read()
+        except StateError:
+            return
+        if record is not None and record.owner.pid == pid:
+            self.clear()

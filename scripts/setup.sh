@@ -7,13 +7,14 @@
 #   bash scripts/setup.sh --no-llm   no local model: skips the llama.cpp compile and the 1.1 GB of weights,
 #                                    for an external OpenAI-compatible server (Ollama, vLLM, a hosted API)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+SCRIPT="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$SCRIPT")/.."
 
 WITH_LLM=1
 for arg in "$@"; do
     case "$arg" in
         --no-llm) WITH_LLM=0 ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$SCRIPT" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup: unknown option '$arg' (known: --no-llm, --help)" >&2; exit 2 ;;
     esac
 done

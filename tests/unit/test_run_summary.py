@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.run_summary import SUMMARY_CHARS, run_details, run_summary
+from bridge.run_summary import DETAILS_BYTES, SUMMARY_BYTES, run_details, run_summary
 from confidence_core.override import awaiting_details
 from contracts.override import OverrideRequest
 from contracts.wire import AgentRequest
@@ -17,7 +17,16 @@ def test_the_summary_is_the_question_on_one_short_line() -> None:
     assert run_summary(AgentRequest(question="Which supplier\nhas the most  orders?")) == (
         "Which supplier has the most orders?")
     long = run_summary(AgentRequest(question="why " * 200))
-    assert len(long) == SUMMARY_CHARS and long.endswith("...")
+    assert len(long.encode()) <= SUMMARY_BYTES and long.endswith("...")
+
+
+def test_a_long_question_in_any_script_stays_within_the_server_s_byte_limits() -> None:
+    """Temporal refuses a start whose summary exceeds 400 bytes or details 20 KB: counted in bytes, not
+    characters (each of these is three bytes in UTF-8)."""
+    request = AgentRequest(question="哪个供应商的采购订单最多" * 2000)
+    summary, details = run_summary(request), run_details("r-1", request, "req", "resp")
+    assert len(summary.encode()) <= SUMMARY_BYTES and summary.startswith("哪个供应商")
+    assert len(details.encode()) <= DETAILS_BYTES and "- request id: `r-1`" in details
 
 
 def test_summary_and_details_carry_no_secret_from_the_question() -> None:

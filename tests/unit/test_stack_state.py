@@ -28,8 +28,10 @@ def test_the_record_round_trips_and_a_damaged_one_names_its_file(tmp_path: Path)
                    log=str(tmp_path / "worker.log"))])
     state.write(record)
     assert state.read() == record and record.part("worker") is not None and record.running_parts()
-    state.path.write_text('{"owner": {"pid": 1}')
-    with pytest.raises(StateError, match=str(state.path)):
-        state.read()
+    for damaged in ('{"owner": {"pid": 1}', '{"owner": {"pid": 1, "started": 2}, "parts": [{"key": "worker", '
+                    '"name": "W", "process": {"pid": 3, "started": 4}, "ports": [], "log": "w.log"}]}'):
+        state.path.write_text(damaged)
+        with pytest.raises(StateError, match=str(state.path)):
+            state.read()
     state.clear()
     assert state.read() is None
