@@ -37,6 +37,8 @@ SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is s
 BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
 NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")
+# The types of a relationship pattern: [:A], [r:A|B], [r:A|:B*1..3]
+REL_TYPES = re.compile(r"\[\s*\w*\s*:\s*((?:`?\w+`?\s*\|?\s*:?\s*)+)")
 
 
 class SchemaCheck:
@@ -128,7 +130,7 @@ class SchemaCheck:
         if label is None or not queries:
             return None
         used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
-        if label in used:
+        if label in used or label in _reached(queries, rels):
             return None
         path = route(sorted(used & nodes.keys()), label, rels)
         reach = f" (the schema reaches it as {path})" if path else ""
@@ -147,6 +149,14 @@ class SchemaCheck:
             if message and message not in found:
                 found.append(message)
         return found
+
+
+def _reached(queries: list[str], rels: set[tuple[str, str, str]]) -> set[str]:
+    """The labels at either end of the relationship types the queries use: `(p:Product)<-[:SUPPLIES]-(s)`
+    matches suppliers even though `s` carries no label."""
+    types = {t.strip(" `:") for query in queries for group in REL_TYPES.findall(blank_strings(query))
+             for t in group.split("|")}
+    return {label for a, rel_type, b in rels if rel_type in types for label in (a, b)}
 
 
 def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[str, str, str]]) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from cli.errors import UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.calibrator import CalibratorError, fit
+from confidence_core.evidence import FEATURES
 from service.calibrator_file import CalibratorFile
 from service.flags import config_from_args
 
@@ -36,6 +37,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
                    help="where to write the calibrator (default: the configured calibrator_path, else the shipped one)")
     p.add_argument("--l2", type=float, default=1.0, help="weight penalty (larger: flatter, more cautious)")
     p.add_argument("--dry-run", action="store_true", help="fit and report; write nothing")
+    p.add_argument("--exclude", nargs="+", default=[], metavar="FEATURE",
+                   help="features to leave out of the fit (no weight, no range), e.g. one whose definition changed "
+                        "after the labelled runs were recorded")
 
 
 def _json_lines(path: Path) -> list[dict[str, Any]]:
@@ -97,6 +101,10 @@ async def calibrate(args: argparse.Namespace) -> int:
 
 def fit_and_write(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    unknown = sorted(set(args.exclude) - set(FEATURES))
+    if unknown:
+        return error(f"unknown feature(s) to exclude: {', '.join(unknown)} (known: {', '.join(FEATURES)})",
+                     UNREACHABLE_OR_BAD_INPUT)
     samples: list[Sample] = []
     sources: list[str] = []
     try:
@@ -113,8 +121,9 @@ def fit_and_write(args: argparse.Namespace) -> int:
         return error(f"cannot read the labelled runs: {exc}", UNREACHABLE_OR_BAD_INPUT)
     print(f"{len(samples)} labelled answer(s), {sum(y for _, y in samples)} right ({'; '.join(sources) or 'none'})")
     try:
-        calibrator = fit(samples, l2=args.l2, trained_on={
-            "sources": sources, "split": args.split, "fitted": time.strftime("%Y-%m-%d"), "l2": args.l2})
+        calibrator = fit(samples, l2=args.l2, exclude=set(args.exclude), trained_on={
+            "sources": sources, "split": args.split, "fitted": time.strftime("%Y-%m-%d"), "l2": args.l2,
+            **({"excluded": sorted(args.exclude)} if args.exclude else {})})
     except CalibratorError as exc:
         return error(f"cannot fit: {exc}", UNREACHABLE_OR_BAD_INPUT)
     print(f"Brier score on these answers: {_brier(samples, lambda f: f.get('step_score', 0.0)):.3f} with the "

@@ -123,14 +123,16 @@ def _finite(value: Any) -> bool:
 
 
 def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_on: dict[str, Any] | None = None,
-        iterations: int = 50) -> Calibrator:
+        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset()) -> Calibrator:
     """Logistic regression by Newton's method; the L2 penalty (not on the bias) keeps weights finite when a
     feature separates the labels perfectly, as small labelled sets often do."""
     import numpy as np
 
     if len(samples) < 2 or len({label for _, label in samples}) < 2:
         raise CalibratorError("fitting needs at least one right and one wrong answer")
-    names = list(FEATURES)
+    # An excluded feature gets no weight and no range: it neither moves nor blocks a calibrated answer (for a
+    # feature whose meaning changed after the labelled runs were recorded).
+    names = [n for n in FEATURES if n not in exclude]
     x = np.array([[features.get(n, 0.0) for n in names] for features, _ in samples], dtype=float)
     y = np.array([1.0 if label else 0.0 for _, label in samples])
     design = np.hstack([np.ones((len(x), 1)), x])

@@ -392,3 +392,16 @@ async def test_a_query_that_matches_what_was_asked_for_is_no_unasked_label(harne
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which invoices come first?")).result()
     assert result.evidence["unasked_label"] == 0.0 and result.evidence["declined"] == 0.0
+
+
+async def test_a_node_reached_through_the_asked_label_s_relationship_matches_it_without_a_label(
+        harness_factory) -> None:
+    """`(p:Product)<-[:SUPPLIES]-(s)` returns suppliers though `s` carries no label: the schema says what
+    SUPPLIES joins, so the plan is not sent back and the answer is no 'unasked' one."""
+    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s) RETURN s.name AS supplier, count(po) AS orders "
+             "ORDER BY orders DESC LIMIT 1")
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))], answer="Final answer.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which supplier has the most purchase orders?")).result()
+    assert result.evidence["unasked_label"] == 0.0
+    assert len(llm.planning_requests()) == 1  # no doubt raised: the plan was kept as written

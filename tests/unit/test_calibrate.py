@@ -111,3 +111,17 @@ def test_a_calibrated_answer_carries_its_probability_and_the_evidence_behind_it(
     out = calibrated(SynthesisOutput(answer="Acme.", verification="composed"), ROWS, CalibratorFile(SHIPPED))
     assert out.confidence is not None and 0.0 <= out.confidence <= 1.0
     assert out.evidence["composed"] == 1.0 and out.confidence_reasons.startswith("calibrated")
+
+
+def test_an_excluded_feature_neither_moves_nor_blocks_a_calibrated_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "calibrator.json"
+    code, printed = calibrate([str(benchmark_file(tmp_path)), "--no-audit", "--exclude", "empty_result",
+                               "--out", str(out_file)], capsys)
+    assert code == 0, printed
+    calibrator = CalibratorFile(out_file).current()
+    assert "empty_result" not in calibrator.weights and "empty_result" not in calibrator.ranges
+    assert calibrator.trained_on["excluded"] == ["empty_result"]
+    assert calibrator.state({**ROWS, "empty_result": 1.0})[0] == calibrator.state(ROWS)[0]
+    code, printed = calibrate([str(benchmark_file(tmp_path)), "--no-audit", "--exclude", "empty_results"], capsys)
+    assert code == 2 and "unknown feature(s) to exclude: empty_results" in printed
