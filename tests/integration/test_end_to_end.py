@@ -66,7 +66,7 @@ async def test_question_answered_end_to_end_with_steps_streamed(make_stack, falk
     final = messages[-1]
     assert final.end_of_dialog and final.error is None
     assert final.content.startswith(f"{name} has the most purchase orders ({count}).")
-    assert re.search(r"Confidence: 0\.\d\d - ", final.content)
+    assert re.search(r"Confidence: 0\.\d\d( \(low\))? - ", final.content)  # the shipped calibrator decides which
     assert len({m.message_id for m in messages}) == len(messages)
     # The planner saw the live graph schema, not a hard-coded one.
     planner_prompt = llm.requests[0]["messages"][0]["content"]
