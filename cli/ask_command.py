@@ -14,6 +14,7 @@ from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import response_to_wire
 from service import defaults
+from service.config import ServiceConfig
 from service.flags import add_flow_args, config_from_args
 
 
@@ -88,11 +89,15 @@ def conversation_of(value: str) -> str:
     return f"cli-{uuid.uuid4().hex[:12]}" if value.strip().lower() == "new" else value.strip()
 
 
+def agent_topics(config: ServiceConfig) -> dict[str, str]:
+    """Where a client asks (the flow's first request topic) and where its answer comes back (the paired one)."""
+    request_topic = config.request_topics[0]
+    return {"request_topic": request_topic, "response_topic": config.response_topic_for(request_topic)}
+
+
 async def ask_command(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    request_topic = config.request_topics[0]
-    return await run_ask(config.pulsar_url, args.question, request_topic=request_topic,
-                         response_topic=config.response_topic_for(request_topic), timeout_s=args.timeout,
+    return await run_ask(config.pulsar_url, args.question, **agent_topics(config), timeout_s=args.timeout,
                          streaming=args.streaming,
                          plan=args.plan, ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
                          namespace=config.temporal_namespace,

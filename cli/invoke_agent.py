@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from cli.ask_command import run_ask
+from cli.ask_command import agent_topics, run_ask
 from service.flags import config_from_args, entry_parser
 from service.lifecycle import exit_now
 
@@ -33,9 +33,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 async def invoke(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    request_topic = config.request_topics[0]
-    return await run_ask(config.pulsar_url, args.question, request_topic=request_topic,
-                         response_topic=config.response_topic_for(request_topic), timeout_s=args.timeout,
+    return await run_ask(config.pulsar_url, args.question, **agent_topics(config), timeout_s=args.timeout,
                          streaming=not args.no_streaming, plan=args.plan, ui_url=None,
                          collection=args.collection, group=args.group, answer_only=not args.verbose)
 

@@ -17,18 +17,26 @@ from typing import Any
 STATE_FILE = "stack.json"
 
 
-def process_start(pid: int) -> int | None:
-    """The process's start time (clock ticks since boot, /proc/<pid>/stat field 22), or None when it is gone."""
+def _stat(pid: int) -> list[str]:
+    """/proc/<pid>/stat from field 3 (state) on; empty when the process is gone."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return None
+        return []
     # The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    fields = stat[stat.rfind(")") + 2:].split()
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def _start_of(fields: list[str]) -> int | None:
     try:
-        return int(fields[19])
+        return int(fields[19])  # field 22: start time, clock ticks since boot
     except (IndexError, ValueError):
         return None
+
+
+def process_start(pid: int) -> int | None:
+    """The process's start time (clock ticks since boot), or None when it is gone."""
+    return _start_of(_stat(pid))
 
 
 @dataclass(frozen=True)
@@ -38,22 +46,12 @@ class ProcessRecord:
 
     def alive(self) -> bool:
         """The very process that was recorded is still running (not just some process with its pid)."""
-        if self.started is None:
-            return False
-        current = process_start(self.pid)
-        return current == self.started and not _zombie(self.pid)
+        fields = _stat(self.pid)
+        return self.started is not None and _start_of(fields) == self.started and fields[0] != "Z"
 
     @classmethod
     def of(cls, pid: int) -> ProcessRecord:
         return cls(pid, process_start(pid))
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2:].startswith("Z")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,20 @@ class Up:
         raise AssertionError("up did not get ready:\n" + "".join(self.output))
 
 
+@contextmanager
+def started_up(data_dir: Path) -> Iterator[tuple[Up, str]]:
+    """A ready `up` and the scripted LLM's URL; whatever is left of it stopped on the way out."""
+    with ScriptedLLM(lambda body: (200, "noted")) as llm:
+        up = Up(data_dir, llm.base_url)
+        try:
+            up.wait_ready()
+            yield up, llm.base_url
+        finally:
+            if up.process.poll() is None:
+                up.process.kill()
+            cli("down", "--data-dir", str(data_dir))
+
+
 def part_pids(data_dir: Path) -> dict[str, int]:
     record = StackState(data_dir).read()
     assert record is not None
@@ -73,60 +89,46 @@ def gone(pid: int) -> bool:
 
 
 def test_leftovers_of_a_killed_up_are_shown_refused_and_stopped(tmp_path: Path) -> None:
-    with ScriptedLLM(lambda body: (200, "noted")) as llm:
-        first = Up(tmp_path, llm.base_url)
-        try:
-            first.wait_ready()
-            pids = part_pids(tmp_path)
-            assert set(pids) == {"temporal", "pulsar", "falkordb", "worker", "bridge"}
+    with started_up(tmp_path) as (first, llm_url):
+        pids = part_pids(tmp_path)
+        assert set(pids) == {"temporal", "pulsar", "falkordb", "worker", "bridge"}
 
-            shown = cli("ps", "--data-dir", str(tmp_path))
-            assert shown.returncode == 0 and f"pid {first.process.pid}, running" in shown.stdout
-            assert all(f"{key:<10} {pid:>8}  running" in shown.stdout for key, pid in pids.items())
-            logged = cli("logs", "worker", "-n", "3", "--data-dir", str(tmp_path))
-            assert logged.returncode == 0 and logged.stdout.strip()
+        shown = cli("ps", "--data-dir", str(tmp_path))
+        assert shown.returncode == 0 and f"pid {first.process.pid}, running" in shown.stdout
+        assert all(f"{key:<10} {pid:>8}  running" in shown.stdout for key, pid in pids.items())
+        logged = cli("logs", "worker", "-n", "3", "--data-dir", str(tmp_path))
+        assert logged.returncode == 0 and logged.stdout.strip()
 
-            # A second `up` on the same data dir while the first runs: refused, nothing started.
-            again = cli("up", "--data-dir", str(tmp_path), "--llm-base-url", llm.base_url, "--http-port", "0")
-            assert again.returncode == 2 and "already running" in again.stderr and "tg-confidence down" in again.stderr
+        # A second `up` on the same data dir while the first runs: refused, nothing started.
+        again = cli("up", "--data-dir", str(tmp_path), "--llm-base-url", llm_url, "--http-port", "0")
+        assert again.returncode == 2 and "already running" in again.stderr and "tg-confidence down" in again.stderr
 
-            first.process.kill()  # SIGKILL: no chance to stop its parts
-            first.process.wait(10)
-            time.sleep(1)
-            assert not any(gone(pid) for pid in pids.values())  # left running, as the issue found
-            assert "gone" in cli("ps", "--data-dir", str(tmp_path)).stdout
+        first.process.kill()  # SIGKILL: no chance to stop its parts
+        first.process.wait(10)
+        time.sleep(1)
+        assert not any(gone(pid) for pid in pids.values())  # left running, as the issue found
+        assert "gone" in cli("ps", "--data-dir", str(tmp_path)).stdout
 
-            refused = subprocess.run(first.argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-            assert refused.returncode == 2
-            assert "still running" in refused.stdout and "worker (pid" in refused.stdout
-            assert "tg-confidence down" in refused.stderr and "--stop-leftovers" in refused.stderr
+        refused = subprocess.run(first.argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert refused.returncode == 2
+        assert "still running" in refused.stdout and "worker (pid" in refused.stdout
+        assert "tg-confidence down" in refused.stderr and "--stop-leftovers" in refused.stderr
 
-            stopped = cli("down", "--data-dir", str(tmp_path))
-            assert stopped.returncode == 0, stopped.stderr
-            assert all(gone(pid) for pid in pids.values())
-            assert not any(port_in_use(port) for port in first.ports.values())
-            assert StackState(tmp_path).read() is None
-            assert "no stack is running" in cli("down", "--data-dir", str(tmp_path)).stdout
-        finally:
-            if first.process.poll() is None:
-                first.process.kill()
-            cli("down", "--data-dir", str(tmp_path))
+        stopped = cli("down", "--data-dir", str(tmp_path))
+        assert stopped.returncode == 0, stopped.stderr
+        assert all(gone(pid) for pid in pids.values())
+        assert not any(port_in_use(port) for port in first.ports.values())
+        assert StackState(tmp_path).read() is None
+        assert "no stack is running" in cli("down", "--data-dir", str(tmp_path)).stdout
 
 
 def test_down_from_another_terminal_stops_a_running_up_and_its_parts(tmp_path: Path) -> None:
-    with ScriptedLLM(lambda body: (200, "noted")) as llm:
-        running = Up(tmp_path, llm.base_url)
-        try:
-            running.wait_ready()
-            pids = part_pids(tmp_path)
-            stopped = cli("down", "--data-dir", str(tmp_path))
-            assert stopped.returncode == 0 and f"tg-confidence up (pid {running.process.pid})" in stopped.stdout
-            assert running.process.wait(30) in (0, -signal.SIGTERM)
-            assert all(gone(pid) for pid in pids.values())
-        finally:
-            if running.process.poll() is None:
-                running.process.kill()
-            cli("down", "--data-dir", str(tmp_path))
+    with started_up(tmp_path) as (running, _):
+        pids = part_pids(tmp_path)
+        stopped = cli("down", "--data-dir", str(tmp_path))
+        assert stopped.returncode == 0 and f"tg-confidence up (pid {running.process.pid})" in stopped.stdout
+        assert running.process.wait(30) in (0, -signal.SIGTERM)
+        assert all(gone(pid) for pid in pids.values())
 
 
 def test_logs_of_an_unknown_part_name_the_parts(tmp_path: Path) -> None:
