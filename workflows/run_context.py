@@ -181,10 +181,13 @@ class RunContext:
             try:
                 await workflow.wait_condition(lambda: step_id in self.overrides,
                                               timeout=timedelta(seconds=request.timeout_s))
+                decided = True
             except TimeoutError:
-                return None
+                decided = False
             finally:
                 self.status.pending_override = None
-                workflow.set_current_details("")
                 self.phase("executing", step_id)
-            return self.overrides.pop(step_id)
+            # Not in `finally`: a run evicted from the worker's cache while waiting is no longer in a workflow
+            # event loop, and the details go with it anyway.
+            workflow.set_current_details("")
+            return self.overrides.pop(step_id) if decided else None

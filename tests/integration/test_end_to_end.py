@@ -184,6 +184,7 @@ async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_st
         [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
                               response_topic=stack.config.response_topic, timeout_s=60, request_id=request_id)]
         handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
+        await handle.result()  # the answer is published before the run's last activity (its audit record)
         description = await handle.describe()
         summaries = [e.user_metadata.summary async for e in handle.fetch_history_events()
                      if e.HasField("activity_task_scheduled_event_attributes")]
