@@ -9,6 +9,8 @@ import json
 import structlog
 from temporalio import activity
 
+from backends.graph_store import GraphStore
+from backends.grounding import ground
 from backends.llm import ChatModel
 from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
 from confidence_core.ontology import Ontology
@@ -21,8 +23,10 @@ log = structlog.get_logger(__name__)
 
 
 class ActionPlanningActivities:
-    def __init__(self, llm: ChatModel, ontology: Ontology | None, prompts: PromptTemplates) -> None:
+    def __init__(self, llm: ChatModel, ontology: Ontology | None, prompts: PromptTemplates,
+                 graph: GraphStore | None = None) -> None:
         self.llm = llm
+        self.graph = graph
         self.ontology = ontology
         self.prompts = prompts
 
@@ -56,12 +60,28 @@ class ActionPlanningActivities:
             {"role": "user", "content": self.prompts.render("router_user", question=request.question)},
         ], json_schema=schema, max_tokens=20)
         try:
-            return RouteOutput(intent=Intent(json.loads(completion.text)["intent"].strip().upper()),
-                               reasoning="classified by the router")
+            intent = Intent(json.loads(completion.text)["intent"].strip().upper())
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
             # Read-only is the safe reading of an unclear answer: a mutation needs a clear ACTION.
             log.warning("route_unusable", text=completion.text[:200])
             return RouteOutput(intent=Intent.QUERY, reasoning="the router's answer was unusable; read-only")
+        if intent is Intent.ANSWER:
+            held = await self._names_held(request.question)
+            if held:
+                log.info("route_answer_overruled", names=held)
+                return RouteOutput(intent=Intent.QUERY, reasoning=(
+                    f"the question names {', '.join(repr(n) for n in held)}, which the graph holds: "
+                    "answered from the graph, not from general knowledge"))
+        return RouteOutput(intent=intent, reasoning="classified by the router")
+
+    async def _names_held(self, question: str) -> list[str]:
+        """The names the question gives that the graph stores as some entity's own name or id. A question
+        about one of them needs the data, whatever the router said: a direct answer about it would be an
+        invention ("by what method was payment PAY-00481 paid?")."""
+        if self.graph is None:
+            return []
+        grounding = await ground(question, self.graph, describe=False)
+        return sorted({m.mention for m in grounding.matches if m.how == "exact"})
 
     @activity.defn(name=Activities.PLAN_ACTION)
     async def plan_action(self, request: RouteInput) -> ActionPlanningOutput:

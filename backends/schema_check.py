@@ -26,12 +26,14 @@ from confidence_core.schema_repair import (
     PATH_LABELS,
     bound_instead,
     count_as_property,
+    matched_for,
     moved_property,
     neighbour_property,
     through_middle,
     undefined_name,
     unknown_type_hops,
 )
+from confidence_core.sql_habits import subquery_hint
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -79,7 +81,8 @@ class SchemaCheck:
 
     async def corrected(self, query: str) -> str | None:
         """The query with what the schema can only have meant put right, where it leaves no doubt: an
-        unbound variable read as the node it must mean (FalkorDB's "'p' not defined"), an unknown label
+        unbound variable read as the node it must mean (FalkorDB's "'p' not defined") or matched from the
+        one bound node the schema joins to the label it names (`count(p:Province)`), an unknown label
         renamed, each relationship written against its direction turned round, one that does not join its
         two labels (or an invented type) replaced by the only one that does (or bridged through the one label
         between them), a neighbour read as a property matched through its path, a property read from a node
@@ -91,7 +94,7 @@ class SchemaCheck:
         fixed = query
         unbound = undefined_name(await self.graph.explain_error(fixed) or "")
         if unbound:
-            fixed = bound_instead(fixed, unbound, nodes) or fixed
+            fixed = bound_instead(fixed, unbound, nodes) or matched_for(fixed, unbound, nodes, rels) or fixed
         for item in SchemaValidator(snapshot).validate(fixed)[1]:
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
@@ -135,6 +138,11 @@ class SchemaCheck:
         path = route(sorted(used & nodes.keys()), label, rels)
         reach = f" (the schema reaches it as {path})" if path else ""
         return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
+
+    async def sql_hint(self, query: str) -> str | None:
+        """For a query with an SQL subquery, the Cypher pattern to write instead (confidence_core.sql_habits)."""
+        _, nodes, rels = await self._current()
+        return subquery_hint(query, nodes, rels)
 
     async def problems(self, query: str) -> list[str]:
         """What the query names that the graph does not have, each with what it has instead."""

@@ -231,7 +231,27 @@ def sql_not_equal(query: str) -> str:
     return replace_outside_strings(query, re.compile(r"!="), "<>")
 
 
-REPAIRS = (sql_not_equal, final_with, where_after_return, return_mid_query, aggregate_order_alias)
+_TOP_AND = re.compile(r"\)\s+(AND)\s", re.IGNORECASE)
+
+
+def and_for_where(query: str) -> str:
+    """A MATCH pattern followed by `AND condition` with no WHERE (`MATCH (s:Supplier) AND s.rating >= 3.5`)
+    meant WHERE: FalkorDB refuses the AND ("expected ... WHERE"). Only when the clause after that MATCH is
+    not a WHERE of its own (then the AND would have to move into it: a guess)."""
+    found = clauses(query)
+    for n, clause in enumerate(found):
+        if not clause.keyword.endswith("MATCH") or (n + 1 < len(found) and found[n + 1].keyword == "WHERE"):
+            continue
+        body = masked(query)[clause.body_start:clause.end]
+        joined = _TOP_AND.search(body)
+        if joined is None:
+            continue
+        at = clause.body_start + joined.start(1)
+        return and_for_where(f"{query[:at]}WHERE{query[at + 3:]}")
+    return query
+
+
+REPAIRS = (sql_not_equal, final_with, and_for_where, where_after_return, return_mid_query, aggregate_order_alias)
 
 
 def repaired(query: str) -> str | None:

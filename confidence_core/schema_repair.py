@@ -365,3 +365,51 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
         body = "DISTINCT " + body
     rest = query[clause.end:].lstrip()
     return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"
+
+
+def _label_of(name: str, blanked: str, nodes: Nodes) -> tuple[str, list[re.Match[str]]] | None:
+    """The label an unbound `name` stands for, and the label expressions to drop: `p:Province` (or
+    `p:Province {country: c}`) written in an expression, or a name spelling a label (`count(provinces)`)."""
+    written = list(re.finditer(rf"(?<![\w.$(]){re.escape(name)}\s*:\s*`?(\w+)`?(\s*\{{[^{{}}]*\}})?", blanked))
+    labels = {m.group(1) for m in written}
+    if len(labels) == 1 and (label := labels.pop()) in nodes:
+        return label, written
+    if written:
+        return None
+    spelt = [label for label in nodes if _key(label) == _key(name)]
+    return (spelt[0], []) if len(spelt) == 1 else None
+
+
+def matched_for(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship]) -> str | None:
+    """`name` used but bound nowhere, naming a label no pattern of the query has (`count(DISTINCT
+    p:Province)` after `MATCH (c:Country {...})`): the model meant the nodes of that label joined to the
+    query's one bound node the schema joins to it directly, by the one relationship type that does. They
+    are matched (OPTIONAL, so that none counts 0) before the clause that first reads `name`. None when no
+    or several bound nodes, or several relationship types, would fit."""
+    blanked = blank_strings(query)
+    found = _label_of(name, blanked, nodes)
+    if found is None:
+        return None
+    label, written = found
+    bindings = labelled_variables(blanked)
+    matched = set(bindings.values()) | {m.group(1) for m in ANONYMOUS_NODE.finditer(blanked)}
+    if name in bindings or label in matched:
+        return None  # the label is matched already: another repair's case, not this one
+    joins = [(variable, rel) for variable, bound_label in bindings.items() for rel in set(rels)
+             if {rel[0], rel[2]} == {bound_label, label} or (rel[0] == rel[2] == label == bound_label)]
+    if len({variable for variable, _ in joins}) != 1 or len({rel[1] for _, rel in joins}) != 1:
+        return None
+    variable, rel = joins[0]
+    fixed = query
+    for m in reversed(written):  # `p:Province {...}` -> `p`
+        fixed = f"{fixed[:m.start()]}{name}{fixed[m.end():]}"
+    first = re.search(rf"(?<![\w.$]){re.escape(name)}\b", blank_strings(fixed))
+    before = [c for c in clauses(fixed) if first is not None and c.start <= first.start()
+              and c.keyword in ("WITH", "RETURN", "WHERE", "ORDER BY", "UNWIND")]
+    if first is None or not before:
+        return None
+    at = before[-1].start
+    if before[-1].keyword == "WHERE":
+        return None  # a pattern cannot go between a MATCH and its WHERE
+    hop = hop_text(rel, bindings[variable])
+    return f"{fixed[:at]}OPTIONAL MATCH ({variable}){hop}({name}:{label}) {fixed[at:]}"

@@ -138,7 +138,8 @@ class GraphQuery(Tool):
             return [f"the query writes ({', '.join(writes)}); only read-only queries may run"]
         error = await backends.graph.explain_error(query)
         if error:
-            return [f"FalkorDB rejects the query: {error}"]
+            hint = await backends.schema.sql_hint(query) if backends.schema is not None else None
+            return [f"FalkorDB rejects the query: {error}" + (f"; {hint}" if hint else "")]
         return await backends.schema.problems(query) if backends.schema is not None else []
 
     async def fix(self, arguments: dict[str, str], backends: Backends) -> dict[str, str] | None:

@@ -61,7 +61,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
                               workflow_runner=WORKFLOW_RUNNER))
     if "planning" in families:
         planning = PlanningActivities(backends, config.tools)
-        routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts)
+        routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts, backends.graph)
         follow_up = FollowUpActivities(backends.llm, backends.prompts)
         workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
             planning.plan, planning.adjust_step, routing.route, routing.plan_action, follow_up.read_follow_up]))

@@ -27,6 +27,7 @@ async def library(falkordb_url: str, unique: str):  # type: ignore[no-untyped-de
     ("MATCH (a:Author)-[:WROTE]->(b:Book) WITH a.name AS author, count(b) AS n ORDER BY n DESC LIMIT 1",
      [["Ada", 2]]),
     ("MATCH (a:Author)-[:WROTE]->(b:Book) WHERE a.name != 'Ada' RETURN b.title", [["Three"]]),
+    ("MATCH (a:Author {name: 'Ada'})-[:WROTE]->(b:Book) AND b.pages >= 200 RETURN b.title", [["Two"]]),
 ])
 async def test_rejected_slips_are_repaired_into_the_query_that_was_meant(
         falkordb_url: str, library: str, query: str, meant: list[list[object]]) -> None:

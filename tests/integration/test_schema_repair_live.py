@@ -9,6 +9,8 @@ import pytest
 from backends.graph_store import GraphStore
 from backends.schema_check import SchemaCheck
 from tests.seeded_graph import seeded_graph
+from tests.tool_calls import local_backends
+from tools import registry
 
 
 @pytest.fixture
@@ -67,6 +69,12 @@ async def test_what_the_schema_can_only_have_meant_is_rewritten_and_answers(
     # the unnamed node that has what is read, though a named node has it too
     ("MATCH (p:Publisher {name: 'North Press'})<-[:PUBLISHED_BY]-(:Book) RETURN b.title ORDER BY b.title",
      [["One"], ["Three"]]),
+    # an unbound name with a label in an expression, or spelling one no pattern has: the nodes of that label
+    # joined to the bound node (none counts 0)
+    ("MATCH (a:Author {name: 'Ada'}) RETURN a.name AS author, count(DISTINCT w:Book {author: a}) AS books",
+     [["Ada", 2]]),
+    ("MATCH (b:Book {title: 'Two'}) RETURN count(DISTINCT reviews) AS n", [[0]]),
+    ("MATCH (b:Book {title: 'Three'}) RETURN count(DISTINCT reviews) AS n", [[1]]),
 ])
 async def test_an_unbound_variable_is_read_as_the_one_bound_node_that_has_the_property(
         falkordb_url: str, shelves: str, query: str, meant: list[list[object]]) -> None:
@@ -138,3 +146,19 @@ async def test_a_value_compared_on_a_node_that_never_stores_it_moves_to_the_one_
             "MATCH (i:Invoice)-[:BILLS]->(o:Order) WHERE o.status = 'lost' RETURN count(i)", store) is None
     finally:
         await store.aclose()
+
+
+async def test_an_sql_subquery_is_refused_with_the_cypher_pattern_to_write_instead(
+        falkordb_url: str, shelves: str) -> None:
+    backends = local_backends(falkordb_url=falkordb_url, graph_name=shelves)
+    try:
+        query = ("MATCH (a:Author)-[:WROTE]->(:Book) WHERE a.name IN "
+                 "(SELECT name FROM Publisher WHERE name = 'North Press') RETURN a.name")
+        graph_query = registry.tool("GraphQuery")
+        assert graph_query is not None
+        problems = await graph_query.check({"query": query}, backends)
+        assert len(problems) == 1 and problems[0].startswith("FalkorDB rejects the query: ")
+        assert problems[0].endswith("e.g. MATCH (:Book)-[:PUBLISHED_BY]->(:Publisher {name: 'North Press'})")
+    finally:
+        for closer in backends.closers:
+            await closer.aclose()

@@ -6,6 +6,7 @@ import pytest
 
 from confidence_core.cypher_repair import (
     aggregate_order_alias,
+    and_for_where,
     clauses,
     final_with,
     repaired,
@@ -97,3 +98,17 @@ def test_valid_queries_and_words_inside_strings_or_brackets_are_never_touched(qu
 def test_clauses_are_found_at_the_top_level_only() -> None:
     query = "MATCH (n WHERE n.x = 'RETURN') RETURN [m IN n.l WHERE m > 0] ORDER BY n.x"
     assert [c.keyword for c in clauses(query)] == ["MATCH", "RETURN", "ORDER BY"]
+
+
+def test_a_condition_joined_to_a_match_pattern_by_and_is_its_where() -> None:
+    assert and_for_where("MATCH (b:Book)-[:IN]->(g {name: 'x'}) AND b.pages >= 300 RETURN b.title") == (
+        "MATCH (b:Book)-[:IN]->(g {name: 'x'}) WHERE b.pages >= 300 RETURN b.title")
+    assert and_for_where("MATCH (a:A) AND a.x = 1 MATCH (b:B) AND b.y = 2 RETURN a, b") == (
+        "MATCH (a:A) WHERE a.x = 1 MATCH (b:B) WHERE b.y = 2 RETURN a, b")
+
+
+def test_an_and_already_in_a_where_or_in_a_string_or_before_a_where_is_left_alone() -> None:
+    for query in ("MATCH (b:Book) WHERE b.a = 1 AND b.c = 2 RETURN b",
+                  "MATCH (b:Book {title: 'War AND Peace'}) RETURN b",
+                  "MATCH (b:Book) AND b.a = 1 WHERE b.c = 2 RETURN b"):
+        assert and_for_where(query) == query

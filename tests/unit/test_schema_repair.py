@@ -7,6 +7,7 @@ from confidence_core.schema_repair import (
     count_as_property,
     display_property,
     label_paths,
+    matched_for,
     moved_property,
     neighbour_property,
     through_middle,
@@ -184,3 +185,29 @@ def test_a_count_named_after_a_stored_property_returns_the_property() -> None:
     # a count named after nothing stored, or after what two nodes store, is a count
     assert count_as_property("MATCH (t:Team)<-[:PLAYS_FOR]-(p:Player) RETURN count(p) AS players", NODES) is None
     assert count_as_property("MATCH (t:Team)<-[:PLAYS_FOR]-(p:Player) RETURN count(p) AS name", NODES) is None
+
+
+def test_an_unbound_name_with_a_label_is_matched_from_the_one_bound_node_joined_to_that_label() -> None:
+    # The model counted the team's players as `p:Player {team: t}`: FalkorDB says "'p' not defined".
+    query = ("MATCH (t:Team {name: 'Lions'})-[:HOSTED]->(m:Match) "
+             "RETURN t.city AS city, count(DISTINCT p:Player {team: t}) AS players")
+    assert matched_for(query, "p", NODES, RELS) == (
+        "MATCH (t:Team {name: 'Lions'})-[:HOSTED]->(m:Match) OPTIONAL MATCH (t)<-[:PLAYS_FOR]-(p:Player) "
+        "RETURN t.city AS city, count(DISTINCT p) AS players")
+    # A name spelling the label works the same way.
+    assert matched_for("MATCH (t:Team {name: 'Lions'}) RETURN count(players) AS n", "players", NODES, RELS) == (
+        "MATCH (t:Team {name: 'Lions'}) OPTIONAL MATCH (t)<-[:PLAYS_FOR]-(players:Player) "
+        "RETURN count(players) AS n")
+
+
+def test_an_unbound_labelled_name_is_left_alone_when_the_schema_leaves_a_doubt() -> None:
+    # Two bound nodes join Player? Only Team does; but with two Teams bound the team is a guess.
+    two_teams = "MATCH (a:Team {name: 'A'})-[:RIVAL_OF]->(b:Team) RETURN count(p:Player) AS n"
+    assert matched_for(two_teams, "p", NODES, RELS) is None
+    # The label is matched already (another repair names that node).
+    assert matched_for("MATCH (t:Team)<-[:PLAYS_FOR]-(:Player) RETURN count(p:Player)", "p", NODES, RELS) is None
+    # No bound node joins the label directly.
+    assert matched_for("MATCH (s:Stadium) RETURN count(p:Player) AS n", "p", NODES, RELS) is None
+    # A label the schema does not have, or a name that spells none.
+    assert matched_for("MATCH (t:Team) RETURN count(p:Referee) AS n", "p", NODES, RELS) is None
+    assert matched_for("MATCH (t:Team) RETURN count(x) AS n", "x", NODES, RELS) is None
