@@ -9,20 +9,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import structlog
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from temporalio.exceptions import ApplicationError
 
-from service.config import McpServerConfig
+from service.mcp_servers import McpServerConfig, expand
 
 log = structlog.get_logger(__name__)
 LISTING_TTL_S = 300.0
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults for streamable HTTP
 
 
 @dataclass(frozen=True)
@@ -50,15 +53,21 @@ class McpTools:
 
     @asynccontextmanager
     async def _session(self, server: McpServerConfig) -> AsyncIterator[ClientSession]:
-        if server.transport == "stdio":
-            if not server.command:
-                raise ApplicationError(f"MCP server {server.name} has no command", type="McpConfig",
-                                       non_retryable=True)
-            params = StdioServerParameters(command=server.command[0], args=server.command[1:])
-            transport = stdio_client(params)
-        else:
-            transport = streamable_http_client(server.url)
-        async with transport as (read, write), ClientSession(read, write) as session:
+        async with AsyncExitStack() as stack:
+            if server.transport == "stdio":
+                argv = server.argv()
+                params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=server.cwd or None,
+                                               env={k: expand(v) for k, v in server.env.items()} or None)
+                read, write = await stack.enter_async_context(stdio_client(params))
+            elif server.transport == "sse":
+                read, write = await stack.enter_async_context(
+                    sse_client(expand(server.url), headers=server.http_headers()))
+            else:
+                client = await stack.enter_async_context(httpx2.AsyncClient(
+                    headers=server.http_headers(), follow_redirects=True, timeout=HTTP_TIMEOUT))
+                read, write = await stack.enter_async_context(
+                    streamable_http_client(expand(server.url), http_client=client))
+            session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             yield session
 
@@ -88,7 +97,7 @@ class McpTools:
             raise ApplicationError(f"no connected MCP server offers the tool {name!r}", type="McpUnknownTool",
                                    non_retryable=True)
         server = next(s for s in self.servers if s.name == info.server)
-        where = server.url or " ".join(server.command)
+        where = server.where()
         try:
             async with self._session(server) as session:
                 result = await session.call_tool(name, arguments, read_timeout_seconds=timeout_s)

@@ -5,12 +5,19 @@ fixed demo rates (stated in each result, so no one mistakes them for market rate
 
     python -m embedded.mcp_demo_server                                  # stdio
     python -m embedded.mcp_demo_server --transport streamable-http --port 8765
+    DEMO_TOKEN=s3cret python -m embedded.mcp_demo_server --transport streamable-http --bearer-token-env DEMO_TOKEN
+
+With `--bearer-token-env NAME`, every HTTP request must carry `Authorization: Bearer <the value of NAME>`
+(read from the environment, so the token never shows in a process list): to try an MCP client's headers.
 """
 
 from __future__ import annotations
 
 import argparse
+import hmac
+import os
 from datetime import date, timedelta
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -76,11 +83,38 @@ def main() -> None:
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--bearer-token-env", metavar="NAME", default="",
+                        help="HTTP only: require the bearer token held by this environment variable")
     args = parser.parse_args()
     if args.transport == "stdio":
         server.run("stdio")
-    else:
+    elif not args.bearer_token_env:
         server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        import uvicorn
+
+        token = os.environ.get(args.bearer_token_env, "")
+        if not token:
+            parser.error(f"the environment variable {args.bearer_token_env} is not set")
+        app = BearerRequired(server.streamable_http_app(host=args.host), token)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+class BearerRequired:
+    """ASGI middleware: a 401 for any HTTP request without the right bearer token."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.expected = app, f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers", [])).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": b"a bearer token is required"})
+                return
+        await self.app(scope, receive, send)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,10 @@ Nested keys use `__` in the environment, e.g. TGCA_AGENT__MAX_RETRIES=5.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -25,19 +24,7 @@ from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_response_topic, paired_response_topic
 from service import defaults
 from service.config_keys import unknown_settings
-
-
-class McpServerConfig(BaseModel):
-    """An MCP server whose tools the planner may use: a command speaking stdio, or a streamable-HTTP URL."""
-
-    name: str
-    transport: Literal["stdio", "http"] = "stdio"
-    command: list[str] = Field(default_factory=list)
-    url: str = ""
-
-
-def demo_mcp_server() -> McpServerConfig:
-    return McpServerConfig(name="demo", transport="stdio", command=[sys.executable, "-m", "embedded.mcp_demo_server"])
+from service.mcp_servers import McpServerConfig, demo_mcp_server, server_list
 
 
 class HttpIdentity(BaseModel):
@@ -101,6 +88,8 @@ class ServiceConfig(BaseSettings):
     trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
         "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
     trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
+    # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
+    # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
     ontology_path: str = ""  # a domain ontology (YAML): enables the knowledge-graph query and action tools
     # Added to every action execution: a slow downstream system, for benchmarks and demos. 0 in production.
@@ -120,10 +109,18 @@ class ServiceConfig(BaseSettings):
     http_tokens: list[HttpIdentity] = Field(default_factory=list)
     temporal_ui_url: str = defaults.TEMPORAL_UI_URL  # links to runs in Temporal's Web UI; "" for none
 
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _servers_by_name(cls, value: Any) -> Any:
+        return server_list(value)
+
     @model_validator(mode="before")
     @classmethod
     def _no_unknown_keys(cls, data: Any) -> Any:
         """A misspelt key in the file or environment is an error naming the closest key, never a default."""
+        if isinstance(data, dict) and "mcpServers" in data and "mcp_servers" not in data:
+            data = {**data, "mcp_servers": data["mcpServers"]}
+            del data["mcpServers"]
         problems = unknown_settings(data if isinstance(data, dict) else {}, os.environ, cls)
         if problems:
             raise ValueError("; ".join(problems))
