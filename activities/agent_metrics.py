@@ -1,9 +1,14 @@
-"""The agent's Prometheus metrics (`agent_*`), recorded once per run by activities/run_record.py."""
+"""The agent's Prometheus metrics (`agent_*`). Each step attempt is recorded by the tool activity that runs it
+(tools/registry.py), as it ends: a run that climbs the retry ladder and then waits for a human shows its
+retries at once. What needs the whole run (its time, its plan's size, whether retried steps recovered) is
+recorded once per run by activities/run_record.py."""
 
 from __future__ import annotations
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
+from contracts.plan import ExecutionStep
+from contracts.query_path import StepOutput
 from contracts.records import RunMetrics
 
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
@@ -41,19 +46,22 @@ class AgentMetrics:
         self._retried = 0
         self._recovered = 0
 
+    def attempt(self, step: ExecutionStep, retry: int, seconds: float, output: StepOutput | None) -> None:
+        """One attempt at a step, as it ends; `output` None when the tool raised (a failed attempt, score 0)."""
+        function = step.function
+        score = output.confidence.score if output is not None else 0.0
+        self.step_execution_seconds.labels(function=function).observe(seconds)
+        self.confidence_score.labels(function=function).observe(score)
+        if output is None or not output.success or score < step.confidence_threshold:
+            self.confidence_failures.inc()
+        if retry:
+            self.retry_count.labels(function=function).inc()
+
     def record(self, run: RunMetrics) -> None:
-        for function, score in run.scores:
-            self.confidence_score.labels(function=function).observe(score)
-        if run.below_threshold:
-            self.confidence_failures.inc(run.below_threshold)
-        for function, count in run.retries.items():
-            self.retry_count.labels(function=function).inc(count)
         self._retried += run.retried_steps
         self._recovered += run.retried_steps_recovered
         if self._retried:
             self.retry_success_rate.set(self._recovered / self._retried)
         self.plan_execution_seconds.observe(run.plan_seconds)
-        for timing in run.step_timings:
-            self.step_execution_seconds.labels(function=timing.function).observe(timing.seconds)
         if run.plan_steps:
             self.plan_complexity.observe(run.plan_steps)

@@ -43,21 +43,14 @@ class AuditRecord(BaseModel):
     evidence: dict[str, float] = Field(default_factory=dict)
 
 
-class StepTiming(BaseModel):
-    function: str
-    seconds: float
-
-
 class RunMetrics(BaseModel):
-    """One run's measurements, recorded once by the metrics activity (workflow code has no side effects)."""
+    """What only the whole run can tell, recorded once by the run record activity (workflow code has no side
+    effects). Each step attempt is counted by its tool activity as it ends (activities/agent_metrics.py);
+    histories of earlier versions carry per-attempt fields here too, which are ignored."""
 
-    scores: list[tuple[str, float]] = Field(default_factory=list)  # (function, score) of every attempt
-    below_threshold: int = 0  # attempts that failed their step's threshold
-    retries: dict[str, int] = Field(default_factory=dict)  # function -> retries
     retried_steps: int = 0
     retried_steps_recovered: int = 0
     plan_seconds: float = 0.0
-    step_timings: list[StepTiming] = Field(default_factory=list)
     plan_steps: int = 0
 
 

@@ -24,6 +24,7 @@ from tools.cache import ResultCache
 from tools.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from activities.agent_metrics import AgentMetrics
     from backends import Backends
 
 _FRAME_MODULES = {"base", "spec", "registry", "cache", "ontology_tool", "action_tool"}
@@ -74,24 +75,30 @@ async def catalogue(backends: Backends, names: Iterable[str] | None = None) -> d
     return specs
 
 
-def activities(backends: Backends, names: Iterable[str] | None = None,
-               cache: ResultCache | None = None) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
-    """One Temporal activity per enabled tool, named as the tool, with the result cache in front."""
+def activities(backends: Backends, names: Iterable[str] | None = None, cache: ResultCache | None = None,
+               metrics: AgentMetrics | None = None) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
+    """One Temporal activity per enabled tool, named as the tool, with the result cache in front; each
+    attempt is counted in `metrics` as it ends."""
     results = cache or ResultCache(0)
-    return [_as_activity(t, backends, results) for t in enabled_tools(backends, names)]
+    return [_as_activity(t, backends, results, metrics) for t in enabled_tools(backends, names)]
 
 
-def _as_activity(t: Tool, backends: Backends, results: ResultCache) -> Callable[[StepInput], Awaitable[StepOutput]]:
+def _as_activity(t: Tool, backends: Backends, results: ResultCache,
+                 metrics: AgentMetrics | None) -> Callable[[StepInput], Awaitable[StepOutput]]:
     async def run(request: StepInput) -> StepOutput:
-        hit = results.get(request) if t.spec.cacheable else None
-        if hit is not None:
-            return hit
         started = time.monotonic()
-        output = await t.run(request, backends)
-        output.execution_time_ms = int((time.monotonic() - started) * 1000)
-        if t.spec.cacheable:
-            results.put(request, output)
-        return output
+        output: StepOutput | None = None
+        try:
+            output = results.get(request) if t.spec.cacheable else None
+            if output is None:
+                output = await t.run(request, backends)
+                output.execution_time_ms = int((time.monotonic() - started) * 1000)
+                if t.spec.cacheable:
+                    results.put(request, output)
+            return output
+        finally:
+            if metrics is not None:
+                metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output)
 
     run.__name__ = run.__qualname__ = f"tool_{t.name}"
     return activity.defn(name=t.name)(run)

@@ -66,7 +66,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
             planning.plan, planning.adjust_step, routing.route, routing.plan_action, follow_up.read_follow_up]))
     if "tools" in families:
-        tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds))
+        tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds),
+                                              metrics)
         workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
                               activities=[*tool_activities, *(actions.all() if actions else [])]))
     if "synthesis" in families:

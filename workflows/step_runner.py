@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics, ExecutionStep, StepResult
     from contracts.query_path import AdjustInput, AdjustOutput, StepInput, StepOutput
-    from contracts.records import AttemptAudit, StepAudit, StepTiming
+    from contracts.records import AttemptAudit, StepAudit
     from contracts.run import StepState, StepStatus
     from tools.registry import all_tools
 
@@ -63,13 +63,12 @@ class StepRunner:
                                    f"threshold {step.confidence_threshold:.2f}: {out.confidence.reasoning}")
             if met:
                 return self._finish(step, status, audit, out, retry, StepState.SUCCEEDED, success=True)
-            ctx.metrics.below_threshold += 1
             if not ladder_done and retry < settings.max_retries:
                 retry += 1
                 rung = rung_for(retry)
                 if rung is Rung.SAME and out.deterministic and ctx.features.error_aware_ladder:
                     rung = Rung.REPAIR  # the same arguments would fail the same way
-                self._count_retry(step, status)
+                status.state = StepState.RETRYING
                 ctx.say("thought", f"Step {step.id}: confidence {score:.2f} is below {step.confidence_threshold:.2f} "
                                    f"({out.confidence.reasoning}); retry {retry} of {settings.max_retries}: "
                                    f"{RUNG_NOTES[rung]}.")
@@ -100,7 +99,7 @@ class StepRunner:
             retry += 1
             rung = Rung.SAME
             ladder_done = True
-            self._count_retry(step, status)
+            status.state = StepState.RETRYING
             ctx.say("thought", f"Step {step.id}: retrying as {override.by or 'a human'} asked.")
 
     def _decided(self, step: ExecutionStep, status: StepStatus, audit: StepAudit, out: StepOutput, retry: int,
@@ -123,15 +122,9 @@ class StepRunner:
             return self._finish(step, status, audit, accepted, retry, StepState.ACCEPTED_BY_OVERRIDE, success=True)
         return None
 
-    def _count_retry(self, step: ExecutionStep, status: StepStatus) -> None:
-        status.state = StepState.RETRYING
-        retries = self.ctx.metrics.retries
-        retries[step.function] = retries.get(step.function, 0) + 1
-
     async def _attempt(self, step: ExecutionStep, arguments: dict[str, str], context: dict[str, str],
                        retry: int) -> StepOutput:
         ctx = self.ctx
-        started = workflow.now()
         try:
             out = await ctx.options.tools.run(
                 step.function,
@@ -144,9 +137,6 @@ class StepRunner:
             out = StepOutput(success=False, output=f"{step.function} failed: {message}", error=message,
                              confidence=ConfidenceMetrics(score=0.0, reasoning=f"the tool failed: {message}",
                                                           retry_count=retry))
-        seconds = (workflow.now() - started).total_seconds()
-        ctx.metrics.step_timings.append(StepTiming(function=step.function, seconds=seconds))
-        ctx.metrics.scores.append((step.function, out.confidence.score))
         return out
 
     async def _adjust(self, step: ExecutionStep, arguments: dict[str, str], last: StepOutput,

@@ -99,6 +99,20 @@ async def exhaust(harness_factory, seed_graph: str, **agent: Any) -> tuple[Harne
     return harness, handle
 
 
+async def test_metrics_move_as_attempts_end_not_when_the_run_does(harness_factory, seed_graph: str) -> None:
+    """A run that climbed the retry ladder and waits for a human already shows its attempts and retries."""
+    harness, handle = await exhaust(harness_factory, seed_graph, max_retries=2)
+    assert harness.metric("agent_retry_count_total", function="GraphQuery") == 2
+    assert harness.metric("agent_confidence_failures_total") == 3
+    assert harness.metric("agent_confidence_score_count", function="GraphQuery") == 3
+    assert harness.metric("agent_step_execution_seconds_count", function="GraphQuery") == 3
+    assert harness.metric("agent_plan_complexity_count") == 0  # the run's own figures wait for its end
+    await handle.execute_update("submit_override", Override(step_id="s1", decision="skip"))
+    await handle.result()
+    assert harness.metric("agent_plan_complexity_count") == 1
+    assert harness.metric("agent_retry_count_total", function="GraphQuery") == 2  # counted once, not again
+
+
 @pytest.mark.parametrize("via", ["signal", "update"])
 async def test_override_accept_uses_the_low_confidence_result(harness_factory, seed_graph: str, via: str) -> None:
     harness, handle = await exhaust(harness_factory, seed_graph, max_retries=1)
