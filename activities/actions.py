@@ -17,7 +17,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from prometheus_client import Gauge
+from prometheus_client import Counter, Gauge
 from temporalio import activity
 
 from backends.graph_store import GraphQueryError, GraphStore
@@ -55,6 +55,8 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[st
 
 FILTERS_ONLY_CONFIDENCE = 0.85  # below the default approval threshold (0.9): see _targets_by_filters
 IN_FLIGHT = Gauge("tgca_actions_in_flight", "Action executions running in this process")
+EXECUTED = Counter("tgca_actions", "Action executions that ended, by action and outcome (applied, failed)",
+                   ["action", "outcome"])
 DRY_RUN_CHUNK = 1000
 
 
@@ -209,6 +211,7 @@ class ActionTools:
             parameters, problems = {}, [str(exc)]
         if problems:  # checked when planned; a direct caller's bad values fail here, before any write
             reason = "; ".join(problems)
+            EXECUTED.labels(action="(invalid request)", outcome="failed").inc()  # a caller's name: no label
             return action_output({"entity_id": entity_id, "error": reason}, False, 0.0, reason, request.retry_count)
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
                   "run_id": request.workflow_id, "step_id": request.step.id, "request": request.question[:1000],
@@ -225,8 +228,10 @@ class ActionTools:
         try:
             if self.simulated_latency_s:
                 await asyncio.sleep(self.simulated_latency_s)
-            return await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count,
-                                    parameters)
+            out = await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count,
+                                   parameters)
+            EXECUTED.labels(action=action_name, outcome="applied" if out.success else "failed").inc()
+            return out
         finally:
             self.in_flight -= 1
             IN_FLIGHT.dec()

@@ -12,6 +12,8 @@ from contracts.query_path import StepOutput
 from contracts.records import RunMetrics
 
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# The bands an answer's stated (calibrated) confidence is read in: low below 0.5, high from 0.8.
+ANSWER_BUCKETS = (0.3, 0.5, 0.65, 0.8, 0.9, 1.0)
 
 
 class AgentMetrics:
@@ -32,6 +34,9 @@ class AgentMetrics:
             buckets=SECONDS_BUCKETS, registry=registry)
         self.plan_complexity = Histogram(
             "agent_plan_complexity", "Steps per plan", buckets=(1, 2, 3, 4, 5, 6, 8, 10, 15, 20), registry=registry)
+        self.answer_confidence = Histogram(
+            "agent_answer_confidence", "The stated confidence of each answer (a calibrated probability that it "
+            "is right, where a calibrator is used)", buckets=ANSWER_BUCKETS, registry=registry)
         self.audit_write_failures = Counter(
             "agent_audit_write_failures", "Audit writes that failed (the record is retried in the background)",
             registry=registry)
@@ -65,3 +70,5 @@ class AgentMetrics:
         self.plan_execution_seconds.observe(run.plan_seconds)
         if run.plan_steps:
             self.plan_complexity.observe(run.plan_steps)
+        if run.answer_confidence is not None:
+            self.answer_confidence.observe(run.answer_confidence)

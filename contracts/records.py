@@ -52,6 +52,7 @@ class RunMetrics(BaseModel):
     retried_steps_recovered: int = 0
     plan_seconds: float = 0.0
     plan_steps: int = 0
+    answer_confidence: float | None = None  # the stated confidence of the run's answer; None: none stated
 
 
 class RunRecord(BaseModel):

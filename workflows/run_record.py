@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
 def run_record(ctx: RunContext, result: AgentRunResult, started: datetime) -> RunRecord:
     elapsed = workflow.now() - started
     ctx.metrics.plan_seconds = elapsed.total_seconds()
+    ctx.metrics.answer_confidence = result.confidence if result.error is None else None
     settings = ctx.settings
     steps = result.plan.steps if result.plan else []
     audit = None

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from prometheus_client import REGISTRY
 
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
@@ -96,6 +97,8 @@ async def test_payment_debits_once_and_fails_with_its_reasons(graph) -> None:
     tools, g = graph
     first, second = order("approved", 0), order("approved", 1)
     await g.query("MATCH (a:Account) SET a.balance = $b", {"b": first["total_amount"]})
+    ended = {o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) or 0.0
+             for o in ("applied", "failed")}
     paid = await tools.execute_action(call("x", entity_type="PurchaseOrder", action_name="makePayment",
                                            entity_id=first["po_number"]))
     assert paid.success and json.loads(paid.output)["changes"]["paid"] == {"before": False, "after": True}
@@ -110,6 +113,9 @@ async def test_payment_debits_once_and_fails_with_its_reasons(graph) -> None:
     assert json.loads(broke.output)["failures"] == ["Insufficient funds"]
     assert "Order not approved" in json.loads(draft.output)["failures"]
     assert await balance(g) == 0 and await prop(g, second["po_number"], "paid") is False
+    # The batch dashboard's counter: one payment applied, three failed with their reasons.
+    assert {o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) - ended[o]
+            for o in ended} == {"applied": 1, "failed": 3}
 
 
 async def test_concurrent_payments_of_one_order_apply_exactly_once(graph) -> None:

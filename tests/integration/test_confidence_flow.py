@@ -55,6 +55,8 @@ async def test_seed_5_4_empty_result_broadened_retry_accepted_at_0_85(harness_fa
     assert harness.metric("agent_confidence_score_count", function="GraphQuery") == 3
     assert harness.metric("agent_retry_success_rate") == 1.0
     assert harness.metric("agent_plan_complexity_sum") == 1
+    assert harness.metric("agent_answer_confidence_count") == 1
+    assert harness.metric("agent_answer_confidence_sum") == stated
 
 
 async def test_seed_5_5_three_steps_failing_middle_step_recovers_on_retry(harness_factory, seed_graph: str) -> None:
