@@ -8,9 +8,10 @@ import json
 
 import structlog
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
-from backends.graph_store import GraphStore
-from backends.grounding import ground
+from backends.graph_store import GraphQueryError, GraphStore
+from backends.grounding import held_exactly
 from backends.llm import ChatModel
 from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
 from confidence_core.ontology import Ontology
@@ -75,13 +76,17 @@ class ActionPlanningActivities:
         return RouteOutput(intent=intent, reasoning="classified by the router")
 
     async def _names_held(self, question: str) -> list[str]:
-        """The names the question gives that the graph stores as some entity's own name or id. A question
-        about one of them needs the data, whatever the router said: a direct answer about it would be an
-        invention ("by what method was payment PAY-00481 paid?")."""
+        """The names the question gives that the graph stores exactly as some node's value (an id, a name).
+        A question about one of them needs the data, whatever the router said: a direct answer about it would
+        be an invention ("by what method was payment PAY-00481 paid?"). A graph that cannot be read leaves the
+        router's answer as it was."""
         if self.graph is None:
             return []
-        grounding = await ground(question, self.graph, describe=False)
-        return sorted({m.mention for m in grounding.matches if m.how == "exact"})
+        try:
+            return sorted(set(await held_exactly(question, self.graph)))
+        except (GraphQueryError, ApplicationError) as exc:  # unreachable graph: ApplicationError
+            log.warning("route_names_unchecked", error=str(exc))
+            return []
 
     @activity.defn(name=Activities.PLAN_ACTION)
     async def plan_action(self, request: RouteInput) -> ActionPlanningOutput:

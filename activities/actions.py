@@ -55,7 +55,8 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[st
 
 FILTERS_ONLY_CONFIDENCE = 0.85  # below the default approval threshold (0.9): see _targets_by_filters
 IN_FLIGHT = Gauge("tgca_actions_in_flight", "Action executions running in this process")
-EXECUTED = Counter("tgca_actions", "Action executions that ended, by action and outcome (applied, failed)",
+EXECUTED = Counter("tgca_actions", "Action executions that returned a result, by action and outcome (applied; "
+                   "repeated: an earlier attempt had applied it; failed)",
                    ["action", "outcome"])
 DRY_RUN_CHUNK = 1000
 
@@ -230,7 +231,9 @@ class ActionTools:
                 await asyncio.sleep(self.simulated_latency_s)
             out = await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count,
                                    parameters)
-            EXECUTED.labels(action=action_name, outcome="applied" if out.success else "failed").inc()
+            repeated = out.success and bool(json.loads(out.output).get("already_applied"))
+            EXECUTED.labels(action=action_name,
+                            outcome="repeated" if repeated else "applied" if out.success else "failed").inc()
             return out
         finally:
             self.in_flight -= 1

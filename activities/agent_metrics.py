@@ -12,7 +12,7 @@ from contracts.query_path import StepOutput
 from contracts.records import RunMetrics
 
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
-# The bands an answer's stated (calibrated) confidence is read in: low below 0.5, high from 0.8.
+# The bands an answer's stated (calibrated) confidence is read in: low up to 0.5, high above 0.8.
 ANSWER_BUCKETS = (0.3, 0.5, 0.65, 0.8, 0.9, 1.0)
 
 

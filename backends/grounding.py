@@ -63,6 +63,18 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
     return []
 
 
+async def held_exactly(question: str, graph: GraphStore) -> list[str]:
+    """The names the question gives that some node stores exactly (ignoring case) as a property value: one
+    equality scan per name, none of the broader looks `ground` takes."""
+    held = []
+    for mention in mentions(question, await vocabulary(graph)):
+        rows = await graph.ro_query(_FIND.format(condition=_CONDITIONS["exact"]),
+                                    {"term": mention, "skip": list(BOOKKEEPING_LABELS), "limit": 1}, max_rows=1)
+        if rows.rows:
+            held.append(mention)
+    return held
+
+
 def existence_query(names: list[str]) -> str:
     """A read-only query for where the graph holds any of `names` (in any property, as part of a value):
     the plan of last resort for a question about names that grounding found nowhere."""

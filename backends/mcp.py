@@ -81,7 +81,7 @@ class McpTools:
                 async with self._session(server) as session:
                     listed = await session.list_tools()
             except Exception as exc:  # one bad server must not hide the others or stop planning
-                log.warning("mcp_server_unavailable", server=server.name, error=str(exc))
+                log.warning("mcp_server_unavailable", server=server.name, error=server.said(exc))
                 continue
             for tool in listed.tools:
                 found.setdefault(tool.name, McpToolInfo(server.name, tool.name, tool.description or "",
@@ -104,7 +104,8 @@ class McpTools:
         except ApplicationError:
             raise
         except Exception as exc:
-            raise ApplicationError(f"MCP server {server.name} ({where}) failed: {exc}", type="McpUnavailable") from exc
+            raise ApplicationError(f"MCP server {server.name} ({where}) failed: {server.said(exc)}",
+                                   type="McpUnavailable") from exc
         text = "\n".join(getattr(block, "text", "") for block in result.content if getattr(block, "text", ""))
         structured = result.structured_content
         if structured is not None and not text:

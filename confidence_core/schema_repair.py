@@ -367,10 +367,23 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
     return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"
 
 
+_LITERAL_PAIR = re.compile(r"(\w+)\s*:\s*('(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false)\s*(?:,|$)", re.IGNORECASE)
+
+
+def _in_expression(blanked: str, at: int) -> bool:
+    """Whether `name:Label` at `at` is written in an expression (`count(p:X)`, `WHERE p:X`), not as a node
+    pattern (`(p:X`, whose `(` follows no function name)."""
+    before = blanked[:at].rstrip()
+    if not before.endswith("("):
+        return True
+    return bool(re.search(r"\w$", before[:-1].rstrip()))
+
+
 def _label_of(name: str, blanked: str, nodes: Nodes) -> tuple[str, list[re.Match[str]]] | None:
     """The label an unbound `name` stands for, and the label expressions to drop: `p:Province` (or
     `p:Province {country: c}`) written in an expression, or a name spelling a label (`count(provinces)`)."""
-    written = list(re.finditer(rf"(?<![\w.$(]){re.escape(name)}\s*:\s*`?(\w+)`?(\s*\{{[^{{}}]*\}})?", blanked))
+    written = [m for m in re.finditer(rf"(?<![\w.$]){re.escape(name)}\s*:\s*`?(\w+)`?(\s*\{{[^{{}}]*\}})?", blanked)
+               if _in_expression(blanked, m.start())]
     labels = {m.group(1) for m in written}
     if len(labels) == 1 and (label := labels.pop()) in nodes:
         return label, written
@@ -384,15 +397,21 @@ def matched_for(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship
     """`name` used but bound nowhere, naming a label no pattern of the query has (`count(DISTINCT
     p:Province)` after `MATCH (c:Country {...})`): the model meant the nodes of that label joined to the
     query's one bound node the schema joins to it directly, by the one relationship type that does. They
-    are matched (OPTIONAL, so that none counts 0) before the clause that first reads `name`. None when no
-    or several bound nodes, or several relationship types, would fit."""
+    are matched (OPTIONAL, so that none counts 0) before the clause that first reads `name`, with any
+    literal property the label expression compared (`{position: 'GK'}`; a variable there is the join
+    itself). None when no or several bound nodes or relationship types would fit, when a WITH stands
+    between (the bound node may be out of scope), or when the clause aggregates something else too (the new
+    rows would multiply its count)."""
     blanked = blank_strings(query)
     found = _label_of(name, blanked, nodes)
     if found is None:
         return None
     label, written = found
-    bindings = labelled_variables(blanked)
-    matched = set(bindings.values()) | {m.group(1) for m in ANONYMOUS_NODE.finditer(blanked)}
+    patterns_only = blanked  # `count(p:Player)` reads like a node pattern to labelled_variables
+    for m in written:
+        patterns_only = f"{patterns_only[:m.start()]}{' ' * (m.end() - m.start())}{patterns_only[m.end():]}"
+    bindings = labelled_variables(patterns_only)
+    matched = set(bindings.values()) | {m.group(1) for m in ANONYMOUS_NODE.finditer(patterns_only)}
     if name in bindings or label in matched:
         return None  # the label is matched already: another repair's case, not this one
     joins = [(variable, rel) for variable, bound_label in bindings.items() for rel in set(rels)
@@ -400,16 +419,23 @@ def matched_for(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship
     if len({variable for variable, _ in joins}) != 1 or len({rel[1] for _, rel in joins}) != 1:
         return None
     variable, rel = joins[0]
+    properties = [f"{pair.group(1)}: {pair.group(2)}" for m in written if m.group(2)
+                  for pair in _LITERAL_PAIR.finditer(query[m.start(2):m.end(2)].strip().strip("{}"))]
     fixed = query
     for m in reversed(written):  # `p:Province {...}` -> `p`
         fixed = f"{fixed[:m.start()]}{name}{fixed[m.end():]}"
     first = re.search(rf"(?<![\w.$]){re.escape(name)}\b", blank_strings(fixed))
-    before = [c for c in clauses(fixed) if first is not None and c.start <= first.start()
+    found_clauses = clauses(fixed)
+    before = [c for c in found_clauses if first is not None and c.start <= first.start()
               and c.keyword in ("WITH", "RETURN", "WHERE", "ORDER BY", "UNWIND")]
-    if first is None or not before:
-        return None
-    at = before[-1].start
-    if before[-1].keyword == "WHERE":
+    if first is None or not before or before[-1].keyword == "WHERE":
         return None  # a pattern cannot go between a MATCH and its WHERE
+    clause = before[-1]
+    if any(c.keyword == "WITH" and c.start < clause.start for c in found_clauses):
+        return None
+    reading = fixed[clause.body_start:clause.end]
+    if len(AGGREGATE.findall(reading)) > 1:
+        return None
     hop = hop_text(rel, bindings[variable])
-    return f"{fixed[:at]}OPTIONAL MATCH ({variable}){hop}({name}:{label}) {fixed[at:]}"
+    literal = f" {{{', '.join(properties)}}}" if properties else ""
+    return f"{fixed[:clause.start]}OPTIONAL MATCH ({variable}){hop}({name}:{label}{literal}) {fixed[clause.start:]}"

@@ -1,5 +1,5 @@
 """MCP servers as configured: this service's own list, or the `mcpServers` shape people already keep for
-Claude Desktop, Cursor, VS Code and Claude Code (a mapping from a server's name to its spec):
+Claude Desktop, Cursor and Claude Code (a mapping from a server's name to its spec; VS Code's `servers`):
 
     {"mcpServers": {
         "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
@@ -8,7 +8,8 @@ Claude Desktop, Cursor, VS Code and Claude Code (a mapping from a server's name 
                   "headers": {"X-Tenant": "acme"}, "bearer_token": "${CRM_TOKEN}"}}}
 
 A spec with a `url` and no `type` is streamable HTTP; `type` may also be `sse` (the older HTTP transport)
-or `stdio`; `"disabled": true` leaves a server out. `${NAME}` in `url`, `args`, `env`, `headers` and
+or `stdio`; `"disabled": true` leaves a server out, and other clients' interface keys (`autoApprove`,
+`timeout`, ...) are ignored. `${NAME}` in `url`, `args`, `env`, `headers` and
 `bearer_token` is read from the worker's environment when a session opens, so secrets stay out of the file."""
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ Transport = Literal["stdio", "http", "sse"]
 _TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
                                      "streamablehttp": "http", "streamable_http": "http", "sse": "sse"}
 _VARIABLE = re.compile(r"\$\{(\w+)\}")
+# Keys other MCP clients keep for their own user interface (approvals, timeouts, tool filters): meaningless
+# here, so a file copied from them is read without them. Any other unknown key is an error.
+CLIENT_ONLY_KEYS = {"disabled", "timeout", "autoApprove", "alwaysAllow", "disabledTools", "envFile", "description",
+                    "trust", "includeTools", "excludeTools"}
 
 
 class McpServerConfig(BaseModel):
@@ -81,6 +86,16 @@ class McpServerConfig(BaseModel):
         """The address or command line, for messages (never a header or token)."""
         return self.url or " ".join([*self.command, *self.args])
 
+    def said(self, error: BaseException) -> str:
+        """An error's text with any expanded `${NAME}` value in the URL shown as written (a token in a query
+        string must not reach logs or a run's history)."""
+        text = str(error)
+        try:
+            expanded = expand(self.url)
+        except ValueError:
+            return text
+        return text.replace(expanded, self.url) if expanded != self.url else text
+
     def http_headers(self) -> dict[str, str]:
         headers = {k: expand(v) for k, v in self.headers.items()}
         if self.bearer_token:
@@ -106,11 +121,11 @@ def server_list(value: Any) -> Any:
     becomes one entry per name; a list is this service's own shape. A server marked `"disabled": true`
     (as several clients write it) is left out."""
     if isinstance(value, Mapping):
-        value = value.get("mcpServers", value)
+        value = value.get("mcpServers", value.get("servers", value))  # VS Code's mcp.json says "servers"
         if isinstance(value, Mapping):
             value = [{**spec, "name": name} if isinstance(spec, Mapping) else spec for name, spec in value.items()]
     if isinstance(value, list):
-        value = [{k: v for k, v in spec.items() if k != "disabled"} if isinstance(spec, Mapping) else spec
+        value = [{k: v for k, v in spec.items() if k not in CLIENT_ONLY_KEYS} if isinstance(spec, Mapping) else spec
                  for spec in value if not (isinstance(spec, Mapping) and spec.get("disabled") is True)]
     return value
 

@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 import tools as package
 from contracts.query_path import StepInput, StepOutput
@@ -78,7 +79,8 @@ async def catalogue(backends: Backends, names: Iterable[str] | None = None) -> d
 def activities(backends: Backends, names: Iterable[str] | None = None, cache: ResultCache | None = None,
                metrics: AgentMetrics | None = None) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
     """One Temporal activity per enabled tool, named as the tool, with the result cache in front; each
-    attempt is counted in `metrics` as it ends."""
+    attempt is counted in `metrics` as it ends: once per result the workflow receives (a tool's error that
+    Temporal retries is counted when it gives up for good, as a non-retryable error, or not at all)."""
     results = cache or ResultCache(0)
     return [_as_activity(t, backends, results, metrics) for t in enabled_tools(backends, names)]
 
@@ -87,18 +89,21 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
                  metrics: AgentMetrics | None) -> Callable[[StepInput], Awaitable[StepOutput]]:
     async def run(request: StepInput) -> StepOutput:
         started = time.monotonic()
-        output: StepOutput | None = None
+        hit = results.get(request) if t.spec.cacheable else None
+        if hit is not None:
+            return hit  # no work done: not an attempt to count
         try:
-            output = results.get(request) if t.spec.cacheable else None
-            if output is None:
-                output = await t.run(request, backends)
-                output.execution_time_ms = int((time.monotonic() - started) * 1000)
-                if t.spec.cacheable:
-                    results.put(request, output)
-            return output
-        finally:
-            if metrics is not None:
-                metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output)
+            output = await t.run(request, backends)
+        except ApplicationError as exc:
+            if metrics is not None and exc.non_retryable:  # the attempt's end as the workflow sees it
+                metrics.attempt(request.step, request.retry_count, time.monotonic() - started, None)
+            raise
+        output.execution_time_ms = int((time.monotonic() - started) * 1000)
+        if metrics is not None:
+            metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output)
+        if t.spec.cacheable:
+            results.put(request, output)
+        return output
 
     run.__name__ = run.__qualname__ = f"tool_{t.name}"
     return activity.defn(name=t.name)(run)

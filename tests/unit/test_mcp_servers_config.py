@@ -59,3 +59,16 @@ def test_variables_are_read_when_used_and_an_unset_one_is_named() -> None:
     assert expand("Bearer ${A}-${B}", {"A": "1", "B": "2"}) == "Bearer 1-2"
     with pytest.raises(ValueError, match="MISSING_TOKEN is not set"):
         McpServerConfig(name="x", url="http://h", bearer_token="${MISSING_TOKEN}").http_headers()
+
+
+def test_vs_code_servers_key_and_other_clients_interface_keys_are_read(monkeypatch) -> None:
+    monkeypatch.setenv("TGCA_MCP_SERVERS", json.dumps({"servers": {"x": {
+        "type": "http", "url": "http://h:1/mcp", "autoApprove": ["t"], "timeout": 60, "alwaysAllow": []}}}))
+    assert [(s.name, s.transport) for s in load_config().mcp_servers] == [("x", "http")]
+
+
+def test_an_error_never_shows_a_token_expanded_into_the_url(monkeypatch) -> None:
+    monkeypatch.setenv("KEY", "sekrit")
+    server = McpServerConfig(name="x", url="https://h/mcp?key=${KEY}")
+    said = server.said(ConnectionError("cannot reach https://h/mcp?key=sekrit"))
+    assert "sekrit" not in said and "key=${KEY}" in said

@@ -200,14 +200,28 @@ def test_an_unbound_name_with_a_label_is_matched_from_the_one_bound_node_joined_
         "RETURN count(players) AS n")
 
 
+def test_a_plain_label_expression_and_its_literal_properties_are_matched_too() -> None:
+    assert matched_for("MATCH (t:Team {name: 'Lions'}) RETURN count(p:Player) AS n", "p", NODES, RELS) == (
+        "MATCH (t:Team {name: 'Lions'}) OPTIONAL MATCH (t)<-[:PLAYS_FOR]-(p:Player) RETURN count(p) AS n")
+    # A compared value is kept as a condition; a variable there is the join itself.
+    assert matched_for("MATCH (t:Team {name: 'Lions'}) RETURN count(DISTINCT p:Player {number: 9, team: t})",
+                       "p", NODES, RELS) == ("MATCH (t:Team {name: 'Lions'}) OPTIONAL MATCH (t)<-[:PLAYS_FOR]-"
+                                             "(p:Player {number: 9}) RETURN count(DISTINCT p)")
+
+
 def test_an_unbound_labelled_name_is_left_alone_when_the_schema_leaves_a_doubt() -> None:
-    # Two bound nodes join Player? Only Team does; but with two Teams bound the team is a guess.
-    two_teams = "MATCH (a:Team {name: 'A'})-[:RIVAL_OF]->(b:Team) RETURN count(p:Player) AS n"
+    # Two bound Teams join Player: which team is a guess.
+    two_teams = "MATCH (a:Team {name: 'A'})-[:RIVAL_OF]->(b:Team) RETURN count(DISTINCT p:Player) AS n"
     assert matched_for(two_teams, "p", NODES, RELS) is None
     # The label is matched already (another repair names that node).
-    assert matched_for("MATCH (t:Team)<-[:PLAYS_FOR]-(:Player) RETURN count(p:Player)", "p", NODES, RELS) is None
-    # No bound node joins the label directly.
-    assert matched_for("MATCH (s:Stadium) RETURN count(p:Player) AS n", "p", NODES, RELS) is None
-    # A label the schema does not have, or a name that spells none.
-    assert matched_for("MATCH (t:Team) RETURN count(p:Referee) AS n", "p", NODES, RELS) is None
+    assert matched_for("MATCH (t:Team)<-[:PLAYS_FOR]-(:Player) RETURN count(DISTINCT p:Player)", "p", NODES,
+                       RELS) is None
+    # No bound node joins the label directly, or the label is not the schema's.
+    assert matched_for("MATCH (s:Stadium) RETURN count(DISTINCT p:Player) AS n", "p", NODES, RELS) is None
+    assert matched_for("MATCH (t:Team) RETURN count(DISTINCT p:Referee) AS n", "p", NODES, RELS) is None
     assert matched_for("MATCH (t:Team) RETURN count(x) AS n", "x", NODES, RELS) is None
+    # After a WITH the bound node may be out of scope; another aggregate would count the new rows too.
+    assert matched_for("MATCH (t:Team {name: 'x'}) WITH t.city AS city RETURN city, count(DISTINCT p:Player)",
+                       "p", NODES, RELS) is None
+    assert matched_for("MATCH (t:Team)-[:HOSTED]->(m:Match) RETURN count(m), count(DISTINCT p:Player)",
+                       "p", NODES, RELS) is None
