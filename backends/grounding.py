@@ -45,34 +45,32 @@ async def vocabulary(graph: GraphStore) -> set[str]:
     return words
 
 
+async def _stored(graph: GraphStore, how: str, term: str, limit: int = MATCHES_PER_MENTION) -> list[list[object]]:
+    """(label, property, value) of up to `limit` domain nodes storing `term` exactly or as part of a value."""
+    return (await graph.ro_query(_FIND.format(condition=_CONDITIONS[how]),
+                                 {"term": term, "skip": list(BOOKKEEPING_LABELS), "limit": limit},
+                                 max_rows=limit)).rows
+
+
 async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
-    for how, condition in _CONDITIONS.items():
-        rows = await graph.ro_query(_FIND.format(condition=condition),
-                                    {"term": mention, "skip": list(BOOKKEEPING_LABELS), "limit": MATCHES_PER_MENTION},
-                                    max_rows=MATCHES_PER_MENTION)
-        if rows.rows:
+    for how in _CONDITIONS:
+        rows = await _stored(graph, how, mention)
+        if rows:
             return [EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how=how)
-                    for label, prop, value in rows.rows]
+                    for label, prop, value in rows]
     for word in name_tokens(mention):
-        rows = await graph.ro_query(_FIND.format(condition=_CONDITIONS["contains"]),
-                                    {"term": word, "skip": list(BOOKKEEPING_LABELS), "limit": MATCHES_PER_MENTION},
-                                    max_rows=MATCHES_PER_MENTION)
-        if rows.rows:
+        rows = await _stored(graph, "contains", word)
+        if rows:
             return [EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how="words")
-                    for label, prop, value in rows.rows]
+                    for label, prop, value in rows]
     return []
 
 
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
     """The names the question gives that some node stores exactly (ignoring case) as a property value: one
     equality scan per name, none of the broader looks `ground` takes."""
-    held = []
-    for mention in mentions(question, await vocabulary(graph)):
-        rows = await graph.ro_query(_FIND.format(condition=_CONDITIONS["exact"]),
-                                    {"term": mention, "skip": list(BOOKKEEPING_LABELS), "limit": 1}, max_rows=1)
-        if rows.rows:
-            held.append(mention)
-    return held
+    return [mention for mention in mentions(question, await vocabulary(graph))
+            if await _stored(graph, "exact", mention, limit=1)]
 
 
 def existence_query(names: list[str]) -> str:

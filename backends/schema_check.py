@@ -20,7 +20,7 @@ from cypher_guardrail import PropertiesValidator, SchemaValidator, Snapshot
 
 from backends.graph_store import GraphStore
 from confidence_core.asked_for import asked_label, route
-from confidence_core.cypher_text import blank_strings
+from confidence_core.cypher_text import NODE_LABEL, blank_strings
 from confidence_core.schema_repair import (
     ONE_HOP,
     PATH_LABELS,
@@ -38,7 +38,6 @@ from confidence_core.sql_habits import subquery_hint
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
-NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")
 # The types of a relationship pattern: [:A], [r:A|B], [r:A|:B*1..3]
 REL_TYPES = re.compile(r"\[\s*\w*\s*:\s*((?:`?\w+`?\s*\|?\s*:?\s*)+)")
 

@@ -239,10 +239,11 @@ def and_for_where(query: str) -> str:
     meant WHERE: FalkorDB refuses the AND ("expected ... WHERE"). Only when the clause after that MATCH is
     not a WHERE of its own (then the AND would have to move into it: a guess)."""
     found = clauses(query)
+    top_level = masked(query)
     for n, clause in enumerate(found):
         if not clause.keyword.endswith("MATCH") or (n + 1 < len(found) and found[n + 1].keyword == "WHERE"):
             continue
-        body = masked(query)[clause.body_start:clause.end]
+        body = top_level[clause.body_start:clause.end]
         joined = _TOP_AND.search(body)
         if joined is None:
             continue

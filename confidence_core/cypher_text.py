@@ -16,6 +16,7 @@ STRING_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
 _EQUALS = re.compile(r"(\w+\.\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
 _HOPS = re.compile(r"\*(\d*)\.\.(\d+)")
 _CONTAINS = re.compile(r"CONTAINS\s+(?:toLower\s*\(\s*)?'((?:[^'\\]|\\.)*)'", re.IGNORECASE)
+NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")  # the label of each node pattern `(x:Label` or `(:Label`
 
 
 def _contains(prop: str, value: str) -> str:

@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 
 from confidence_core.asked_for import route
-from confidence_core.cypher_text import blank_strings
+from confidence_core.cypher_text import NODE_LABEL, blank_strings
 
 _SUBQUERY = re.compile(r"\(\s*SELECT\b", re.IGNORECASE)
-_NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")
 # `Label.prop = 'value'` or `x.prop = 'value'`, read from the original text (the value is needed).
 _COMPARED = re.compile(r"\b(\w+)\.(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
 # `FROM Label WHERE prop = 'value'`: the property unqualified, its label the FROM's.
@@ -25,7 +24,7 @@ def subquery_hint(query: str, nodes: dict[str, list[str]], rels: set[tuple[str, 
     found = _SUBQUERY.search(blanked)
     if found is None:
         return None
-    outer = sorted({label for label in _NODE_LABEL.findall(blanked[:found.start()]) if label in nodes})
+    outer = sorted({label for label in NODE_LABEL.findall(blanked[:found.start()]) if label in nodes})
     patterns = []
     inner = query[found.start():]
     for label, prop, value in [*_COMPARED.findall(inner), *_FROM_WHERE.findall(inner)]:
@@ -36,5 +35,3 @@ def subquery_hint(query: str, nodes: dict[str, list[str]], rels: set[tuple[str, 
     advice = ("Cypher has no SQL subqueries (IN (SELECT ... FROM ...)): write the condition as part of the "
               "MATCH pattern, as a node with the property it compares")
     return f"{advice}, e.g. MATCH {patterns[0]}" if patterns else advice
-
-
