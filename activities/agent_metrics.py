@@ -11,6 +11,7 @@ from contracts.plan import ExecutionStep
 from contracts.query_path import StepOutput
 from contracts.records import RunMetrics
 
+FAST_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0)
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 # The bands an answer's stated (calibrated) confidence is read in: low up to 0.5, high above 0.8.
 ANSWER_BUCKETS = (0.3, 0.5, 0.65, 0.8, 0.9, 1.0)
@@ -48,6 +49,9 @@ class AgentMetrics:
             "agent_override_rejected", "Override decisions refused, by path (update, signal) and reason "
             "(unauthorized: no right to decide; invalid: a bad step or decision)", ["path", "reason"],
             registry=registry)
+        self.publish_seconds = Histogram(
+            "tgca_worker_publish_seconds", "Publish one AgentResponse to the caller's response topic (the worker's "
+            "publish local activity)", buckets=FAST_BUCKETS, registry=registry)
         self._retried = 0
         self._recovered = 0
 

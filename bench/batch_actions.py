@@ -29,16 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from falkordb.asyncio import FalkorDB
 from prometheus_client import CollectorRegistry
-from temporalio import activity
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Worker
 
 from activities.agent_metrics import AgentMetrics
 from backends.factory import make_backends
 from contracts.names import SEARCH_ATTRIBUTES, WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentSettings
-from contracts.wire import AgentRequest, EmitInput
+from contracts.wire import AgentRequest, AgentResponse
 from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.parts import falkordb_server, temporal_server
 from embedded.processes import free_port
@@ -130,13 +128,13 @@ async def main() -> None:
         client = await Client.connect(f"127.0.0.1:{ports['temporal']}", data_converter=pydantic_data_converter)
         times: dict[str, dict[str, float]] = {}
 
-        @activity.defn(name="emit")
-        async def emit(message: EmitInput) -> None:
-            now = time.perf_counter()
-            for r in message.responses:
-                kind = re.match(r'\{"type": "(action_plan|action_complete)"', r.content)
+        class Timer:
+            """The worker's publisher: when each run's plan and completion messages leave."""
+
+            async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+                kind = re.match(r'\{"type": "(action_plan|action_complete)"', response.content)
                 if kind:
-                    times.setdefault(message.request_id, {})[kind.group(1)] = now
+                    times.setdefault(request_id, {})[kind.group(1)] = time.perf_counter()
 
         rows = []
         with ScriptedLLM(model) as llm:
@@ -147,8 +145,7 @@ async def main() -> None:
                                    audit_path=str(data / "audit.jsonl"))
             backends = make_backends(config)
             workers = build_workers(client, config, set(FAMILIES), backends,
-                                    AgentMetrics(CollectorRegistry()))
-            workers.append(Worker(client, task_queue=queues.bridge, activities=[emit]))
+                                    AgentMetrics(CollectorRegistry()), publisher=Timer())
             for w in workers:
                 await w.__aenter__()
             try:

@@ -1,4 +1,5 @@
-"""tg-confidence-bridge: Pulsar AgentRequests in, AgentResponses out (and the `emit` activity worker)."""
+"""tg-confidence-bridge: Pulsar AgentRequests in; errors out for requests it could not start. The worker
+publishes each run's messages; the bridge still hosts the `emit` activity for runs started before that."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import structlog
 from prometheus_client import start_http_server
 from temporalio.worker import Worker
 
-from bridge.emit import EmitActivities, ResponsePublisher
+from activities.publish import PublishActivities
+from bridge.bridge_metrics import EMIT_SECONDS
 from bridge.relay import RequestRelay, Routing
 from contracts.topics import agent_subscription
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
 from service.flags import add_common_args, add_flow_args, config_from_args, entry_parser
 from service.lifecycle import configure_logging, run_until_signalled
+from service.response_publisher import ResponsePublisher
 
 log = structlog.get_logger(__name__)
 
@@ -51,7 +54,7 @@ async def _subscribe(relay: RequestRelay, pulsar_url: str) -> None:
 async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
-    publisher = ResponsePublisher(client, config.pulsar_url)
+    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS)
     relay = RequestRelay(
         temporal, client, publisher,
         request_topics=config.request_topics,
@@ -64,7 +67,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
                         react_request_topic=config.react_request_topic),
     )
     await _subscribe(relay, config.pulsar_url)
-    worker = Worker(temporal, task_queue=config.queues.bridge, activities=[EmitActivities(publisher).emit],
+    worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
                     max_concurrent_activities=256)
     if config.metrics_port:
         start_http_server(config.metrics_port)

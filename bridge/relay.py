@@ -21,7 +21,6 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from bridge.bridge_metrics import REQUEST_SECONDS
-from bridge.emit import ResponsePublisher
 from bridge.run_summary import run_details, run_summary
 from confidence_core.canary import takes_request
 from confidence_core.override import parse_pulsar_override
@@ -31,6 +30,7 @@ from contracts.run import AgentRunInput, AgentRunResult
 from contracts.topics import is_persistent, paired_response_topic
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
+from service.response_publisher import ResponsePublisher
 
 log = structlog.get_logger(__name__)
 

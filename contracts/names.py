@@ -11,6 +11,8 @@ from temporalio.common import SearchAttributeKey
 
 WORKFLOW_NAME = "ConfidenceAgentWorkflow"
 BATCH_WORKFLOW_NAME = "ActionBatchWorkflow"
+# Patch id (workflow.patched) of runs whose messages the worker publishes itself.
+WORKER_PUBLISH = "worker-publish"
 
 
 
@@ -22,6 +24,7 @@ class Activities:
     EXECUTE_ACTION = "execute_action"
     RECALL_CONVERSATION = "recall_conversation"
     REMEMBER_TURN = "remember_turn"
+    PUBLISH = "publish"  # the caller's messages, published from the worker
     # planning family
     ROUTE = "route"
     PLAN = "plan"
@@ -37,7 +40,7 @@ class Activities:
     ANSWER_FROM_CONVERSATION = "answer_from_conversation"
     # audit family
     RECORD_RUN = "record_run"
-    # bridge family: the caller's messages
+    # bridge family: the caller's messages, for runs started before `publish` (kept for their replay)
     EMIT = "emit"
 
 

@@ -1,7 +1,8 @@
 """Run ConfidenceAgentWorkflow on a given Temporal environment with the real worker families, a real
-FalkorDB graph and a scripted LLM. The bridge's `emit` is replaced by a recorder on the same task
-queue, so a test reads exactly the messages a caller would receive (the Pulsar path itself is
-covered by test_end_to_end.py)."""
+FalkorDB graph and a scripted LLM. The worker's `publish` local activity sends to a recorder instead of
+Pulsar, so a test reads exactly the messages a caller would receive (the Pulsar path itself is covered by
+test_end_to_end.py). A recorder of the bridge's `emit` takes the messages of runs replayed from before
+`publish` existed."""
 
 from __future__ import annotations
 
@@ -15,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry
-from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 from activities.agent_metrics import AgentMetrics
+from activities.publish import PublishActivities
 from backends.factory import make_backends
 from contracts.names import WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
-from contracts.wire import AgentRequest, AgentResponse, EmitInput
+from contracts.wire import AgentRequest, AgentResponse
 from service.config import ServiceConfig
 from tests.scripted_llm import is_planning, is_synthesis
 from worker.families import FAMILIES, build_workers
@@ -35,6 +36,10 @@ class Harness:
     config: ServiceConfig
     registry: CollectorRegistry
     messages: list[AgentResponse] = field(default_factory=list)
+
+    async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        """The worker's publisher, as the caller would see it: every message in order (duplicates included)."""
+        self.messages.append(response)
 
     def metric(self, name: str, **labels: str) -> float:
         return self.registry.get_sample_value(name, labels) or 0.0
@@ -79,12 +84,9 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
     backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}))
     stack.push_async_callback(backends.aclose)
 
-    @activity.defn(name="emit")
-    async def record(message: EmitInput) -> None:
-        harness.messages.extend(message.responses)
-
-    workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(registry))
-    workers.append(Worker(client, task_queue=queues.bridge, activities=[record]))
+    recorder = PublishActivities(harness)
+    workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(registry), publisher=harness)
+    workers.append(Worker(client, task_queue=queues.bridge, activities=[recorder.emit]))
     for worker in workers:
         await stack.enter_async_context(worker)
     return harness

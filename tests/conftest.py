@@ -23,8 +23,8 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.agent_metrics import AgentMetrics
+from activities.publish import PublishActivities
 from backends.factory import make_backends
-from bridge.emit import EmitActivities, ResponsePublisher
 from bridge.relay import RequestRelay, Routing
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
 from contracts.run import AgentSettings
@@ -34,6 +34,7 @@ from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from service.config import ServiceConfig
 from service.connections import pulsar_client
+from service.response_publisher import ResponsePublisher
 from worker.families import FAMILIES, build_workers
 
 
@@ -124,11 +125,12 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         client = temporal_env.client
         backends = make_backends(config)
         stack.push_async_callback(backends.aclose)
-        workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()))
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url)
-        workers.append(Worker(client, task_queue=queues.bridge, activities=[EmitActivities(publisher).emit]))
+        workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()),
+                                publisher=publisher)
+        workers.append(Worker(client, task_queue=queues.bridge, activities=[PublishActivities(publisher).emit]))
         for w in workers:
             await stack.enter_async_context(w)
         relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,

@@ -14,6 +14,7 @@ from activities.audit_sink import AuditSink
 from activities.conversation import ConversationActivities
 from activities.follow_up import FollowUpActivities
 from activities.planning import PlanningActivities
+from activities.publish import PublishActivities, Publisher
 from activities.run_record import RunRecordActivities
 from activities.synthesis import SynthesisActivities
 from backends import Backends
@@ -34,16 +35,21 @@ FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
 
 
 def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
-                  metrics: AgentMetrics, audit_sink: AuditSink | None = None) -> list[Worker]:
+                  metrics: AgentMetrics, audit_sink: AuditSink | None = None,
+                  publisher: Publisher | None = None) -> list[Worker]:
     """One Worker per hosted family, each on its own task queue (config.queues). `audit_sink`: where the
-    audit family writes (default: config.audit_path); the caller closes it when the workers stop."""
+    audit family writes (default: config.audit_path); the caller closes it when the workers stop.
+    `publisher`: where the workflows family's runs send the caller's messages (required with it)."""
     q = config.queues
     interceptors = [LogContextInterceptor()]
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
                if backends.graph is not None and backends.ontology is not None else None)
     workers: list[Worker] = []
     if "workflows" in families:
-        settings = config.agent
+        # Without actions there is nothing to route (route would answer QUERY without asking the LLM): no
+        # routing activity, one server round trip less per request.
+        has_actions = backends.ontology is not None and bool(backends.ontology.actions)
+        settings = config.agent if has_actions else config.agent.model_copy(update={"router_enabled": False})
 
         @activity.defn(name=Activities.AGENT_SETTINGS)
         async def agent_settings() -> AgentSettings:
@@ -51,8 +57,10 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
             return settings
 
         # execute_action also runs here, as the batch's local activity (no server round trip per entity).
+        if publisher is None:
+            raise ValueError("the workflows family publishes the caller's messages: give it a publisher")
         conversations = ConversationActivities(client)
-        local = [agent_settings, conversations.recall, conversations.remember,
+        local = [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
                  *([actions.execute_action] if actions else [])]
         workers.append(Worker(client, task_queue=q.workflow,
                               workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],

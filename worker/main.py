@@ -17,9 +17,10 @@ from activities.agent_metrics import AgentMetrics
 from activities.audit_sink import AuditSink
 from backends.factory import make_backends
 from service.config import ServiceConfig
-from service.connections import connect_temporal
+from service.connections import connect_temporal, pulsar_client
 from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser
 from service.lifecycle import configure_logging, run_until_signalled
+from service.response_publisher import ResponsePublisher
 from worker.families import FAMILIES, build_workers
 
 log = structlog.get_logger(__name__)
@@ -67,10 +68,12 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     backends = make_backends(config)
     metrics = AgentMetrics()
     audit_sink = AuditSink(config.audit_path, metrics)
-    workers = build_workers(client, config, families, backends, metrics, audit_sink)
+    pulsar = pulsar_client(config.pulsar_url) if "workflows" in families else None
+    publisher = ResponsePublisher(pulsar, config.pulsar_url, metrics.publish_seconds) if pulsar else None
+    workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
     if config.metrics_port:
         start_http_server(config.metrics_port)
-    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
+    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     stop_task = asyncio.create_task(stop.wait())
@@ -78,6 +81,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
     await audit_sink.aclose()
+    if publisher is not None and pulsar is not None:
+        await publisher.close()
+        await pulsar.close()
     for task in done:
         if task is not stop_task and task.exception():
             raise task.exception()  # type: ignore[misc]

@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
         event_message,
         progress_event,
     )
-    from contracts.names import BATCH_WORKFLOW_NAME, Activities
+    from contracts.names import BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
     from contracts.plan import ExecutionStep
     from contracts.query_path import StepInput, StepOutput
     from contracts.wire import AgentResponse
@@ -97,7 +97,8 @@ class ActionBatchWorkflow:
 
     @workflow.run
     async def run(self, req: BatchRequest) -> BatchSummary:
-        outbox = Outbox(req.response_topic, req.request_id, req.bridge_queue, req.message_prefix)
+        outbox = Outbox(req.response_topic, req.request_id, req.bridge_queue, req.message_prefix,
+                        from_worker=workflow.patched(WORKER_PUBLISH))
         summary = await run_window(req, outbox.emit)
         await outbox.flush()
         return summary

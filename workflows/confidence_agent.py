@@ -16,7 +16,7 @@ from temporalio.exceptions import ActivityError
 from workflows.action_path import ActionPath
 from workflows.errors import failure_message
 from workflows.query_path import QueryPath
-from workflows.run_context import Features, RunAborted, RunContext
+from workflows.run_context import RunAborted, RunContext
 from workflows.run_record import run_record
 from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
@@ -42,7 +42,7 @@ class ConfidenceAgentWorkflow:
         started = workflow.now()
         # Asked first, before any local activity: a patch marker recorded after one does not replay in the
         # same place.
-        ctx.features = Features.of_this_run()
+        ctx.begin()
         settings, notes = apply_request_overrides(await self._worker_settings(inp), inp.request.plan)
         ctx.configure(settings)
         ctx.notes.extend(notes)

@@ -1,6 +1,10 @@
 """The caller's messages, from workflow code: queued in order and drained by one sender that publishes
-whatever queued up meanwhile in one `emit` activity on the bridge's queue, so the work never waits for
-a message to be published and the messages keep their order."""
+whatever queued up meanwhile in one `publish` local activity (the worker publishes to Pulsar itself: no
+server round trip), so the work never waits for a server to relay a message and the messages keep their
+order. Runs started before `publish` existed use the bridge's `emit` activity, as they did when recorded.
+
+Delivery is at least once, in order per request: a worker that dies after publishing but before its
+workflow task completed publishes again on replay, with the same message ids."""
 
 from __future__ import annotations
 
@@ -15,15 +19,21 @@ with workflow.unsafe.imports_passed_through():
     from contracts.names import Activities
     from contracts.wire import AgentResponse, EmitInput
 
-MAX_BATCH = 500  # messages per emit activity: keeps each payload far below Temporal's limits
+MAX_BATCH = 500  # messages per activity: keeps each payload far below Temporal's limits
+# A broker that refuses a message is retried inside the workflow task for this long, then on timers, so
+# the run's own work goes on meanwhile.
+LOCAL_RETRY_THRESHOLD = timedelta(seconds=2)
 
 
 class Outbox:
-    def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str) -> None:
+    def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str,
+                 from_worker: bool = False) -> None:
         self._topic, self._request_id, self._queue, self._prefix = topic, request_id, bridge_queue, id_prefix
+        self.from_worker = from_worker  # publish locally; False only for runs recorded before it (their replay)
         self._seq = 0
         self._queued: list[AgentResponse] = []
         self._sender: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None  # a sender that gave up: the run must not end as if delivered
 
     def emit(self, response: AgentResponse) -> None:
         self._seq += 1
@@ -31,21 +41,33 @@ class Outbox:
         response.message_id = f"{self._prefix}#{self._seq}"
         self._queued.append(response)
         if self._sender is None or self._sender.done():
+            self._note_failure()
             self._sender = asyncio.create_task(self._send())
 
     async def _send(self) -> None:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
-            await workflow.execute_activity(
-                Activities.EMIT,
-                EmitInput(topic=self._topic, request_id=self._request_id, responses=batch),
-                task_queue=self._queue,
-                start_to_close_timeout=timedelta(seconds=30),
-                schedule_to_close_timeout=timedelta(minutes=10),
-                retry_policy=DELIVERY_RETRY,
-            )
+            message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch)
+            if self.from_worker:
+                await workflow.execute_local_activity(
+                    Activities.PUBLISH, message,
+                    start_to_close_timeout=timedelta(seconds=15), schedule_to_close_timeout=timedelta(minutes=10),
+                    retry_policy=DELIVERY_RETRY, local_retry_threshold=LOCAL_RETRY_THRESHOLD)
+            else:
+                await workflow.execute_activity(
+                    Activities.EMIT, message, task_queue=self._queue,
+                    start_to_close_timeout=timedelta(seconds=30), schedule_to_close_timeout=timedelta(minutes=10),
+                    retry_policy=DELIVERY_RETRY)
+
+    def _note_failure(self) -> None:
+        sender = self._sender
+        if self._failure is None and sender is not None and sender.done() and not sender.cancelled():
+            self._failure = sender.exception()
 
     async def flush(self) -> None:
-        """Wait until every queued message is published (before the run may end)."""
+        """Wait until every queued message is published (before the run may end); raise if any was not."""
         while self._sender is not None and not self._sender.done():
             await self._sender
+        self._note_failure()
+        if self._failure is not None:
+            raise self._failure

@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from confidence_core.override import awaiting_details, check_override
     from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
-    from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
+    from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS, WORKER_PUBLISH
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
     from contracts.query_path import SynthesisOutput
@@ -57,11 +57,13 @@ class Features:
     router: bool = False
     error_aware_ladder: bool = False
     conversation: bool = False
+    worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
 
     @classmethod
     def of_this_run(cls) -> Features:
         return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
-                   conversation=workflow.patched("conversation-memory"))
+                   conversation=workflow.patched("conversation-memory"),
+                   worker_publish=workflow.patched(WORKER_PUBLISH))
 
 
 class RunContext:
@@ -86,6 +88,11 @@ class RunContext:
         self._override_requests = 0
         self.features = Features()
         self.configure(inp.settings or AgentSettings())
+
+    def begin(self) -> None:
+        """Decide, first thing in the run, which recorded behaviours it has (before any activity)."""
+        self.features = Features.of_this_run()
+        self.outbox.from_worker = self.features.worker_publish
 
     def configure(self, settings: AgentSettings) -> None:
         """The settings this run executes with (known once the worker's own were read)."""

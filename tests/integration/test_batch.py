@@ -8,15 +8,15 @@ import uuid
 from typing import Any
 
 import pytest
-from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.actions import ActionTools
+from activities.publish import PublishActivities
 from backends.graph_store import GraphStore
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionTarget, BatchRequest, BatchSummary
-from contracts.wire import EmitInput
+from contracts.wire import AgentResponse
 from embedded import demo_graph
 from workflows.action_batch import ActionBatchWorkflow
 
@@ -31,9 +31,9 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH), simulated_latency_s=0.1)
     published: list[dict[str, Any]] = []
 
-    @activity.defn(name="emit")
-    async def emit(message: EmitInput) -> None:  # the caller's side of the bridge: what it would receive
-        published.extend(r.model_dump() for r in message.responses)
+    class Caller:  # the worker's publisher: what the caller would receive
+        async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+            published.append(response.model_dump())
 
     queue = f"window-{uuid.uuid4().hex[:8]}"
     request = BatchRequest(
@@ -42,9 +42,9 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
         tools_queue=f"{queue}-tools", response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge",
         message_prefix="m")
     client = temporal_env.client
-    async with Worker(client, task_queue=queue, workflows=[ActionBatchWorkflow], activities=[tools.execute_action]), \
-            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action]), \
-            Worker(client, task_queue=f"{queue}-bridge", activities=[emit]):
+    async with Worker(client, task_queue=queue, workflows=[ActionBatchWorkflow],
+                      activities=[tools.execute_action, PublishActivities(Caller()).publish]), \
+            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action]):
         summary = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-1", task_queue=queue,
                                                 result_type=BatchSummary)
         assert tools.peak_in_flight == 4  # the bound was reached and never exceeded

@@ -197,3 +197,24 @@ async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_st
     said = [converter.from_payload(s, str) for s in summaries if s.ByteSize()]
     assert "plan the steps" in said and "step orders: GraphQuery" in said and "step interpret: TextCompletion" in said
     assert "write the answer from 2 result(s)" in said and "record metrics and the audit trail" in said
+
+
+async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) -> None:
+    """The messages leave from the worker (local activities, no server round trip each) and a worker without
+    actions has nothing to route: the run schedules its plan, its steps, its synthesis and its record only."""
+    with ScriptedLLM(reads_the_rows) as llm:
+        stack = await make_stack(llm.base_url)
+        request_id = f"trips-{stack.unique}"
+        messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Who has the most orders?"),
+                                         request_topic=stack.request_topic, timeout_s=60, request_id=request_id,
+                                         response_topic=stack.config.response_topic)]
+        handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
+        await handle.result()
+        events = [e async for e in handle.fetch_history_events()]
+
+    assert messages[-1].message_type == "answer" and len(messages) == 7
+    scheduled = [e.activity_task_scheduled_event_attributes.activity_type.name for e in events
+                 if e.HasField("activity_task_scheduled_event_attributes")]
+    assert sorted(scheduled) == sorted(["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run"])
+    local = [e for e in events if e.HasField("marker_recorded_event_attributes")]
+    assert local, "the messages were published by local activities, recorded as markers"

@@ -1,32 +1,30 @@
-"""The bridge's `emit` activity: AgentResponse -> superset JSON on the response topic, `id` property set.
+"""AgentResponse -> superset JSON on the caller's response topic, with the request's `id` property.
 
-Batching is off: every message is on the caller's latency path, and a batching producer would hold
-each one for its publish delay (measured: BENCHMARKS.md).
+Used by the worker's `publish` local activity (how runs send their messages), by the bridge's `emit`
+activity (how runs started before that send theirs) and by the bridge itself (errors for requests it could
+not start). Batching is off: every message is on the caller's latency path, and a batching producer would
+hold each one for its publish delay (measured: BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 
-import structlog
+from prometheus_client import Histogram
 from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Producer
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from bridge.bridge_metrics import EMIT_SECONDS
-from contracts.names import Activities
-from contracts.wire import AgentResponse, EmitInput
+from contracts.wire import AgentResponse
 from contracts.wire_codec import encode_response
 from service.connections import PULSAR_ERRORS
 
-log = structlog.get_logger(__name__)
-
 
 class ResponsePublisher:
-    def __init__(self, client: AsyncPulsarClient, pulsar_url: str) -> None:
+    def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None) -> None:
         self.client = client
         self.pulsar_url = pulsar_url
+        self._seconds = seconds  # time per message published, when the process exposes it
         self._producers: dict[str, Producer] = {}
         self._lock = asyncio.Lock()
 
@@ -43,7 +41,10 @@ class ResponsePublisher:
         return producer
 
     async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
-        with EMIT_SECONDS.time():
+        if self._seconds is None:
+            await self._publish(topic, request_id, response)
+            return
+        with self._seconds.time():
             await self._publish(topic, request_id, response)
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
@@ -64,17 +65,3 @@ class ResponsePublisher:
             except PULSAR_ERRORS:
                 pass
         self._producers.clear()
-
-
-class EmitActivities:
-    def __init__(self, publisher: ResponsePublisher) -> None:
-        self.publisher = publisher
-
-    @activity.defn(name=Activities.EMIT)
-    async def emit(self, message: EmitInput) -> None:
-        """Publish in order. After a retry, messages already sent go out again with the same message_id,
-        which is how clients recognise and drop them."""
-        for response in message.responses:
-            await self.publisher.publish(message.topic, message.request_id, response)
-            log.debug("emitted", request_id=message.request_id, message_id=response.message_id,
-                      message_type=response.message_type)

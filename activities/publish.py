@@ -1,0 +1,43 @@
+"""The caller's messages leave through these activities: `publish`, the workflow worker's local activity
+(no server round trip), and `emit`, the bridge's, which runs started before `publish` existed still call."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import structlog
+from temporalio import activity
+
+from contracts.names import Activities
+from contracts.wire import AgentResponse, EmitInput
+
+log = structlog.get_logger(__name__)
+
+
+class Publisher(Protocol):
+    """Where messages go: service/response_publisher.ResponsePublisher (Pulsar), or a test's recorder."""
+
+    async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None: ...
+
+
+class PublishActivities:
+    """The same work under both names (docs/architecture.md: how a run's messages reach the caller)."""
+
+    def __init__(self, publisher: Publisher) -> None:
+        self.publisher = publisher
+
+    async def _send_in_order(self, message: EmitInput) -> None:
+        """After a retry, messages already sent go out again with the same message_id, which is how clients
+        recognise and drop them."""
+        for response in message.responses:
+            await self.publisher.publish(message.topic, message.request_id, response)
+            log.debug("published", request_id=message.request_id, message_id=response.message_id,
+                      message_type=response.message_type)
+
+    @activity.defn(name=Activities.PUBLISH)
+    async def publish(self, message: EmitInput) -> None:
+        await self._send_in_order(message)
+
+    @activity.defn(name=Activities.EMIT)
+    async def emit(self, message: EmitInput) -> None:
+        await self._send_in_order(message)
