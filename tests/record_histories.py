@@ -69,6 +69,7 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
                       ("b", "TextCompletion", {"prompt": "Second"}, [])), {"parallel_execution": True}),
     # A query that fails at run time (a type mismatch): repaired from its error, not repeated; the repair
     # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
+    "worker_publish": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
     "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
 }
 
@@ -117,7 +118,7 @@ def write(name: str, history: Any) -> None:
     print(f"recorded {name}: {len(history.events)} events")
 
 
-async def record_batch(env: WorkflowEnvironment, url: str, data: Path) -> None:
+async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch") -> None:
     """The demo conversation: router, action plan, dry run, approval, three windows as child workflows."""
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
@@ -129,8 +130,9 @@ async def record_batch(env: WorkflowEnvironment, url: str, data: Path) -> None:
             await harness.wait_for_override(handle)
             await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
             await handle.result()
-            write("batch", await handle.fetch_history())
-            write("batch_window", await env.client.get_workflow_handle(f"{handle.id}-batch-1").fetch_history())
+            write(name, await handle.fetch_history())
+            window = name.replace("batch", "batch_window", 1)
+            write(window, await env.client.get_workflow_handle(f"{handle.id}-batch-1").fetch_history())
 
 
 def hold_model(body: dict[str, Any]) -> tuple[int, str]:
@@ -174,6 +176,8 @@ async def record(only: set[str]) -> None:
     try:
         if not only or "batch" in only:
             await record_batch(env, url, data)
+        if not only or "batch_worker_publish" in only:  # messages published by the worker (and batch_window_...)
+            await record_batch(env, url, data, "batch_worker_publish")
         if not only or "conversation" in only:
             await record_conversation(env, url, data)
         if not only or "action_parameters" in only:

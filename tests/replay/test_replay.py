@@ -19,7 +19,8 @@ HISTORIES = sorted((Path(__file__).resolve().parent.parent / "histories").glob("
 def test_every_scenario_has_a_committed_history() -> None:
     assert {p.stem for p in HISTORIES} >= {"query", "retry_ladder", "override_accept", "override_timeout", "parallel",
                                           "batch", "batch_window", "conversation", "conversation_turn",
-                                          "action_parameters"}
+                                          "action_parameters", "worker_publish", "batch_worker_publish",
+                                          "batch_window_worker_publish"}
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
