@@ -138,3 +138,17 @@ _WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|LOAD\s+CSV|F
 def write_clauses(query: str) -> list[str]:
     """The clauses of a query that would change the graph (outside string literals), upper-cased."""
     return sorted({m.group(1).upper() for m in _WRITE.finditer(_STRING.sub("''", query))})
+
+
+_AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|stDev|stDevP|percentileCont|percentileDisc)\s*\(", re.IGNORECASE)
+# One relationship between two node patterns: `)-[...]->(`, `)<-[...]-(`, `)--(`, `)-->(`.
+_RELATIONSHIP = re.compile(r"\)\s*<?-\s*(?:\[[^\]]*\]\s*)?-?>?\s*\(")
+
+
+def query_shape(query: str) -> dict[str, float]:
+    """How much a query computes, whatever it is about: whether it aggregates (count, sum, average, min, max)
+    and how many relationships its patterns walk. Harder shapes go wrong more often, so they are evidence
+    for the calibrator (confidence_core/evidence.py); nothing here knows a label or a wording."""
+    blanked = blank_strings(query)
+    return {"aggregates": float(bool(_AGGREGATE.search(blanked))),
+            "hops": float(len(_RELATIONSHIP.findall(blanked)))}

@@ -29,7 +29,10 @@ FEATURES: dict[str, str] = {
     "declined": "an answer saying the results lack what was asked, though rows came back",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "multi_step": "a plan of several steps",
+    "aggregates": "a query that aggregates (count, sum, average, min, max)",
+    "hops": "the relationships a query walks",
 }
+MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 
 def verification_features(verification: str) -> dict[str, float]:
@@ -64,4 +67,6 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         **verification_features(verification),
         "multi_step": float(planned_steps > 1),
+        "aggregates": float(any(s.get("aggregates", 0) > 0 for s in graph)),
+        "hops": min(float(MAX_HOPS_FEATURE), max((s.get("hops", 0.0) for s in graph), default=0.0)) / MAX_HOPS_FEATURE,
     }

@@ -10,7 +10,7 @@ from backends.graph_store import GraphQueryError
 from backends.grounding import compared_where_held, ground, misplaced_names
 from confidence_core.answer_check import holds_nothing
 from confidence_core.cypher_repair import repaired
-from confidence_core.cypher_text import broaden_cypher, query_literals, write_clauses
+from confidence_core.cypher_text import broaden_cypher, query_literals, query_shape, write_clauses
 from confidence_core.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
@@ -203,6 +203,8 @@ class GraphQuery(Tool):
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",
                 "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement}})
+        # the shape of the query that ran: evidence for the calibrator (harder shapes go wrong more often)
+        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **query_shape(query)}})
         return StepOutput(success=True, output=output, confidence=confidence)
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:

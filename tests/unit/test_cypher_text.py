@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.cypher_text import MAX_HOPS, broaden_cypher, query_literals
+from confidence_core.cypher_text import MAX_HOPS, broaden_cypher, query_literals, query_shape
 
 pytestmark = pytest.mark.unit
 
@@ -169,3 +169,15 @@ def test_a_value_spelled_like_a_keyword_is_a_value_not_a_clause(value: str) -> N
     """Hypothesis found 'MATCH' as a stored name split the query into clauses inside the string."""
     broadened = broaden_cypher(f"MATCH (n:Thing {{name: '{value}'}}) RETURN n")
     assert broadened == f"MATCH (n:Thing) WHERE {contains('n.name', value)} RETURN n"
+
+
+@pytest.mark.parametrize(("query", "shape"), [
+    ("MATCH (s:Supplier {name: 'A'}) RETURN s.country", (0, 0)),
+    ("MATCH (s:S)<-[:ISSUED_TO]-(p:P) RETURN s.name, count(p) AS n ORDER BY n DESC LIMIT 3", (1, 1)),
+    ("MATCH (a)-[:X]->(b)-->(c), (c)--(d) RETURN SUM(a.x)", (1, 3)),
+    ("MATCH p=(x {name: 'a-(b)'})-[*..3]-(y) RETURN p", (0, 1)),
+    ("MATCH (n) WHERE n.note = 'count(x)' RETURN n", (0, 0)),
+])
+def test_query_shape_counts_aggregation_and_relationships_outside_strings(query: str, shape: tuple[int, int]) -> None:
+    got = query_shape(query)
+    assert (got["aggregates"], got["hops"]) == shape

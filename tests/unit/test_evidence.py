@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from confidence_core.confidence import text_result_confidence
+from confidence_core.cypher_text import query_shape
 from confidence_core.evidence import FEATURES, run_evidence
 from contracts.plan import ConfidenceMetrics
 from tools.graph_query import score_rows
@@ -69,3 +70,16 @@ def test_a_plan_whose_every_query_misses_what_was_asked_for_is_an_unasked_label(
 
 def test_a_declined_answer_is_a_feature() -> None:
     assert run_evidence([score_rows(3, None, False)], planned_steps=1, verification="declined")["declined"] == 1.0
+
+
+def test_the_shape_of_the_queries_is_evidence_whatever_they_are_about() -> None:
+    def graph_step(query: str) -> ConfidenceMetrics:
+        scored = score_rows(1, None, False)
+        return scored.model_copy(update={"signals": {**scored.signals, **query_shape(query)}})
+
+    lookup = run_evidence([graph_step("MATCH (i:Invoice {number: 'max(2)'}) RETURN i.due")], planned_steps=1)
+    assert lookup["aggregates"] == lookup["hops"] == 0.0  # a function name inside a string is not a call
+    counted = run_evidence([graph_step("MATCH (a:A)-[:R]->(b:B) RETURN count(b)"),
+                            graph_step("MATCH (a)<-[:R]-(b)--(c)-->(d)-[*..3]-(e) RETURN a")], planned_steps=2)
+    assert counted["aggregates"] == 1.0  # one of the answer's queries aggregates
+    assert counted["hops"] == 1.0  # four relationships: counted up to three
