@@ -68,8 +68,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     backends = make_backends(config)
     metrics = AgentMetrics()
     audit_sink = AuditSink(config.audit_path, metrics)
-    pulsar = pulsar_client(config.pulsar_url) if "workflows" in families else None
-    publisher = ResponsePublisher(pulsar, config.pulsar_url, metrics.publish_seconds) if pulsar else None
+    # The workflows family publishes its runs' messages (workflows/outbox.py): it alone needs Pulsar.
+    publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds)
+                 if "workflows" in families else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
     if config.metrics_port:
         start_http_server(config.metrics_port)
@@ -81,9 +82,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
     await audit_sink.aclose()
-    if publisher is not None and pulsar is not None:
+    if publisher is not None:
         await publisher.close()
-        await pulsar.close()
+        await publisher.client.close()
     for task in done:
         if task is not stop_task and task.exception():
             raise task.exception()  # type: ignore[misc]
