@@ -9,7 +9,7 @@ import structlog
 from temporalio import activity
 
 from backends.llm import ChatModel
-from confidence_core.conversation import plausible_rewrite
+from confidence_core.conversation import names_beyond, plausible_rewrite
 from contracts.conversation import FollowUpInput, FollowUpOutput
 from contracts.names import Activities
 from service.prompts import PromptTemplates
@@ -43,5 +43,8 @@ class FollowUpActivities:
         if not plausible_rewrite(request.question, rewritten):
             log.warning("follow_up_rewrite_refused", text=rewritten[:200])
             rewritten = request.question
-        return FollowUpOutput(question=rewritten, from_conversation=from_conversation,
+        beyond = names_beyond(rewritten, request.conversation) if from_conversation else []
+        if beyond:
+            log.info("follow_up_needs_the_graph", names=beyond)
+        return FollowUpOutput(question=rewritten, from_conversation=from_conversation and not beyond,
                               changed=rewritten != request.question.strip())

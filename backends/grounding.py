@@ -18,6 +18,7 @@ from confidence_core.grounding import (
     property_comparisons,
     relabel,
 )
+from confidence_core.text_dates import all_iso_dates, converted_reads, temporal_comparisons
 from contracts.query_path import EntityMatch, Grounding
 
 if TYPE_CHECKING:
@@ -142,6 +143,27 @@ async def compared_where_held(query: str, graph: GraphStore) -> str | None:
         if len(homes) == 1:
             fixed = move_comparison(fixed, variable, prop, value, homes[0])
     return fixed if fixed != query else None
+
+
+DATE_SAMPLE = 20  # stored values looked at to decide that a property holds dates as text
+
+
+async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
+    """The query with each property it compares with `date()` (or another temporal call) converted by that
+    function where the property's label stores it as ISO date text (confidence_core.text_dates); None when
+    nothing is converted. A property of another type, or of an unbound variable, is left as written."""
+    bound = labelled_variables(blank_strings(query))
+    text_dates = set()
+    for variable, prop in temporal_comparisons(query):
+        label = bound.get(variable)
+        if label is None:
+            continue
+        sample = await graph.ro_query(
+            "MATCH (n:`" + label.replace("`", "``") + "`) WHERE n[$prop] IS NOT NULL RETURN n[$prop] LIMIT "
+            f"{DATE_SAMPLE}", {"prop": prop})
+        if all_iso_dates([row[0] for row in sample.rows]):
+            text_dates.add((variable, prop))
+    return converted_reads(query, text_dates) if text_dates else None
 
 
 async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:

@@ -26,6 +26,7 @@ from confidence_core.schema_repair import (
     PATH_LABELS,
     bound_instead,
     count_as_property,
+    joined_for_reads,
     matched_for,
     moved_property,
     neighbour_property,
@@ -38,6 +39,7 @@ from confidence_core.sql_habits import subquery_hint
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
+MAX_UNBOUND_FIXES = 3
 # The types of a relationship pattern: [:A], [r:A|B], [r:A|:B*1..3]
 REL_TYPES = re.compile(r"\[\s*\w*\s*:\s*((?:`?\w+`?\s*\|?\s*:?\s*)+)")
 
@@ -91,9 +93,13 @@ class SchemaCheck:
         if not nodes:
             return None
         fixed = query
-        unbound = undefined_name(await self.graph.explain_error(fixed) or "")
-        if unbound:
-            fixed = bound_instead(fixed, unbound, nodes) or matched_for(fixed, unbound, nodes, rels) or fixed
+        for _ in range(MAX_UNBOUND_FIXES):  # FalkorDB names one unbound variable at a time
+            unbound = undefined_name(await self.graph.explain_error(fixed) or "")
+            bound = unbound and (bound_instead(fixed, unbound, nodes) or matched_for(fixed, unbound, nodes, rels)
+                                 or joined_for_reads(fixed, unbound, nodes, rels))
+            if not bound:
+                break
+            fixed = bound
         for item in SchemaValidator(snapshot).validate(fixed)[1]:
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed

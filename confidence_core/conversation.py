@@ -5,8 +5,10 @@ workflow call these; nothing here does I/O."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from confidence_core.grounding import mentions
 from confidence_core.memory import trim
 from contracts.action_path import BatchSummary, parameters_text
 from contracts.conversation import (
@@ -137,6 +139,20 @@ def plausible_rewrite(original: str, rewritten: str) -> bool:
     """A rewrite the resolver may stand behind: not empty, not a wall of text, not an answer in disguise."""
     text = rewritten.strip()
     return bool(text) and len(text) <= max(400, 4 * len(original)) and "\n\n" not in text
+
+
+def names_beyond(question: str, conversation: str) -> list[str]:
+    """The names the question gives that the conversation never states ("... based in Germany?" after a
+    turn that listed suppliers without their countries): a question about them cannot be answered from the
+    conversation, whatever a model says."""
+    said = set(re.findall(r"\w+", conversation.lower()))
+    return [name for name in mentions(question, set())
+            if not all(word in said for word in re.findall(r"\w+", name.lower()) if _significant(word, name))]
+
+
+def _significant(word: str, name: str) -> bool:
+    """A word of a name that carries it (capitalised or with a digit), not a connective caught with it."""
+    return any(c.isdigit() for c in word) or bool(re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}", name))
 
 
 UNSCORED_BASIS = 0.5  # an answer drawn from turns that carry no confidence (a client's own history)

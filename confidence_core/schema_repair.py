@@ -424,18 +424,54 @@ def matched_for(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship
     fixed = query
     for m in reversed(written):  # `p:Province {...}` -> `p`
         fixed = f"{fixed[:m.start()]}{name}{fixed[m.end():]}"
-    first = re.search(rf"(?<![\w.$]){re.escape(name)}\b", blank_strings(fixed))
-    found_clauses = clauses(fixed)
+    literal = f" {{{', '.join(properties)}}}" if properties else ""
+    return _matched_before_first_read(
+        fixed, name, f"OPTIONAL MATCH ({variable}){hop_text(rel, bindings[variable])}({name}:{label}{literal})")
+
+
+def _matched_before_first_read(query: str, name: str, pattern: str) -> str | None:
+    """`pattern` (a MATCH clause binding `name`) put before the clause that first reads `name`. None when
+    that clause is a WHERE (a pattern cannot go between a MATCH and its WHERE), when a WITH stands before
+    it (the node the pattern starts from may be out of scope), or when it aggregates more than one thing
+    (the new rows would multiply the other count)."""
+    first = re.search(rf"(?<![\w.$]){re.escape(name)}\b", blank_strings(query))
+    found_clauses = clauses(query)
     before = [c for c in found_clauses if first is not None and c.start <= first.start()
               and c.keyword in ("WITH", "RETURN", "WHERE", "ORDER BY", "UNWIND")]
     if first is None or not before or before[-1].keyword == "WHERE":
-        return None  # a pattern cannot go between a MATCH and its WHERE
+        return None
     clause = before[-1]
     if any(c.keyword == "WITH" and c.start < clause.start for c in found_clauses):
         return None
-    reading = fixed[clause.body_start:clause.end]
-    if len(AGGREGATE.findall(reading)) > 1:
+    if len(AGGREGATE.findall(query[clause.body_start:clause.end])) > 1:
         return None
+    return f"{query[:clause.start]}{pattern} {query[clause.start:]}"
+
+
+def joined_for_reads(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship]) -> str | None:
+    """`name` read but bound nowhere and given no label (`RETURN i.number, s.name` after `MATCH
+    (i:Invoice)-[:BILLS]->(po:PurchaseOrder)`): the model meant a neighbour of a bound node that it forgot to
+    match. The candidates are the labels the schema joins directly to a bound node's label, by one
+    relationship, that have every property read from `name`; with several, those whose label starts with
+    the name's first letter. Exactly one (bound node, relationship, label) is matched before the clause that
+    first reads `name`; None when that is not one, or when `name` is bound, counted or used bare."""
+    blanked = blank_strings(query)
+    read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
+    bare = re.findall(rf"(?<![\w.$]){re.escape(name)}\b(?!\s*\.)", blanked)
+    if not read or bare:
+        return None
+    bindings = labelled_variables(blanked)
+    if name in bindings or re.search(rf"[(,]\s*{re.escape(name)}\s*[:)\]]|\bAS\s+{re.escape(name)}\b",
+                                     blanked, re.IGNORECASE):
+        return None  # bound after all (an unlabelled node, a relationship or an alias): not this repair's case
+    joins = [(variable, rel, other) for variable, bound_label in bindings.items() for rel in set(rels)
+             if bound_label in (rel[0], rel[2])
+             for other in {rel[2] if rel[0] == bound_label else rel[0]}
+             if read <= set(nodes.get(other, []))]
+    if len(joins) > 1:
+        joins = [j for j in joins if j[2].lower().startswith(name[0].lower())]
+    if len(joins) != 1:
+        return None
+    variable, rel, label = joins[0]
     hop = hop_text(rel, bindings[variable])
-    literal = f" {{{', '.join(properties)}}}" if properties else ""
-    return f"{fixed[:clause.start]}OPTIONAL MATCH ({variable}){hop}({name}:{label}{literal}) {fixed[clause.start:]}"
+    return _matched_before_first_read(query, name, f"MATCH ({variable}){hop}({name}:{label})")

@@ -17,6 +17,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 from temporalio.client import Client, WorkflowHandle
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from activities.agent_metrics import AgentMetrics
@@ -36,9 +37,12 @@ class Harness:
     config: ServiceConfig
     registry: CollectorRegistry
     messages: list[AgentResponse] = field(default_factory=list)
+    refusal: str = ""  # set: the broker refuses every message, for good (e.g. the topic was deleted)
 
     async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
         """The worker's publisher, as the caller would see it: every message in order (duplicates included)."""
+        if self.refusal:
+            raise ApplicationError(self.refusal, non_retryable=True)
         self.messages.append(response)
 
     def metric(self, name: str, **labels: str) -> float:

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError
-from backends.grounding import compared_where_held, ground, misplaced_names
+from backends.grounding import compared_where_held, dates_read_as_dates, ground, misplaced_names
 from confidence_core.answer_check import holds_nothing
 from confidence_core.cypher_repair import repaired
 from confidence_core.cypher_text import broaden_cypher, query_literals, query_shape, write_clauses
@@ -156,6 +156,7 @@ class GraphQuery(Tool):
             fixed = await backends.schema.corrected(fixed) or fixed
         if backends.graph is not None:
             fixed = await compared_where_held(fixed, backends.graph) or fixed
+            fixed = await dates_read_as_dates(fixed, backends.graph) or fixed
         return {**arguments, "query": fixed} if fixed != query else None
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:

@@ -16,7 +16,6 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from contracts.action_path import (
@@ -33,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.query_path import StepInput, StepOutput
     from contracts.wire import AgentResponse
 
-from workflows.errors import failure_message
+from workflows.errors import LOCAL_ACTIVITY_FAILED, failure_message
 from workflows.outbox import Outbox
 
 
@@ -65,7 +64,7 @@ async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome
             out = await workflow.execute_activity(
                 Activities.EXECUTE_ACTION, arg, result_type=StepOutput, task_queue=req.tools_queue,
                 start_to_close_timeout=timeout, retry_policy=retry)
-    except ActivityError as exc:
+    except LOCAL_ACTIVITY_FAILED as exc:  # local or not: either way the entity is reported, not lost
         return EntityOutcome(entity_id=target.entity_id, success=False, error=f"not executed: {failure_message(exc)}")
     return outcome_of(target.entity_id, out)
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+
+# What awaiting a local activity raises when it failed: the SDK raises its cause (the activity's own
+# ApplicationError, or a TimeoutError) where a server-side activity raises ActivityError.
+LOCAL_ACTIVITY_FAILED = (ActivityError, ApplicationError, TimeoutError)
 
 
 def failure_message(exc: BaseException) -> str:

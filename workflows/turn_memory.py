@@ -9,9 +9,8 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
 
-from workflows.errors import failure_message
+from workflows.errors import LOCAL_ACTIVITY_FAILED, failure_message
 from workflows.run_context import RunContext
 
 with workflow.unsafe.imports_passed_through():
@@ -59,7 +58,7 @@ class TurnMemory:
                     Activities.RECALL_CONVERSATION, RecallInput(conversation_id=self.conversation_id),
                     result_type=ConversationMemory, start_to_close_timeout=timedelta(seconds=10),
                     retry_policy=RECALL_RETRY)
-            except ActivityError as exc:
+            except LOCAL_ACTIVITY_FAILED as exc:
                 self.ctx.say("observation", f"The conversation's memory could not be read ({failure_message(exc)}); "
                                             "answering the question on its own.")
         return self.memory
@@ -92,7 +91,7 @@ class TurnMemory:
                 Activities.REMEMBER_TURN,
                 RememberInput(conversation_id=self.conversation_id, turn=turn, queue=ctx.inp.queues.workflow),
                 start_to_close_timeout=timedelta(seconds=10), retry_policy=REMEMBER_RETRY)
-        except ActivityError as exc:
+        except LOCAL_ACTIVITY_FAILED as exc:
             ctx.notes.append(f"this turn could not be added to conversation {self.conversation_id}: "
                              f"{failure_message(exc)}")
             workflow.logger.warning("turn not remembered: %s", failure_message(exc))

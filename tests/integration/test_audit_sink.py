@@ -10,7 +10,9 @@ import stat
 import threading
 from pathlib import Path
 
+import pytest
 from prometheus_client import CollectorRegistry
+from temporalio.client import WorkflowFailureError
 
 from activities.agent_metrics import AgentMetrics
 from activities.audit_sink import AuditSink
@@ -104,3 +106,20 @@ async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(harness_f
     await eventually(lambda: harness.metric("agent_audit_pending_records") == 0)
     [record] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert record["request"]["question"] == "Which entities exist?"
+
+
+async def test_a_run_whose_messages_cannot_be_delivered_fails_and_its_audit_record_says_so(
+        harness_factory, seed_graph: str, tmp_path: Path) -> None:
+    query = "MATCH (e:Entity) RETURN e.name AS name"
+    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": query}, []))],
+                                              text=lambda b: "", answer="Entity X, Entity Y, Entity Z, Entity W"),
+                                    seed_graph)
+    harness.refusal = "topic not found"
+    with pytest.raises(WorkflowFailureError):
+        await asyncio.wait_for((await harness.start("Which entities exist?")).result(), 60)
+    assert harness.messages == []
+    await eventually(lambda: (tmp_path / "audit.jsonl").exists())
+    [record] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert record["request"]["question"] == "Which entities exist?"
+    assert any("not every message reached the response topic" in n and "topic not found" in n
+               for n in record["notes"])

@@ -162,3 +162,46 @@ async def test_an_sql_subquery_is_refused_with_the_cypher_pattern_to_write_inste
     finally:
         for closer in backends.closers:
             await closer.aclose()
+
+
+async def test_a_date_stored_as_text_is_compared_as_a_date(falkordb_url: str, unique: str) -> None:
+    """FalkorDB answers `'2024-06-28' < date()` with null: "overdue" over ISO text would find nothing."""
+    from backends.grounding import dates_read_as_dates
+    async with seeded_graph(
+            falkordb_url, f"dues-{unique}",
+            "CREATE (:Bill {ref: 'B-1', due: '2001-02-03'}), (:Bill {ref: 'B-2', due: '2999-01-01'}), "
+            "(:Bill {ref: 'B-3', due: '2002-03-04T10:00:00'}), (:Bill {ref: 'B-4'}), "
+            "(:Ticket {ref: 'T-1', due: 'soon'})") as name:
+        store = GraphStore(falkordb_url, name)
+        try:
+            query = "MATCH (b:Bill) WHERE b.due < date() RETURN b.ref ORDER BY b.ref"
+            assert (await store.ro_query(query)).rows == []
+            fixed = await dates_read_as_dates(query, store)
+            assert fixed == "MATCH (b:Bill) WHERE date(b.due) < date() RETURN b.ref ORDER BY b.ref"
+            assert (await store.ro_query(fixed)).rows == [["B-1"], ["B-3"]]
+            # the call first, with a month's arithmetic on the other side
+            reversed_query = ("MATCH (b:Bill) WHERE date() > b.due AND b.due > date() - duration({years: 100}) "
+                              "RETURN b.ref")
+            assert await dates_read_as_dates(reversed_query, store) == (
+                "MATCH (b:Bill) WHERE date() > date(b.due) AND date(b.due) > date() - duration({years: 100}) "
+                "RETURN b.ref")
+            # text that is not a date, and a string compared as a string, stay as written
+            assert await dates_read_as_dates("MATCH (t:Ticket) WHERE t.due < date() RETURN t.ref", store) is None
+            assert await dates_read_as_dates(
+                "MATCH (b:Bill) WHERE b.due < toString(date()) RETURN b.ref", store) is None
+        finally:
+            await store.aclose()
+
+
+async def test_a_variable_read_but_never_matched_is_matched_as_the_neighbour_it_must_be(
+        falkordb_url: str, shelves: str) -> None:
+    """Books join authors and publishers, both named: `p` starts like Publisher."""
+    store = GraphStore(falkordb_url, shelves)
+    try:
+        query = "MATCH (b:Book) WHERE b.pages > 80 RETURN b.title AS book, p.name AS publisher ORDER BY pages"
+        assert await store.explain_error(query) == "'p' not defined"
+        fixed = await SchemaCheck(store).corrected(query)
+        assert fixed is not None and await store.explain_error(fixed) is None
+        assert (await store.ro_query(fixed)).rows == [["One", "North Press"], ["Two", "South House"]]
+    finally:
+        await store.aclose()

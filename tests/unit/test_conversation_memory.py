@@ -7,6 +7,7 @@ from confidence_core.conversation import (
     action_summary,
     conversation_confidence,
     memory_from_history,
+    names_beyond,
     plausible_rewrite,
     remember,
     render,
@@ -99,3 +100,9 @@ def test_conversation_ids_become_safe_workflow_ids() -> None:
     assert conversation_workflow_id("c-1") == "conversation-c-1"
     odd = conversation_workflow_id("a b/c")
     assert odd.startswith("conversation-a_b_c-") and odd != conversation_workflow_id("a_b_c")
+
+
+def test_names_a_question_gives_beyond_the_conversation() -> None:
+    said = "Agent: Harbour City and Old Mill scored the most goals."
+    assert names_beyond("Which of Harbour City and Old Mill play in Northport?", said) == ["Northport"]
+    assert names_beyond("Which of Harbour City and Old Mill scored more?", said) == []

@@ -6,6 +6,7 @@ from confidence_core.schema_repair import (
     bound_instead,
     count_as_property,
     display_property,
+    joined_for_reads,
     label_paths,
     matched_for,
     moved_property,
@@ -225,3 +226,27 @@ def test_an_unbound_labelled_name_is_left_alone_when_the_schema_leaves_a_doubt()
                        "p", NODES, RELS) is None
     assert matched_for("MATCH (t:Team)-[:HOSTED]->(m:Match) RETURN count(m), count(DISTINCT p:Player)",
                        "p", NODES, RELS) is None
+
+
+def test_an_unbound_unlabelled_name_is_matched_as_the_neighbour_that_has_what_is_read() -> None:
+    # The stadium a match was played at: Stadium is the one label joined to Match that has a capacity.
+    query = "MATCH (t:Team)-[:HOSTED]->(m:Match) WHERE t.city = 'Oslo' RETURN m.played_on, s.capacity"
+    assert joined_for_reads(query, "s", NODES, RELS) == (
+        "MATCH (t:Team)-[:HOSTED]->(m:Match) WHERE t.city = 'Oslo' MATCH (m)-[:PLAYED_AT]->(s:Stadium) "
+        "RETURN m.played_on, s.capacity")
+    # `name` is on Player, Team and Stadium: the first letter of the variable settles it.
+    named = "MATCH (t:Team)-[:HOSTED]->(m:Match) RETURN m.played_on, s.name ORDER BY m.played_on"
+    assert joined_for_reads(named, "s", NODES, RELS) == (
+        "MATCH (t:Team)-[:HOSTED]->(m:Match) MATCH (m)-[:PLAYED_AT]->(s:Stadium) "
+        "RETURN m.played_on, s.name ORDER BY m.played_on")
+
+
+def test_an_unbound_unlabelled_name_is_left_alone_when_the_schema_leaves_a_doubt() -> None:
+    # Player, Team (rival) and Coach-less `name`: no label starts with `x`, and several have a name.
+    assert joined_for_reads("MATCH (t:Team) RETURN x.name", "x", NODES, RELS) is None
+    # Nothing is read from it (counted or used bare): not a neighbour this repair can name.
+    assert joined_for_reads("MATCH (t:Team) RETURN count(s)", "s", NODES, RELS) is None
+    # Bound after all (an alias): another problem.
+    assert joined_for_reads("MATCH (t:Team) WITH t AS s RETURN s.name", "s", NODES, RELS) is None
+    # Read first in a WHERE: a MATCH cannot go between a MATCH and its WHERE.
+    assert joined_for_reads("MATCH (m:Match) WHERE s.capacity > 10 RETURN m", "s", NODES, RELS) is None
