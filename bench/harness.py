@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
@@ -51,7 +52,9 @@ class Deployment:
 async def deployment(responder: Callable[[dict[str, Any]], tuple[int, str]], **extra_env: str):  # type: ignore[no-untyped-def]
     data = Path(tempfile.mkdtemp(prefix="tgca-bench-"))
     ports = {name: free_port() for name in ("temporal", "ui", "pulsar", "falkordb", "bridge_metrics", "metrics")}
-    servers = [temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES),
+    # BENCH_TEMPORAL_DYNAMIC_CONFIG='{"key": value}': a server setting to measure against the default.
+    dynamic = json.loads(os.environ.get("BENCH_TEMPORAL_DYNAMIC_CONFIG") or "{}")
+    servers = [temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES, dynamic),
                pulsar_broker(data, ports["pulsar"]), falkordb_server(data, ports["falkordb"])]
     children: list[ManagedProcess] = []
     try:
