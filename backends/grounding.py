@@ -84,8 +84,13 @@ def existence_query(names: list[str]) -> str:
             "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5")
 
 
+def _labelled(label: str) -> str:
+    """The node pattern `(n:Label)`, the label escaped so that any stored name is read as one label."""
+    return "(n:`" + label.replace("`", "``") + "`)"
+
+
 def _entity(label: str) -> str:
-    return "(n:`" + label.replace("`", "``") + "`) WHERE toString(n[$prop]) = $value WITH n LIMIT 1 "
+    return _labelled(label) + " WHERE toString(n[$prop]) = $value WITH n LIMIT 1 "
 
 
 async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
@@ -159,8 +164,8 @@ async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
         if label is None:
             continue
         sample = await graph.ro_query(
-            "MATCH (n:`" + label.replace("`", "``") + "`) WHERE n[$prop] IS NOT NULL RETURN n[$prop] LIMIT "
-            f"{DATE_SAMPLE}", {"prop": prop})
+            f"MATCH {_labelled(label)} WHERE n[$prop] IS NOT NULL RETURN n[$prop] LIMIT {DATE_SAMPLE}",
+            {"prop": prop})
         if all_iso_dates([row[0] for row in sample.rows]):
             text_dates.add((variable, prop))
     return converted_reads(query, text_dates) if text_dates else None

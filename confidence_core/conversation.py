@@ -146,13 +146,13 @@ def names_beyond(question: str, conversation: str) -> list[str]:
     turn that listed suppliers without their countries): a question about them cannot be answered from the
     conversation, whatever a model says."""
     said = set(re.findall(r"\w+", conversation.lower()))
-    return [name for name in mentions(question, set())
-            if not all(word in said for word in re.findall(r"\w+", name.lower()) if _significant(word, name))]
+    return [name for name in mentions(question, set()) if not set(_carrying_words(name)) <= said]
 
 
-def _significant(word: str, name: str) -> bool:
-    """A word of a name that carries it (capitalised or with a digit), not a connective caught with it."""
-    return any(c.isdigit() for c in word) or bool(re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}", name))
+def _carrying_words(name: str) -> list[str]:
+    """The words that carry a name (capitalised or with a digit), lower-cased; not a connective caught with
+    it (the "of" in "Bank of Spain")."""
+    return [word.lower() for word in re.findall(r"\w+", name) if word[0].isupper() or any(c.isdigit() for c in word)]
 
 
 UNSCORED_BASIS = 0.5  # an answer drawn from turns that carry no confidence (a client's own history)

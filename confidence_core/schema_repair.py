@@ -50,6 +50,12 @@ def hop_text(rel: Relationship, from_label: str) -> str:
     return f"-[:{rel_type}]->" if start == from_label else f"<-[:{rel_type}]-"
 
 
+def far_end(rel: Relationship, from_label: str) -> str:
+    """The label at the other end of `rel` from `from_label`."""
+    start, _, end = rel
+    return end if start == from_label else start
+
+
 def label_paths(start: str, goal: str, rels: Iterable[Relationship],
                 max_hops: int = MAX_HOPS) -> list[list[Relationship]]:
     """Every shortest path of relationships from label `start` to label `goal` (no label visited twice),
@@ -464,10 +470,9 @@ def joined_for_reads(query: str, name: str, nodes: Nodes, rels: Iterable[Relatio
     if name in bindings or re.search(rf"[(,]\s*{re.escape(name)}\s*[:)\]]|\bAS\s+{re.escape(name)}\b",
                                      blanked, re.IGNORECASE):
         return None  # bound after all (an unlabelled node, a relationship or an alias): not this repair's case
-    joins = [(variable, rel, other) for variable, bound_label in bindings.items() for rel in set(rels)
-             if bound_label in (rel[0], rel[2])
-             for other in {rel[2] if rel[0] == bound_label else rel[0]}
-             if read <= set(nodes.get(other, []))]
+    joins = [(variable, rel, far_end(rel, bound_label)) for variable, bound_label in bindings.items()
+             for rel in set(rels)
+             if bound_label in (rel[0], rel[2]) and read <= set(nodes.get(far_end(rel, bound_label), []))]
     if len(joins) > 1:
         joins = [j for j in joins if j[2].lower().startswith(name[0].lower())]
     if len(joins) != 1:

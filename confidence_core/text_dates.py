@@ -13,7 +13,7 @@ from confidence_core.cypher_text import blank_strings
 _TEMPORAL = r"(date|localdatetime|localtime|time)"
 _OPERATOR = r"(<=|>=|<>|=|<|>)"
 # `v.prop < date(`: the read on the left of a comparison with a temporal function call.
-_READ_FIRST = re.compile(rf"(?<![\w.$(])(\w+)\.(\w+)(\s*){_OPERATOR}\s*{_TEMPORAL}\s*\(", re.IGNORECASE)
+_READ_FIRST = re.compile(rf"(?<![\w.$(])(\w+)\.(\w+)\s*{_OPERATOR}\s*{_TEMPORAL}\s*\(", re.IGNORECASE)
 # `date() > v.prop`: the read on the right of a bare temporal call (one with arguments may nest brackets).
 _CALL_FIRST = re.compile(rf"\b{_TEMPORAL}\s*\(\s*\)\s*{_OPERATOR}\s*(\w+)\.(\w+)\b(?!\s*\()", re.IGNORECASE)
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
@@ -34,7 +34,7 @@ def converted_reads(query: str, text_dates: set[tuple[str, str]]) -> str | None:
     edits: list[tuple[int, int, str]] = []
     for m in _READ_FIRST.finditer(blanked):
         if (m.group(1), m.group(2)) in text_dates:
-            edits.append((m.start(1), m.end(2), f"{m.group(5).lower()}({m.group(1)}.{m.group(2)})"))
+            edits.append((m.start(1), m.end(2), f"{m.group(4).lower()}({m.group(1)}.{m.group(2)})"))
     for m in _CALL_FIRST.finditer(blanked):
         if (m.group(3), m.group(4)) in text_dates:
             edits.append((m.start(3), m.end(4), f"{m.group(1).lower()}({m.group(3)}.{m.group(4)})"))

@@ -62,14 +62,16 @@ class ConfidenceAgentWorkflow:
         if turn is not None:
             await turn.remember(result)
         ctx.release_answer()
+        undelivered: BaseException | None = None
         try:
             await ctx.outbox.flush()
         except LOCAL_ACTIVITY_FAILED as exc:
             # The run still leaves its audit record, saying its messages did not all reach the caller.
             ctx.notes.append(f"not every message reached the response topic: {failure_message(exc)}")
-            await self._record(result, started)
-            raise
+            undelivered = exc
         await self._record(result, started)
+        if undelivered is not None:
+            raise undelivered
         return result
 
     async def _answer(self, notes: list[str], turn: TurnMemory | None) -> AgentRunResult:
