@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 from temporalio.common import SearchAttributeKey
 
 WORKFLOW_NAME = "ConfidenceAgentWorkflow"
@@ -45,14 +45,34 @@ class Activities:
 
 
 class TaskQueues(BaseModel):
-    """One named task queue per activity family (docs/architecture.md: scaling a family out)."""
+    """The task queue of each activity family. By default every family shares the workflow's queue, so one
+    worker process hosting them all (`tg-confidence up`, the compose file) runs each activity eagerly: the
+    SDK hands the task to itself in the reply to the workflow task instead of the server matching it to a
+    poller (30-45 ms per task on the dev server, BENCHMARKS.md). Give a family a queue of its own to run it
+    in separate processes and scale it out (docs/architecture.md). An empty name means the workflow's."""
 
     workflow: str = "tgca-workflows"
-    planning: str = "tgca-planning"
-    tools: str = "tgca-tools"
-    synthesis: str = "tgca-synthesis"
-    audit: str = "tgca-audit"
+    planning: str = ""
+    tools: str = ""
+    synthesis: str = ""
+    audit: str = ""
     bridge: str = "tgca-bridge"
+
+    @model_validator(mode="after")
+    def _shared_by_default(self) -> TaskQueues:
+        for family in FAMILY_QUEUES:
+            if not getattr(self, family):
+                setattr(self, family, self.workflow)
+        return self
+
+    def suffixed(self, suffix: str) -> TaskQueues:
+        """Every queue with `-suffix` appended (tests and benches keep their tasks apart), shared ones still
+        shared."""
+        return TaskQueues(**{name: f"{value}-{suffix}" for name, value in self.model_dump().items()})
+
+
+# The families whose queue may be their own or the workflow's (the bridge is another process: its own).
+FAMILY_QUEUES = ("planning", "tools", "synthesis", "audit")
 
 
 SA_STATUS = SearchAttributeKey.for_keyword("TgcaStatus")

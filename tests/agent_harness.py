@@ -78,7 +78,7 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
                        graph_name: str, audit_path: Path, ontology_path: str = "", calibrator_path: str = "",
                        **agent: Any) -> Harness:
     unique = uuid.uuid4().hex[:8]
-    queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
+    queues = TaskQueues().suffixed(unique)
     config = ServiceConfig(falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
                            llm_model="scripted", agent=AgentSettings(**agent), queues=queues,
                            audit_path=str(audit_path), metrics_port=0, ontology_path=ontology_path,

@@ -112,7 +112,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
                     ontology_path: str = "", flow: str = "default", **agent: object) -> Stack:
-        queues = TaskQueues(**{name: f"{value}-{unique}" for name, value in TaskQueues().model_dump().items()})
+        queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
         config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,

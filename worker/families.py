@@ -3,9 +3,13 @@ activities come from the tool registry, the same list the planner's catalogue co
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
 from temporalio import activity
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import Interceptor, Worker
 
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
@@ -18,7 +22,7 @@ from activities.publish import PublishActivities, Publisher
 from activities.run_record import RunRecordActivities
 from activities.synthesis import SynthesisActivities
 from backends import Backends
-from contracts.names import Activities
+from contracts.names import Activities, TaskQueues
 from contracts.run import AgentSettings
 from service.calibrator_file import CalibratorFile
 from service.config import ServiceConfig
@@ -34,18 +38,63 @@ from workflows.sandbox import WORKFLOW_RUNNER
 FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")
 
 
+@dataclass
+class Hosting:
+    """What one family's worker hosts; families configured on one task queue are merged into one Worker."""
+
+    activities: list[Callable[..., Any]] = field(default_factory=list)
+    workflows: list[type] = field(default_factory=list)
+    interceptors: list[Interceptor] = field(default_factory=list)
+    max_concurrent_activities: int = 100  # the SDK's default
+
+    def merged(self, other: Hosting) -> Hosting:
+        # An activity two families list (execute_action: local to the workflows, remote on the tools queue)
+        # is registered once: the SDK refuses a name twice. Each kind of interceptor wraps a call once.
+        kinds = {type(i) for i in self.interceptors}
+        return Hosting([*self.activities, *(a for a in other.activities if a not in self.activities)],
+                       [*self.workflows, *other.workflows],
+                       [*self.interceptors, *(i for i in other.interceptors if type(i) not in kinds)],
+                       max(self.max_concurrent_activities, other.max_concurrent_activities))
+
+
+def family_queue(family: str, queues: TaskQueues) -> str:
+    return queues.workflow if family == "workflows" else getattr(queues, family)
+
+
+def unhosted_neighbours(families: set[str], queues: TaskQueues) -> dict[str, list[str]]:
+    """For each hosted family, the families on its task queue this worker does not host: their tasks would
+    reach this worker and fail as not registered, so such a worker must not start."""
+    found = {family: [other for other in FAMILIES if other not in families
+                      and family_queue(other, queues) == family_queue(family, queues)]
+             for family in sorted(families)}
+    return {family: others for family, others in found.items() if others}
+
+
 def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
                   metrics: AgentMetrics, audit_sink: AuditSink | None = None,
                   publisher: Publisher | None = None) -> list[Worker]:
-    """One Worker per hosted family, each on its own task queue (config.queues). `audit_sink`: where the
+    """One Worker per task queue the hosted families use (config.queues): by default all of them share the
+    workflow's queue, and one Worker hosting everything runs each activity eagerly. `audit_sink`: where the
     audit family writes (default: config.audit_path); the caller closes it when the workers stop.
     `publisher`: where the workflows family's runs send the caller's messages (required with it)."""
-    q = config.queues
-    interceptors = [LogContextInterceptor()]
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
                if backends.graph is not None and backends.ontology is not None else None)
-    workers: list[Worker] = []
-    if "workflows" in families:
+    by_queue: dict[str, Hosting] = {}
+    for family in FAMILIES:
+        if family in families:
+            hosting = _hosting(family, client, config, backends, metrics, actions, audit_sink, publisher)
+            queue = family_queue(family, config.queues)
+            by_queue[queue] = by_queue[queue].merged(hosting) if queue in by_queue else hosting
+    return [Worker(client, task_queue=queue, activities=h.activities, workflows=h.workflows,
+                   interceptors=h.interceptors, max_concurrent_activities=h.max_concurrent_activities,
+                   max_concurrent_local_activities=500, workflow_runner=WORKFLOW_RUNNER)
+            for queue, h in by_queue.items()]
+
+
+def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backends, metrics: AgentMetrics,
+             actions: ActionTools | None, audit_sink: AuditSink | None, publisher: Publisher | None) -> Hosting:
+    logged: list[Interceptor] = [LogContextInterceptor()]
+    if family == "workflows":
         # Without actions there is nothing to route (route would answer QUERY without asking the LLM): no
         # routing activity, one server round trip less per request.
         has_actions = backends.ontology is not None and bool(backends.ontology.actions)
@@ -60,32 +109,25 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
         if publisher is None:
             raise ValueError("the workflows family publishes the caller's messages: give it a publisher")
         conversations = ConversationActivities(client)
-        local = [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
-                 *([actions.execute_action] if actions else [])]
-        workers.append(Worker(client, task_queue=q.workflow,
-                              workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
-                              activities=local, interceptors=[*interceptors, OverrideRejectionCounter(metrics)],
-                              max_concurrent_local_activities=500,
-                              workflow_runner=WORKFLOW_RUNNER))
-    if "planning" in families:
+        return Hosting(
+            [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
+             *([actions.execute_action] if actions else [])],
+            [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
+            [*logged, OverrideRejectionCounter(metrics)])
+    if family == "planning":
         planning = PlanningActivities(backends, config.tools)
         routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts, backends.graph)
         follow_up = FollowUpActivities(backends.llm, backends.prompts)
-        workers.append(Worker(client, task_queue=q.planning, interceptors=interceptors, activities=[
-            planning.plan, planning.adjust_step, routing.route, routing.plan_action, follow_up.read_follow_up]))
-    if "tools" in families:
+        return Hosting([planning.plan, planning.adjust_step, routing.route, routing.plan_action,
+                        follow_up.read_follow_up], interceptors=logged)
+    if family == "tools":
         tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds),
                                               metrics)
-        workers.append(Worker(client, task_queue=q.tools, interceptors=interceptors, max_concurrent_activities=500,
-                              activities=[*tool_activities, *(actions.all() if actions else [])]))
-    if "synthesis" in families:
+        return Hosting([*tool_activities, *(actions.all() if actions else [])], interceptors=logged,
+                       max_concurrent_activities=500)
+    if family == "synthesis":
         synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None))
-        workers.append(Worker(client, task_queue=q.synthesis, interceptors=interceptors,
-                              activities=[synthesis.synthesize, synthesis.answer_directly,
-                                          synthesis.answer_from_conversation]))
-    if "audit" in families:
-        sink = audit_sink or AuditSink(config.audit_path, metrics)
-        recorder = RunRecordActivities(sink, metrics)
-        workers.append(Worker(client, task_queue=q.audit, interceptors=interceptors,
-                              activities=[recorder.record_run]))
-    return workers
+        return Hosting([synthesis.synthesize, synthesis.answer_directly, synthesis.answer_from_conversation],
+                       interceptors=logged)
+    sink = audit_sink or AuditSink(config.audit_path, metrics)
+    return Hosting([RunRecordActivities(sink, metrics).record_run], interceptors=logged)

@@ -1,7 +1,8 @@
 """tg-confidence-agent: the Temporal worker hosting ConfidenceAgentWorkflow and its activity families.
 
-Each family (workflows, planning, tools, synthesis, audit) polls its own task queue; `--queues` picks a
-subset, so scaling one family out is starting more workers for its queue (docs/architecture.md).
+The families (workflows, planning, tools, synthesis, audit) share the workflow's task queue unless
+configured apart (config `queues`); `--queues` picks a subset of families to host, each on a queue of its
+own, so scaling one family out is starting more workers for its queue (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from service.connections import connect_temporal, pulsar_client
 from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
-from worker.families import FAMILIES, build_workers
+from worker.families import FAMILIES, build_workers, family_queue, unhosted_neighbours
 
 log = structlog.get_logger(__name__)
 
@@ -97,5 +98,12 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         raise SystemExit(f"unknown --queues families: {', '.join(sorted(unknown))}")
     config = worker_config(args)
+    shared = unhosted_neighbours(families, config.queues)
+    if shared:
+        family, others = next(iter(shared.items()))
+        apart = others[0] if family == "workflows" else family  # the workflow's queue keeps its name
+        raise SystemExit(f"the {family} family shares its task queue ({family_queue(family, config.queues)}) "
+                         f"with {', '.join(others)}, which this worker does not host: give each family run "
+                         f"apart a queue of its own (e.g. TGCA_QUEUES__{apart.upper()}=tgca-{apart})")
     configure_logging(config.log_level)
     run_until_signalled(lambda cfg, stop: serve(cfg, stop, families), config)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -49,8 +51,8 @@ async def pollers(client: Client, queue: str, kind: TaskQueueType.ValueType) -> 
 async def split_workers(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
                         tmp_path: Path) -> AsyncIterator[tuple[dict[str, str], dict[str, ManagedProcess]]]:
     with ScriptedLLM(respond) as llm:
-        queues = {f"TGCA_QUEUES__{name.upper()}": f"{value}-{unique}"
-                  for name, value in TaskQueues().model_dump().items()}
+        # Each family apart needs a queue of its own (by default they all share the workflow's).
+        queues = {f"TGCA_QUEUES__{name.upper()}": f"tgca-{name}-{unique}" for name in TaskQueues().model_dump()}
         env = {
             "TGCA_TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
             "TGCA_PULSAR_URL": pulsar_url, "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url,
@@ -97,3 +99,14 @@ async def test_families_in_separate_processes_answer_a_question(
     assert re.search(r"Confidence: \d\.\d\d - calibrated: ", messages[-1].content)
     observed = "\n".join(m.content for m in messages)
     assert '"Acme Industrial"' in observed  # the tools process really ran the query against the graph
+
+
+def test_a_worker_hosting_part_of_a_shared_queue_refuses_to_start(tmp_path: Path) -> None:
+    # On the default layout every family shares the workflow's queue: a tools-only worker there would get
+    # planning and workflow tasks it cannot run, so it names the clash and the setting that resolves it.
+    done = subprocess.run([sys.executable, "-m", "worker", "--queues", "tools"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "TGCA_QUEUES__WORKFLOW": "tgca-workflows-shared"})
+    assert done.returncode != 0
+    assert ("the tools family shares its task queue (tgca-workflows-shared) with workflows, planning, synthesis, "
+            "audit, which this worker does not host") in done.stderr
+    assert "TGCA_QUEUES__TOOLS=tgca-tools" in done.stderr

@@ -70,8 +70,8 @@ async def services(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_
                    tmp_path: Path) -> AsyncIterator[Services]:
     with ScriptedLLM(respond) as llm:
         metrics_port = free_port()
-        queues = {f"TGCA_QUEUES__{name.upper()}": f"{value}-{unique}"
-                  for name, value in TaskQueues().model_dump().items()}
+        queues = {f"TGCA_QUEUES__{name.upper()}": value
+                  for name, value in TaskQueues().suffixed(unique).model_dump().items()}
         env = {
             "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env), "TGCA_PULSAR_URL": pulsar_url,
             "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted",
