@@ -44,7 +44,7 @@ class AuditSink:
         self._pending: deque[str] = deque()
         self._lock = asyncio.Lock()  # one writer per process: lines never interleave
         self._retrier: asyncio.Task[None] | None = None
-        self._writer: threading.Thread | None = None
+        self._written: threading.Event | None = None  # set by the write thread once its append returned
 
     @property
     def pending(self) -> int:
@@ -69,7 +69,9 @@ class AuditSink:
 
     async def _try_append(self, lines: list[str]) -> bool:
         try:
-            if self._writer is not None and self._writer.is_alive():
+            # Not Thread.is_alive(): a thread that has just handed back its result may not have exited yet,
+            # and the next run's line would be queued as if the sink hung.
+            if self._written is not None and not self._written.is_set():
                 raise TimeoutError("an earlier write to the sink is still hanging")
             await asyncio.wait_for(self._in_daemon_thread(lines), self.write_timeout_s)
             return True
@@ -94,17 +96,20 @@ class AuditSink:
             else:
                 done.set_exception(error)
 
+        written = threading.Event()
+
         def write() -> None:
             error: BaseException | None = None
             try:
                 self._append(lines)
             except BaseException as exc:  # handed to the awaiting coroutine
                 error = exc
+            written.set()
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
                 loop.call_soon_threadsafe(settle, error)
 
-        self._writer = threading.Thread(target=write, name="audit-write", daemon=True)
-        self._writer.start()
+        self._written = written
+        threading.Thread(target=write, name="audit-write", daemon=True).start()
         return done
 
     def _append(self, lines: list[str]) -> None:
@@ -139,9 +144,9 @@ class AuditSink:
         if self._retrier is not None:
             self._retrier.cancel()
         if self._pending:
-            writer = self._writer
-            if writer is not None and writer.is_alive():  # a write that just came unstuck may still be finishing
-                await asyncio.to_thread(writer.join, timeout_s)
+            written = self._written
+            if written is not None and not written.is_set():  # a write that just came unstuck may still finish
+                await asyncio.to_thread(written.wait, timeout_s)
             async with self._lock:
                 if await self._try_append(list(self._pending)):
                     self._pending.clear()

@@ -14,6 +14,8 @@ from typing import Any, Literal, Protocol
 import httpx
 from temporalio.exceptions import ApplicationError
 
+from confidence_core.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
+
 JsonMode = Literal["json_object_schema", "json_schema"]
 
 
@@ -104,7 +106,7 @@ class LLMClient:
             ) from exc
         usage = data.get("usage") or {}
         return Completion(
-            text=text,
+            text=trimmed_to_bytes(text, COMPLETION_BYTES)[0],  # a server may ignore max_tokens
             model=data.get("model") or self.model,
             in_tokens=usage.get("prompt_tokens"),
             out_tokens=usage.get("completion_tokens"),

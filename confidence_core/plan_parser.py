@@ -69,7 +69,8 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
     if not raw_steps:
         raise PlanParseError(["the plan has no steps"])
     if len(raw_steps) > settings.max_steps:
-        raise PlanParseError([f"the plan has {len(raw_steps)} steps; at most {settings.max_steps} are allowed"])
+        raise PlanParseError([f"the plan has {len(raw_steps)} steps; at most {settings.max_steps} are allowed "
+                              "(max_steps: ask a narrower question, or raise it in the request's plan settings)"])
 
     problems: list[str] = []
     steps: list[ExecutionStep] = []

@@ -13,6 +13,9 @@ WORKFLOW_NAME = "ConfidenceAgentWorkflow"
 BATCH_WORKFLOW_NAME = "ActionBatchWorkflow"
 # Patch id (workflow.patched) of runs whose messages the worker publishes itself.
 WORKER_PUBLISH = "worker-publish"
+# Patch id of runs that have every feature above and earlier (intent-router, error-aware-ladder,
+# conversation-memory, worker-publish) under one marker.
+ALL_FEATURES = "features-2026-11"
 
 
 

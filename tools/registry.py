@@ -19,6 +19,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 import tools as package
+from confidence_core.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool
 from tools.cache import ResultCache
@@ -98,6 +99,7 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
             if metrics is not None and exc.non_retryable:  # the attempt's end as the workflow sees it
                 metrics.attempt(request.step, request.retry_count, time.monotonic() - started, None)
             raise
+        output = _within_history_limits(output)
         output.execution_time_ms = int((time.monotonic() - started) * 1000)
         if metrics is not None:
             metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output)
@@ -108,6 +110,18 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
     run.__name__ = run.__qualname__ = f"tool_{t.name}"
     return activity.defn(name=t.name)(run)
 
+
+
+def _within_history_limits(output: StepOutput) -> StepOutput:
+    """A result too large for the workflow history is trimmed, and its confidence says so (a trimmed
+    result may leave out what the question needs)."""
+    text, size = trimmed_to_bytes(output.output, STEP_OUTPUT_BYTES)
+    if text == output.output:
+        return output
+    note = f"output trimmed to {STEP_OUTPUT_BYTES // 1024} KiB of {size // 1024} KiB for the workflow history"
+    reasoning = f"{output.confidence.reasoning}; {note}" if output.confidence.reasoning else note
+    confidence = output.confidence.model_copy(update={"reasoning": reasoning})
+    return output.model_copy(update={"output": text, "confidence": confidence})
 
 
 def static_catalogue(names: Iterable[str] | None = None) -> dict[str, ToolSpec]:

@@ -19,7 +19,14 @@ with workflow.unsafe.imports_passed_through():
     from confidence_core.override import awaiting_details, check_override
     from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
-    from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS, WORKER_PUBLISH
+    from contracts.names import (
+        ALL_FEATURES,
+        SA_AWAITING_OVERRIDE,
+        SA_CURRENT_STEP,
+        SA_FINAL_CONFIDENCE,
+        SA_STATUS,
+        WORKER_PUBLISH,
+    )
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
     from contracts.query_path import SynthesisOutput
@@ -61,6 +68,11 @@ class Features:
 
     @classmethod
     def of_this_run(cls) -> Features:
+        # A run started since ALL_FEATURES records one patch marker for all of them: each marker also costs
+        # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
+        # Older runs replay with the markers they recorded one by one.
+        if workflow.patched(ALL_FEATURES):
+            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
         return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
                    conversation=workflow.patched("conversation-memory"),
                    worker_publish=workflow.patched(WORKER_PUBLISH))

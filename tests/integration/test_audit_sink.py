@@ -44,6 +44,17 @@ async def test_the_trail_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     assert sink.path.read_text() == '{"run": 1}\n'
 
 
+async def test_runs_ending_back_to_back_each_write_their_record_at_once(tmp_path: Path) -> None:
+    # Busy workers end runs back to back: a write that has just finished must not count as one still
+    # hanging (its thread may not have exited yet), or healthy records pile up in the backlog.
+    sink, registry = sink_at(tmp_path / "trail.jsonl")
+    written = [await sink.write(f'{{"run": {n}}}') for n in range(300)]
+    assert all(written), f"{written.count(False)} of 300 records queued although the sink is healthy"
+    assert sink.pending == 0 and sample(registry, "agent_audit_write_failures_total") == 0
+    assert len(sink.path.read_text().splitlines()) == 300
+    await sink.aclose()
+
+
 async def test_a_failing_sink_queues_records_and_writes_them_in_order_once_it_recovers(tmp_path: Path) -> None:
     path = tmp_path / "trail.jsonl"
     path.mkdir()  # the sink cannot open its file: an OSError on every write

@@ -14,6 +14,7 @@ import pytest_asyncio
 
 from activities.planning import PlanningActivities
 from backends.mcp import McpTools
+from confidence_core.payload_limits import STEP_OUTPUT_BYTES
 from confidence_core.plan_parser import PlanParseError, parse_plan
 from contracts.plan import ExecutionStep
 from contracts.query_path import PlanningInput, StepInput
@@ -141,3 +142,14 @@ async def test_results_are_cached_by_tool_and_arguments_but_retries_run_again(ec
     await text_completion(step_input("TextCompletion", prompt="Say something else"))
     await text_completion(step_input("TextCompletion", retry=1, prompt="Say something about Acme"))
     assert len(echo_llm.requests) == 3
+
+
+async def test_a_result_too_large_for_the_history_is_trimmed_and_its_confidence_says_so() -> None:
+    # A server that ignores max_tokens and sends 200 KB (two bytes a character): the step's result must stay
+    # far below Temporal's 256 KB payload warning, since the synthesis input carries every step's result.
+    with ScriptedLLM(lambda body: (200, "é" * 100_000)) as llm:
+        [text_completion] = registry.activities(local_backends(llm.base_url), ["TextCompletion"])
+        out = await text_completion(step_input("TextCompletion", prompt="Write everything you know"))
+    assert len(out.output.encode("utf-8")) <= STEP_OUTPUT_BYTES
+    assert out.output.startswith("éé") and out.output.endswith("bytes kept]")
+    assert "output trimmed to 16 KiB" in out.confidence.reasoning

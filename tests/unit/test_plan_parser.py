@@ -39,7 +39,7 @@ def test_thresholds_and_timeouts_come_from_configuration_by_tool() -> None:
     ([{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["nope"]}],
      "unknown steps: nope"),
     ([{"id": f"s{i}", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": []} for i in range(4)],
-     "at most 3 are allowed"),
+     r"at most 3 are allowed \(max_steps: ask a narrower question"),
     ([], "no steps"),
 ])
 def test_bad_plans_name_the_problem(steps: object, problem: str) -> None:
