@@ -71,6 +71,9 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
     # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
     "worker_publish": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
     "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
+    # Every feature under one patch marker; every family on the workflow's task queue (activities eager).
+    "shared_queue": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
+                          ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"])), {}),
 }
 
 
