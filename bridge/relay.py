@@ -23,7 +23,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.run_summary import run_details, run_summary
 from confidence_core.canary import takes_request
-from confidence_core.override import parse_pulsar_override
+from confidence_core.override import parse_pulsar_override, refusal_reason
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.run import AgentRunInput, AgentRunResult
@@ -209,7 +209,7 @@ class RequestRelay:
             await self._reply_error(topic, request_id, f"Override not understood: {exc}")
             return
         except WorkflowUpdateFailedError as exc:
-            await self._reply_error(topic, request_id, f"Override rejected: {exc.cause}")
+            await self._reply_error(topic, request_id, f"Override rejected: {refusal_reason(exc.cause)}")
             return
         except RPCError as exc:
             await self._reply_error(topic, request_id, f"Override for {workflow_id} failed: {exc.message}")

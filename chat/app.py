@@ -26,6 +26,7 @@ from chat.auth import Authenticator, Caller, Unauthorized
 from chat.events import StreamState, confidence_event, events_of, is_final, override_event
 from chat.runs import RunStream, RunStreams
 from cli.actions import undo_refusal
+from confidence_core.override import refusal_reason
 from confidence_core.override_signing import sign, signed_message
 from contracts.conversation import ConversationMemory, conversation_workflow_id
 from contracts.override import Decision, Override, OverrideIdentity, Role
@@ -226,7 +227,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
         try:
             outcome = await deps.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", decision)
         except WorkflowUpdateFailedError as exc:
-            raise HTTPException(409, f"override rejected: {exc.cause}") from None
+            raise HTTPException(409, f"override rejected: {refusal_reason(exc.cause)}") from None
         except RPCError as exc:
             raise HTTPException(503, f"Temporal: {exc.message}") from None
         log.info("http_override", who=who.name, workflow_id=workflow_id, step_id=body.step_id,

@@ -8,11 +8,13 @@ import os
 import sys
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from confidence_core.override import refusal_reason
 from confidence_core.override_signing import load_private_key, sign, signed_message
 from contracts.override import Decision, Override
 from contracts.run import RunStatus
@@ -37,6 +39,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     o.add_argument("--print", dest="print_only", action="store_true",
                    help="print the decision as JSON (for temporal workflow signal --input, or a Pulsar follow-up) "
                         "instead of sending it")
+    o.add_argument("--challenge",
+                   help="sign over this challenge (named by the override request) without asking Temporal for it; "
+                        "with --print, signs offline, e.g. for a Pulsar follow-up; needs --key")
     st = sub.add_parser("status", parents=[common], help="show a run's status")
     st.add_argument("workflow_id")
     rp = sub.add_parser("replay", parents=[common], help="replay histories against the current workflow code")
@@ -52,23 +57,30 @@ async def override(args: argparse.Namespace) -> int:
                             by=args.by)
     except (json.JSONDecodeError, ValidationError) as exc:
         return error(f"--arguments must be a JSON object of strings: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    if args.challenge and not args.key:
+        return error("--challenge signs a decision: give the private key with --key", UNREACHABLE_OR_BAD_INPUT)
     try:
         private = load_private_key(args.key) if args.key else None
     except (OSError, ValueError) as exc:
         return error(f"cannot read the key {args.key}: {exc}", UNREACHABLE_OR_BAD_INPUT)
+    if private is not None and args.challenge and args.print_only:  # offline: nothing to ask Temporal
+        print(signed_decision(decision, private, args.workflow_id, args.challenge).model_dump_json(
+            exclude_defaults=True))
+        return 0
     config = config_from_args(args)
     try:
         client = await connect_temporal(config.temporal_address, config.temporal_namespace)
         handle = client.get_workflow_handle(args.workflow_id)
         if private is not None:  # sign over the challenge of the request the run is waiting on
-            pending = (await handle.query("status", result_type=RunStatus)).pending_override
-            if pending is None or pending.step_id != args.step_id:
-                waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
-                return error(f"{args.workflow_id} is not awaiting an override of step {args.step_id} ({waiting})",
-                             FAILED)
-            message = signed_message(args.workflow_id, pending.challenge, decision.step_id, decision.decision,
-                                     decision.arguments)
-            decision = decision.model_copy(update={"signature": sign(private, message)})
+            challenge = args.challenge
+            if not challenge:
+                pending = (await handle.query("status", result_type=RunStatus)).pending_override
+                if pending is None or pending.step_id != args.step_id:
+                    waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
+                    return error(f"{args.workflow_id} is not awaiting an override of step {args.step_id} "
+                                 f"({waiting})", FAILED)
+                challenge = pending.challenge
+            decision = signed_decision(decision, private, args.workflow_id, challenge)
         if args.print_only:
             print(decision.model_dump_json(exclude_defaults=True))
             return 0
@@ -76,11 +88,17 @@ async def override(args: argparse.Namespace) -> int:
     except PartUnreachable as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     except WorkflowUpdateFailedError as exc:
-        return error(f"override rejected: {exc.cause}", FAILED)
+        return error(f"override rejected: {refusal_reason(exc.cause)}", FAILED)
     except RPCError as exc:
         return error(f"{args.workflow_id}: {exc.message}", FAILED)
     print(outcome)
     return 0
+
+
+def signed_decision(decision: Override, private: Ed25519PrivateKey, workflow_id: str, challenge: str) -> Override:
+    """The decision with its signature over the run, the request's challenge and the decision itself."""
+    message = signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments)
+    return decision.model_copy(update={"signature": sign(private, message)})
 
 
 async def status(args: argparse.Namespace) -> int:

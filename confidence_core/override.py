@@ -81,15 +81,47 @@ def parse_pulsar_override(text: str) -> Override:
     return Override(step_id=words[0], decision=words[1].lower(), reason=" ".join(words[2:]))
 
 
-def awaiting_details(workflow_id: str, request: OverrideRequest, what: str) -> str:
+def how_to_answer(workflow_id: str, request: OverrideRequest, signed: bool) -> str:
+    """The ways to answer an override request, as the observation that asks for it says them. With signed
+    decisions required, the challenge is named, since a caller answering over Pulsar signs over it."""
+    step_id = request.step_id
+    if signed:
+        return (f"Decide as an identity with the role '{request.role.value}', signing over challenge "
+                f"{request.challenge}. Answer with: tg-confidence override {workflow_id} {step_id} accept --by <name> "
+                f"--key <private key> -- or, to answer over Pulsar, sign offline with: tg-confidence override "
+                f"{workflow_id} {step_id} accept --by <name> --key <private key> --challenge {request.challenge} "
+                f"--print, and send the printed JSON as the question of an AgentRequest with state \"override\" and "
+                f"correlation_id \"{workflow_id}\"")
+    return (f"Answer with: tg-confidence override {workflow_id} {step_id} accept -- or: temporal workflow signal "
+            f"--workflow-id {workflow_id} --name override --input '{{\"step_id\": \"{step_id}\", \"decision\": "
+            f"\"accept\"}}' -- or an AgentRequest with state \"override\", correlation_id \"{workflow_id}\" and "
+            f"question \"{step_id} accept\"")
+
+
+def refusal_reason(cause: BaseException | None) -> str:
+    """Why a submit_override update was refused, as the workflow's validator said it (the failure's message,
+    without the error type the SDK puts in front of it)."""
+    message = getattr(cause, "message", None)
+    return str(message if message is not None else cause)
+
+
+def awaiting_details(workflow_id: str, request: OverrideRequest, what: str, signed: bool = False) -> str:
     """The run's current details while it waits for a human (Temporal markdown, shown by the Web UI and
     `temporal workflow describe`): which step, why, and the commands that answer it."""
-    example = f'{{"step_id": "{request.step_id}", "decision": "accept"}}'
-    return "\n".join([
+    lines = [
         f"**Waiting for a human** on step `{request.step_id}` ({request.function}): {what}",
         f"Confidence {request.score:.2f} against a threshold of {request.threshold:.2f} after {request.retries} "
         f"retries: {request.reasoning}",
         f"Decide within {request.timeout_s:.0f} s ({', '.join(request.choices)}; role `{request.role.value}`):",
+    ]
+    if signed:
+        command = f"tg-confidence override {workflow_id} {request.step_id} accept --by <name> --key <private key>"
+        return "\n".join([*lines, f"- `{command}`",
+                          f"- over Pulsar: `{command} --challenge {request.challenge} --print`, sent as the question "
+                          f"of an AgentRequest with state `override` and correlation_id `{workflow_id}`"])
+    example = f'{{"step_id": "{request.step_id}", "decision": "accept"}}'
+    return "\n".join([
+        *lines,
         f"- `tg-confidence override {workflow_id} {request.step_id} accept`",
         f"- `temporal workflow update execute --workflow-id {workflow_id} --name submit_override --input '{example}'`",
     ])

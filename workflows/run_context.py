@@ -16,7 +16,7 @@ from workflows.activity_options import FamilyOptions
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.override import awaiting_details, check_override
+    from confidence_core.override import awaiting_details, check_override, how_to_answer
     from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
@@ -190,13 +190,10 @@ class RunContext:
             self.status.pending_override = request
             self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
             self.phase("awaiting_override", step_id)
-            self.say("observation", (
-                f"{what} Waiting {request.timeout_s:.0f} s. Answer with: tg-confidence override {self.workflow_id} "
-                f"{step_id} accept -- or: temporal workflow signal --workflow-id {self.workflow_id} --name override "
-                f"--input '{{\"step_id\": \"{step_id}\", \"decision\": \"accept\"}}' -- or an AgentRequest with "
-                f"state \"override\", correlation_id \"{self.workflow_id}\" and question \"{step_id} accept\""
-            ))
-            workflow.set_current_details(redact_text(awaiting_details(self.workflow_id, request, what)))
+            signed = bool(self.settings.override_keys)
+            self.say("observation", f"{what} Waiting {request.timeout_s:.0f} s. "
+                                    f"{how_to_answer(self.workflow_id, request, signed)}")
+            workflow.set_current_details(redact_text(awaiting_details(self.workflow_id, request, what, signed)))
             try:
                 await workflow.wait_condition(lambda: step_id in self.overrides,
                                               timeout=timedelta(seconds=request.timeout_s))

@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pulsar
 import pytest
 import pytest_asyncio
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pulsar.schema import Array, Boolean, JsonSchema, Map, Record, String
 from temporalio.service import RPCError
 from trustgraph.base.agent_client import AgentClient
@@ -24,7 +28,9 @@ from trustgraph.schema import AgentResponse as TgAgentResponse
 
 from bridge.relay import Routing
 from confidence_core.canary import takes_request
+from confidence_core.override_signing import public_key_text
 from contracts.names import workflow_id_for
+from contracts.override import OverrideIdentity, Role
 from service.connections import pulsar_client, pulsar_logger
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
@@ -205,14 +211,16 @@ async def send_raw(stack, payload: bytes, request_id: str | None) -> None:  # ty
     await client.close()
 
 
-async def dialog(stack, request_id: str, send: bytes | None = None, wait_s: float = 60) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    """Every response with this id until end_of_dialog, read off the response topic as raw JSON."""
+async def dialog(stack, request_id: str, send: bytes | None = None, wait_s: float = 60,  # type: ignore[no-untyped-def]
+                 seen: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every response with this id until end_of_dialog, read off the response topic as raw JSON (into
+    `seen`, when given, as they arrive)."""
     client = pulsar_client(stack.config.pulsar_url)
     consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
                                       initial_position=pulsar.InitialPosition.Latest)
     if send is not None:
         await send_raw(stack, send, request_id)
-    seen: list[dict[str, Any]] = []
+    seen = [] if seen is None else seen
     try:
         while True:
             message = await asyncio.wait_for(consumer.receive(), wait_s)
@@ -304,6 +312,53 @@ async def test_a_follow_up_agent_request_answers_an_override(make_stack) -> None
     assert accepted[-1]["message_type"] == "answer" and accepted[-1]["content"] == "accept recorded for step s1"
     assert any("Step s1 accepted by tg-user" in m["content"] for m in original)
     assert original[-1]["message_type"] == "answer"
+
+
+async def test_with_signing_keys_a_pulsar_caller_signs_over_the_challenge_the_stream_names(
+        make_stack, tmp_path: Path) -> None:
+    """A caller that only speaks Pulsar learns the challenge from the override request it was streamed,
+    signs offline with the CLI (no Temporal access) and answers with a follow-up; an unsigned answer and
+    the same proof sent twice are refused."""
+    private = Ed25519PrivateKey.generate()
+    key_file = tmp_path / "dana.pem"
+    key_file.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    dana = OverrideIdentity(name="dana", public_key=public_key_text(private), roles=[Role.REVIEW])
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, max_retries=0, override_keys=[dana])
+        request_id = str(uuid.uuid4())
+        streamed: list[dict[str, Any]] = []
+        waiting = asyncio.create_task(dialog(stack, request_id, seen=streamed,
+                                             send=json.dumps({"question": WAITING_QUESTION}).encode()))
+        await wait_for_override(stack, request_id)
+        for _ in range(100):  # the override request is published just after the run starts waiting
+            if any("over challenge" in m["content"] for m in streamed):
+                break
+            await asyncio.sleep(0.1)
+        asked = next(m["content"] for m in streamed if "over challenge" in m["content"])
+        challenge = re.search(r"over challenge (\S+)\.", asked).group(1)  # type: ignore[union-attr]
+        unsigned = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
+            "question": "s1 accept", "state": "override", "correlation_id": request_id}).encode())
+        workflow_id = workflow_id_for(request_id)
+        signing = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cli", "override", workflow_id, "s1", "accept", "--by", "dana",
+            "--key", str(key_file), "--challenge", challenge, "--print",
+            "--temporal-address", "127.0.0.1:1",  # never contacted: signing offline needs no Temporal
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        proof, problems = await signing.communicate()
+        assert signing.returncode == 0, problems.decode()
+        follow_up = json.dumps({"question": proof.decode().strip(), "state": "override",
+                                "correlation_id": workflow_id}).encode()
+        accepted = await dialog(stack, str(uuid.uuid4()), send=follow_up)
+        original = await waiting
+        again = await dialog(stack, str(uuid.uuid4()), send=follow_up)
+    assert "role 'review'" in asked and "--challenge" in asked
+    assert unsigned[-1]["message_type"] == "error"
+    assert unsigned[-1]["error"]["message"].startswith("Override rejected: not authorized: no identity given")
+    assert accepted[-1]["message_type"] == "answer" and accepted[-1]["content"] == "accept recorded for step s1"
+    assert any("Step s1 accepted by dana" in m["content"] for m in original)
+    assert original[-1]["message_type"] == "answer"
+    assert again[-1]["message_type"] == "error" and "Override" in again[-1]["error"]["message"]
 
 
 # -- canary and fallback ------------------------------------------------------------------------------------
