@@ -314,7 +314,10 @@ class Memory:
                         "longest_life_s": round(longest[-1][0] - longest[0][0]) if longest else 0,
                         "rss_after_1_min_mb": round(warm[0]) if warm else None,
                         "rss_end_mb": round(longest[-1][1]) if longest else None,
-                        "rss_max_mb": round(max((rss for s in lives for _, rss in s), default=0))}
+                        "rss_max_mb": round(max((rss for s in lives for _, rss in s), default=0)),
+                        # the longest life, one sample a minute: flat, or growing?
+                        "longest_life_rss_by_minute_mb": [round(rss) for t, rss in longest
+                                                          if int(t - longest[0][0]) % 60 < 5]}
         return out
 
 

@@ -6,20 +6,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import signal
 import sys
 from pathlib import Path
 
-from cli.ask_command import run_ask
+from cli.ask_command import agent_topics, run_ask
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from contracts.topics import agent_request_topic, agent_response_topic
 from embedded.model_weights import ModelIntegrityError, ModelNotFound
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
 from embedded.stack_control import leftovers, stop_parts
 from embedded.stack_state import StackState, StateError
 from service import defaults
+from service.config import ServiceConfig
 from service.connections import PartUnreachable
+from service.flags import add_flow_args, config_from_args
 
 DEMO_QUESTION = "Which three suppliers have the most purchase orders, and how many does each have?"
 INTERRUPTED = 130
@@ -54,9 +56,17 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     up.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
     up.add_argument("--stop-leftovers", action="store_true",
                     help="stop parts an earlier `up` (killed with SIGKILL) left running, without asking")
+    add_flow_args(up)
 
 
-def stack_options(args: argparse.Namespace) -> StackOptions:
+def flow_env(config: ServiceConfig) -> dict[str, str]:
+    """The topics the stack's bridge serves, as `up` worked them out (file, TGCA_* and its flags), handed to
+    the worker, the bridge and the chat so that every part and `--ask` use the same ones."""
+    return {"TGCA_WORKSPACE": config.workspace, "TGCA_FLOW": config.flow,
+            "TGCA_REQUEST_TOPICS": json.dumps(config.request_topics), "TGCA_RESPONSE_TOPIC": config.response_topic}
+
+
+def stack_options(args: argparse.Namespace, config: ServiceConfig) -> StackOptions:
     return StackOptions(
         data_dir=args.data_dir or default_data_dir(),
         temporal_address=args.temporal_address,
@@ -70,6 +80,7 @@ def stack_options(args: argparse.Namespace) -> StackOptions:
         metrics_port=defaults.METRICS_PORT if args.metrics_port is None else args.metrics_port,
         http_port=args.http_port, http_host=args.http_host,
         log_level=args.log_level or defaults.LOG_LEVEL,
+        extra_env=flow_env(config), queues=config.queues,
     )
 
 
@@ -117,7 +128,9 @@ async def _clear_leftovers(options: StackOptions, stop_without_asking: bool) -> 
 
 
 async def up(args: argparse.Namespace) -> int:
-    options = stack_options(args)
+    config = config_from_args(args)  # for the topics; a typo in the file or TGCA_* stops here, named
+    options = stack_options(args, config)
+    topics = agent_topics(config)
     blocked = await _clear_leftovers(options, args.stop_leftovers)
     if blocked is not None:
         return error(blocked, UNREACHABLE_OR_BAD_INPUT)
@@ -136,15 +149,14 @@ async def up(args: argparse.Namespace) -> int:
         print("ready:")
         for e in stack.endpoints:
             print(f"  {e.part:<22} {e.address}" + (f"  ({e.note})" if e.note else ""))
-        print(f"  {'Agent topics':<22} request {agent_request_topic()}\n{'':26}response {agent_response_topic()}",
+        print(f"  {'Agent topics':<22} request {topics['request_topic']}\n{'':26}response {topics['response_topic']}",
               flush=True)
         if stack.chat_url:
             print(f"\nchat in your browser: {stack.chat_url}", flush=True)
         question = args.ask or (DEMO_QUESTION if args.demo else None)
         status = 0
         if question:
-            status = await run_ask(stack.pulsar_url, question, request_topic=agent_request_topic(),
-                                   response_topic=agent_response_topic(), timeout_s=args.timeout,
+            status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
                                    ui_url=stack.ui_url, namespace=options.temporal_namespace)
             if args.exit_after_ask:
                 return status

@@ -54,6 +54,8 @@ class StackOptions:
     http_host: str = "127.0.0.1"
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
+    # The task queues the worker and the bridge poll (from the configuration): `up` waits for their pollers.
+    queues: TaskQueues = field(default_factory=TaskQueues)
 
 
 @dataclass
@@ -109,7 +111,7 @@ class EmbeddedStack:
         self.pulsar_url = options.pulsar_url or f"pulsar://127.0.0.1:{options.pulsar_port}"
         self.falkordb_url = options.falkordb_url or f"redis://127.0.0.1:{options.falkordb_port}"
         self.llm_base_url = options.llm_base_url or f"http://127.0.0.1:{options.llm_port}/v1"
-        self.queues = TaskQueues()
+        self.queues = options.queues
         self.state = StackState(options.data_dir)
 
     @property

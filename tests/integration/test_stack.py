@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import socket
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+from typing import Any
 
 from temporalio.testing import WorkflowEnvironment
 
 from embedded.processes import free_port
-from tests.scripted_llm import ScriptedLLM
+from tests.scripted_llm import ScriptedLLM, is_planning, is_routing, is_synthesis
 
 
 def run_up(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -65,6 +69,38 @@ async def test_an_unreachable_llm_is_named_with_its_address(tmp_path: Path, temp
         *free_ports("metrics-port"))
     assert result.returncode == 2, result.stderr
     assert f"LLM server at {dead_llm} is unreachable" in result.stderr
+
+
+def counting_model(body: dict[str, Any]) -> tuple[int, str]:
+    if is_routing(body):
+        return 200, json.dumps({"intent": "QUERY"})
+    if is_planning(body):
+        return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+            "query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}}]})
+    if is_synthesis(body):
+        return 200, "The graph holds the suppliers the query counted."
+    return 200, "ok"
+
+
+async def test_up_on_a_named_flow_serves_and_asks_on_that_flows_topics(
+        tmp_path: Path, temporal_env: WorkflowEnvironment, falkordb_url: str, pulsar_url: str) -> None:
+    """`up -w/-f` hands the flow's topics (and the configured task queues) to every part, and its own --ask
+    goes to them: an answer comes back only if the bridge serves the topics `up` printed."""
+    unique = uuid.uuid4().hex[:8]
+    env = {**os.environ, "TGCA_QUEUES__WORKFLOW": f"tgca-workflows-{unique}",
+           "TGCA_QUEUES__BRIDGE": f"tgca-bridge-{unique}"}
+    with ScriptedLLM(counting_model) as llm:
+        result = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "cli", "up", "--exit-after-ask", "--data-dir", str(tmp_path),
+                             "-w", f"acme{unique}", "-f", "myflow", "--ask", "How many suppliers are there?",
+                             "--timeout", "60", "--temporal-address", temporal_address(temporal_env),
+                             "--pulsar-url", pulsar_url, "--falkordb-url", falkordb_url, "--graph-name", f"up-{unique}",
+                             "--llm-base-url", llm.base_url, "--http-port", "0", *free_ports("metrics-port")],
+            capture_output=True, text=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"request non-persistent://tg/request/agent:acme{unique}:myflow" in result.stdout
+    assert f"response non-persistent://tg/response/agent:acme{unique}:myflow" in result.stdout
+    assert "The graph holds the suppliers the query counted." in result.stdout
 
 
 def run_command(*argv: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
