@@ -276,7 +276,13 @@ class Chaos:
     async def run(self, started: float) -> None:
         while True:
             await asyncio.sleep(self.rng.uniform(self.kill_min_s, self.kill_max_s))
-            part = self.rng.choice(self.parts)
+            # `up` gives a part up after 5 restarts within 300 s (embedded/supervisor.py): stay under that.
+            now = time.monotonic() - started
+            allowed = [p for p in self.parts
+                       if sum(1 for t, killed in self.kills if killed == p and now - t < 300) < 4]
+            if not allowed:
+                continue
+            part = self.rng.choice(allowed)
             record = StackState(self.data).read()
             running = record.part(part) if record else None
             if running is None or not running.process.alive():
