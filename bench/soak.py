@@ -43,12 +43,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pulsar
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from falkordb.asyncio import FalkorDB
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from bench.harness import percentile
-from confidence_core.override_signing import new_key_pair, sign, signed_message
+from confidence_core.override import signed_decision
+from confidence_core.override_signing import new_key_pair
 from contracts.action_path import parse_action_event
 from contracts.names import workflow_id_for
 from contracts.override import Override
@@ -119,6 +121,7 @@ class Request:
 
 @dataclass
 class FollowUp:
+    follow_up_id: str
     payload: bytes
     sent: float
     reply: dict[str, Any] | None = None
@@ -130,6 +133,7 @@ class Caller:
                  orders: list[str], rng: random.Random) -> None:
         self.pulsar_url = pulsar_url
         self.private = serialization.load_pem_private_key(private_pem, password=None)
+        assert isinstance(self.private, Ed25519PrivateKey)
         self.identity = identity
         self.batches = batches
         self.orders = orders
@@ -236,14 +240,13 @@ class Caller:
     async def answer_override(self, request_id: str, request: Request, workflow_id: str, step_id: str,
                               challenge: str) -> None:
         """Sign `accept` over the challenge the stream named and send it as a Pulsar follow-up."""
-        message = signed_message(workflow_id, challenge, step_id, "accept", None)
-        decision = Override(step_id=step_id, decision="accept", by=self.identity, reason="soak",
-                            signature=sign(self.private, message))  # type: ignore[arg-type]
+        decision = signed_decision(Override(step_id=step_id, decision="accept", by=self.identity, reason="soak"),
+                                   self.private, workflow_id, challenge)
         payload = json.dumps({"question": decision.model_dump_json(exclude_defaults=True), "state": "override",
                               "correlation_id": workflow_id}).encode()
         follow_up_id = f"{request_id}-override-{len(request.follow_ups) + 1}"
         self.follow_up_of[follow_up_id] = (request_id, challenge)
-        request.follow_ups[challenge] = FollowUp(payload, time.monotonic())
+        request.follow_ups[challenge] = FollowUp(follow_up_id, payload, time.monotonic())
         await self.send(follow_up_id, payload)
 
     async def resend_silent(self) -> None:
@@ -254,12 +257,11 @@ class Caller:
                 request.resent += 1
                 request.last_heard = now
                 await self.send(request_id, request.payload)
-            for challenge, follow_up in request.follow_ups.items():
+            for follow_up in request.follow_ups.values():
                 if request.ended is None and follow_up.reply is None and now - follow_up.sent > RESEND_AFTER_S / 3:
                     follow_up.resent += 1
                     follow_up.sent = now
-                    follow_up_id = next(f for f, (_, c) in self.follow_up_of.items() if c == challenge)
-                    await self.send(follow_up_id, follow_up.payload)
+                    await self.send(follow_up.follow_up_id, follow_up.payload)
 
 
 # -- the stack and the chaos ----------------------------------------------------------------------------------

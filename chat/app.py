@@ -26,8 +26,7 @@ from chat.auth import Authenticator, Caller, Unauthorized
 from chat.events import StreamState, confidence_event, events_of, is_final, override_event
 from chat.runs import RunStream, RunStreams
 from cli.actions import undo_refusal
-from confidence_core.override import refusal_reason
-from confidence_core.override_signing import sign, signed_message
+from confidence_core.override import refusal_reason, signed_decision
 from contracts.conversation import ConversationMemory, conversation_workflow_id
 from contracts.override import Decision, Override, OverrideIdentity, Role
 from contracts.run import AgentRunResult, RunStatus
@@ -221,9 +220,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
                 raise HTTPException(500, f"cannot read {who.name}'s signing key: {exc}") from None
             if private is None:
                 raise HTTPException(403, f"{who.name} has no signing key configured (http_tokens[].signing_key)")
-            message = signed_message(workflow_id, pending.challenge, decision.step_id, decision.decision,
-                                     decision.arguments)
-            decision = decision.model_copy(update={"signature": sign(private, message)})
+            decision = signed_decision(decision, private, workflow_id, pending.challenge)
         try:
             outcome = await deps.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", decision)
         except WorkflowUpdateFailedError as exc:

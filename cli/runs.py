@@ -8,14 +8,13 @@ import os
 import sys
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from confidence_core.override import refusal_reason
-from confidence_core.override_signing import load_private_key, sign, signed_message
+from confidence_core.override import refusal_reason, signed_decision
+from confidence_core.override_signing import load_private_key
 from contracts.override import Decision, Override
 from contracts.run import RunStatus
 from service.connections import PartUnreachable, connect_temporal
@@ -93,12 +92,6 @@ async def override(args: argparse.Namespace) -> int:
         return error(f"{args.workflow_id}: {exc.message}", FAILED)
     print(outcome)
     return 0
-
-
-def signed_decision(decision: Override, private: Ed25519PrivateKey, workflow_id: str, challenge: str) -> Override:
-    """The decision with its signature over the run, the request's challenge and the decision itself."""
-    message = signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments)
-    return decision.model_copy(update={"signature": sign(private, message)})
 
 
 async def status(args: argparse.Namespace) -> int:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from confidence_core.override_signing import signed_message, verify
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from confidence_core.override_signing import sign, signed_message, verify
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
 
@@ -63,6 +65,12 @@ def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideI
     if not override.signature or not verify(identity.public_key, message, override.signature):
         raise OverrideRejected(f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
                                f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key")
+
+
+def signed_decision(decision: Override, private: Ed25519PrivateKey, workflow_id: str, challenge: str) -> Override:
+    """The decision with its signature over the run, the override request's challenge and the decision itself."""
+    message = signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments)
+    return decision.model_copy(update={"signature": sign(private, message)})
 
 
 def parse_pulsar_override(text: str) -> Override:
