@@ -49,6 +49,9 @@ class ActionPlanningActivities:
         notes = [f"Left out the condition {filters_text([f])}: the request does not state it." for f in dropped]
         return intent.model_copy(update={"filters": stated}), notes
 
+    def router_system_prompt(self) -> str:
+        return self.prompts.render("router_system", actions=self._actions_text())
+
     @activity.defn(name=Activities.ROUTE)
     async def route(self, request: RouteInput) -> RouteOutput:
         """QUERY, ACTION or ANSWER. Without actions on this worker there is nothing to route: QUERY."""
@@ -57,7 +60,7 @@ class ActionPlanningActivities:
         schema = {"type": "object", "properties": {"intent": {"enum": [i.value for i in Intent]}},
                   "required": ["intent"]}
         completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render("router_system", actions=self._actions_text())},
+            {"role": "system", "content": self.router_system_prompt()},
             {"role": "user", "content": self.prompts.render("router_user", question=request.question)},
         ], json_schema=schema, max_tokens=20)
         try:

@@ -55,13 +55,20 @@ class PlanningActivities:
         graph = self.backends.graph
         return Grounding() if graph is None else await ground(question, graph)
 
+    async def system_prompt(self, tools: dict[str, ToolSpec] | None = None) -> str:
+        """The planner's system prompt: the same for every question on one graph and tool set, so it comes
+        first and the model server can keep it evaluated (worker/prompt_warm_up.py)."""
+        prompts = self.backends.prompts
+        tools = tools if tools is not None else await self.catalogue()
+        return prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema(),
+                              cypher_rules=prompts.render("cypher_rules").strip())
+
     @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
         tools = await self.catalogue()
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
-        system = prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema(),
-                                cypher_rules=prompts.render("cypher_rules").strip())
+        system = await self.system_prompt(tools)
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": prompts.render("planner_user", question=request.question,

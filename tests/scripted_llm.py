@@ -11,6 +11,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from worker.prompt_warm_up import WARM_UP_QUESTION
+
 # A responder gets the request body and returns (HTTP status, completion text or error body).
 Responder = Callable[[dict[str, Any]], tuple[int, str]]
 
@@ -47,6 +49,11 @@ def question_of(body: dict[str, Any]) -> str:
     return body["messages"][-1]["content"]
 
 
+def is_warm_up(body: dict[str, Any]) -> bool:
+    """A worker warming the model's prompt cache at start (worker/prompt_warm_up.py): one token asked."""
+    return body.get("max_tokens") == 1 and question_of(body) == WARM_UP_QUESTION
+
+
 def is_synthesis(body: dict[str, Any]) -> bool:
     return "step results" in body["messages"][-1]["content"].lower()
 
@@ -56,6 +63,7 @@ class ScriptedLLM:
         """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers)."""
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
+        self.warm_ups: list[dict[str, Any]] = []  # kept apart: a script answers the questions it is given
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,12 +83,16 @@ class ScriptedLLM:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                owner.requests.append(body)
-                status, text = owner.responder(body)
+                if is_warm_up(body):
+                    owner.warm_ups.append(body)
+                    status, text = 200, "OK"
+                else:
+                    owner.requests.append(body)
+                    status, text = owner.responder(body)
                 if status != 200:
                     self._send(status, {"error": {"message": text}})
                     return
-                if raw:
+                if raw and not is_warm_up(body):
                     data = text.encode()
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(data)))

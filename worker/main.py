@@ -23,6 +23,7 @@ from service.flags import add_backend_args, add_common_args, config_from_args, e
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
 from worker.families import FAMILIES, build_workers, family_queue, unhosted_neighbours
+from worker.prompt_warm_up import warm_prompt_cache
 
 log = structlog.get_logger(__name__)
 
@@ -78,8 +79,10 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
+    warming = asyncio.create_task(warm_prompt_cache(config, backends, families))  # never delays serving
     stop_task = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+    warming.cancel()
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
     await audit_sink.aclose()

@@ -50,8 +50,9 @@ def temporal_address(env: WorkflowEnvironment) -> str:
 
 
 class Services:
-    def __init__(self, env: dict[str, str], tmp: Path, metrics_port: int) -> None:
+    def __init__(self, env: dict[str, str], tmp: Path, metrics_port: int, llm: ScriptedLLM) -> None:
         self.env = env
+        self.llm = llm
         self.metrics_port = metrics_port
         self.audit = Path(env["TGCA_AUDIT_PATH"])
         self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp / "worker.log", env=env)
@@ -81,7 +82,7 @@ async def services(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_
             "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
             "TGCA_AGENT__MAX_RETRIES": "0", **queues,
         }
-        s = Services(env, tmp_path, metrics_port)
+        s = Services(env, tmp_path, metrics_port, llm)
         for part in (s.worker, s.bridge):
             part.ready = None
             part.start()
@@ -124,6 +125,23 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
     described = await temporal_env.client.get_workflow_handle(workflow_id).describe()
     assert described.typed_search_attributes.get(SA_STATUS) == "completed"
     assert described.typed_search_attributes.get(SA_FINAL_CONFIDENCE) == calibrated
+
+
+async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_question_opens_with(
+        services: Services) -> None:
+    """A model server that caches prompt prefixes has the long planner prompt evaluated before anyone asks."""
+    for _ in range(100):  # the warm-up runs in the background once the worker polls
+        if len(services.llm.warm_ups) >= 2:
+            break
+        await asyncio.sleep(0.1)
+    warmed = [body["messages"][0]["content"] for body in services.llm.warm_ups]
+    messages = await services.ask("Where is Acme Industrial based?")
+    assert messages[-1].message_type == "answer", services.worker.log_tail()
+    planning = next(body for body in services.llm.requests if is_planning(body))
+    synthesis = next(body for body in services.llm.requests if is_synthesis(body))
+    assert planning["messages"][0]["content"] in warmed  # the same text, so the same cached prefix
+    assert synthesis["messages"][0]["content"] in warmed
+    assert all(body["max_tokens"] == 1 for body in services.llm.warm_ups)
 
 
 async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(

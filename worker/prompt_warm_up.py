@@ -1,0 +1,64 @@
+"""Warm the model server's prompt cache when the worker starts.
+
+Each LLM call of a question starts with a long system prompt that is the same for every question (the
+planner's holds the tool catalogue and the graph schema: ~1,400 tokens on the demo graph). A model server
+that caches prompt prefixes (llama.cpp, vLLM, hosted APIs) evaluates it once and reuses it; without a warm-up
+the first question of every worker start pays for it (the local model on 2 cores: ~25 s of a ~45 s first
+answer). One one-token call per system prompt at start moves that cost off the first question. It runs in
+the background, never delays serving, and a failure only costs the first question its head start.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from activities.action_planning import ActionPlanningActivities
+from activities.planning import PlanningActivities
+from backends import Backends
+from backends.llm import ChatModel
+from service.config import ServiceConfig
+
+log = structlog.get_logger(__name__)
+
+WARM_UP_QUESTION = "Reply with OK."
+
+
+async def system_prompts(config: ServiceConfig, backends: Backends, families: set[str]) -> dict[str, str]:
+    """The system prompts this worker's activities open their calls with, by name, the most reused last
+    (a cache that evicts the oldest keeps it longest)."""
+    prompts: dict[str, str] = {}
+    if "synthesis" in families:
+        prompts["synthesis"] = backends.prompts.render("synthesis_system")
+    if "planning" in families:
+        ontology = backends.ontology
+        if ontology is not None and ontology.actions:
+            router = ActionPlanningActivities(backends.llm, ontology, backends.prompts, backends.graph)
+            prompts["router"] = router.router_system_prompt()
+        prompts["planner"] = await PlanningActivities(backends, config.tools).system_prompt()
+    return prompts
+
+
+async def warm_up(llm: ChatModel, prompts: dict[str, str]) -> list[str]:
+    """Ask for one token after each system prompt; the names of the prompts the server took."""
+    warmed: list[str] = []
+    for name, system in prompts.items():
+        try:
+            await llm.chat([{"role": "system", "content": system}, {"role": "user", "content": WARM_UP_QUESTION}],
+                           max_tokens=1)
+        except Exception as exc:  # a model still loading or down: the first question pays, nothing else
+            log.warning("prompt_warm_up_failed", prompt=name, error=str(exc)[:200])
+            continue
+        warmed.append(name)
+    return warmed
+
+
+async def warm_prompt_cache(config: ServiceConfig, backends: Backends, families: set[str]) -> None:
+    if not config.llm_warm_up:
+        return
+    try:
+        prompts = await system_prompts(config, backends, families)
+    except Exception as exc:  # the graph's schema unreadable at start: the planner reads it per question
+        log.warning("prompt_warm_up_failed", prompt="planner", error=str(exc)[:200])
+        return
+    if prompts:
+        log.info("prompt_cache_warmed", prompts=await warm_up(backends.llm, prompts))
