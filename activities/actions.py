@@ -1,7 +1,7 @@
 """The action path's activities: resolve_action_targets (which entities a request means),
-validate_action_batch (the dry run over all of them, one read-only query per thousand) and
-execute_action (one entity; the batch is the workflow's fan-out). The read-only look-ups a plan may use
-(list_available_actions, get_action_details, validate_action_preconditions) are tools (tools/).
+validate_action_batch (the dry run over all of them, one read-only query per thousand), execute_action
+(one entity; the batch is the workflow's fan-out) and execute_actions (a group of them at once). The
+read-only look-ups a plan may use (list_available_actions, get_action_details, validate_action_preconditions) are tools (tools/).
 
 Targets are chosen by id, through a related entity, by property filters, or filters with either, in
 parameterised read-only queries (confidence_core/target_query.py). An execution is one atomic query
@@ -33,6 +33,8 @@ from confidence_core.ontology import Ontology, UnknownName
 from confidence_core.target_query import targets_by_id_query, targets_query
 from contracts.action_path import (
     LISTED,
+    ActionGroup,
+    ActionGroupOutput,
     ActionIntent,
     ActionTarget,
     DryRunInput,
@@ -81,8 +83,8 @@ class ActionTools:
                 raise
 
     def all(self) -> list[Any]:
-        """The action path's activities on the tools queue (execute_action also runs as a local activity)."""
-        return [self.execute_action, self.resolve_action_targets, self.validate_action_batch]
+        """The action path's activities on the tools queue (execute_action(s) also run as local activities)."""
+        return [self.execute_action, self.execute_actions, self.resolve_action_targets, self.validate_action_batch]
 
     @activity.defn(name=Activities.RESOLVE_ACTION_TARGETS)
     async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
@@ -238,6 +240,12 @@ class ActionTools:
         finally:
             self.in_flight -= 1
             IN_FLIGHT.dec()
+
+    @activity.defn(name=Activities.EXECUTE_ACTIONS)
+    async def execute_actions(self, group: ActionGroup) -> ActionGroupOutput:
+        """A group of a batch's entities, all at once: one activity's bookkeeping for the group instead of one
+        per entity. Each execution keeps its own idempotency key, so a retried group re-applies nothing."""
+        return ActionGroupOutput(outputs=list(await asyncio.gather(*(self.execute_action(s) for s in group.steps))))
 
     async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
                     retry: int = 0, parameters: dict[str, Any] | None = None) -> StepOutput:

@@ -1,6 +1,7 @@
 """(d) Batch actions: one request acting on 20, 1,000 and 10,000 entities with a simulated 50 ms per
-action, against the ideal (entities x latency / concurrency); each action as a local activity (the
-default) and as a regular activity on the tools queue, side by side in the same run.
+action, against the ideal (entities x latency / concurrency); the entities executed in groups by local
+activities (the default), one local activity per entity, and the same two as regular activities on the
+tools queue, side by side in the same run (each round runs every mode once, one after another).
 
     .venv/bin/python bench/batch_actions.py --sizes 20 1000 10000 --concurrency 50
 
@@ -45,6 +46,10 @@ from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing, ques
 from worker.families import FAMILIES, build_workers
 
 LATENCY_S = 0.05
+# mode -> (local activities, entities per activity; 0: the default, a fifth of the concurrency)
+MODES = {"local-groups": (True, 0), "local": (True, 1), "activities-groups": (False, 0), "activities": (False, 1)}
+LABELS = {"local-groups": "local activities, groups", "local": "local activities, one per entity",
+          "activities-groups": "activities, groups", "activities": "activities, one per entity"}
 
 
 def model(body: dict[str, Any]) -> tuple[int, str]:
@@ -57,14 +62,14 @@ def model(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "ok"
 
 
-async def load_orders(url: str, graph: str, sizes: list[int], rounds: int) -> None:
-    """For each size and round, a supplier with that many submitted orders."""
+async def load_orders(url: str, graph: str, sizes: list[int], runs: int) -> None:
+    """For each size and run, a supplier with that many submitted orders."""
     db = FalkorDB.from_url(url)
     g = db.select_graph(graph)
     await g.query("CREATE INDEX FOR (n:PurchaseOrder) ON (n.po_number)")
     await g.query("CREATE INDEX FOR (n:Supplier) ON (n.name)")
     for size in sizes:
-        for r in range(rounds * 2):
+        for r in range(runs):
             name = f"Bench Supplier {size}{r:02d}"
             await g.query("CREATE (:Supplier {supplier_id: $id, name: $name})", {"id": f"S-{size}-{r}", "name": name})
             for i in range(0, size, 2000):
@@ -80,10 +85,11 @@ async def history_events(client: Client, workflow_id: str) -> int:
 
 
 async def one_run(client: Client, queues: TaskQueues, times: dict[str, dict[str, float]], size: int, supplier: str,
-                  local: bool, concurrency: int) -> dict[str, Any]:
+                  mode: str, concurrency: int) -> dict[str, Any]:
     request_id = uuid.uuid4().hex
+    local, group_size = MODES[mode]
     settings = AgentSettings(action_max_concurrent=concurrency, action_approval_above=100_000,
-                             action_local_activities=local, audit_enabled=False)
+                             action_local_activities=local, action_group_size=group_size, audit_enabled=False)
     times[request_id] = {}
     started = time.perf_counter()
     await client.execute_workflow(
@@ -111,7 +117,7 @@ async def main() -> None:
     p.add_argument("--concurrency", type=int, default=50)
     p.add_argument("--rounds", type=int, default=3, help="runs per size and mode (the median is reported)")
     p.add_argument("--latency-ms", type=float, default=50.0, help="simulated time each action takes")
-    p.add_argument("--modes", nargs="+", default=["local", "activities"], choices=["local", "activities"])
+    p.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     args = p.parse_args()
     global LATENCY_S
     LATENCY_S = args.latency_ms / 1000
@@ -124,7 +130,7 @@ async def main() -> None:
     try:
         await asyncio.gather(*(s.wait_ready(90) for s in servers))
         falkordb_url = f"redis://127.0.0.1:{ports['falkordb']}"
-        await load_orders(falkordb_url, "bench", args.sizes, args.rounds)
+        await load_orders(falkordb_url, "bench", args.sizes, args.rounds * len(args.modes))
         client = await Client.connect(f"127.0.0.1:{ports['temporal']}", data_converter=pydantic_data_converter)
         times: dict[str, dict[str, float]] = {}
 
@@ -150,15 +156,17 @@ async def main() -> None:
                 await w.__aenter__()
             try:
                 for size in args.sizes:
-                    for local in [m == "local" for m in args.modes]:
-                        results = []
-                        for r in range(args.rounds):
-                            supplier = f"Bench Supplier {size}{r + (0 if local else args.rounds):02d}"
-                            results.append(await one_run(client, queues, times, size, supplier, local,
-                                                         args.concurrency))
-                        results.sort(key=lambda x: x["batch_s"])
-                        median = results[len(results) // 2]
-                        rows.append({"size": size, "mode": "local activities" if local else "activities", **median})
+                    results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in args.modes}
+                    supplier_index = 0
+                    for _ in range(args.rounds):  # modes interleaved, so noise hits each alike
+                        for mode in args.modes:
+                            supplier = f"Bench Supplier {size}{supplier_index:02d}"
+                            supplier_index += 1
+                            results[mode].append(await one_run(client, queues, times, size, supplier, mode,
+                                                               args.concurrency))
+                    for mode, runs in results.items():
+                        runs.sort(key=lambda x: x["batch_s"])
+                        rows.append({"size": size, "mode": LABELS[mode], **runs[len(runs) // 2]})
                         print(json.dumps(rows[-1]), flush=True)
             finally:
                 for w in workers:

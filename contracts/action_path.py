@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from contracts.query_path import StepInput, StepOutput
 from contracts.wire import AgentResponse
 
 LISTED = 500  # entities listed in one event or result; the rest are counted and in the action history
@@ -118,6 +119,7 @@ class BatchRequest(BaseModel):
     timeout_s: float = 30.0
     max_attempts: int = 3
     local_activities: bool = True
+    group_size: int = 1  # entities per execution activity (1 in histories recorded before groups)
     tools_queue: str = ""
     completed_before: int = 0  # progress counts continue across windows
     total: int = 0
@@ -126,6 +128,17 @@ class BatchRequest(BaseModel):
     request_id: str = ""
     bridge_queue: str = ""
     message_prefix: str = ""
+
+
+class ActionGroup(BaseModel):
+    """Several entities of one batch, executed at once by one activity: one step input per entity, each with
+    its own idempotency key, so a retried group applies nothing twice."""
+
+    steps: list[StepInput]
+
+
+class ActionGroupOutput(BaseModel):
+    outputs: list[StepOutput]  # in the order of the group's steps
 
 
 class BatchSummary(BaseModel):

@@ -16,6 +16,8 @@ WORKER_PUBLISH = "worker-publish"
 # Patch id of runs that have every feature above and earlier (intent-router, error-aware-ladder,
 # conversation-memory, worker-publish) under one marker.
 ALL_FEATURES = "features-2026-11"
+# Patch id of action runs that execute a batch's entities in groups, several per activity.
+ACTION_GROUPS = "action-groups"
 
 
 
@@ -25,6 +27,7 @@ class Activities:
     # workflows family: local activities of the workflow worker
     AGENT_SETTINGS = "agent_settings"
     EXECUTE_ACTION = "execute_action"
+    EXECUTE_ACTIONS = "execute_actions"  # a group of a batch's entities, all at once
     RECALL_CONVERSATION = "recall_conversation"
     REMEMBER_TURN = "remember_turn"
     PUBLISH = "publish"  # the caller's messages, published from the worker

@@ -121,14 +121,16 @@ def write(name: str, history: Any) -> None:
     print(f"recorded {name}: {len(history.events)} events")
 
 
-async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch") -> None:
-    """The demo conversation: router, action plan, dry run, approval, three windows as child workflows."""
+async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch",
+                       max_concurrent: int = 4) -> None:
+    """The demo conversation: router, action plan, dry run, approval, three windows as child workflows
+    (with 10 at a time, the entities go in groups of two per activity)."""
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
         async with AsyncExitStack() as stack:
             harness = await open_harness(stack, env.client, server.base_url, url, "procurement", data / "audit.jsonl",
                                          ontology_path=str(demo_graph.ONTOLOGY_PATH), action_window=8,
-                                         action_max_concurrent=4)
+                                         action_max_concurrent=max_concurrent)
             handle = await harness.start("Pay all orders of supplier Northwind Traders")
             await harness.wait_for_override(handle)
             await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
@@ -181,6 +183,8 @@ async def record(only: set[str]) -> None:
             await record_batch(env, url, data)
         if not only or "batch_worker_publish" in only:  # messages published by the worker (and batch_window_...)
             await record_batch(env, url, data, "batch_worker_publish")
+        if not only or "batch_groups" in only:  # several entities per activity (and batch_window_groups)
+            await record_batch(env, url, data, "batch_groups", max_concurrent=10)
         if not only or "conversation" in only:
             await record_conversation(env, url, data)
         if not only or "action_parameters" in only:

@@ -105,13 +105,13 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
             """This worker's configuration, read by each run (a local activity: no extra server round trip)."""
             return settings
 
-        # execute_action also runs here, as the batch's local activity (no server round trip per entity).
+        # execute_action(s) also run here, as the batch's local activities (no server round trip per entity).
         if publisher is None:
             raise ValueError("the workflows family publishes the caller's messages: give it a publisher")
         conversations = ConversationActivities(client)
         return Hosting(
             [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
-             *([actions.execute_action] if actions else [])],
+             *([actions.execute_action, actions.execute_actions] if actions else [])],
             [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
             [*logged, OverrideRejectionCounter(metrics)])
     if family == "planning":

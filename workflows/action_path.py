@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 
-from workflows.action_batch import run_window
+from workflows.action_batch import group_size_for, run_window
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         windows,
     )
     from contracts.conversation import ActionRecordSummary
-    from contracts.names import BATCH_WORKFLOW_NAME, Activities
+    from contracts.names import ACTION_GROUPS, BATCH_WORKFLOW_NAME, Activities
     from contracts.override import Decision, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, StepResult
     from contracts.routing import RouteInput
@@ -182,6 +182,9 @@ class ActionPath:
         s = self.ctx.settings
         parent = self.ctx.workflow_id
         inp = self.ctx.inp
+        # Runs recorded before groups replay one activity per entity, as they ran.
+        group_size = (group_size_for(s.action_max_concurrent, s.action_group_size)
+                      if workflow.patched(ACTION_GROUPS) else 1)
 
         def window_request(chunk: list[ActionTarget], done: int, index: int) -> BatchRequest:
             return BatchRequest(
@@ -189,7 +192,7 @@ class ActionPath:
                 entity_type=intent.entity_type, action_name=intent.action_name, targets=chunk,
                 parameters=intent.parameters,
                 max_concurrent=s.action_max_concurrent, timeout_s=s.action_timeout_s,
-                max_attempts=s.action_max_attempts, local_activities=s.action_local_activities,
+                max_attempts=s.action_max_attempts, local_activities=s.action_local_activities, group_size=group_size,
                 tools_queue=inp.queues.tools, completed_before=done, total=len(targets),
                 response_topic=inp.response_topic, request_id=inp.request_id, bridge_queue=inp.queues.bridge,
                 message_prefix=f"{parent}#w{index}")

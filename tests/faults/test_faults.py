@@ -220,9 +220,12 @@ async def test_broker_restart_the_bridge_reconnects_and_persistent_requests_are_
     assert messages[-1].message_type == "answer", [m.content for m in messages]
 
 
-async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy, falkordb_url: str) -> None:
+@pytest.mark.parametrize("group_size", ["1", "2"], ids=["one-per-activity", "groups-of-2"])
+async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy, falkordb_url: str,
+                                                                         group_size: str) -> None:
     """24 approvals, 4 at a time, 300 ms each: the worker dies with some applied and some in flight. The
-    restarted worker replays the batch; each order is approved once and reported as succeeded."""
+    restarted worker replays the batch; each order is approved once and reported as succeeded, whether each
+    activity executed one order or a group of them."""
     from falkordb.asyncio import FalkorDB
 
     from embedded import demo_graph
@@ -249,7 +252,8 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
         with ScriptedLLM(model) as server:
             d = await deploy(server.base_url, TGCA_GRAPH_NAME=graph_name,
                              TGCA_ONTOLOGY_PATH=str(demo_graph.ONTOLOGY_PATH), TGCA_ACTION_LATENCY_MS="300",
-                             TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000", TGCA_AGENT__ACTION_MAX_CONCURRENT="4")
+                             TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000", TGCA_AGENT__ACTION_MAX_CONCURRENT="4",
+                             TGCA_AGENT__ACTION_GROUP_SIZE=group_size)
             asking = asyncio.create_task(d.ask("Approve these orders"))
             for _ in range(600):
                 if await applied() >= 4:

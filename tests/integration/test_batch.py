@@ -23,9 +23,10 @@ from workflows.action_batch import ActionBatchWorkflow
 SUBMITTED = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
 
 
+@pytest.mark.parametrize("group_size", [1, 2], ids=["one-per-activity", "groups-of-2"])
 @pytest.mark.parametrize("local", [True, False], ids=["local-activities", "activities"])
 async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy,
-                                                      local: bool) -> None:
+                                                      local: bool, group_size: int) -> None:
     name, g = demo_copy
     store = GraphStore(falkordb_url, name)
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH), simulated_latency_s=0.1)
@@ -39,12 +40,13 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in SUBMITTED], max_concurrent=4, local_activities=local,
+        group_size=group_size,
         tools_queue=f"{queue}-tools", response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge",
         message_prefix="m")
     client = temporal_env.client
     async with Worker(client, task_queue=queue, workflows=[ActionBatchWorkflow],
-                      activities=[tools.execute_action, PublishActivities(Caller()).publish]), \
-            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action]):
+                      activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish]), \
+            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action, tools.execute_actions]):
         summary = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-1", task_queue=queue,
                                                 result_type=BatchSummary)
         assert tools.peak_in_flight == 4  # the bound was reached and never exceeded
