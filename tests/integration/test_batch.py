@@ -8,6 +8,8 @@ import uuid
 from typing import Any
 
 import pytest
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -15,7 +17,8 @@ from activities.actions import ActionTools
 from activities.publish import PublishActivities
 from backends.graph_store import GraphStore
 from confidence_core.ontology import Ontology
-from contracts.action_path import ActionTarget, BatchRequest, BatchSummary
+from contracts.action_path import ActionGroup, ActionGroupOutput, ActionTarget, BatchRequest, BatchSummary
+from contracts.names import Activities
 from contracts.wire import AgentResponse
 from embedded import demo_graph
 from workflows.action_batch import ActionBatchWorkflow
@@ -65,3 +68,39 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
     statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
                                  {"ids": SUBMITTED})).result_set
     assert statuses == [["approved"]]
+
+
+async def test_a_group_that_fails_as_a_whole_runs_again_entity_by_entity(
+        temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy) -> None:
+    """A group's activity that dies after applying half its entities: the window runs those entities one by
+    one, and each is reported as it ended (the applied ones found by their keys), none applied twice."""
+    name, g = demo_copy
+    store = GraphStore(falkordb_url, name)
+    tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH))
+
+    @activity.defn(name=Activities.EXECUTE_ACTIONS)
+    async def dies_halfway(group: ActionGroup) -> ActionGroupOutput:
+        for step in group.steps[:len(group.steps) // 2]:
+            await tools.execute_action(step)
+        raise ApplicationError("worker lost mid-group", non_retryable=True)
+
+    class Caller:
+        async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+            pass
+
+    queue = f"groups-{uuid.uuid4().hex[:8]}"
+    targets = SUBMITTED[:12]
+    request = BatchRequest(
+        workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
+        targets=[ActionTarget(entity_id=po) for po in targets], max_concurrent=8, group_size=4,
+        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+    async with Worker(temporal_env.client, task_queue=queue, workflows=[ActionBatchWorkflow],
+                      activities=[tools.execute_action, dies_halfway, PublishActivities(Caller()).publish]):
+        summary = await temporal_env.client.execute_workflow(ActionBatchWorkflow.run, request, id=queue,
+                                                             task_queue=queue, result_type=BatchSummary)
+    await store.aclose()
+    assert (summary.total, summary.succeeded, summary.failed) == (12, 12, 0)
+    assert sorted(o.entity_id for o in summary.successes) == sorted(targets)
+    assert all(o.changes == {"status": {"before": "submitted", "after": "approved"}} for o in summary.successes)
+    records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r), count(DISTINCT r.key)")).result_set
+    assert records == [[12, 12]]
