@@ -1,7 +1,8 @@
 """The action path's activities: resolve_action_targets (which entities a request means),
 validate_action_batch (the dry run over all of them, one read-only query per thousand), execute_action
 (one entity; the batch is the workflow's fan-out) and execute_actions (a group of them at once). The
-read-only look-ups a plan may use (list_available_actions, get_action_details, validate_action_preconditions) are tools (tools/).
+read-only look-ups a plan may use (list_available_actions, get_action_details,
+validate_action_preconditions) are tools (tools/).
 
 Targets are chosen by id, through a related entity, by property filters, or filters with either, in
 parameterised read-only queries (confidence_core/target_query.py). An execution is one atomic query
