@@ -8,7 +8,6 @@ import asyncio
 import time
 
 import structlog
-from prometheus_client import start_http_server
 from temporalio.worker import Worker
 
 from activities.publish import PublishActivities
@@ -18,6 +17,7 @@ from contracts.topics import agent_subscription
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
 from service.flags import add_common_args, add_flow_args, config_from_args, entry_parser
+from service.health import pulsar_check, start_health_server, temporal_check
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
 
@@ -69,8 +69,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     await _subscribe(relay, config.pulsar_url)
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
                     max_concurrent_activities=256)
-    if config.metrics_port:
-        start_http_server(config.metrics_port)
+    if config.metrics_port:  # metrics, and /healthz: Temporal and the broker it consumes from
+        start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
+                                                  "pulsar": pulsar_check(client, config.request_topics[0])})
     log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 
 import structlog
-from prometheus_client import start_http_server
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from activities.agent_metrics import AgentMetrics
@@ -20,6 +19,7 @@ from backends.factory import make_backends
 from service.config import ServiceConfig
 from service.connections import connect_temporal, pulsar_client
 from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser
+from service.health import pulsar_check, start_health_server, temporal_check
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
 from worker.families import FAMILIES, build_workers, family_queue, unhosted_neighbours
@@ -74,8 +74,11 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds)
                  if "workflows" in families else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
-    if config.metrics_port:
-        start_http_server(config.metrics_port)
+    if config.metrics_port:  # metrics, and /healthz: Temporal, and Pulsar when this worker publishes
+        checks = {"temporal": temporal_check(client)}
+        if publisher is not None:
+            checks["pulsar"] = pulsar_check(publisher.client, config.response_topic)
+        start_health_server(config.metrics_port, checks)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
