@@ -53,7 +53,9 @@ async def warm_up(llm: ChatModel, prompts: dict[str, str]) -> list[str]:
 
 
 async def warm_prompt_cache(config: ServiceConfig, backends: Backends, families: set[str]) -> None:
-    if not config.llm_warm_up:
+    # With TrustGraph's services the model sits behind its text-completion processor, which may not be up
+    # yet (a request would wait out the LLM timeout): its own deployment warms its model.
+    if not config.llm_warm_up or config.tool_backend != "local":
         return
     try:
         prompts = await system_prompts(config, backends, families)
