@@ -19,7 +19,8 @@ class AskTimeout(TimeoutError):
 
 async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, response_topic: str,
               timeout_s: float = 600.0, request_id: str | None = None) -> AsyncIterator[AgentResponse]:
-    """Subscribe first (position latest, as TrustGraph's callers do), then send; stop at end of dialog."""
+    """Subscribe first (position latest, as TrustGraph's callers do), then send; stop at end of dialog.
+    `timeout_s` bounds the time spent waiting for messages, not the time the caller spends on them."""
     request_id = request_id or str(uuid.uuid4())
     client = pulsar_client(pulsar_url)
     try:
@@ -53,7 +54,11 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             if response.message_id and response.message_id in seen:
                 continue  # an emit retried after a timeout: same message again
             seen.add(response.message_id)
+            handed = loop.time()
             yield response
+            # The time the caller holds a message (a person answering an inline override prompt) is not
+            # time the run took: the deadline moves by it.
+            deadline += loop.time() - handed
             if response.end_of_dialog or response.error is not None:
                 return
     finally:

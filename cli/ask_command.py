@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+import os
 import uuid
+from pathlib import Path
 
 from cli.ask import AskTimeout, ask
+from cli.ask_view import AnswerOnlyView, AskView, JsonView, PlainView, TerminalView
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from cli.render import render
+from cli.inline_override import InlineDecider
+from cli.terminal import can_prompt, styled
 from contracts.names import workflow_id_for
-from contracts.wire import AgentRequest, AgentResponse
-from contracts.wire_codec import response_to_wire
+from contracts.wire import AgentRequest
 from service import defaults
 from service.config import ServiceConfig
 from service.flags import add_flow_args, config_from_args
@@ -21,7 +22,7 @@ from service.flags import add_flow_args, config_from_args
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
     a = sub.add_parser("ask", parents=[common], help="ask one question over Pulsar")
     add_flow_args(a)
-    a.add_argument("question")
+    a.add_argument("question", help="the question, in quotes")
     a.add_argument("-C", "--collection", default="default", help="TrustGraph collection the request names")
     a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
     a.add_argument("--json", action="store_true", dest="json_output",
@@ -33,55 +34,72 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     a.add_argument("--conversation", default="", metavar="ID",
                    help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
                         "and prints its id for the next question")
+    d = a.add_argument_group("deciding here (at a terminal, ask asks you when the run waits for a human)")
+    d.add_argument("--by", default=os.environ.get("USER", ""),
+                   help="who decides: the identity's name when the service checks signatures (recorded)")
+    d.add_argument("--key", "--signing-key", dest="key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+                   help="sign decisions with this private key (env TGCA_OVERRIDE_KEY); without it, a run that "
+                        "takes signed decisions is answered with `tg-confidence override`")
 
 
 async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
                   namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
                   json_output: bool = False, collection: str = "default", group: list[str] | None = None,
-                  answer_only: bool = False) -> int:
+                  answer_only: bool = False, decider: InlineDecider | None = None) -> int:
     """Ask, print what comes back, return the exit code. `answer_only`: the answer's text and any error, as
-    TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations)."""
+    TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations).
+    `decider`: answer the run's override requests at this terminal (see inline_decider)."""
     request_id = str(uuid.uuid4())
     request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id,
                            collection=collection, group=group)
+    view = view_for(json_output=json_output, answer_only=answer_only)
     if json_output:  # stdout carries nothing but the responses, one JSON object per line
         ui_url = None
-    elif not answer_only:
-        print(f"? {question}", flush=True)
+    view.question(question)
     status = FAILED
+    failure: tuple[str, int] | None = None
     try:
         async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
                                  timeout_s=timeout_s, request_id=request_id):
-            if json_output:
-                print(json.dumps(response_to_wire(message)), flush=True)
-            elif answer_only:
-                print_answer_only(message)
-            else:
-                line = render(message)
-                if line:
-                    print(line, flush=True)
+            view.message(message)
+            if decider is not None and message.message_type == "observation":
+                await decider.on_message(message.content, view)
             if message.end_of_dialog:
                 status = 0 if message.error is None else FAILED
     except AskTimeout as exc:
-        return error(str(exc), FAILED)
+        failure = (str(exc), FAILED)
     except ConnectionError as exc:
-        return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
+        failure = (str(exc), UNREACHABLE_OR_BAD_INPUT)
+    finally:
+        view.close()  # the live status line goes before anything else is printed
+    if failure is not None:
+        return error(*failure)
     if ui_url:
-        print(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}")
+        view.say(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/"
+                 f"{workflow_id_for(request_id)}")
     if conversation_id:  # on stderr with --json: stdout stays one JSON object per line
-        print(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"",
-              file=sys.stderr if json_output else sys.stdout)
+        view.say(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"")
     return status
 
 
-def print_answer_only(message: AgentResponse) -> None:
-    """The answer's text as it arrives (chunks joined), a newline at its end; an error on stderr."""
-    if message.message_type == "answer":
-        # streamed chunks join into one text; the closing message (the last of the answer) ends the line
-        print(message.content, end="\n" if message.end_of_dialog else "", flush=True)
-    if message.error is not None:
-        print(f"error: {message.error.message}", file=sys.stderr, flush=True)
+def view_for(*, json_output: bool, answer_only: bool) -> AskView:
+    """JSON and the bare answer are for programs wherever they go; colour and live lines only for a person
+    at a terminal (cli/terminal.py); otherwise the plain lines scripts already parse."""
+    if json_output:
+        return JsonView()
+    if answer_only:
+        return AnswerOnlyView()
+    return TerminalView() if styled() else PlainView()
+
+
+def inline_decider(config: ServiceConfig, by: str, key: Path | None,
+                   temporal_address: str | None = None) -> InlineDecider | None:
+    """The inline override prompt, when someone at a terminal can answer it; never for a script."""
+    if not can_prompt():
+        return None
+    return InlineDecider(temporal_address or config.temporal_address, config.temporal_namespace, by=by,
+                         key_path=key, signed=bool(config.agent.override_keys))
 
 
 def conversation_of(value: str) -> str:
@@ -102,4 +120,5 @@ async def ask_command(args: argparse.Namespace) -> int:
                          plan=args.plan, ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
                          namespace=config.temporal_namespace,
                          conversation_id=conversation_of(args.conversation), json_output=args.json_output,
-                         collection=args.collection)
+                         collection=args.collection,
+                         decider=None if args.json_output else inline_decider(config, args.by, args.key))

@@ -35,7 +35,7 @@ COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": r
             "logs": stack_commands.logs}
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = entry_parser("tg-confidence", __doc__)
     common = argparse.ArgumentParser(add_help=False)
     add_common_args(common)
@@ -49,7 +49,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     keys.add_parser(sub, common)
     for command in sub.choices.values():
         command.formatter_class = HelpFormatter
-    return parser.parse_args(argv)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:

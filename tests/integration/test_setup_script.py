@@ -31,6 +31,7 @@ def test_no_llm_installs_the_service_without_the_local_model(tmp_path: Path) -> 
     done = subprocess.run(["bash", "scripts/setup.sh", "--no-llm"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("setup: 3 stages, usually about a minute\n")  # the whole, before the first
     stages = [line for line in done.stdout.splitlines() if line.startswith("setup [")]
     assert [s.split("]")[0] for s in stages] == ["setup [1/3", "setup [2/3", "setup [3/3"]
     assert all("usually" in s for s in stages)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Iterator
+
 import pytest
 
-from cli.main import parse_args
+from cli.main import build_parser, parse_args
 from service.flags import package_version
 
 
@@ -29,3 +32,18 @@ def test_version_names_the_program_and_the_installed_version(capsys: pytest.Capt
         parse_args(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out.strip() == f"tg-confidence {package_version()}" != "tg-confidence unknown"
+
+
+def every_action(parser: argparse.ArgumentParser, name: str) -> Iterator[tuple[str, argparse.Action]]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command, sub in action.choices.items():
+                yield from every_action(sub, f"{name} {command}")
+        else:
+            yield name, action
+
+
+def test_every_flag_and_argument_has_a_line_of_help() -> None:
+    missing = [f"{name} {action.option_strings or action.dest}"
+               for name, action in every_action(build_parser(), "tg-confidence") if not (action.help or "").strip()]
+    assert missing == []
