@@ -9,6 +9,7 @@ from pathlib import Path
 from activities.action_history import ActionHistory, HistoryEntry
 from activities.actions import ActionTools
 from backends.graph_store import GraphQueryError, GraphStore
+from cli.decide import default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.ontology import Ontology, UnknownName
 from confidence_core.override_signing import load_private_key, public_key_text
@@ -36,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     which.add_argument("--key", help="one action record's key")
     which.add_argument("--run", help="every action of this run")
     undo.add_argument("--by", default=os.environ.get("USER", ""), help="who undoes (recorded)")
-    undo.add_argument("--signing-key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+    undo.add_argument("--signing-key", type=Path, default=default_signing_key(),
                       help="the undoer's private key (tg-confidence keys new); needed when override_keys are "
                            "configured: only an identity with the role 'undo' may undo")
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import uuid
 from pathlib import Path
 
 from cli.ask import AskTimeout, ask
 from cli.ask_view import AnswerOnlyView, AskView, JsonView, PlainView, TerminalView
+from cli.decide import default_decider, default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from cli.inline_override import InlineDecider
 from cli.terminal import can_prompt, styled
@@ -35,9 +35,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
                    help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
                         "and prints its id for the next question")
     d = a.add_argument_group("deciding here (at a terminal, ask asks you when the run waits for a human)")
-    d.add_argument("--by", default=os.environ.get("USER", ""),
+    d.add_argument("--by", default=default_decider(),
                    help="who decides: the identity's name when the service checks signatures (recorded)")
-    d.add_argument("--key", "--signing-key", dest="key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+    d.add_argument("--key", "--signing-key", dest="key", type=Path, default=default_signing_key(),
                    help="sign decisions with this private key (env TGCA_OVERRIDE_KEY); without it, a run that "
                         "takes signed decisions is answered with `tg-confidence override`")
 

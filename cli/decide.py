@@ -4,12 +4,25 @@ prompt of `ask` both decide through here, so they are checked and recorded alike
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from temporalio.client import WorkflowHandle
 
 from confidence_core.override import signed_decision
 from contracts.override import Override, OverrideRequest
 from contracts.run import RunStatus
+
+
+def default_decider() -> str:
+    """Who decides when --by is not given: the logged-in user."""
+    return os.environ.get("USER", "")
+
+
+def default_signing_key() -> Path | None:
+    """The private key that signs decisions when --key is not given (env TGCA_OVERRIDE_KEY)."""
+    return Path(key) if (key := os.environ.get("TGCA_OVERRIDE_KEY")) else None
 
 
 class NotAwaiting(Exception):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from cli.decide import NotAwaiting, signed_for_run, submit
+from cli.decide import NotAwaiting, default_decider, default_signing_key, signed_for_run, submit
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.override import refusal_reason, signed_decision
 from confidence_core.override_signing import load_private_key
@@ -32,9 +31,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                    help="accept the result, retry the step, skip it, or abort the run")
     o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
     o.add_argument("--reason", default="", help="why (recorded with the decision)")
-    o.add_argument("--by", default=os.environ.get("USER", ""),
+    o.add_argument("--by", default=default_decider(),
                    help="who decides: the identity's name when the service checks signatures (recorded)")
-    o.add_argument("--key", "--signing-key", dest="key", type=Path, default=os.environ.get("TGCA_OVERRIDE_KEY") or None,
+    o.add_argument("--key", "--signing-key", dest="key", type=Path, default=default_signing_key(),
                    help="sign the decision with this private key file (tg-confidence keys new; env "
                         "TGCA_OVERRIDE_KEY); needed when the service has override_keys")
     o.add_argument("--print", dest="print_only", action="store_true",

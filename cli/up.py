@@ -7,12 +7,12 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 from pathlib import Path
 
 from cli.ask_command import agent_topics, inline_decider, run_ask
+from cli.decide import default_decider, default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from cli.progress import byte_progress
 from embedded.model_weights import (
@@ -109,11 +109,6 @@ async def _start(stack: EmbeddedStack, stop: asyncio.Event) -> bool:
     return True
 
 
-def override_key() -> Path | None:
-    """The key that signs decisions made at the inline prompt of `--ask` (env TGCA_OVERRIDE_KEY)."""
-    return Path(os.environ["TGCA_OVERRIDE_KEY"]) if os.environ.get("TGCA_OVERRIDE_KEY") else None
-
-
 class _Interrupted(Exception):
     pass
 
@@ -199,7 +194,7 @@ async def up(args: argparse.Namespace) -> int:
         if question:
             status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
                                    ui_url=stack.ui_url, namespace=options.temporal_namespace,
-                                   decider=inline_decider(config, os.environ.get("USER", ""), override_key(),
+                                   decider=inline_decider(config, default_decider(), default_signing_key(),
                                                           stack.temporal_address))
             if args.exit_after_ask:
                 return status
