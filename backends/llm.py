@@ -8,6 +8,7 @@ non-retryable, so a misconfiguration fails fast with a clear message instead of 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -111,3 +112,44 @@ class LLMClient:
             in_tokens=usage.get("prompt_tokens"),
             out_tokens=usage.get("completion_tokens"),
         )
+
+
+class LlmObserver(Protocol):
+    """Told of every LLM call as it ends (activities/agent_metrics.py AgentMetrics)."""
+
+    def llm_call(self, seconds: float, model: str, in_tokens: int | None, out_tokens: int | None) -> None: ...
+
+
+def _count(tokens: object) -> int | None:
+    """A token count as the server reported it, or None when it is missing or nonsense."""
+    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else None
+
+
+class MeteredChatModel:
+    """A ChatModel that tells `observer` how long each call took and, when `meter_tokens`, how many tokens
+    it used. Failed calls are timed too. The model label is the configured name, never the server's: a
+    server's answer must not be able to mint new metric series."""
+
+    def __init__(self, inner: ChatModel, observer: LlmObserver, model: str, meter_tokens: bool) -> None:
+        self.inner = inner
+        self.base_url = inner.base_url
+        self._observer = observer
+        self._model = model
+        self._meter_tokens = meter_tokens
+
+    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
+                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+        started = time.monotonic()
+        completion: Completion | None = None
+        try:
+            completion = await self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
+                                               temperature=temperature)
+            return completion
+        finally:
+            metered = self._meter_tokens and completion is not None
+            self._observer.llm_call(time.monotonic() - started, self._model,
+                                    _count(completion.in_tokens) if metered else None,
+                                    _count(completion.out_tokens) if metered else None)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

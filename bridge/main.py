@@ -20,6 +20,7 @@ from service.flags import add_common_args, add_flow_args, config_from_args, entr
 from service.health import pulsar_check, start_health_server, temporal_check
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
+from service.trustgraph_metrics import describe_processor, process_info
 
 log = structlog.get_logger(__name__)
 
@@ -54,7 +55,8 @@ async def _subscribe(relay: RequestRelay, pulsar_url: str) -> None:
 async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
-    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS)
+    describe_processor(config.processor_id, process_info(config, "bridge"))
+    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id)
     relay = RequestRelay(
         temporal, client, publisher,
         request_topics=config.request_topics,
@@ -65,6 +67,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
                         traffic_percentage=config.confidence_agent_traffic_percentage,
                         fallback_to_react=config.confidence_agent_fallback_to_react,
                         react_request_topic=config.react_request_topic),
+        processor=config.processor_id,
     )
     await _subscribe(relay, config.pulsar_url)
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
@@ -88,5 +91,5 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     config = config_from_args(parse_args(argv))
-    configure_logging(config.log_level)
+    configure_logging(config.log_level, config.log_format)
     run_until_signalled(serve, config)

@@ -30,7 +30,9 @@ from contracts.run import AgentRunInput, AgentRunResult
 from contracts.topics import is_persistent, paired_response_topic
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
+from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
+from service.trustgraph_metrics import CONSUMER_PROCESSED, CONSUMER_SECONDS, CONSUMER_STATE
 
 log = structlog.get_logger(__name__)
 
@@ -48,8 +50,10 @@ class Routing:
 class RequestRelay:
     def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
                  request_topics: list[str], subscription: str, response_topic: str,
-                 queues: TaskQueues, routing: Routing | None = None, max_in_flight: int = 64) -> None:
+                 queues: TaskQueues, routing: Routing | None = None, max_in_flight: int = 64,
+                 processor: str = PROCESSOR_ID) -> None:
         self.temporal = temporal
+        self.processor = processor  # the `processor` label of TrustGraph's consumer metrics
         self.pulsar = pulsar_client
         self.publisher = publisher
         self.request_topics = request_topics
@@ -69,6 +73,11 @@ class RequestRelay:
             self.request_topics, self.subscription, consumer_type=pulsar.ConsumerType.Shared,
             negative_ack_redelivery_delay_ms=5000,
         )
+        self._consumer_state("running")
+
+    def _consumer_state(self, state: str) -> None:
+        for topic in self.request_topics:
+            CONSUMER_STATE.labels(processor=self.processor, consumer=topic).state(state)
 
     async def run(self) -> None:
         if self.consumer is None:
@@ -86,13 +95,17 @@ class RequestRelay:
         task.add_done_callback(tasks.discard)
 
     async def _handle_guarded(self, message: pulsar.Message) -> None:
+        topic = message.topic_name()
+        status = "ok"
         try:
-            with REQUEST_SECONDS.time():
+            with REQUEST_SECONDS.time(), CONSUMER_SECONDS.labels(processor=self.processor, consumer=topic).time():
                 await self.handle(message)
         except Exception:  # one bad message must never stop the relay
-            log.exception("request_handling_failed", topic=message.topic_name())
+            status = "error"
+            log.exception("request_handling_failed", topic=topic)
             await self._ack(message)
         finally:
+            CONSUMER_PROCESSED.labels(processor=self.processor, consumer=topic, status=status).inc()
             self._slots.release()
 
     async def _ack(self, message: pulsar.Message) -> None:
@@ -221,6 +234,7 @@ class RequestRelay:
 
     async def drain(self) -> None:
         """Settle the messages in hand; stop watching runs (they go on in Temporal regardless)."""
+        self._consumer_state("stopped")
         if self._handlers:
             await asyncio.gather(*self._handlers, return_exceptions=True)
         for task in list(self._watchers):

@@ -84,5 +84,5 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     config = config_from_args(parse_args(argv))
-    configure_logging(config.log_level)
+    configure_logging(config.log_level, config.log_format)
     run_until_signalled(serve, config)

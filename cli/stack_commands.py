@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
+from cli.log_lines import LogLines
 from embedded.processes import tree_rss_bytes
 from embedded.stack import default_data_dir
 from embedded.stack_control import stop_stack
@@ -24,7 +25,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                           help="the stack's data dir (default: env TGCA_DATA_DIR, else ~/.tg-confidence)")
     sub.add_parser("down", parents=[common, data_dir], help="stop the stack `up` runs (or what a killed `up` left)")
     sub.add_parser("ps", parents=[common, data_dir], help="list the stack's parts: pid, state, ports, memory, log")
-    logs = sub.add_parser("logs", parents=[common, data_dir], help="print a part's log")
+    logs = sub.add_parser("logs", parents=[common, data_dir],
+                          help="print a part's log (the services' JSON lines as readable lines at a terminal; "
+                               "--log-format json keeps them as written)")
     logs.add_argument("part", help="temporal, pulsar, falkordb, llm, worker, bridge or chat")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing what the part writes (Ctrl-C ends)")
     logs.add_argument("-n", "--lines", type=int, default=50, help="how many of the last lines to print first")
@@ -101,9 +104,10 @@ async def logs(args: argparse.Namespace) -> int:
     if not path.is_file():
         known = ", ".join(keys) or "temporal, pulsar, falkordb, llm, worker, bridge, chat"
         return error(f"no log for '{args.part}' in {state.path.parent} (parts: {known})", UNREACHABLE_OR_BAD_INPUT)
+    lines = LogLines(args.log_format or "auto")  # readable at a terminal, as written anywhere else
     text, offset = tail(path, args.lines)
     if text:
-        print(text, flush=True)
+        print(lines.feed(text + "\n"), end="", flush=True)
     if not args.follow:
         return 0
     stop = asyncio.Event()
@@ -123,6 +127,6 @@ async def logs(args: argparse.Namespace) -> int:
         if size > offset:
             chunk = read_from(path, offset)
             offset += len(chunk)
-            print(chunk.decode(errors="replace"), end="", flush=True)
+            print(lines.feed(chunk.decode(errors="replace")), end="", flush=True)
     return 0
 

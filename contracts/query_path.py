@@ -77,6 +77,9 @@ class StepInput(BaseModel):
     # Outputs of the step's dependencies only, keyed by step id (the memory manager's selection).
     context: dict[str, str] = Field(default_factory=dict)
     retry_count: int = 0
+    # The retry ladder's approach for this attempt (confidence_core/ladder.py; "human": a person asked for the
+    # retry); "" for a first attempt and in runs started before attempts carried it. Metrics only.
+    rung: str = ""
 
 
 class StepOutput(BaseModel):

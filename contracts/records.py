@@ -53,6 +53,8 @@ class RunMetrics(BaseModel):
     plan_seconds: float = 0.0
     plan_steps: int = 0
     answer_confidence: float | None = None  # the stated confidence of the run's answer; None: none stated
+    failed: bool = False  # the run ended in an error instead of an answer
+    step_attempts: int = 0  # tool calls: every attempt at every step
 
 
 class RunRecord(BaseModel):

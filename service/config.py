@@ -73,6 +73,10 @@ class ServiceConfig(BaseSettings):
     response_topic: str = ""
     metrics_port: int = Field(default=defaults.METRICS_PORT, ge=0, le=65535)  # this process's Prometheus; 0 = off
     log_level: str = defaults.LOG_LEVEL
+    # auto: aligned, coloured lines when stderr is a terminal, JSON lines otherwise (files, containers, shippers)
+    log_format: Literal["auto", "json", "console"] = "auto"
+    # The `processor` label of the TrustGraph-convention metrics (tg_*), TrustGraph's processor id for its agent
+    processor_id: str = Field(default=defaults.PROCESSOR_ID, min_length=1)
     audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))
     temporal_metrics_port: int = Field(default=0, ge=0, le=65535)  # Temporal SDK metrics; 0 = off
     agent: AgentSettings = Field(default_factory=AgentSettings)

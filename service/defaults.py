@@ -22,3 +22,4 @@ LLM_BASE_URL = f"http://{HOST}:{LLM_PORT}/v1"
 LLM_MODEL = "qwen2.5-coder-1.5b-instruct"
 GRAPH_NAME = "procurement"
 LOG_LEVEL = "INFO"
+PROCESSOR_ID = "agent-manager"  # TrustGraph's id for the agent it replaces

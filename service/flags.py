@@ -54,6 +54,10 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-p", "--pulsar-host", "--pulsar-url", dest="pulsar_url",
                    help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)")
     p.add_argument("-l", "--log-level", help="DEBUG, INFO, WARNING or ERROR (env TGCA_LOG_LEVEL)")
+    p.add_argument("--log-format", choices=["auto", "json", "console"],
+                   help="auto: readable lines on a terminal, JSON lines otherwise (env TGCA_LOG_FORMAT)")
+    p.add_argument("-i", "--id", dest="processor_id",
+                   help="processor id: the `processor` label of the tg_* metrics (env TGCA_PROCESSOR_ID)")
     p.add_argument("-P", "--metrics-port", type=int,
                    help="Prometheus port of this process, 0 to turn it off (env TGCA_METRICS_PORT)")
     p.add_argument("--temporal-address", help="Temporal frontend host:port (env TGCA_TEMPORAL_ADDRESS)")

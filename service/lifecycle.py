@@ -10,19 +10,33 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, TextIO
 
 import structlog
 
 from confidence_core.redaction import redact_log_event
 from service.connections import PartUnreachable
 
+LogFormat = Literal["auto", "json", "console"]
 
-def configure_logging(level: str = "INFO") -> None:
-    """structlog JSON lines on stderr; stdlib loggers (Temporal's included) go through the same renderer."""
+
+def log_renderer(fmt: LogFormat = "auto", stream: TextIO | None = None) -> Any:
+    """JSON lines for machines (log shippers, `docker logs`, files); aligned, coloured lines for a person at a
+    terminal. "auto" picks by whether `stream` (stderr) is a terminal; NO_COLOR keeps the console form plain."""
+    stream = stream or sys.stderr
+    if fmt == "json" or (fmt == "auto" and not stream.isatty()):
+        return structlog.processors.JSONRenderer()
+    colors = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb" and stream.isatty()
+    return structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback)
+
+
+def configure_logging(level: str = "INFO", fmt: LogFormat = "auto") -> None:
+    """structlog on stderr, rendered by `log_renderer`; stdlib loggers (Temporal's included) go through the
+    same renderer."""
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}")
+    renderer = log_renderer(fmt)
     shared = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -30,7 +44,7 @@ def configure_logging(level: str = "INFO") -> None:
     ]
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, redact_log_event,
-                    structlog.processors.JSONRenderer()],
+                    renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
@@ -38,7 +52,7 @@ def configure_logging(level: str = "INFO") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact_log_event,
-                    structlog.processors.JSONRenderer()], foreign_pre_chain=shared))
+                    renderer], foreign_pre_chain=shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(numeric)

@@ -19,13 +19,16 @@ from temporalio.exceptions import ApplicationError
 from contracts.wire import AgentResponse
 from contracts.wire_codec import encode_response
 from service.connections import PULSAR_ERRORS
+from service.trustgraph_metrics import PRODUCED
 
 
 class ResponsePublisher:
-    def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None) -> None:
+    def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None,
+                 processor: str = "") -> None:
         self.client = client
         self.pulsar_url = pulsar_url
         self._seconds = seconds  # time per message published, when the process exposes it
+        self._processor = processor  # counted in tg_producer_messages_total under this processor id, when given
         self._producers: dict[str, Producer] = {}
         self._lock = asyncio.Lock()
 
@@ -49,6 +52,8 @@ class ResponsePublisher:
         try:
             producer = await self._producer(topic)
             await producer.send(encode_response(response), properties={"id": request_id})
+            if self._processor:
+                PRODUCED.labels(processor=self._processor, producer=topic).inc()
         except PULSAR_ERRORS as exc:
             self._producers.pop(topic, None)
             raise ApplicationError(

@@ -46,7 +46,9 @@ class Harness:
         self.messages.append(response)
 
     def metric(self, name: str, **labels: str) -> float:
-        return self.registry.get_sample_value(name, labels) or 0.0
+        """The sample's value summed over the labels not given (0 when there is none)."""
+        return sum(sample.value for family in self.registry.collect() for sample in family.samples
+                   if sample.name == name and labels.items() <= sample.labels.items())
 
     async def start(self, question: str, settings: AgentSettings | None = None, **request: Any) -> WorkflowHandle:
         run_input = AgentRunInput(
@@ -85,11 +87,12 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
                            calibrator_path=calibrator_path)
     registry = CollectorRegistry()
     harness = Harness(client=client, config=config, registry=registry)
-    backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}))
+    metrics = AgentMetrics(registry)
+    backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}), observer=metrics)
     stack.push_async_callback(backends.aclose)
 
     recorder = PublishActivities(harness)
-    workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(registry), publisher=harness)
+    workers = build_workers(client, config, set(FAMILIES), backends, metrics, publisher=harness)
     workers.append(Worker(client, task_queue=queues.bridge, activities=[recorder.emit]))
     for worker in workers:
         await stack.enter_async_context(worker)

@@ -34,6 +34,7 @@ from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from service.config import ServiceConfig
 from service.connections import pulsar_client
+from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
 from worker.families import FAMILIES, build_workers
 
@@ -127,7 +128,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         stack.push_async_callback(backends.aclose)
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
-        publisher = ResponsePublisher(pulsar_conn, pulsar_url)
+        publisher = ResponsePublisher(pulsar_conn, pulsar_url, processor=PROCESSOR_ID)
         workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()),
                                 publisher=publisher)
         workers.append(Worker(client, task_queue=queues.bridge, activities=[PublishActivities(publisher).emit]))

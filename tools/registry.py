@@ -97,12 +97,12 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
             output = await t.run(request, backends)
         except ApplicationError as exc:
             if metrics is not None and exc.non_retryable:  # the attempt's end as the workflow sees it
-                metrics.attempt(request.step, request.retry_count, time.monotonic() - started, None)
+                metrics.attempt(request.step, request.retry_count, time.monotonic() - started, None, request.rung)
             raise
         output = _within_history_limits(output)
         output.execution_time_ms = int((time.monotonic() - started) * 1000)
         if metrics is not None:
-            metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output)
+            metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output, request.rung)
         if t.spec.cacheable:
             results.put(request, output)
         return output

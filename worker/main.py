@@ -22,7 +22,9 @@ from service.flags import add_backend_args, add_common_args, config_from_args, e
 from service.health import pulsar_check, start_health_server, temporal_check
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
+from service.trustgraph_metrics import describe_processor, process_info
 from worker.families import FAMILIES, build_workers, family_queue, unhosted_neighbours
+from worker.pending_overrides import count_pending_overrides
 from worker.prompt_warm_up import warm_prompt_cache
 
 log = structlog.get_logger(__name__)
@@ -67,11 +69,13 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
         runtime = Runtime(telemetry=TelemetryConfig(
             metrics=PrometheusConfig(bind_address=f"0.0.0.0:{config.temporal_metrics_port}")))
     client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
-    backends = make_backends(config)
-    metrics = AgentMetrics()
+    metrics = AgentMetrics(processor=config.processor_id)
+    describe_processor(config.processor_id, process_info(config, "worker"))
+    backends = make_backends(config, observer=metrics)
     audit_sink = AuditSink(config.audit_path, metrics)
     # The workflows family publishes its runs' messages (workflows/outbox.py): it alone needs Pulsar.
-    publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds)
+    publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,
+                                   config.processor_id)
                  if "workflows" in families else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
     if config.metrics_port:  # metrics, and /healthz: Temporal, and Pulsar when this worker publishes
@@ -83,9 +87,14 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     warming = asyncio.create_task(warm_prompt_cache(config, backends, families))  # never delays serving
+    if config.metrics_port and config.agent.search_attributes and "workflows" in families:
+        background = [warming, asyncio.create_task(count_pending_overrides(client, metrics.overrides_pending))]
+    else:
+        background = [warming]
     stop_task = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-    warming.cancel()
+    for task in background:
+        task.cancel()
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
     await audit_sink.aclose()
@@ -111,5 +120,5 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"the {family} family shares its task queue ({family_queue(family, config.queues)}) "
                          f"with {', '.join(others)}, which this worker does not host: give each family run "
                          f"apart a queue of its own (e.g. TGCA_QUEUES__{apart.upper()}=tgca-{apart})")
-    configure_logging(config.log_level)
+    configure_logging(config.log_level, config.log_format)
     run_until_signalled(lambda cfg, stop: serve(cfg, stop, families), config)

@@ -18,6 +18,8 @@ def run_record(ctx: RunContext, result: AgentRunResult, started: datetime) -> Ru
     elapsed = workflow.now() - started
     ctx.metrics.plan_seconds = elapsed.total_seconds()
     ctx.metrics.answer_confidence = result.confidence if result.error is None else None
+    ctx.metrics.failed = result.error is not None
+    ctx.metrics.step_attempts = sum(len(step.attempts) for step in ctx.audit.values())
     settings = ctx.settings
     steps = result.plan.steps if result.plan else []
     audit = None

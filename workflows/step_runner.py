@@ -51,7 +51,8 @@ class StepRunner:
             args_text = "; ".join(f"{k}={v}" for k, v in arguments.items())
             attempt_label = f" (retry {retry})" if retry else ""
             ctx.say("thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
-            out = await self._attempt(step, arguments, context, retry)
+            out = await self._attempt(step, arguments, context, retry,
+                                      rung="" if not retry else "human" if ladder_done else rung.value)
             score = out.confidence.score
             status.score, status.reasoning, status.retries = score, out.confidence.reasoning, retry
             audit.attempts.append(AttemptAudit(rung=rung.value if retry else "initial", arguments=arguments,
@@ -123,13 +124,13 @@ class StepRunner:
         return None
 
     async def _attempt(self, step: ExecutionStep, arguments: dict[str, str], context: dict[str, str],
-                       retry: int) -> StepOutput:
+                       retry: int, rung: str) -> StepOutput:
         ctx = self.ctx
         try:
             out = await ctx.options.tools.run(
                 step.function,
                 StepInput(question=ctx.question, step=step.model_copy(update={"arguments": arguments}),
-                          context=context, retry_count=retry, workflow_id=ctx.workflow_id),
+                          context=context, retry_count=retry, workflow_id=ctx.workflow_id, rung=rung),
                 StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms),
                 summary=f"step {step.id}: {step.function}" + (f" (retry {retry})" if retry else ""))
         except ActivityError as exc:

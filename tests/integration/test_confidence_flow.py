@@ -51,12 +51,25 @@ async def test_seed_5_4_empty_result_broadened_retry_accepted_at_0_85(harness_fa
     assert record["final_confidence"] == stated and record["execution"][0]["retry_count"] == 2
     assert "output" not in attempts[0]  # include_raw_outputs is off by default
     assert harness.metric("agent_retry_count_total", function="GraphQuery") == 2
+    assert harness.metric("agent_retry_count_total", function="GraphQuery", rung="same") == 1
+    assert harness.metric("agent_retry_count_total", function="GraphQuery", rung="adjusted") == 1
     assert harness.metric("agent_confidence_failures_total") == 2
     assert harness.metric("agent_confidence_score_count", function="GraphQuery") == 3
     assert harness.metric("agent_retry_success_rate") == 1.0
     assert harness.metric("agent_plan_complexity_sum") == 1
     assert harness.metric("agent_answer_confidence_count") == 1
     assert harness.metric("agent_answer_confidence_sum") == stated
+    # The same run in TrustGraph's agent-manager's names: one session, three tool calls, the LLM's calls metered.
+    assert harness.metric("tg_agent_session_total", processor="agent-manager", outcome="completed") == 1
+    assert harness.metric("tg_agent_session_total", outcome="error") == 0
+    assert harness.metric("tg_agent_iteration_count_sum", processor="agent-manager") == 3
+    assert harness.metric("tg_agent_tool_invocation_total", processor="agent-manager", tool="GraphQuery") == 3
+    assert harness.metric("tg_agent_tool_duration_seconds_count", tool="GraphQuery") == 3
+    llm_calls = harness.metric("tg_agent_llm_duration_seconds_count", processor="agent-manager")
+    assert llm_calls >= 2  # at least the plan and the answer, each timed
+    # The scripted server reports 10 prompt and 5 completion tokens a call; warm-ups are not run by this harness.
+    assert harness.metric("tg_metering_tokens_total", model="scripted", direction="input") == 10 * llm_calls
+    assert harness.metric("tg_metering_tokens_total", model="scripted", direction="output") == 5 * llm_calls
 
 
 async def test_seed_5_5_three_steps_failing_middle_step_recovers_on_retry(harness_factory, seed_graph: str) -> None:
@@ -132,7 +145,7 @@ async def test_override_accept_uses_the_low_confidence_result(harness_factory, s
 
 @pytest.mark.parametrize("via", ["signal", "update"])
 async def test_override_retry_with_new_arguments(harness_factory, seed_graph: str, via: str) -> None:
-    _, handle = await exhaust(harness_factory, seed_graph, max_retries=1)
+    harness, handle = await exhaust(harness_factory, seed_graph, max_retries=1)
     decision = Override(step_id="s1", decision="retry",
                         arguments={"query": "MATCH (n:Entity {name: 'Entity X'}) RETURN n.name"})
     if via == "signal":
@@ -142,6 +155,9 @@ async def test_override_retry_with_new_arguments(harness_factory, seed_graph: st
     result: AgentRunResult = await handle.result()
     assert result.step_results[0].success and result.step_results[0].confidence.score == 0.9
     assert "Entity X" in result.step_results[0].output
+    # The ladder's retry and the human's are told apart on the dashboard's "retries by rung".
+    assert harness.metric("agent_retry_count_total", function="GraphQuery", rung="human") == 1
+    assert harness.metric("agent_retry_count_total", function="GraphQuery") == 2
 
 
 @pytest.mark.parametrize("via", ["signal", "update"])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from prometheus_client import CollectorRegistry
 from temporalio.exceptions import ApplicationError
 
-from backends.llm import LLMClient
+from activities.agent_metrics import AgentMetrics
+from backends.llm import LLMClient, MeteredChatModel
 from embedded.processes import free_port
 from tests.scripted_llm import ScriptedLLM
 
@@ -64,3 +66,56 @@ async def test_schema_constrained_output_is_requested_in_the_configured_dialect(
         await client.aclose()
     assert server.requests[0]["response_format"] == expected
     assert completion.text == "{}" and completion.in_tokens == 10
+
+
+def metered(base_url: str, meter_tokens: bool = True) -> tuple[MeteredChatModel, CollectorRegistry]:
+    registry = CollectorRegistry()
+    return MeteredChatModel(LLMClient(base_url, "m"), AgentMetrics(registry), "served-model", meter_tokens), registry
+
+
+def tokens(registry: CollectorRegistry, direction: str) -> float | None:
+    return registry.get_sample_value("tg_metering_tokens_total", {"model": "served-model", "direction": direction})
+
+
+async def test_every_call_is_timed_and_its_tokens_metered_under_the_configured_model_name() -> None:
+    with ScriptedLLM(lambda body: (200, "fine")) as server:  # reports 10 prompt and 5 completion tokens
+        llm, registry = metered(server.base_url)
+        for _ in range(2):
+            assert (await llm.chat(MESSAGES)).text == "fine"
+        await llm.aclose()
+    assert registry.get_sample_value("tg_agent_llm_duration_seconds_count", {"processor": "agent-manager"}) == 2
+    assert tokens(registry, "input") == 20 and tokens(registry, "output") == 10
+
+
+async def test_a_failed_call_is_timed_and_raises_as_before() -> None:
+    with ScriptedLLM(lambda body: (503, "busy")) as server:
+        llm, registry = metered(server.base_url)
+        with pytest.raises(ApplicationError) as caught:
+            await llm.chat(MESSAGES)
+        await llm.aclose()
+    assert caught.value.type == "LLMServerError"
+    assert registry.get_sample_value("tg_agent_llm_duration_seconds_count", {"processor": "agent-manager"}) == 1
+    assert tokens(registry, "input") is None
+
+
+@pytest.mark.parametrize("usage", ['{"prompt_tokens": -3, "completion_tokens": "many"}', "null",
+                                   '{"prompt_tokens": true, "completion_tokens": 1.5}'])
+async def test_nonsense_token_counts_from_a_server_are_not_metered(usage: str) -> None:
+    body = ('{"model": "other", "choices": [{"message": {"role": "assistant", "content": "ok"}}], '
+            f'"usage": {usage}}}')
+    with ScriptedLLM(lambda request: (200, body), raw=True) as server:
+        llm, registry = metered(server.base_url)
+        assert (await llm.chat(MESSAGES)).text == "ok"
+        await llm.aclose()
+    assert tokens(registry, "input") is None and tokens(registry, "output") is None
+    assert registry.get_sample_value("tg_metering_tokens_total", {"model": "other", "direction": "input"}) is None
+
+
+async def test_tokens_are_left_to_trustgraph_when_its_services_answer() -> None:
+    """With tool_backend trustgraph, TrustGraph's metering already counts its text-completion responses."""
+    with ScriptedLLM(lambda body: (200, "fine")) as server:
+        llm, registry = metered(server.base_url, meter_tokens=False)
+        await llm.chat(MESSAGES)
+        await llm.aclose()
+    assert registry.get_sample_value("tg_agent_llm_duration_seconds_count", {"processor": "agent-manager"}) == 1
+    assert tokens(registry, "input") is None

@@ -110,8 +110,15 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
             await asyncio.sleep(0.2)
     for name in ('agent_confidence_score_bucket{function="GraphQuery",le="0.9"} 1.0',
                  "agent_plan_execution_seconds_count 1.0", "agent_plan_complexity_count 1.0",
-                 'agent_step_execution_seconds_count{function="GraphQuery"} 1.0'):
+                 'agent_step_execution_seconds_count{function="GraphQuery"} 1.0',
+                 # TrustGraph's names for the same run, under the processor id TrustGraph gives its agent
+                 'tg_agent_session_total{outcome="completed",processor="agent-manager"} 1.0',
+                 'tg_agent_tool_invocation_total{processor="agent-manager",tool="GraphQuery"} 1.0',
+                 'tg_producer_messages_total{processor="agent-manager",producer="'
+                 + services.env["TGCA_RESPONSE_TOPIC"] + f'"}} {float(len(messages))}'):
         assert name in metrics, name
+    assert re.search(r'tg_processor_info\{[^}]*processor="agent-manager"[^}]*role="worker"', metrics)
+    assert re.search(r'tg_metering_tokens_total\{direction="input",model="scripted"\} [1-9]', metrics)
 
     record = json.loads(services.audit.read_text().splitlines()[-1])
     calibrated = round(CalibratorFile().current().probability(record["evidence"]), 2)

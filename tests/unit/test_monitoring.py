@@ -42,7 +42,7 @@ def test_every_dashboard_query_names_a_metric_the_service_exposes() -> None:
     for panel in dashboard["panels"]:
         assert panel["targets"], panel["title"]
         for target in panel["targets"]:
-            metrics = set(re.findall(r"\b(?:agent|tgca)_[a-z0-9_]+", target["expr"]))
+            metrics = set(re.findall(r"\b(?:agent|tgca|tg)_[a-z0-9_]+", target["expr"]))
             assert metrics, (panel["title"], target["expr"])
             assert metrics <= exposed, (panel["title"], metrics - exposed)
 
