@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
+# How long a read schema is reused: reading it costs 2 + 2 x labels queries (~19 ms on the demo graph, most of
+# the planning activity's own time at zero LLM delay: BENCHMARKS.md). This process's writes drop it at once.
+SCHEMA_TTL_S = 5.0
 PATTERN_SAMPLE = 20000  # relationships sampled for (label)-[type]->(label) patterns
 
 
@@ -71,6 +75,8 @@ class GraphStore:
         self.graph_name = graph_name
         self._db: FalkorDB | None = None
         self._connect_lock = asyncio.Lock()
+        self._schema: tuple[float, str] | None = None  # (valid until, on the monotonic clock; the text)
+        self._writes = 0  # a schema read while a write ran is not kept
 
     async def _graph(self) -> AsyncGraph:
         # The client's constructor probes the server synchronously (cluster detection): do it lazily, off
@@ -90,7 +96,11 @@ class GraphStore:
 
     async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
         """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
-        return await self._execute(query, params, timeout_ms, max_rows=None, write=True)
+        try:
+            return await self._execute(query, params, timeout_ms, max_rows=None, write=True)
+        finally:
+            self._writes += 1
+            self._schema = None  # counts, and perhaps properties, changed
 
     async def _execute(self, query: str, params: dict[str, Any] | None, timeout_ms: int, max_rows: int | None,
                        *, write: bool) -> QueryRows:
@@ -128,7 +138,18 @@ class GraphStore:
         return bool(rows.rows and rows.rows[0][0])
 
     async def describe_schema(self) -> str:
-        """A compact, LLM-readable schema of the graph as it is now."""
+        """A compact, LLM-readable schema of the graph as it is now (read again after SCHEMA_TTL_S, or at once
+        after a write through this store)."""
+        cached = self._schema
+        if cached is not None and time.monotonic() < cached[0]:
+            return cached[1]
+        writes = self._writes
+        text = await self._read_schema()
+        if writes == self._writes:
+            self._schema = (time.monotonic() + SCHEMA_TTL_S, text)
+        return text
+
+    async def _read_schema(self) -> str:
         # ActionRecord nodes are the agent's own bookkeeping (idempotency keys), not part of the domain.
         labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows
                   if r[0] != "ActionRecord"]

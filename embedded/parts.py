@@ -53,9 +53,16 @@ def _tcp_ready(port: int):  # type: ignore[no-untyped-def]
     return check
 
 
+# The history service reads its transfer queue (e.g. "an activity finished: dispatch the next workflow task")
+# at most this many times a second per shard. The server's default, 20, puts every activity -> workflow task
+# step of a run on a 50 ms grid: a question answered in ~250 ms at zero delay waited most of that on it
+# (BENCHMARKS.md). The dev server has one shard; reading more often costs it CPU only when there is work.
+DEV_SERVER_DYNAMIC_CONFIG: dict[str, object] = {"history.transferProcessorMaxPollRPS": 1000}
+
+
 def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: dict[str, str] | None = None,
                     dynamic_config: dict[str, object] | None = None) -> ManagedProcess:
-    """`dynamic_config`: server settings (`--dynamic-config-value KEY=JSON`) on top of the dev server's."""
+    """`dynamic_config`: server settings (`--dynamic-config-value KEY=JSON`) on top of DEV_SERVER_DYNAMIC_CONFIG."""
     data_dir.mkdir(parents=True, exist_ok=True)
     argv = [temporal_binary(), "server", "start-dev", "--db-filename", str(data_dir / "temporal.sqlite"),
             "--ip", "127.0.0.1", "--port", str(port), "--ui-port", str(ui_port), "--log-level", "warn",
@@ -66,7 +73,7 @@ def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: 
     # last transactions); measured here it takes 9.4 -> 14.6 requests/s and 61 -> 15 ms per workflow start.
     for pragma in ("journal_mode=wal", "synchronous=normal"):
         argv += ["--sqlite-pragma", pragma]
-    for key, value in (dynamic_config or {}).items():
+    for key, value in {**DEV_SERVER_DYNAMIC_CONFIG, **(dynamic_config or {})}.items():
         argv += ["--dynamic-config-value", f"{key}={json.dumps(value)}"]
 
     async def ready(_: ManagedProcess) -> bool:

@@ -4,6 +4,7 @@ FalkorDB. The LLM is the one part tests script (tests/scripted_llm.py), except t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import uuid
@@ -30,7 +31,7 @@ from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
 from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
-from embedded.parts import falkordb_server, pulsar_broker, temporal_binary
+from embedded.parts import DEV_SERVER_DYNAMIC_CONFIG, falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from service.config import ServiceConfig
 from service.connections import pulsar_client
@@ -49,7 +50,11 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(), data_converter=pydantic_data_converter,
         port=free_port(), ui=False,
-        dev_server_extra_args=[a for k, v in SEARCH_ATTRIBUTES.items() for a in ("--search-attribute", f"{k}={v}")],
+        dev_server_extra_args=[
+            *(a for k, v in SEARCH_ATTRIBUTES.items() for a in ("--search-attribute", f"{k}={v}")),
+            # the dev server as `up` starts it (embedded/parts.py)
+            *(a for k, v in DEV_SERVER_DYNAMIC_CONFIG.items()
+              for a in ("--dynamic-config-value", f"{k}={json.dumps(v)}"))],
     )
     yield env
     await env.shutdown()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from falkordb.asyncio import FalkorDB
 from temporalio.exceptions import ApplicationError
 
+from backends import graph_store
 from backends.graph_store import GraphQueryError, GraphStore
 from embedded.processes import free_port
 
@@ -28,6 +31,24 @@ async def test_schema_is_read_from_whatever_graph_it_is_pointed_at(falkordb_url:
     assert "(:Person)-[:ACTED_IN]->(:Movie)" in schema
     assert "Person (1): name=\"Ada\"" in schema and "year=1843" in schema
     assert "Supplier" not in schema  # nothing of the demo domain leaks in
+
+
+async def test_the_schema_is_reused_briefly_and_read_again_after_a_write_or_its_time(
+        falkordb_url: str, movie_graph: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan shows the planner the schema; reading it is ~20 queries, so it is kept a few seconds, but
+    never past a write through the same store (an action's changes show in the next plan)."""
+    monkeypatch.setattr(graph_store, "SCHEMA_TTL_S", 0.5)
+    store = GraphStore(falkordb_url, movie_graph)
+    first = await store.describe_schema()
+    other = FalkorDB.from_url(falkordb_url)
+    await other.select_graph(movie_graph).query("CREATE (:Studio {name: 'Analytical'})")
+    assert await store.describe_schema() == first  # another client's change: seen once the schema expires
+    await asyncio.sleep(0.6)
+    assert "Studio (1)" in await store.describe_schema()
+    await store.write_query("CREATE (:Studio {name: 'Difference'})", {})
+    assert "Studio (2)" in await store.describe_schema()  # its own write: read again at once
+    await other.aclose()
+    await store.aclose()
 
 
 async def test_rows_come_back_as_plain_json_with_nodes_and_edges(falkordb_url: str, movie_graph: str) -> None:
