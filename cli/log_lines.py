@@ -28,10 +28,6 @@ class LogLines:
         self._partial = lines.pop()
         return "".join(self.render(line) + "\n" for line in lines)
 
-    def flush(self) -> str:
-        rest, self._partial = self._partial, ""
-        return self.render(rest) if rest and self._readable else rest
-
     def render(self, line: str) -> str:
         try:
             event = json.loads(line)
@@ -40,4 +36,3 @@ class LogLines:
         if not isinstance(event, dict) or "event" not in event:
             return line
         return str(self._renderer(None, str(event.get("level", "info")), event))
-

@@ -24,6 +24,7 @@ from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_response_topic, paired_response_topic
 from service import defaults
 from service.config_keys import unknown_settings
+from service.lifecycle import LogFormat
 from service.mcp_servers import McpServerConfig, demo_mcp_server, server_list
 
 
@@ -74,7 +75,7 @@ class ServiceConfig(BaseSettings):
     metrics_port: int = Field(default=defaults.METRICS_PORT, ge=0, le=65535)  # this process's Prometheus; 0 = off
     log_level: str = defaults.LOG_LEVEL
     # auto: aligned, coloured lines when stderr is a terminal, JSON lines otherwise (files, containers, shippers)
-    log_format: Literal["auto", "json", "console"] = "auto"
+    log_format: LogFormat = "auto"
     # The `processor` label of the TrustGraph-convention metrics (tg_*), TrustGraph's processor id for its agent
     processor_id: str = Field(default=defaults.PROCESSOR_ID, min_length=1)
     audit_path: str = Field(default_factory=lambda: str(Path.home() / ".tg-confidence" / "audit.jsonl"))

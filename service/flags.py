@@ -12,9 +12,10 @@ import argparse
 import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, get_args
 
 from service.config import ConfigError, ServiceConfig, load_config
+from service.lifecycle import LogFormat
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -54,7 +55,7 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-p", "--pulsar-host", "--pulsar-url", dest="pulsar_url",
                    help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)")
     p.add_argument("-l", "--log-level", help="DEBUG, INFO, WARNING or ERROR (env TGCA_LOG_LEVEL)")
-    p.add_argument("--log-format", choices=["auto", "json", "console"],
+    p.add_argument("--log-format", choices=get_args(LogFormat),
                    help="auto: readable lines on a terminal, JSON lines otherwise (env TGCA_LOG_FORMAT)")
     p.add_argument("-i", "--id", dest="processor_id",
                    help="processor id: the `processor` label of the tg_* metrics (env TGCA_PROCESSOR_ID)")
