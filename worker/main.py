@@ -86,11 +86,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
-    warming = asyncio.create_task(warm_prompt_cache(config, backends, families))  # never delays serving
+    background = [asyncio.create_task(warm_prompt_cache(config, backends, families))]  # never delays serving
     if config.metrics_port and config.agent.search_attributes and "workflows" in families:
-        background = [warming, asyncio.create_task(count_pending_overrides(client, metrics.overrides_pending))]
-    else:
-        background = [warming]
+        background.append(asyncio.create_task(count_pending_overrides(client, metrics.overrides_pending)))
     stop_task = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait({*tasks, stop_task}, return_when=asyncio.FIRST_COMPLETED)
     for task in background:
