@@ -1,6 +1,7 @@
 """The action path's activities: resolve_action_targets (which entities a request means),
 validate_action_batch (the dry run over all of them, one read-only query per thousand), execute_action
-(one entity; the batch is the workflow's fan-out) and execute_actions (a group of them at once). The
+(one entity; the batch is the workflow's fan-out) and execute_actions (a group of them at once, in one
+write query: FalkorDB has one writer, whose fixed cost a group then pays once instead of per entity). The
 read-only look-ups a plan may use (list_available_actions, get_action_details,
 validate_action_preconditions) are tools (tools/).
 
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from prometheus_client import Counter, Gauge
 from temporalio import activity
@@ -26,6 +28,7 @@ from confidence_core.action_query import (
     RECORD_LABEL,
     batch_validation_query,
     execution_query,
+    group_execution_query,
     recorded_changes,
     recorded_values,
 )
@@ -62,6 +65,7 @@ EXECUTED = Counter("tgca_actions", "Action executions that returned a result, by
                    "repeated: an earlier attempt had applied it; failed)",
                    ["action", "outcome"])
 DRY_RUN_CHUNK = 1000
+GROUP_QUERY_LIMIT = 1000  # entities per group execution query
 
 
 class ActionTools:
@@ -201,8 +205,9 @@ class ActionTools:
                                                   error=f"no {request.entity_type} {missing!r}"))
         return DryRunOutput(would_succeed=would_succeed, failures=failures, would_fail=would_fail)
 
-    @activity.defn(name=Activities.EXECUTE_ACTION)
-    async def execute_action(self, request: StepInput) -> StepOutput:
+    def _prepare(self, request: StepInput) -> StepOutput | _Execution:
+        """An execution's key, checked parameters and record; or, for an unknown action or invalid parameters,
+        its failed output (counted), before any write."""
         args = request.step.arguments
         entity_type, action_name, entity_id = (args.get("entity_type", ""), args.get("action_name", ""),
                                                args.get("entity_id", ""))
@@ -220,33 +225,122 @@ class ActionTools:
         record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
                   "run_id": request.workflow_id, "step_id": request.step.id, "request": request.question[:1000],
                   "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+        return _Execution(entity_type, action_name, entity_id, key, record, parameters, request.retry_count)
+
+    async def _record_index_ready(self) -> None:
         if self._record_index is None:
             self._record_index = asyncio.ensure_future(self._ensure_record_index())
         try:
             await asyncio.shield(self._record_index)
         except GraphQueryError:
             self._record_index = None  # the graph was unreachable: try again with the next execution
-        self.in_flight += 1
+
+    def _started(self, n: int) -> None:
+        self.in_flight += n
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-        IN_FLIGHT.inc()
+        IN_FLIGHT.inc(n)
+
+    def _ended(self, n: int) -> None:
+        self.in_flight -= n
+        IN_FLIGHT.dec(n)
+
+    @staticmethod
+    def _count(action_name: str, out: StepOutput) -> None:
+        repeated = out.success and bool(json.loads(out.output).get("already_applied"))
+        EXECUTED.labels(action=action_name,
+                        outcome="repeated" if repeated else "applied" if out.success else "failed").inc()
+
+    @activity.defn(name=Activities.EXECUTE_ACTION)
+    async def execute_action(self, request: StepInput) -> StepOutput:
+        x = self._prepare(request)
+        if isinstance(x, StepOutput):
+            return x
+        await self._record_index_ready()
+        self._started(1)
         try:
             if self.simulated_latency_s:
                 await asyncio.sleep(self.simulated_latency_s)
-            out = await self.apply(entity_type, action_name, entity_id, key, record, request.retry_count,
-                                   parameters)
-            repeated = out.success and bool(json.loads(out.output).get("already_applied"))
-            EXECUTED.labels(action=action_name,
-                            outcome="repeated" if repeated else "applied" if out.success else "failed").inc()
+            out = await self.apply(x.entity_type, x.action_name, x.entity_id, x.key, x.record, x.retry, x.parameters)
+            self._count(x.action_name, out)
             return out
         finally:
-            self.in_flight -= 1
-            IN_FLIGHT.dec()
+            self._ended(1)
 
     @activity.defn(name=Activities.EXECUTE_ACTIONS)
     async def execute_actions(self, group: ActionGroup) -> ActionGroupOutput:
         """A group of a batch's entities, all at once: one activity's bookkeeping for the group instead of one
-        per entity. Each execution keeps its own idempotency key, so a retried group re-applies nothing."""
-        return ActionGroupOutput(outputs=list(await asyncio.gather(*(self.execute_action(s) for s in group.steps))))
+        per entity, and one write query (`group_execution_query`) for the entities of one entity type, action
+        and parameters (a batch's group is always one of those; a group mixing them is split into one query
+        per combination, run concurrently). Each entity keeps its own idempotency key, preconditions and
+        record, so a retried group re-applies nothing and the outputs are those of `execute_action` for each
+        step, in the group's order. As when each step ran concurrently, the entities are in flight together
+        and wait `simulated_latency_s` once, together."""
+        outputs: list[StepOutput | None] = [None] * len(group.steps)
+        combos: dict[tuple[str, str, str], list[tuple[int, _Execution]]] = {}
+        for i, step in enumerate(group.steps):
+            prepared = self._prepare(step)
+            if isinstance(prepared, StepOutput):
+                outputs[i] = prepared
+            else:
+                combo = (prepared.entity_type, prepared.action_name,
+                         json.dumps(prepared.parameters, sort_keys=True, default=str))
+                combos.setdefault(combo, []).append((i, prepared))
+        executions = sum(len(c) for c in combos.values())
+        if executions:
+            await self._record_index_ready()
+            self._started(executions)
+            try:
+                if self.simulated_latency_s:
+                    await asyncio.sleep(self.simulated_latency_s)
+                for applied in await asyncio.gather(*(self._apply_combo(c) for c in combos.values())):
+                    for i, out in applied:
+                        outputs[i] = out
+            finally:
+                self._ended(executions)
+        assert all(o is not None for o in outputs)
+        return ActionGroupOutput(outputs=cast(list[StepOutput], outputs))
+
+    async def _apply_combo(self, items: list[tuple[int, _Execution]]) -> list[tuple[int, StepOutput]]:
+        """Entities of one entity type, action and parameters, GROUP_QUERY_LIMIT at most per query. An entity
+        named twice (two steps, or a step repeated) goes to the next query, after the first has written: two
+        rows of one entity in one query would both read it as it was before."""
+        rounds: list[list[tuple[int, _Execution]]] = []
+        named: list[set[str]] = []  # each round's entity ids
+        for item in items:
+            entity_id = item[1].entity_id
+            k = next((k for k, ids in enumerate(named) if entity_id not in ids and len(ids) < GROUP_QUERY_LIMIT),
+                     len(rounds))
+            if k == len(rounds):
+                rounds.append([])
+                named.append(set())
+            rounds[k].append(item)
+            named[k].add(entity_id)
+        done: list[tuple[int, StepOutput]] = []
+        for r in rounds:
+            outs = await self.apply_group([x for _, x in r])
+            for (i, x), out in zip(r, outs, strict=True):
+                self._count(x.action_name, out)
+                done.append((i, out))
+        return done
+
+    async def apply_group(self, executions: list[_Execution]) -> list[StepOutput]:
+        """`apply` for entities of one entity type, action and parameters, their ids distinct, in one query.
+        Should the graph reject that query, each entity is applied on its own (its key finds anything the
+        rejected query might have applied), so an entity's outcome is never another's."""
+        first = executions[0]
+        items = [{"entity_id": x.entity_id, "key": x.key, "record": x.record} for x in executions]
+        try:
+            query, params = group_execution_query(self.ontology, first.entity_type, first.action_name, items,
+                                                  first.parameters)
+            rows = await self.graph.write_query(query, params)
+        except (UnknownName, GraphQueryError):
+            return list(await asyncio.gather(*(self.apply(x.entity_type, x.action_name, x.entity_id, x.key, x.record,
+                                                          x.retry, x.parameters) for x in executions)))
+        found: dict[int, list[Any]] = {}
+        for row in rows.rows:
+            found.setdefault(row[0], row[1:])  # an id on two nodes: the first row, as `apply` reads it
+        return [self._output(x.entity_type, x.action_name, x.entity_id, found.get(i), x.retry)
+                for i, x in enumerate(executions)]
 
     async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
                     retry: int = 0, parameters: dict[str, Any] | None = None) -> StepOutput:
@@ -257,10 +351,15 @@ class ActionTools:
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
             return action_output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
-        if not rows.rows:
+        return self._output(entity_type, action_name, entity_id, rows.rows[0] if rows.rows else None, retry)
+
+    @staticmethod
+    def _output(entity_type: str, action_name: str, entity_id: str, row: list[Any] | None, retry: int) -> StepOutput:
+        """An execution query's row for the entity as the step's output (None: no such entity)."""
+        if row is None:
             reason = f"no {entity_type} {entity_id!r}"
             return action_output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
-        before, after, failures, already, keys, old_before, old_after, before_keys, after_keys = rows.rows[0]
+        before, after, failures, already, keys, old_before, old_after, before_keys, after_keys = row
         if failures and not already:
             return action_output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
                            0.9, "; ".join(failures), retry)
@@ -270,3 +369,16 @@ class ActionTools:
                    if already else _changes(before, after))
         return action_output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
                        f"{action_name} applied to {entity_type} {entity_id}", retry)
+
+
+@dataclass(frozen=True)
+class _Execution:
+    """One entity's execution, checked and keyed (`ActionTools._prepare`)."""
+
+    entity_type: str
+    action_name: str
+    entity_id: str
+    key: str
+    record: dict[str, Any]
+    parameters: dict[str, Any]
+    retry: int
