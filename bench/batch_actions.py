@@ -42,14 +42,18 @@ from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.parts import falkordb_server, temporal_server
 from embedded.processes import free_port
 from service.config import ServiceConfig
+from service.lifecycle import configure_logging
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing, question_of
 from worker.families import FAMILIES, build_workers
 
 LATENCY_S = 0.05
 # mode -> (local activities, entities per activity; 0: the default, a fifth of the concurrency)
-MODES = {"local-groups": (True, 0), "local": (True, 1), "activities-groups": (False, 0), "activities": (False, 1)}
+MODES = {"local-groups": (True, 0), "local": (True, 1), "activities-groups": (False, 0), "activities": (False, 1),
+         "local-groups-25": (True, 25), "local-groups-50": (True, 50)}
 LABELS = {"local-groups": "local activities, groups", "local": "local activities, one per entity",
-          "activities-groups": "activities, groups", "activities": "activities, one per entity"}
+          "activities-groups": "activities, groups", "activities": "activities, one per entity",
+          "local-groups-25": "local activities, groups of 25", "local-groups-50": "local activities, groups of 50"}
+DEFAULT_MODES = ["local-groups", "local", "activities-groups", "activities"]
 
 
 def model(body: dict[str, Any]) -> tuple[int, str]:
@@ -117,8 +121,9 @@ async def main() -> None:
     p.add_argument("--concurrency", type=int, default=50)
     p.add_argument("--rounds", type=int, default=3, help="runs per size and mode (the median is reported)")
     p.add_argument("--latency-ms", type=float, default=50.0, help="simulated time each action takes")
-    p.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    p.add_argument("--modes", nargs="+", default=DEFAULT_MODES, choices=list(MODES))
     args = p.parse_args()
+    configure_logging("INFO")  # as the worker logs: debug lines (one per message published) are not formatted
     global LATENCY_S
     LATENCY_S = args.latency_ms / 1000
     data = Path(tempfile.mkdtemp(prefix="tgca-batch-bench-"))
