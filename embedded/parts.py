@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import sysconfig
@@ -142,6 +143,15 @@ PROMPT_CACHE: tuple[str, ...] = ("--cache", "true", "--cache_size", str(256 << 2
                                  "--n_batch", "64")
 
 
+def extra_server_args() -> list[str]:
+    """TGCA_LLM_SERVER_ARGS: more of the LLM server's own flags, after the ones above (a later flag wins), e.g.
+    a GPU's "--n_gpu_layers -1" (`python -m llama_cpp.server --help` lists them)."""
+    try:
+        return shlex.split(os.environ.get("TGCA_LLM_SERVER_ARGS", ""))
+    except ValueError as exc:
+        raise PartStartError(f"TGCA_LLM_SERVER_ARGS is not a shell-quoted list of flags: {exc}") from exc
+
+
 def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_ctx: int = 8192,
                n_threads: int | None = None, prompt_cache: Sequence[str] = PROMPT_CACHE) -> ManagedProcess:
     try:
@@ -156,7 +166,7 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
     # bounded (see PROMPT_CACHE above).
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", model_alias,
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-            "--n_threads", str(n_threads or os.cpu_count() or 2), *prompt_cache]
+            "--n_threads", str(n_threads or os.cpu_count() or 2), *prompt_cache, *extra_server_args()]
 
     async def ready(_: ManagedProcess) -> bool:
         try:

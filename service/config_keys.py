@@ -11,7 +11,7 @@ from pydantic import AliasChoices, BaseModel
 
 # TGCA_* variables that are read outside the settings model (by the CLI, the stack and the prompts loader).
 OTHER_ENV = {"TGCA_CONFIG", "TGCA_PROMPTS", "TGCA_OVERRIDE_KEY", "TGCA_DATA_DIR", "TGCA_MODEL_DIR",
-             "TGCA_TEST_ARTIFACTS"}
+             "TGCA_TEST_ARTIFACTS", "TGCA_LLM_SERVER_ARGS"}
 ENV_PREFIX = "TGCA_"
 
 
