@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import deployment, run_load
 
+from embedded.processes import tree_cpu_seconds
 from tests.scripted_llm import is_planning, is_synthesis
 
 PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
@@ -44,28 +45,9 @@ def instant_llm(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "ok"
 
 
-def tree_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process and its descendants so far (/proc, clock ticks)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total, todo, seen = 0.0, [pid], set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
 def cpu_by_part(children: list[Any]) -> dict[str, float]:
-    parts = {c.name.split(" ")[0]: tree_cpu_s(c.pid) for c in children if c.pid}
-    parts["bench (caller, scripted LLM)"] = tree_cpu_s(os.getpid()) - sum(parts.values())
+    parts = {c.name.split(" ")[0]: tree_cpu_seconds(c.pid) for c in children if c.pid}
+    parts["bench (caller, scripted LLM)"] = tree_cpu_seconds(os.getpid()) - sum(parts.values())
     return parts
 
 

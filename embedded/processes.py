@@ -60,14 +60,23 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def tree_rss_bytes(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc/<pid>/status (VmRSS)."""
-    total, todo, seen = 0, [pid], set()
+def tree_pids(pid: int) -> list[int]:
+    """A process and all its descendants."""
+    found, todo, seen = [], [pid], set()
     while todo:
         current = todo.pop()
         if current in seen:
             continue
         seen.add(current)
+        found.append(current)
+        todo += _children(current)
+    return found
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc/<pid>/status (VmRSS)."""
+    total = 0
+    for current in tree_pids(pid):
         try:
             status = Path(f"/proc/{current}/status").read_text()
         except OSError:
@@ -75,7 +84,18 @@ def tree_rss_bytes(pid: int) -> int:
         match = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
         if match:
             total += int(match.split()[1]) * 1024
-        todo += _children(current)
+    return total
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process and its live descendants have used, from /proc/<pid>/stat."""
+    total = 0.0
+    for current in tree_pids(pid):
+        try:  # the fields after the command, which may hold spaces and parentheses: utime, stime at 11, 12
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            continue
     return total
 
 
