@@ -88,8 +88,7 @@ async def main() -> None:
             before = cpu_by_part(d.children)
             rows.append(await run_load(d.pulsar_url, args.requests, c, args.timeout))
             after = cpu_by_part(d.children)
-            wall = rows[-1]["completed"] / rows[-1]["rps"] if rows[-1]["rps"] else 0.0
-            rows[-1]["cpu"] = {k: (after[k] - before.get(k, 0.0), wall) for k in after}
+            rows[-1]["cpu"] = {k: after[k] - before.get(k, 0.0) for k in after}
         async with httpx.AsyncClient() as http:
             metrics = (await http.get(f"http://127.0.0.1:{d.bridge_metrics_port}/metrics")).text
             worker_metrics = (await http.get(f"http://127.0.0.1:{d.worker_metrics_port}/metrics")).text
@@ -105,7 +104,8 @@ async def main() -> None:
     print("\n| concurrency | part | CPU ms per request | share of one core |")
     print("|---|---|---|---|")
     for r in rows:
-        for part, (cpu_s, wall_s) in sorted(r["cpu"].items(), key=lambda kv: -kv[1][0]):
+        wall_s = r["completed"] / r["rps"] if r["rps"] else 0.0
+        for part, cpu_s in sorted(r["cpu"].items(), key=lambda kv: -kv[1]):
             share = f"{cpu_s / wall_s:.0%}" if wall_s else "-"
             print(f"| {r['concurrency']} | {part} | {cpu_s * 1000 / max(r['completed'], 1):.1f} | {share} |")
     request_p50 = histogram_quantile(metrics, "tgca_bridge_request_seconds", 0.5)
