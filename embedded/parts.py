@@ -163,8 +163,9 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
         ) from exc
     # Every core for generation (llama-cpp-python defaults to half), and the prompt-state cache, which
     # keeps the long shared planner prompt evaluated across requests (measured: 17 s -> 4-7 s per plan),
-    # bounded (see PROMPT_CACHE above).
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", model_alias,
+    # bounded (see PROMPT_CACHE above). embedded.llm_server is llama-cpp-python's server with the grammar
+    # checked after sampling, as llama.cpp's own server does (embedded/grammar_sampling.py).
+    argv = [sys.executable, "-m", "embedded.llm_server", "--model", str(model_path), "--model_alias", model_alias,
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
             "--n_threads", str(n_threads or os.cpu_count() or 2), *prompt_cache, *extra_server_args()]
 

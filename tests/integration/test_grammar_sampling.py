@@ -1,0 +1,108 @@
+"""The LLM server's grammar sampling (embedded/grammar_sampling.py) on the real local model: the planner's JSON
+schema still holds every token, and at temperature 0 the plan is the one llama-cpp-python's own sampler writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+
+from confidence_core.plan_parser import plan_json_schema
+from embedded.grammar_sampling import GrammarCheckedSampler, install
+from tools.registry import all_tools, default_tool_names
+
+llama_cpp = pytest.importorskip("llama_cpp")
+pytestmark = pytest.mark.real_llm
+
+SYSTEM = ("You plan how to answer questions over a graph database of suppliers, purchase orders and invoices. "
+          "Reply with the plan as JSON.")
+QUESTIONS = ["How many purchase orders were issued to Globex Supply?",
+             "By which date must invoice INV-00549 be paid?",
+             "Which suppliers are based in Germany, and what do they supply?"]
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[Any]:
+    from embedded.model_weights import resolve_model
+
+    llm = llama_cpp.Llama(str(resolve_model().path), n_ctx=2048, n_threads=os.cpu_count() or 2, n_batch=64,
+                          logits_all=False, verbose=False)
+    yield llm
+    llm.close()
+
+
+@pytest.fixture(scope="module")
+def plan_schema() -> dict[str, Any]:
+    # The default tools that need no configured choices (templates, MCP tools): an empty enum is no grammar.
+    specs = {name: tool.spec for name, tool in all_tools().items()
+             if name in default_tool_names() and not tool.spec.choice_argument}
+    return plan_json_schema(specs, max_steps=4)
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The server's sampling for this test only: the class attribute is put back afterwards."""
+    monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)
+    assert install()
+    yield
+
+
+def _completion(model: Any, schema: dict[str, Any], question: str, temperature: float, system: str = SYSTEM,
+                seed: int | None = None) -> dict[str, Any]:
+    if seed is not None:
+        model.set_seed(seed)
+    # The whole prompt evaluated afresh every time: a reused prefix is evaluated in other batches, whose float
+    # rounding can flip a near-tie between two tokens ("COUNT" / "count") whatever the sampler.
+    model.reset()
+    out = model.create_chat_completion(
+        [{"role": "system", "content": system}, {"role": "user", "content": question}],
+        temperature=temperature, max_tokens=400, response_format={"type": "json_object", "schema": schema})
+    return out["choices"][0]
+
+
+def _ask(model: Any, schema: dict[str, Any], question: str, temperature: float, system: str = SYSTEM) -> str:
+    choice = _completion(model, schema, question, temperature, system)
+    assert choice["finish_reason"] == "stop", choice
+    return choice["message"]["content"]
+
+
+def test_at_temperature_zero_the_plan_is_the_one_the_stock_sampler_writes(
+        model: Any, plan_schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    stock = [_ask(model, plan_schema, q, 0.0) for q in QUESTIONS]
+    monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)
+    assert install()
+    checked = [_ask(model, plan_schema, q, 0.0) for q in QUESTIONS]
+    assert isinstance(model._sampler, GrammarCheckedSampler)
+    assert checked == stock
+    for text in checked:
+        jsonschema.validate(json.loads(text), plan_schema)
+
+
+@pytest.mark.usefixtures("checked")
+def test_a_model_that_wants_prose_still_writes_only_what_the_schema_allows(
+        model: Any, plan_schema: dict[str, Any]) -> None:
+    """Asked for a sentence, the model's own first choice is prose: the grammar refuses it and the full pass
+    picks the allowed token, so the output is still a plan."""
+    text = _ask(model, plan_schema, QUESTIONS[0], 0.0,
+                system="Answer in one friendly English sentence. Never write JSON or code.")
+    sampler = model._sampler
+    assert isinstance(sampler, GrammarCheckedSampler)
+    assert sampler.rejected >= 1
+    assert sampler.rejected < sampler.tokens  # most tokens were only checked, which is the point
+    jsonschema.validate(json.loads(text), plan_schema)
+
+
+@pytest.mark.usefixtures("checked")
+def test_sampled_plans_at_a_high_temperature_all_satisfy_the_schema(
+        model: Any, plan_schema: dict[str, Any]) -> None:
+    """The retry ladder's repairs sample at a temperature above 0: a rejected token is resampled from the
+    allowed ones, so no draw breaks the schema."""
+    finished = [choice["message"]["content"] for seed, question in enumerate(QUESTIONS + QUESTIONS[:1])
+                if (choice := _completion(model, plan_schema, question, 1.2, seed=seed))["finish_reason"] == "stop"]
+    assert len(finished) >= 2  # a draw may run out of tokens inside a long string: not the grammar's doing
+    for text in finished:
+        jsonschema.validate(json.loads(text), plan_schema)
