@@ -34,9 +34,9 @@ class GrammarCheckedSampler:
         self.unconstrained = unconstrained  # llama-cpp-python's chain built without the grammar
         self.grammar = C.llama_sampler_init_grammar(model.vocab, grammar._grammar.encode("utf-8"),
                                                     grammar._root.encode("utf-8"))
-        if not self.grammar:
+        if not self.grammar:  # llama-cpp-python would put the NULL in the chain and crash the server on it
             unconstrained.close()
-            raise ValueError("llama.cpp refused the grammar")
+            raise ValueError("llama.cpp could not parse the grammar made from this JSON schema")
         self.n_vocab = C.llama_vocab_n_tokens(model.vocab)
         self._candidates_buffer = (C.llama_token_data * self.n_vocab)()
         self._candidates_view = np.ctypeslib.as_array(self._candidates_buffer)  # fields id, logit, p
@@ -82,10 +82,11 @@ class GrammarCheckedSampler:
         return token
 
     def close(self) -> None:
-        if self.grammar:
+        if getattr(self, "grammar", None):
             self._c.llama_sampler_free(self.grammar)
             self.grammar = None
-        self.unconstrained.close()
+        if hasattr(self, "unconstrained"):
+            self.unconstrained.close()
 
     def __del__(self) -> None:
         self.close()

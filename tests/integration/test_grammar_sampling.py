@@ -106,3 +106,15 @@ def test_sampled_plans_at_a_high_temperature_all_satisfy_the_schema(
     assert len(finished) >= 2  # a draw may run out of tokens inside a long string: not the grammar's doing
     for text in finished:
         jsonschema.validate(json.loads(text), plan_schema)
+
+
+@pytest.mark.usefixtures("checked")
+def test_a_schema_llama_cpp_cannot_parse_is_an_error_not_a_crash(model: Any) -> None:
+    """An empty enum becomes an empty grammar rule, which llama.cpp refuses: llama-cpp-python's own sampler
+    chain would take the NULL and the server would die of a segfault; this is one request's error."""
+    schema = {"type": "object", "properties": {"tool": {"type": "string", "enum": []}}, "required": ["tool"]}
+    with pytest.raises(ValueError, match="could not parse the grammar"):
+        model.create_chat_completion([{"role": "user", "content": "Pick a tool."}], max_tokens=10,
+                                     response_format={"type": "json_object", "schema": schema})
+    assert _ask(model, {"type": "object", "properties": {"tool": {"type": "string"}}, "required": ["tool"]},
+                "Pick a tool.", 0.0)  # the model still serves
