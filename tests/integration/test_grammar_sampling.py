@@ -43,12 +43,15 @@ def plan_schema() -> dict[str, Any]:
     return plan_json_schema(specs, max_steps=4)
 
 
-@pytest.fixture
-def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _use_checked_sampling(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's sampling for this test only: the class attribute is put back afterwards."""
     monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)
     assert install()
-    yield
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    _use_checked_sampling(monkeypatch)
 
 
 def _completion(model: Any, schema: dict[str, Any], question: str, temperature: float, system: str = SYSTEM,
@@ -73,8 +76,7 @@ def _ask(model: Any, schema: dict[str, Any], question: str, temperature: float, 
 def test_at_temperature_zero_the_plan_is_the_one_the_stock_sampler_writes(
         model: Any, plan_schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     stock = [_ask(model, plan_schema, q, 0.0) for q in QUESTIONS]
-    monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)
-    assert install()
+    _use_checked_sampling(monkeypatch)
     checked = [_ask(model, plan_schema, q, 0.0) for q in QUESTIONS]
     assert isinstance(model._sampler, GrammarCheckedSampler)
     assert checked == stock
