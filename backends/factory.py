@@ -37,10 +37,11 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None,
                              config.llm_json_mode), observer, config.llm_model, meter_tokens=True)
     graph = GraphStore(config.falkordb_url, config.graph_name)
     ontology = Ontology.load(Path(config.ontology_path)) if config.ontology_path else None
+    schema = SchemaCheck(graph)
     return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
                     rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology,
-                    mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, schema=SchemaCheck(graph),
-                    graph_candidates=config.graph_candidates, closers=[llm, graph])
+                    mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, schema=schema,
+                    graph_candidates=config.graph_candidates, closers=[llm, graph, schema.checker])
 
 
 def _metered(llm: ChatModel, observer: LlmObserver | None, model: str, meter_tokens: bool) -> ChatModel:

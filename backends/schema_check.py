@@ -5,8 +5,9 @@ cypher-guardrail (pinned) does the reading of the query: chosen over cypher_guar
 ORDER BY, CONTAINS, count(DISTINCT ...)), cypher_validator (cannot parse a relationship type named like a
 keyword, e.g. CONTAINS) and CyVer (needs a live Neo4j) after measuring all of them on FalkorDB's dialect:
 0 false positives on 45 valid queries, every schema problem among 41 invalid ones found. Its schema and
-property checks run offline on a snapshot built here from the graph; syntax and functions are FalkorDB's
-own job (GRAPH.EXPLAIN, in tools/graph_query.py).
+property checks run offline on a snapshot of the schema read here from the graph, in a process of their own
+(backends/query_checker.py: the library brings pandas, which the worker does without); syntax and functions
+are FalkorDB's own job (GRAPH.EXPLAIN, in tools/graph_query.py).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import re
 import time
 from typing import Any
 
-from cypher_guardrail import PropertiesValidator, SchemaValidator, Snapshot
-
 from backends.graph_store import GraphStore
+from backends.query_checker import Check, QueryChecker, SchemaFacts, shared_checker
 from confidence_core.asked_for import asked_label, route
 from confidence_core.cypher_text import NODE_LABEL, blank_strings
 from confidence_core.schema_repair import (
@@ -45,20 +45,21 @@ REL_TYPES = re.compile(r"\[\s*\w*\s*:\s*((?:`?\w+`?\s*\|?\s*:?\s*)+)")
 
 
 class SchemaCheck:
-    def __init__(self, graph: GraphStore) -> None:
+    def __init__(self, graph: GraphStore, checker: QueryChecker | None = None) -> None:
         self.graph = graph
-        self._snapshot: tuple[float, Snapshot, dict[str, list[str]], set[tuple[str, str, str]]] | None = None
+        self.checker = checker or shared_checker()
+        self._schema: tuple[float, SchemaFacts] | None = None
         self._lock = asyncio.Lock()
 
-    async def _current(self) -> tuple[Snapshot, dict[str, list[str]], set[tuple[str, str, str]]]:
+    async def _current(self) -> SchemaFacts:
         async with self._lock:
-            if self._snapshot is None or time.monotonic() - self._snapshot[0] > SNAPSHOT_TTL_S:
+            if self._schema is None or time.monotonic() - self._schema[0] > SNAPSHOT_TTL_S:
                 nodes, rels, rel_props = await self._read_schema()
-                snapshot = Snapshot.from_schema(nodes, sorted(rels), relationship_properties=rel_props,
-                                                graph=self.graph.graph_name)
-                self._snapshot = (time.monotonic(), snapshot, nodes, rels)
-            _, snapshot, nodes, rels = self._snapshot
-            return snapshot, nodes, rels
+                self._schema = (time.monotonic(), SchemaFacts(nodes, rels, rel_props, self.graph.graph_name))
+            return self._schema[1]
+
+    async def _findings(self, check: Check, query: str, schema: SchemaFacts) -> list[dict[str, Any]]:
+        return await self.checker.findings(schema, check, query)
 
     async def _read_schema(self) -> tuple[dict[str, list[str]], set[tuple[str, str, str]], dict[str, list[str]]]:
         skip = {"skip": list(BOOKKEEPING_LABELS)}
@@ -89,7 +90,8 @@ class SchemaCheck:
         between them), a neighbour read as a property matched through its path, a property read from a node
         that lacks it moved to the one node that has it, and a count named after a stored property replaced
         by that property (confidence_core.schema_repair). None when there is nothing to correct."""
-        snapshot, nodes, rels = await self._current()
+        schema = await self._current()
+        nodes, rels = schema.nodes, schema.rels
         if not nodes:
             return None
         fixed = query
@@ -100,16 +102,16 @@ class SchemaCheck:
             if not bound:
                 break
             fixed = bound
-        for item in SchemaValidator(snapshot).validate(fixed)[1]:
+        for item in await self._findings("schema", fixed, schema):
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
-        for item in SchemaValidator(snapshot).validate(fixed)[1]:
+        for item in await self._findings("schema", fixed, schema):
             if str(item.get("code", "")).endswith("UnknownRelationshipType"):
                 for original, path in unknown_type_hops(fixed, str(item.get("relationship_type", ""))):
                     meant = only_relationship(original, path, rels) or through_middle(original, path, rels, fixed)
                     fixed = fixed.replace(original, meant, 1) if meant else fixed
         for _ in range(MAX_DIRECTION_FIXES):
-            _, meta = SchemaValidator(snapshot).validate(fixed)
+            meta = await self._findings("schema", fixed, schema)
             turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
                      if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
                      and str(m.get("original_path", "")) in fixed]
@@ -121,7 +123,7 @@ class SchemaCheck:
                 break
             original, suggested = turns[0]
             fixed = fixed.replace(original, suggested.strip(), 1)
-        for item in PropertiesValidator(snapshot).validate(fixed)[1]:
+        for item in await self._findings("properties", fixed, schema):
             if str(item.get("code", "")).endswith("InvalidPropertyAccess") and item.get("kind", "node") == "node":
                 for prop in item.get("properties", []):
                     label = str(item.get("name", ""))
@@ -133,7 +135,8 @@ class SchemaCheck:
     async def unasked(self, question: str, queries: list[str]) -> str | None:
         """When the question asks for a kind of thing ("which supplier ...") that no query matches, what to
         say, with the schema's route to it from what the queries do match; None otherwise."""
-        _, nodes, rels = await self._current()
+        schema = await self._current()
+        nodes, rels = schema.nodes, schema.rels
         label = asked_label(question, list(nodes))
         if label is None or not queries:
             return None
@@ -146,19 +149,19 @@ class SchemaCheck:
 
     async def sql_hint(self, query: str) -> str | None:
         """For a query with an SQL subquery, the Cypher pattern to write instead (confidence_core.sql_habits)."""
-        _, nodes, rels = await self._current()
-        return subquery_hint(query, nodes, rels)
+        schema = await self._current()
+        return subquery_hint(query, schema.nodes, schema.rels)
 
     async def problems(self, query: str) -> list[str]:
         """What the query names that the graph does not have, each with what it has instead."""
-        snapshot, nodes, rels = await self._current()
-        if not nodes:
+        schema = await self._current()
+        if not schema.nodes:
             return []  # an empty graph: nothing to check against
         found: list[str] = []
-        _, schema_meta = SchemaValidator(snapshot).validate(query)
-        _, property_meta = PropertiesValidator(snapshot).validate(query)
+        schema_meta, property_meta = await asyncio.gather(self._findings("schema", query, schema),
+                                                          self._findings("properties", query, schema))
         for item in [*schema_meta, *property_meta]:
-            message = _explain(item, nodes, rels)
+            message = _explain(item, schema.nodes, schema.rels)
             if message and message not in found:
                 found.append(message)
         return found

@@ -87,6 +87,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     background = [asyncio.create_task(warm_prompt_cache(config, backends, families))]  # never delays serving
+    if backends.schema is not None and families & {"planning", "tools"}:  # the first check need not wait for it
+        background.append(asyncio.create_task(backends.schema.checker.start()))
     if config.metrics_port and config.agent.search_attributes and "workflows" in families:
         background.append(asyncio.create_task(count_pending_overrides(client, metrics.overrides_pending)))
     stop_task = asyncio.create_task(stop.wait())
