@@ -17,6 +17,7 @@ The process ends when stdin closes: when the worker exits, however it exits.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import traceback
 from collections import OrderedDict
@@ -65,6 +66,8 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
 
 
 def main() -> None:
+    # Ctrl-C reaches the whole process group: the worker then finishes its activities, which may still ask.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     replies = sys.stdout
     sys.stdout = sys.stderr  # whatever the library prints cannot corrupt a reply
     serve(sys.stdin, replies)

@@ -165,3 +165,13 @@ async def test_schema_checks_on_two_graphs_share_one_process(falkordb_url: str, 
         finally:
             await shop.aclose()
             await shelves.aclose()
+
+
+async def test_ctrl_c_to_the_process_group_leaves_the_checker_serving_the_draining_worker(
+        checker: QueryChecker) -> None:
+    await checker.findings(LIBRARY, "schema", BACKWARDS)  # started and serving
+    pid = checker.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGINT)
+    assert codes(await checker.findings(LIBRARY, "schema", BACKWARDS)) == ["WrongDirectionPath"]
+    assert checker.pid == pid
