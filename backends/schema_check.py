@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from backends.graph_store import GraphStore
-from backends.query_checker import Check, QueryChecker, SchemaFacts, shared_checker
+from backends.query_checker import QueryChecker, SchemaFacts, shared_checker
 from confidence_core.asked_for import asked_label, route
 from confidence_core.cypher_text import NODE_LABEL, blank_strings
 from confidence_core.schema_repair import (
@@ -57,9 +57,6 @@ class SchemaCheck:
                 nodes, rels, rel_props = await self._read_schema()
                 self._schema = (time.monotonic(), SchemaFacts(nodes, rels, rel_props, self.graph.graph_name))
             return self._schema[1]
-
-    async def _findings(self, check: Check, query: str, schema: SchemaFacts) -> list[dict[str, Any]]:
-        return await self.checker.findings(schema, check, query)
 
     async def _read_schema(self) -> tuple[dict[str, list[str]], set[tuple[str, str, str]], dict[str, list[str]]]:
         skip = {"skip": list(BOOKKEEPING_LABELS)}
@@ -102,16 +99,16 @@ class SchemaCheck:
             if not bound:
                 break
             fixed = bound
-        for item in await self._findings("schema", fixed, schema):
+        for item in await self.checker.findings(schema, "schema", fixed):
             if str(item.get("code", "")).endswith("UnknownLabel"):
                 fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
-        for item in await self._findings("schema", fixed, schema):
+        for item in await self.checker.findings(schema, "schema", fixed):
             if str(item.get("code", "")).endswith("UnknownRelationshipType"):
                 for original, path in unknown_type_hops(fixed, str(item.get("relationship_type", ""))):
                     meant = only_relationship(original, path, rels) or through_middle(original, path, rels, fixed)
                     fixed = fixed.replace(original, meant, 1) if meant else fixed
         for _ in range(MAX_DIRECTION_FIXES):
-            meta = await self._findings("schema", fixed, schema)
+            meta = await self.checker.findings(schema, "schema", fixed)
             turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
                      if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
                      and str(m.get("original_path", "")) in fixed]
@@ -123,7 +120,7 @@ class SchemaCheck:
                 break
             original, suggested = turns[0]
             fixed = fixed.replace(original, suggested.strip(), 1)
-        for item in await self._findings("properties", fixed, schema):
+        for item in await self.checker.findings(schema, "properties", fixed):
             if str(item.get("code", "")).endswith("InvalidPropertyAccess") and item.get("kind", "node") == "node":
                 for prop in item.get("properties", []):
                     label = str(item.get("name", ""))
@@ -158,8 +155,8 @@ class SchemaCheck:
         if not schema.nodes:
             return []  # an empty graph: nothing to check against
         found: list[str] = []
-        schema_meta, property_meta = await asyncio.gather(self._findings("schema", query, schema),
-                                                          self._findings("properties", query, schema))
+        schema_meta, property_meta = await asyncio.gather(self.checker.findings(schema, "schema", query),
+                                                          self.checker.findings(schema, "properties", query))
         for item in [*schema_meta, *property_meta]:
             message = _explain(item, schema.nodes, schema.rels)
             if message and message not in found:

@@ -35,7 +35,7 @@ def memory_mb(pid: int, field: str) -> float:
 
 
 def query_checker(worker_pid: int) -> int | None:
-    """The worker's child running the query checks, once a request has started it."""
+    """The worker's child running the query checks (the worker starts it in the background at startup)."""
     for pid in tree_pids(worker_pid)[1:]:
         try:
             if b"backends.query_checker_process" in Path(f"/proc/{pid}/cmdline").read_bytes():
