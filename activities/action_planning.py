@@ -10,10 +10,18 @@ import structlog
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from backends.action_scope import request_scope
 from backends.graph_store import GraphQueryError, GraphStore
 from backends.grounding import held_exactly
 from backends.llm import ChatModel
-from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
+from confidence_core.action_intent import (
+    NO_SELECTION,
+    actions_catalogue,
+    checked_intent,
+    planner_schema,
+    stated_in,
+)
+from confidence_core.action_scope import FittedIntent, fit_intent
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, ActionPlanningOutput, filters_text
 from contracts.names import Activities
@@ -43,11 +51,36 @@ class ActionPlanningActivities:
         what was asked, and goes through the dry run and the approval rules like any plan."""
         assert self.ontology is not None
         stated = [f for f in intent.filters if stated_in(self.ontology, intent.entity_type, f, request)]
-        dropped = [f for f in intent.filters if f not in stated]
+        related = [f for f in intent.related_filters
+                   if intent.related_class and stated_in(self.ontology, intent.related_class, f, request)]
+        dropped = [f for f in [*intent.filters, *intent.related_filters] if f not in stated and f not in related]
         if dropped:
             log.warning("action_filters_dropped", filters=filters_text(dropped))
         notes = [f"Left out the condition {filters_text([f])}: the request does not state it." for f in dropped]
-        return intent.model_copy(update={"filters": stated}), notes
+        return intent.model_copy(update={"filters": stated, "related_filters": related}), notes
+
+    async def _fitted(self, intent: ActionIntent, request: str) -> FittedIntent:
+        """The intent with what the request states one way only added to its selection, and what the
+        selection still leaves out (confidence_core/action_scope.py). Unchecked is not checked: a graph that
+        cannot be read leaves the plan as it was, reported as left out, so a human sees the targets."""
+        assert self.ontology is not None
+        if self.graph is None:
+            return FittedIntent(intent=intent, left_out=["the request's names could not be checked (no graph)"])
+        try:
+            scope = await request_scope(request, self.graph, self.ontology, intent.entity_type)
+        except (GraphQueryError, ApplicationError) as exc:
+            log.warning("action_scope_unchecked", error=str(exc))
+            return FittedIntent(intent=intent, left_out=["the request's names could not be checked against the "
+                                                          f"graph ({str(exc)[:200]})"])
+        fitted = fit_intent(self.ontology, intent, request, scope)
+        checked, problems = checked_intent(self.ontology, fitted.intent)
+        if problems and fitted.added:  # what was added does not fit the ontology: keep the plan, say what it lacks
+            log.warning("action_scope_not_added", problems=problems, added=fitted.added)
+            return FittedIntent(intent=intent, left_out=[*fitted.left_out, *(
+                f"{note} It could not be: {'; '.join(problems)}" for note in fitted.added)])
+        if fitted.added or fitted.left_out:
+            log.info("action_scope", added=fitted.added, left_out=fitted.left_out)
+        return FittedIntent(intent=checked, added=fitted.added, left_out=fitted.left_out)
 
     def router_system_prompt(self) -> str:
         return self.prompts.render("router_system", actions=self._actions_text())
@@ -110,13 +143,15 @@ class ActionPlanningActivities:
                 intent, problems = checked_intent(ontology, ActionIntent.model_validate_json(completion.text))
             except ValueError as exc:
                 problems = [f"not the JSON asked for ({str(exc).splitlines()[0]})"]
-            if not problems:
+            if problems in ([], [NO_SELECTION]):  # what the request states may complete the selection
                 intent, notes = self._stated_filters_only(intent, request.question)
-                intent, problems = checked_intent(ontology, intent)  # dropping filters may leave no targets
+                fitted = await self._fitted(intent, request.question)
+                intent, problems = checked_intent(ontology, fitted.intent)  # dropping filters may leave no targets
                 problems = [*notes, *problems] if problems else []
             if not problems:
                 definition = ontology.require_action(intent.entity_type, intent.action_name)
-                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible, notes=notes)
+                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible,
+                                            notes=[*notes, *fitted.added], left_out=fitted.left_out)
             log.warning("action_plan_rejected", problems=problems)
             messages += [{"role": "assistant", "content": completion.text},
                          {"role": "user", "content": self.prompts.render(

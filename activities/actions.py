@@ -60,6 +60,7 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[st
 
 
 FILTERS_ONLY_CONFIDENCE = 0.85  # below the default approval threshold (0.9): see _targets_by_filters
+LEFT_OUT_CONFIDENCE = 0.2  # far below approval: the request states something the selection ignores
 IN_FLIGHT = Gauge("tgca_actions_in_flight", "Action executions running in this process")
 EXECUTED = Counter("tgca_actions", "Action executions that returned a result, by action and outcome (applied; "
                    "repeated: an earlier attempt had applied it; failed)",
@@ -95,6 +96,18 @@ class ActionTools:
     async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
         """The entities an action intent names, by id, through a related entity or by property filters
         alone, narrowed by its filters; at most `max_targets`."""
+        found = await self._targets(request)
+        if not request.left_out or found.error is not None:
+            return found
+        left_out = "; ".join(request.left_out)
+        if not found.targets:
+            return found.model_copy(update={"reasoning": f"{found.reasoning} (left out of the selection: {left_out})"})
+        # The request states something the selection ignores: these may be more entities than were asked
+        # for, so a human sees them first, told in the first words what was left out.
+        return found.model_copy(update={"confidence": min(found.confidence, LEFT_OUT_CONFIDENCE),
+                                        "reasoning": f"left out of the selection: {left_out}; then {found.reasoning}"})
+
+    async def _targets(self, request: ResolveTargetsInput) -> TargetsOutput:
         intent = request.intent
         try:
             self.ontology.require_class(intent.entity_type)
@@ -106,9 +119,15 @@ class ActionTools:
                     return TargetsOutput(error=f"more than {request.max_targets} entities named; split the request")
                 return await self._targets_by_id(intent, filters)
             if intent.related_class:
-                if not intent.related_name.strip():
-                    return TargetsOutput(error=f"no {intent.related_class} named")
-                return await self._targets_by_relation(intent, filters, request.max_targets)
+                related_filters, problems = check_filters(self.ontology, intent.related_class, intent.related_filters)
+                if problems:
+                    return TargetsOutput(error="; ".join(problems))
+                if intent.related_name.strip():
+                    return await self._targets_by_relation(intent, filters, related_filters, request.max_targets)
+                if related_filters:
+                    return await self._targets_by_related_filters(intent, filters, related_filters,
+                                                                  request.max_targets)
+                return TargetsOutput(error=f"no {intent.related_class} named")
             if filters:
                 return await self._targets_by_filters(intent, filters, request.max_targets)
             return TargetsOutput(error="no targets named: give ids, a related entity or property filters")
@@ -131,7 +150,7 @@ class ActionTools:
         return TargetsOutput(targets=targets, confidence=0.5 if missing else 0.95, reasoning=reasoning)
 
     async def _targets_by_relation(self, intent: ActionIntent, filters: list[PropertyFilter],
-                                   limit: int) -> TargetsOutput:
+                                   related_filters: list[PropertyFilter], limit: int) -> TargetsOutput:
         related = self.ontology.require_class(intent.related_class)
         label, name = intent.related_class, intent.related_name.strip()
         exact = await self.graph.ro_query(
@@ -151,15 +170,31 @@ class ActionTools:
             how = f"{matches.total_rows} {label} entities match {name!r}"
         keys = [str(r[0]) for r in matches.rows]
         names = ", ".join(str(r[1]) for r in matches.rows)
-        query, params = targets_query(self.ontology, intent.entity_type, filters, limit, label, keys)
+        if related_filters:
+            names += f" with {filters_text(related_filters)}"
+        return await self._related_targets(intent, filters, related_filters, limit, keys,
+                                           f"{label} {names}", confidence, f" ({how})")
+
+    async def _targets_by_related_filters(self, intent: ActionIntent, filters: list[PropertyFilter],
+                                          related_filters: list[PropertyFilter], limit: int) -> TargetsOutput:
+        """'Orders of suppliers in Y': through every related entity that matches the related filters."""
+        return await self._related_targets(
+            intent, filters, related_filters, limit, None,
+            f"a {intent.related_class} with {filters_text(related_filters)}", 0.95, "")
+
+    async def _related_targets(self, intent: ActionIntent, filters: list[PropertyFilter],
+                               related_filters: list[PropertyFilter], limit: int, keys: list[str] | None,
+                               of: str, confidence: float, how: str) -> TargetsOutput:
+        query, params = targets_query(self.ontology, intent.entity_type, filters, limit, intent.related_class,
+                                      keys, related_filters)
         rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
         where = f" matching {filters_text(filters)}" if filters else ""
         if rows.total_rows > limit:
-            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {names}{where}; "
+            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {of}{where}; "
                                        "narrow the request")
         targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
         return TargetsOutput(targets=targets, confidence=confidence,
-                             reasoning=f"{len(targets)} {intent.entity_type} of {label} {names}{where} ({how})")
+                             reasoning=f"{len(targets)} {intent.entity_type} of {of}{where}{how}")
 
     async def _targets_by_filters(self, intent: ActionIntent, filters: list[PropertyFilter],
                                   limit: int) -> TargetsOutput:

@@ -44,11 +44,13 @@ def _approval(request: OverrideRequest) -> str:
     if not {"action_name", "targets", "entity_type"} <= a.keys():
         return f"Approval needed: {request.function} ({request.reasoning})"
     given = f" with {a['parameters']}" if a.get("parameters") else ""
-    where = f" where {a['filters']}" if a.get("filters") else ""
+    where = (f" of {a['related']}" if a.get("related") else "") + (f" where {a['filters']}" if a.get("filters") else "")
     dry = (f" ({a['would_succeed']} would succeed, {a['would_fail']} would fail)"
            if "would_succeed" in a and "would_fail" in a else "")
     why = request.reasoning.removeprefix("approval needed: ")
-    return (f"Approval needed: {a['action_name']}{given} on {a['targets']} {a['entity_type']}{where}{dry}; "
+    warning = (f"LEFT OUT of the selection: {a['left_out']}. The targets may be more than the request asks "
+               "for.\n") if a.get("left_out") else ""
+    return (f"{warning}Approval needed: {a['action_name']}{given} on {a['targets']} {a['entity_type']}{where}{dry}; "
             f"confidence {request.score:.2f}: {why}")
 
 

@@ -11,6 +11,8 @@ from confidence_core.action_values import check_filters, check_parameters
 from confidence_core.ontology import Ontology, UnknownName
 from contracts.action_path import FILTER_OPS, ActionIntent, PropertyFilter
 
+NO_SELECTION = "name the entities: entity_ids, or related_class and related_name, or filters"
+
 
 def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionIntent, list[str]]:
     """The intent with its parameters and filter values coerced to their declared types, and why it
@@ -25,18 +27,25 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
     parameters, problems = check_parameters(intent.action_name, action, intent.parameters)
     filters, filter_problems = check_filters(ontology, intent.entity_type, intent.filters)
     problems += filter_problems
-    if not intent.entity_ids:  # ids name the targets themselves; otherwise a related entity or filters do
-        if intent.related_class:
-            if intent.related_class not in ontology.classes:
-                problems.append(f"unknown class {intent.related_class!r}")
-            elif not any({r.from_, r.to} == {intent.entity_type, intent.related_class}
-                         for r in ontology.relationships_of(intent.entity_type)):
-                problems.append(f"{intent.entity_type} is not related to {intent.related_class}")
-            elif not intent.related_name.strip():
+    related_filters: list[PropertyFilter] = []
+    if intent.related_class:
+        if intent.related_class not in ontology.classes:
+            problems.append(f"unknown class {intent.related_class!r}")
+        elif not any({r.from_, r.to} == {intent.entity_type, intent.related_class}
+                     for r in ontology.relationships_of(intent.entity_type)):
+            problems.append(f"{intent.entity_type} is not related to {intent.related_class}")
+        else:
+            related_filters, related_problems = check_filters(ontology, intent.related_class, intent.related_filters)
+            problems += related_problems
+            if not intent.entity_ids and not intent.related_name.strip() and not intent.related_filters:
                 problems.append(f"related_class {intent.related_class} needs the related entity's related_name")
-        elif not intent.filters:
-            problems.append("name the entities: entity_ids, or related_class and related_name, or filters")
-    return intent.model_copy(update={"parameters": parameters, "filters": filters}), problems
+    elif intent.related_filters:
+        problems.append("related_filters need a related_class")
+    if not intent.entity_ids and not intent.related_class and not intent.filters:
+        # ids name the targets themselves; otherwise a related entity or filters do
+        problems.append(NO_SELECTION)
+    return intent.model_copy(update={"parameters": parameters, "filters": filters,
+                                     "related_filters": related_filters}), problems
 
 
 # A date is text in JSON; "format" lets a grammar-constrained model write only YYYY-MM-DD.

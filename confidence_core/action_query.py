@@ -16,10 +16,10 @@ OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge"
 RECORD_LABEL = "ActionRecord"  # bookkeeping nodes, in the instance graph so the write stays one query
 
 
-def comparison(prop: str, op: str, param: str) -> str:
+def comparison(prop: str, op: str, param: str, var: str = "e") -> str:
     """`e.prop OP $param` where a missing property fails eq/in/lt/... and passes ne (an order without
     `paid` is not paid): preconditions and target filters read a missing value alike."""
-    return f"coalesce(e.`{prop}` {OPS[op]} ${param}, {'true' if op == 'ne' else 'false'})"
+    return f"coalesce({var}.`{prop}` {OPS[op]} ${param}, {'true' if op == 'ne' else 'false'})"
 
 
 def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:

@@ -15,15 +15,16 @@ from contracts.action_path import PropertyFilter
 
 
 def filter_conditions(ontology: Ontology, class_name: str, filters: list[PropertyFilter],
-                      params: dict[str, Any]) -> list[str]:
-    """One condition per filter on `e`. A missing property fails every op but ne, as in preconditions."""
+                      params: dict[str, Any], var: str = "e") -> list[str]:
+    """One condition per filter on `var`. A missing property fails every op but ne, as in preconditions."""
     conditions = []
     for i, f in enumerate(filters):
         prop = ontology.require_property(class_name, f.property)
         if f.op not in OPS:
             raise UnknownName(f"unknown filter op {f.op!r}")
-        params[f"f{i}"] = f.value
-        conditions.append(comparison(prop, f.op, f"f{i}"))
+        name = f"f{i}" if var == "e" else f"{var}f{i}"
+        params[name] = f.value
+        conditions.append(comparison(prop, f.op, name, var))
     return conditions
 
 
@@ -38,9 +39,11 @@ def targets_by_id_query(ontology: Ontology, class_name: str, ids: list[str],
 
 
 def targets_query(ontology: Ontology, class_name: str, filters: list[PropertyFilter], limit: int,
-                  related_class: str = "", related_keys: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """(id, name) of the entities related to any of `related_keys` (when a related class is given) that
-    match every filter, in id order, at most `limit + 1` (one more tells the caller there were more)."""
+                  related_class: str = "", related_keys: list[str] | None = None,
+                  related_filters: list[PropertyFilter] | None = None) -> tuple[str, dict[str, Any]]:
+    """(id, name) of the entities that match every filter and, when a related class is given, are related
+    to one of its entities that is one of `related_keys` (None: any) and matches every related filter; in
+    id order, at most `limit + 1` (one more tells the caller there were more)."""
     cls = ontology.require_class(class_name)
     params: dict[str, Any] = {"limit": limit + 1}
     conditions = filter_conditions(ontology, class_name, filters, params)
@@ -52,8 +55,12 @@ def targets_query(ontology: Ontology, class_name: str, filters: list[PropertyFil
         if not types:
             raise UnknownName(f"{class_name} is not related to {related_class}")
         pattern += f"-[:{'|'.join(f'`{t}`' for t in types)}]-(x:`{related_class}`)"
-        params["keys"] = related_keys or []
-        conditions.insert(0, f"x.`{related.key}` IN $keys")
+        conditions[:0] = filter_conditions(ontology, related_class, related_filters or [], params, "x")
+        if related_keys is not None:
+            params["keys"] = related_keys
+            conditions.insert(0, f"x.`{related.key}` IN $keys")
+        elif not related_filters:
+            raise UnknownName(f"no {related_class} named and no condition on it")
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
     return (f"MATCH {pattern}{where} RETURN DISTINCT e.`{cls.key}` AS id, e.`{cls.display}` AS name "
             "ORDER BY id LIMIT $limit"), params

@@ -7,7 +7,9 @@ object with a `type` field (so a TrustGraph client shows them as observations un
 
     {"type": "action_plan", "plan": {"entity_type", "action_name", "parameters": {name: value},
                                      "filters": [{"property", "op", "value"}], "target_count",
-                                     "targets": [{"entity_id", "entity_name"}], "targets_listed"}}
+                                     "targets": [{"entity_id", "entity_name"}], "targets_listed",
+                                     "related": {"class", "name", "filters"}  (when chosen through one),
+                                     "left_out": [what the request states and the selection ignores]}}
     {"type": "action_progress", "completed", "total", "entity_id", "success"}
     {"type": "action_error", "entity_id", "error"}
     {"type": "action_complete", "results": {"total", "succeeded", "failed",
@@ -48,8 +50,9 @@ class PropertyFilter(BaseModel):
 
 class ActionIntent(BaseModel):
     """What to change: an ACTION of the ontology with its parameters' values, and its targets, named by id
-    or by a related entity ("all orders of supplier X" is related_class Supplier, related_name X), and
-    narrowed by property filters (or chosen by filters alone)."""
+    or by a related entity ("all orders of supplier X" is related_class Supplier, related_name X; "orders
+    of suppliers in Y" is related_class Supplier with related_filters country = Y), and narrowed by
+    property filters (or chosen by filters alone)."""
 
     entity_type: str
     action_name: str
@@ -58,18 +61,23 @@ class ActionIntent(BaseModel):
     related_name: str = ""
     parameters: dict[str, Any] = Field(default_factory=dict)
     filters: list[PropertyFilter] = Field(default_factory=list)
+    related_filters: list[PropertyFilter] = Field(default_factory=list)  # on related_class's properties
 
 
 class ActionPlanningOutput(BaseModel):
     intent: ActionIntent | None = None
     irreversible: bool = False  # from the ontology's definition, never from the LLM
     error: str | None = None
-    notes: list[str] = Field(default_factory=list)  # what the planner's answer lost on the way (for the caller)
+    notes: list[str] = Field(default_factory=list)  # what the planner's answer lost or gained on the way
+    # What the request states that the target selection does not use (a named supplier, an amount): the
+    # targets may be more than was asked for, so their confidence is held far below approval.
+    left_out: list[str] = Field(default_factory=list)
 
 
 class ResolveTargetsInput(BaseModel):
     intent: ActionIntent
     max_targets: int
+    left_out: list[str] = Field(default_factory=list)  # ActionPlanningOutput.left_out
 
 
 class ActionTarget(BaseModel):
@@ -191,11 +199,17 @@ def event_message(event: dict[str, Any]) -> AgentResponse:
     return AgentResponse(message_type=EVENT_TYPE, content=json.dumps(event, default=str), end_of_message=True)
 
 
-def plan_event(intent: ActionIntent, targets: list[ActionTarget]) -> dict[str, Any]:
-    return {"type": "action_plan", "plan": {
+def plan_event(intent: ActionIntent, targets: list[ActionTarget], left_out: list[str] | None = None) -> dict[str, Any]:
+    plan: dict[str, Any] = {
         "entity_type": intent.entity_type, "action_name": intent.action_name, "parameters": intent.parameters,
         "filters": [f.model_dump() for f in intent.filters], "target_count": len(targets),
-        "targets": [t.model_dump() for t in targets[:LISTED]], "targets_listed": LISTED}}
+        "targets": [t.model_dump() for t in targets[:LISTED]], "targets_listed": LISTED}
+    if intent.related_class:
+        plan["related"] = {"class": intent.related_class, "name": intent.related_name,
+                           "filters": [f.model_dump() for f in intent.related_filters]}
+    if left_out:
+        plan["left_out"] = left_out
+    return {"type": "action_plan", "plan": plan}
 
 
 def parameters_text(parameters: dict[str, Any]) -> str:

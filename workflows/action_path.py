@@ -61,7 +61,8 @@ class ActionPath:
         for note in planned.notes:  # none in histories older than them: nothing new to replay
             self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
-            Activities.RESOLVE_ACTION_TARGETS, ResolveTargetsInput(intent=intent, max_targets=s.action_max_targets),
+            Activities.RESOLVE_ACTION_TARGETS,
+            ResolveTargetsInput(intent=intent, max_targets=s.action_max_targets, left_out=planned.left_out),
             TargetsOutput, start_to_close=timedelta(seconds=120),
             summary=f"find the {intent.entity_type} entities to {intent.action_name}")
         if found.error:
@@ -72,7 +73,7 @@ class ActionPath:
                        threshold=s.action_confidence_threshold, score=found.confidence, reasoning=found.reasoning),
             StepStatus(step_id=EXECUTE_STEP, function="execute_action", threshold=s.action_confidence_threshold),
         ]
-        self.ctx.emit(event_message(plan_event(intent, targets)))
+        self.ctx.emit(event_message(plan_event(intent, targets, planned.left_out)))
         if not targets:
             answer = f"Nothing to change: {found.reasoning}. Nothing was changed."
             await self.ctx.answer(answer, None)
@@ -97,7 +98,7 @@ class ActionPath:
                                                      parameters=intent.parameters)
         reasons = self._approval_reasons(intent, targets, found, planned.irreversible)
         if reasons:
-            decision = await self._approve(intent, targets, found, dry, reasons)
+            decision = await self._approve(intent, targets, found, dry, reasons, planned.left_out)
             if decision is not Decision.ACCEPT:
                 self.ctx.status.step(EXECUTE_STEP).state = StepState.SKIPPED
                 self.ctx.phase("completed")
@@ -136,8 +137,8 @@ class ActionPath:
             reasons.append(f"{intent.action_name} is irreversible")
         return reasons
 
-    async def _approve(self, intent: ActionIntent, targets: list[ActionTarget],
-                       found: TargetsOutput, dry: DryRunOutput, reasons: list[str]) -> Decision:
+    async def _approve(self, intent: ActionIntent, targets: list[ActionTarget], found: TargetsOutput,
+                       dry: DryRunOutput, reasons: list[str], left_out: list[str]) -> Decision:
         s = self.ctx.settings
         why = "; ".join(reasons)
         arguments = {"entity_type": intent.entity_type, "action_name": intent.action_name,
@@ -149,9 +150,20 @@ class ActionPath:
         if intent.parameters:
             arguments["parameters"] = parameters_text(intent.parameters)
             details += f" with {arguments['parameters']}"
+        chosen = []
+        if intent.related_class and not intent.entity_ids:
+            arguments["related"] = " ".join(filter(None, [intent.related_class, repr(intent.related_name.strip())
+                                                          if intent.related_name.strip() else ""]))
+            if intent.related_filters:
+                arguments["related"] += f" with {filters_text(intent.related_filters)}"
+            chosen.append(f"of {arguments['related']}")
         if intent.filters:
             arguments["filters"] = filters_text(intent.filters)
-            details += f" (targets where {arguments['filters']})"
+            chosen.append(f"where {arguments['filters']}")
+        if chosen:
+            details += f" (targets {' '.join(chosen)})"
+        if left_out:  # the first thing an approver reads: these targets may be more than was asked for
+            arguments["left_out"] = "; ".join(left_out)
         request = OverrideRequest(
             step_id=APPROVAL_STEP, function=f"{intent.entity_type}.{intent.action_name}", score=found.confidence,
             threshold=s.action_confidence_threshold, reasoning=f"approval needed: {why}", retries=0,
@@ -159,6 +171,9 @@ class ActionPath:
         what = (f"Approval needed before {intent.action_name}{details} runs on {len(targets)} {intent.entity_type} "
                 f"entities ({dry.would_succeed} would succeed, {dry.would_fail} would fail): {why}. Choices: "
                 "accept (execute), skip (change nothing), abort.")
+        if left_out:
+            what = (f"Left out of the selection: {arguments['left_out']}. The targets may be more than the request "
+                    f"asks for.\n{what}")
         override = await self.ctx.wait_for_override(request, what)
         status = self.ctx.status.step(APPROVAL_STEP)
         if override is None:

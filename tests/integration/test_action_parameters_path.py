@@ -76,7 +76,8 @@ async def test_hold_the_unpaid_orders_of_a_supplier_over_an_amount_with_a_reason
     assert request is not None
     assert request.arguments["parameters"] == f'reason="{reason}"'
     assert request.arguments["filters"] == f"paid = false and total_amount > {float(threshold)}"
-    assert any(m.content.startswith(f'Approval needed before hold with reason="{reason}" (targets where paid = false')
+    assert any(m.content.startswith(f'Approval needed before hold with reason="{reason}" (targets of Supplier '
+                                    f"'{SUPPLIER['name']}' where paid = false")
                for m in messages)
     # The action plan event carries both, with the values as their declared types.
     plan = events(messages)[0]

@@ -1,0 +1,40 @@
+"""The graph's side of checking an action request's scope (confidence_core/action_scope.py): which of the
+request's names the graph stores, on which class and property, and the stored values of the targets'
+category properties (a status), so that a stated "approved" can be told from ordinary words."""
+
+from __future__ import annotations
+
+from backends.graph_store import GraphStore
+from backends.grounding import vocabulary
+from confidence_core.action_scope import HeldName, RequestScope
+from confidence_core.grounding import mentions
+from confidence_core.ontology import Ontology
+
+MAX_CATEGORIES = 30  # a property with more distinct values is free text (a reason, a note), not a category
+_HELD = ("MATCH (n) WHERE labels(n)[0] IN $classes UNWIND keys(n) AS k WITH n, k, n[k] AS v "
+         "WHERE typeOf(v) = 'String' AND toLower(v) = toLower($term) "
+         "RETURN labels(n)[0], k, v, count(n), collect(properties(n))[0]")
+
+
+async def request_scope(request: str, graph: GraphStore, ontology: Ontology, entity_type: str) -> RequestScope:
+    """The request's names as the graph stores them (in the ontology's classes only: the agent's own
+    bookkeeping is not the domain), and the stored values of `entity_type`'s category properties."""
+    scope = RequestScope()
+    for mention in mentions(request, await vocabulary(graph)):
+        rows = await graph.ro_query(_HELD, {"term": mention, "classes": list(ontology.classes)}, max_rows=50)
+        if not rows.rows:
+            scope.unheld.append(mention)
+        for label, prop, value, count, first in rows.rows:
+            key = ontology.classes[str(label)].key
+            scope.held.append(HeldName(mention=mention, class_name=str(label), property=str(prop), value=str(value),
+                                       entities=int(count), key=str(first.get(key, "")) if count == 1 else ""))
+    cls = ontology.require_class(entity_type)
+    for prop, kind in cls.properties.items():
+        if kind != "string" or prop in (cls.key, cls.display):
+            continue
+        rows = await graph.ro_query(f"MATCH (e:`{entity_type}`) WHERE e.`{prop}` IS NOT NULL "
+                                    f"RETURN DISTINCT e.`{prop}` LIMIT {MAX_CATEGORIES + 1}",
+                                    max_rows=MAX_CATEGORIES + 1)
+        if 0 < len(rows.rows) <= MAX_CATEGORIES:
+            scope.categories[prop] = [str(r[0]) for r in rows.rows]
+    return scope

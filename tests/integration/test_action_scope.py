@@ -1,0 +1,113 @@
+"""Action targets are exactly what the request says, on the real demo graph: the planner's model is scripted
+(through the real client) to make the plans a small model makes (the named supplier dropped, a supplier
+nobody named, a negation), and the targets are compared with the set computed from the data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest_asyncio
+
+from activities.action_planning import ActionPlanningActivities
+from activities.actions import LEFT_OUT_CONFIDENCE, ActionTools
+from backends.graph_store import GraphStore
+from backends.llm import LLMClient
+from confidence_core.ontology import Ontology
+from contracts.action_path import ActionPlanningOutput, ResolveTargetsInput, TargetsOutput
+from contracts.routing import RouteInput
+from embedded import demo_graph
+from service.prompts import PromptTemplates
+from tests.scripted_llm import ScriptedLLM, is_action_planning
+
+ONTOLOGY = Ontology.load(demo_graph.ONTOLOGY_PATH)
+DATA = demo_graph.generate()
+ORDERS = {o["po_number"]: o for o in DATA.nodes["PurchaseOrder"]}
+SUPPLIERS = {s["supplier_id"]: s for s in DATA.nodes["Supplier"]}
+SUPPLIER_OF = {e["from"]: e["to"] for e in DATA.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier",
+                                                        "supplier_id")]}
+NORTHWIND = demo_graph.BATCH_SUPPLIER["name"]
+
+
+def orders(where: Callable[[dict[str, Any], dict[str, Any]], bool]) -> set[str]:
+    """The orders whose (order, supplier) the condition holds for: the gold set, from the data."""
+    return {po for po, o in ORDERS.items() if where(o, SUPPLIERS[SUPPLIER_OF[po]])}
+
+
+def planned_as(**intent: Any) -> Callable[[dict[str, Any]], tuple[int, str]]:
+    plan = {"entity_type": "PurchaseOrder", "entity_ids": [], "related_class": "", "related_name": "",
+            "filters": [], "parameters": {}, **intent}
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        assert is_action_planning(body)
+        return 200, json.dumps(plan)
+    return respond
+
+
+@pytest_asyncio.fixture
+async def demo(falkordb_url: str, demo_copy: tuple[str, Any]) -> AsyncIterator[GraphStore]:
+    store = GraphStore(falkordb_url, demo_copy[0])
+    yield store
+    await store.aclose()
+
+
+async def plan_and_resolve(graph: GraphStore, request: str,
+                           **intent: Any) -> tuple[ActionPlanningOutput, TargetsOutput]:
+    with ScriptedLLM(planned_as(**intent)) as server:
+        llm = LLMClient(server.base_url, "scripted")
+        try:
+            planner = ActionPlanningActivities(llm, ONTOLOGY, PromptTemplates.load(), graph)
+            planned = await planner.plan_action(RouteInput(question=request))
+        finally:
+            await llm.aclose()
+    assert planned.intent is not None, planned.error
+    found = await ActionTools(graph, ONTOLOGY).resolve_action_targets(ResolveTargetsInput(
+        intent=planned.intent, max_targets=1000, left_out=planned.left_out))
+    assert found.error is None, found.error
+    return planned, found
+
+
+async def test_the_named_supplier_the_plan_dropped_narrows_239_orders_to_its_20(demo: GraphStore) -> None:
+    """The demo's own request, planned as the small model plans it: every approved order of every supplier."""
+    planned, found = await plan_and_resolve(
+        demo, f"Pay all approved purchase orders of {NORTHWIND}", action_name="makePayment",
+        filters=[{"property": "status", "op": "eq", "value": "approved"}])
+    gold = orders(lambda o, s: s["name"] == NORTHWIND and o["status"] == "approved")
+    assert {t.entity_id for t in found.targets} == gold and len(gold) == 20
+    assert len(orders(lambda o, s: o["status"] == "approved")) == 239  # what the plan alone selected
+    assert (planned.intent.related_class, planned.intent.related_name) == ("Supplier", NORTHWIND)
+    assert f"Added Supplier '{NORTHWIND}' to the selection" in " ".join(planned.notes)
+    assert planned.left_out == [] and found.confidence == 0.95
+
+
+async def test_a_stated_status_and_a_country_of_the_suppliers_are_used(demo: GraphStore) -> None:
+    """'Suppliers in Germany': Germany is a supplier's country and a warehouse's; the request says which."""
+    planned, found = await plan_and_resolve(
+        demo, "Cancel the draft purchase orders of suppliers in Germany", action_name="cancel")
+    gold = orders(lambda o, s: s["country"] == "Germany" and o["status"] == "draft")
+    assert {t.entity_id for t in found.targets} == gold and gold
+    assert planned.intent.related_class == "Supplier" and planned.left_out == []
+    assert "Added the condition status = \"draft\"" in " ".join(planned.notes)
+
+
+async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: GraphStore) -> None:
+    negated, found = await plan_and_resolve(
+        demo, f"Pay all approved purchase orders except those of {NORTHWIND}", action_name="makePayment",
+        filters=[{"property": "status", "op": "eq", "value": "approved"}])
+    assert negated.intent.related_class == "" and negated.left_out == [f"Supplier '{NORTHWIND}'"]
+    assert found.confidence == LEFT_OUT_CONFIDENCE
+    assert found.reasoning.startswith(f"left out of the selection: Supplier '{NORTHWIND}'; then 239 PurchaseOrder")
+
+    invented, found = await plan_and_resolve(
+        demo, "Pay all approved purchase orders", action_name="makePayment", related_class="Supplier",
+        related_name="Acme Industrial", filters=[{"property": "status", "op": "eq", "value": "approved"}])
+    assert invented.left_out == ["the plan selects through Supplier 'Acme Industrial', which the request does "
+                                 "not name"]
+    assert found.confidence == LEFT_OUT_CONFIDENCE
+
+    amount, found = await plan_and_resolve(
+        demo, f"Pay the approved purchase orders of {NORTHWIND} over $5,000", action_name="makePayment",
+        related_class="Supplier", related_name=NORTHWIND,
+        filters=[{"property": "status", "op": "eq", "value": "approved"}])
+    assert amount.left_out == ["the number 5000"] and found.confidence == LEFT_OUT_CONFIDENCE

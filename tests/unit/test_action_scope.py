@@ -1,0 +1,157 @@
+"""An action's target selection uses everything the request states: what the plan left out is added when the
+request can mean it one way only, and reported (for a human to see first) when it cannot. A domain of its
+own (a lending library), so nothing here leans on the demo's names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from confidence_core.action_scope import HeldName, RequestScope, fit_intent, stated_numbers
+from confidence_core.ontology import Ontology
+from contracts.action_path import ActionIntent, PropertyFilter
+
+LIBRARY: dict[str, Any] = {
+    "name": "library",
+    "classes": {
+        "Loan": {"key": "loan_id", "display": "loan_id",
+                 "properties": {"loan_id": "string", "status": "string", "fee": "float", "returned": "boolean",
+                                "note": "string"}},
+        "Member": {"key": "member_id", "display": "name",
+                   "properties": {"member_id": "string", "name": "string", "city": "string"}},
+        "Branch": {"key": "branch_id", "display": "name",
+                   "properties": {"branch_id": "string", "name": "string", "city": "string"}},
+        "Fund": {"key": "fund_id", "display": "name", "properties": {"fund_id": "string", "name": "string",
+                                                                     "balance": "float"}},
+        "Author": {"key": "author_id", "display": "name", "properties": {"author_id": "string", "name": "string"}},
+    },
+    "relationships": [{"type": "BORROWED_BY", "from": "Loan", "to": "Member"},
+                      {"type": "LENT_AT", "from": "Loan", "to": "Branch"}],
+    "actions": {"Loan": {
+        "waive": {"account": {"class": "Fund", "id": "F-1"},
+                  "preconditions": [{"funds": "fee", "message": "no funds"}],
+                  "effects": [{"set": "status", "value": "waived"}, {"debit": "fee"}]},
+        "annotate": {"parameters": {"note": "string"}, "effects": [{"set": "note", "param": "note"}]},
+        "close": {"effects": [{"set": "returned", "value": True}, {"set": "status", "value": "closed"}]},
+    }},
+}
+ONTOLOGY = Ontology.model_validate(LIBRARY)
+STATUSES = ["overdue", "open", "waived", "closed"]
+ANA = HeldName(mention="Ana Lima", class_name="Member", property="name", value="Ana Lima", entities=1, key="M-7")
+
+
+def scope(*held: HeldName, unheld: tuple[str, ...] = ()) -> RequestScope:
+    return RequestScope(held=list(held), unheld=list(unheld), categories={"status": STATUSES})
+
+
+def intent(action: str = "waive", **fields: Any) -> ActionIntent:
+    return ActionIntent(entity_type="Loan", action_name=action, **fields)
+
+
+def test_a_named_related_entity_the_plan_dropped_narrows_the_targets() -> None:
+    """The worst failure: "waive the overdue loans of Ana Lima" planned as every overdue loan."""
+    planned = intent(filters=[PropertyFilter(property="status", value="overdue")])
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans of Ana Lima", scope(ANA))
+    assert (fitted.intent.related_class, fitted.intent.related_name) == ("Member", "Ana Lima")
+    assert fitted.intent.filters == planned.filters and fitted.left_out == []
+    assert fitted.added == ["Added Member 'Ana Lima' to the selection: the request names it and the plan had left "
+                            "it out."]
+
+
+def test_with_a_negation_nothing_is_added_and_the_name_is_reported_as_left_out() -> None:
+    planned = intent(filters=[PropertyFilter(property="status", value="overdue")])
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans except those of Ana Lima", scope(ANA))
+    assert fitted.intent == planned and fitted.added == []
+    assert fitted.left_out == ["Member 'Ana Lima'"]
+
+
+def test_a_stated_category_value_becomes_a_filter_and_the_actions_own_effect_does_not() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima")
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans of Ana Lima", scope(ANA))
+    assert fitted.intent.filters == [PropertyFilter(property="status", value="overdue")]
+    # "waived" is what waive writes: the request says what it wants done, not which loans.
+    effect = fit_intent(ONTOLOGY, planned, "Mark Ana Lima's loans as waived", scope(ANA))
+    assert effect.intent.filters == [] and effect.left_out == []
+    two = fit_intent(ONTOLOGY, planned, "Waive the open or overdue loans of Ana Lima", scope(ANA))
+    assert two.intent.filters == [PropertyFilter(property="status", op="in", value=["overdue", "open"])]
+
+
+def test_a_category_filter_on_another_value_leaves_the_stated_one_out() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima",
+                     filters=[PropertyFilter(property="status", value="open")])
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans of Ana Lima", scope(ANA))
+    assert fitted.intent == planned and fitted.left_out == ["status 'overdue'"]
+
+
+def test_a_stated_flag_is_added_with_its_polarity() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima")
+    for request, value in [("Waive the unreturned loans of Ana Lima", False),
+                           ("Waive Ana Lima's loans that are not returned", False),
+                           ("Waive the returned loans of Ana Lima", True)]:
+        fitted = fit_intent(ONTOLOGY, planned, request, scope(ANA))
+        assert PropertyFilter(property="returned", value=value) in fitted.intent.filters, request
+        assert fitted.left_out == [], request
+    # "not returned" is the condition, not a negation of the rest: the member is still added.
+    dropped = fit_intent(ONTOLOGY, intent(), "Waive Ana Lima's loans that are not returned", scope(ANA))
+    assert dropped.intent.related_name == "Ana Lima"
+    # close sets returned = true: "close the loans as returned" states the effect, not a condition.
+    closing = fit_intent(ONTOLOGY, intent("close", related_class="Member", related_name="Ana Lima"),
+                         "Close Ana Lima's loans as returned", scope(ANA))
+    assert closing.intent.filters == []
+
+
+def test_a_related_entitys_property_narrows_through_the_class_the_request_speaks_of() -> None:
+    """'loans of members in Porto' when Porto is both a member's city and a branch's city."""
+    porto = [HeldName(mention="Porto", class_name=c, property="city", value="Porto", entities=3)
+             for c in ("Member", "Branch")]
+    planned = intent(filters=[PropertyFilter(property="status", value="overdue")])
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans of members in Porto", scope(*porto))
+    assert fitted.intent.related_class == "Member" and fitted.intent.related_name == ""
+    assert fitted.intent.related_filters == [PropertyFilter(property="city", value="Porto")]
+    assert fitted.left_out == []
+    unclear = fit_intent(ONTOLOGY, planned, "Waive the overdue loans in Porto", scope(*porto))
+    assert unclear.intent == planned
+    assert unclear.left_out == ["'Porto' (could be Branch.city or Member.city)"]
+
+
+def test_names_the_plan_made_up_or_could_not_use_are_reported() -> None:
+    invented = fit_intent(ONTOLOGY, intent(related_class="Member", related_name="Ana Lima"),
+                          "Waive all overdue loans", scope())
+    assert "the plan selects through Member 'Ana Lima', which the request does not name" in invented.left_out
+    ids = fit_intent(ONTOLOGY, intent(entity_ids=["L-1", "L-9"]), "Waive loan L-1", scope(
+        HeldName(mention="L-1", class_name="Loan", property="loan_id", value="L-1", entities=1, key="L-1")))
+    assert ids.left_out == ["the plan targets L-9, which the request does not name"]
+    author = HeldName(mention="Jose Saramago", class_name="Author", property="name", value="Jose Saramago",
+                      entities=1, key="A-1")
+    unrelated = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", value="overdue")]),
+                           "Waive the overdue loans of books by Jose Saramago", scope(author))
+    assert unrelated.left_out == ["'Jose Saramago' (Author, not related to Loan)"]
+    unknown = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", value="overdue")]),
+                         "Waive the overdue loans of Ana Lyma", scope(unheld=("Ana Lyma",)))
+    assert unknown.left_out == ["'Ana Lyma', which the graph does not hold as written"]
+    loan = HeldName(mention="L-1", class_name="Loan", property="loan_id", value="L-1", entities=1, key="L-1")
+    verb = fit_intent(ONTOLOGY, intent(entity_ids=["L-1"]), "Waive L-1", scope(loan, unheld=("Waive L-1",)))
+    assert verb.left_out == []  # a capitalised verb before a name the graph holds is not a name of its own
+
+
+def test_the_actions_own_account_and_a_parameters_text_are_used() -> None:
+    fund = HeldName(mention="Hardship Fund", class_name="Fund", property="name", value="Hardship Fund",
+                    entities=1, key="F-1")
+    paid = fit_intent(ONTOLOGY, intent(related_class="Member", related_name="Ana Lima"),
+                      "Waive Ana Lima's loans from the Hardship Fund", scope(ANA, fund))
+    assert paid.left_out == [] and paid.added == []
+    noted = fit_intent(ONTOLOGY, intent("annotate", related_class="Member", related_name="Ana Lima",
+                                        parameters={"note": "overdue since the Porto flood"}),
+                       "Annotate Ana Lima's loans: overdue since the Porto flood",
+                       scope(ANA, HeldName(mention="Porto", class_name="Branch", property="city", value="Porto",
+                                           entities=1)))
+    assert noted.left_out == [] and noted.intent.filters == []  # "overdue" is the note's text here
+
+
+def test_numbers_and_dates_the_selection_ignores_are_reported() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima",
+                     filters=[PropertyFilter(property="fee", op="gt", value=1000.0)])
+    assert fit_intent(ONTOLOGY, planned, "Waive Ana Lima's loans with fees over 1,000", scope(ANA)).left_out == []
+    missed = fit_intent(ONTOLOGY, planned.model_copy(update={"filters": []}),
+                        "Waive Ana Lima's loans with fees over $1,000 opened before 2024-03-01", scope(ANA))
+    assert missed.left_out == ["the date 2024-03-01", "the number 1000"]
+    assert stated_numbers("Waive loan L-12 and LN-7781 of 3 members", scope(unheld=("L-12", "LN-7781"))) == ["3"]
