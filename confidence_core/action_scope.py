@@ -197,7 +197,9 @@ class _Fitter:
         self.request = request
         self.scope = scope
         self.text = words(request)
-        self.negated = _NEGATION.search(_flag_phrases(request, ontology, intent.entity_type)) is not None
+        negation = _NEGATION.search(_flag_phrases(request, ontology, intent.entity_type))
+        self.negation = negation.group(0) if negation else ""
+        self.negated = bool(negation)
         self.added: list[str] = []
         self.left_out: list[str] = []
 
@@ -218,6 +220,13 @@ class _Fitter:
         if name and not _says(self.text, name):
             self.left_out.append(f"the plan selects through {self.intent.related_class} {name!r}, which the "
                                  "request does not name")
+
+    def check_negation(self) -> None:
+        """A selection excludes only through a "ne" filter: "every order except Acme's" planned as Acme's
+        orders (or all of them) is the opposite of, or more than, what was asked."""
+        if self.negated and not any(f.op == "ne" for f in [*self.intent.filters, *self.intent.related_filters]):
+            self.left_out.append(f"the exclusion the request states ({self.negation!r}): the selection excludes "
+                                 "nothing")
 
     # --- the names the request gives -------------------------------------------------------------------
     def uses(self, place: HeldName) -> bool:
@@ -339,6 +348,7 @@ def fit_intent(ontology: Ontology, intent: ActionIntent, request: str, scope: Re
     """The intent with what the request states one way only added, and what it still leaves out."""
     fitter = _Fitter(ontology, intent, request, scope)
     fitter.check_invented()
+    fitter.check_negation()
     fitter.fit_names()
     fitter.fit_categories()
     fitter.fit_flags()

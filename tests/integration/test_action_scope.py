@@ -4,6 +4,7 @@ nobody named, a negation), and the targets are compared with the set computed fr
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -95,9 +96,10 @@ async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: G
     negated, found = await plan_and_resolve(
         demo, f"Pay all approved purchase orders except those of {NORTHWIND}", action_name="makePayment",
         filters=[{"property": "status", "op": "eq", "value": "approved"}])
-    assert negated.intent.related_class == "" and negated.left_out == [f"Supplier '{NORTHWIND}'"]
-    assert found.confidence == LEFT_OUT_CONFIDENCE
-    assert found.reasoning.startswith(f"left out of the selection: Supplier '{NORTHWIND}'; then 239 PurchaseOrder")
+    assert negated.intent.related_class == "" and negated.left_out == [
+        "the exclusion the request states ('except'): the selection excludes nothing", f"Supplier '{NORTHWIND}'"]
+    assert found.confidence == LEFT_OUT_CONFIDENCE and len(found.targets) == 239
+    assert found.reasoning.startswith("left out of the selection: the exclusion the request states ('except')")
 
     invented, found = await plan_and_resolve(
         demo, "Pay all approved purchase orders", action_name="makePayment", related_class="Supplier",
@@ -111,3 +113,32 @@ async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: G
         related_class="Supplier", related_name=NORTHWIND,
         filters=[{"property": "status", "op": "eq", "value": "approved"}])
     assert amount.left_out == ["the number 5000"] and found.confidence == LEFT_OUT_CONFIDENCE
+
+
+async def test_the_approval_card_opens_with_what_was_left_out(make_stack, demo_copy, unique: str) -> None:
+    """Through Pulsar and Temporal: the plan event, the approval request and its first line say what the
+    selection ignores, and skipping changes nothing."""
+    from cli.override_choice import describe
+    from tests.integration.test_action_parameters_path import PlanningModel, intent
+    from tests.integration.test_action_path import approve_when_asked, events, run
+
+    graph_name, g = demo_copy
+    model = PlanningModel(intent("makePayment", filters=[{"property": "status", "op": "eq", "value": "approved"}]))
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        request_id = f"except-{unique}"
+        asking = asyncio.create_task(run(stack, f"Pay all approved purchase orders except those of {NORTHWIND}",
+                                         request_id))
+        pending = await approve_when_asked(stack, f"agent-{request_id}", asking, decision="skip")
+        messages = await asyncio.wait_for(asking, 120)
+    request = pending.pending_override
+    assert request is not None and request.score == LEFT_OUT_CONFIDENCE
+    left_out = f"the exclusion the request states ('except'): the selection excludes nothing; Supplier '{NORTHWIND}'"
+    assert request.arguments["left_out"] == left_out
+    assert describe(request)[0].startswith(f"LEFT OUT of the selection: {left_out}.")
+    asked = next(m.content for m in messages if "Approval needed before makePayment" in m.content)
+    assert asked.startswith(f"Left out of the selection: {left_out}.")
+    plan = events(messages)[0]["plan"]
+    assert plan["left_out"] == left_out.split("; ") and plan["target_count"] == 239
+    paid = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.paid = true RETURN count(o)")).result_set[0][0]
+    assert paid == sum(o["paid"] for o in ORDERS.values())  # skipped: nothing changed

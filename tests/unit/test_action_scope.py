@@ -61,7 +61,16 @@ def test_with_a_negation_nothing_is_added_and_the_name_is_reported_as_left_out()
     planned = intent(filters=[PropertyFilter(property="status", value="overdue")])
     fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans except those of Ana Lima", scope(ANA))
     assert fitted.intent == planned and fitted.added == []
-    assert fitted.left_out == ["Member 'Ana Lima'"]
+    assert fitted.left_out == ["the exclusion the request states ('except'): the selection excludes nothing",
+                               "Member 'Ana Lima'"]
+    # The opposite selection (only Ana Lima's loans) uses the name, and still excludes nothing.
+    inverted = fit_intent(ONTOLOGY, planned.model_copy(update={"related_class": "Member", "related_name": "Ana Lima"}),
+                          "Waive the overdue loans that are not of Ana Lima", scope(ANA))
+    assert inverted.left_out == ["the exclusion the request states ('not'): the selection excludes nothing"]
+    # A "ne" filter is how a selection excludes.
+    excluded = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", op="ne", value="closed")]),
+                          "Waive every loan that is not closed", scope())
+    assert excluded.left_out == []
 
 
 def test_a_stated_category_value_becomes_a_filter_and_the_actions_own_effect_does_not() -> None:
