@@ -67,7 +67,7 @@ class ActionPlanningActivities:
         if self.graph is None:
             return FittedIntent(intent=intent, left_out=["the request's names could not be checked (no graph)"])
         try:
-            scope = await request_scope(request, self.graph, self.ontology, intent.entity_type)
+            scope = await request_scope(request, self.graph, self.ontology, intent)
         except (GraphQueryError, ApplicationError) as exc:
             log.warning("action_scope_unchecked", error=str(exc))
             return FittedIntent(intent=intent, left_out=["the request's names could not be checked against the "

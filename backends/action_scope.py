@@ -9,6 +9,7 @@ from backends.grounding import vocabulary
 from confidence_core.action_scope import HeldName, RequestScope
 from confidence_core.grounding import mentions
 from confidence_core.ontology import Ontology
+from contracts.action_path import ActionIntent
 
 MAX_CATEGORIES = 30  # a property with more distinct values is free text (a reason, a note), not a category
 _HELD = ("MATCH (n) WHERE labels(n)[0] IN $classes UNWIND keys(n) AS k WITH n, k, n[k] AS v "
@@ -16,10 +17,19 @@ _HELD = ("MATCH (n) WHERE labels(n)[0] IN $classes UNWIND keys(n) AS k WITH n, k
          "RETURN labels(n)[0], k, v, count(n), collect(properties(n))[0]")
 
 
-async def request_scope(request: str, graph: GraphStore, ontology: Ontology, entity_type: str) -> RequestScope:
+async def request_scope(request: str, graph: GraphStore, ontology: Ontology, intent: ActionIntent) -> RequestScope:
     """The request's names as the graph stores them (in the ontology's classes only: the agent's own
-    bookkeeping is not the domain), and the stored values of `entity_type`'s category properties."""
+    bookkeeping is not the domain), the stored values of the targets' category properties, and how many
+    related entities the plan's related name names (as target resolution reads it: exactly or in part)."""
     scope = RequestScope()
+    entity_type = intent.entity_type
+    name = intent.related_name.strip()
+    if name and intent.related_class in ontology.classes:
+        related = ontology.classes[intent.related_class]
+        rows = await graph.ro_query(
+            f"MATCH (x:`{intent.related_class}`) WHERE toLower(toString(x.`{related.display}`)) "
+            f"CONTAINS toLower($name) OR x.`{related.key}` = $name RETURN count(x)", {"name": name})
+        scope.related_name_entities = int(rows.rows[0][0]) if rows.rows else 0
     for mention in mentions(request, await vocabulary(graph)):
         rows = await graph.ro_query(_HELD, {"term": mention, "classes": list(ontology.classes)}, max_rows=50)
         if not rows.rows:

@@ -107,9 +107,9 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             record["right_action"] = planned.intent is not None and \
                 (planned.intent.entity_type, planned.intent.action_name) == (r.entity_type, r.action)
             before = None
-            try:  # the model's own last plan, checked as before the scope check (filters as it wrote them)
+            try:  # the model's own last plan, checked as before the scope check (unstated filters dropped)
                 before, problems = checked_intent(ontology, ActionIntent.model_validate_json(llm.texts[-1]))
-                before = None if problems else before
+                before = None if problems else planner._stated_filters_only(before, r.request)[0]
             except ValueError:
                 pass
             targets, confidence, why = await resolve(tools, before, [])

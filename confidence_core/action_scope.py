@@ -48,12 +48,15 @@ class RequestScope:
     unheld: list[str] = field(default_factory=list)  # names the graph does not store exactly
     # Per string property of the targets' class (a category, not free text): its stored values.
     categories: dict[str, list[str]] = field(default_factory=dict)
+    # Entities of the plan's related class whose key or name is (or contains) the plan's related name;
+    # None when the plan names none. 0: the "name" is something else ("France", a country).
+    related_name_entities: int | None = None
 
 
 @dataclass
 class FittedIntent:
     intent: ActionIntent
-    added: list[str] = field(default_factory=list)  # what was added to the selection, and why
+    added: list[str] = field(default_factory=list)  # what was added to (or dropped from) the selection, and why
     left_out: list[str] = field(default_factory=list)  # what the request states and the selection ignores
 
 
@@ -221,6 +224,28 @@ class _Fitter:
             self.left_out.append(f"the plan selects through {self.intent.related_class} {name!r}, which the "
                                  "request does not name")
 
+    def drop_non_names(self) -> None:
+        """A related "name" no related entity has is a value of some other property ("orders of suppliers
+        in France" planned with the supplier named "France"): it selects nothing, so it goes, and the
+        request's names are then fitted into the selection as they are stored."""
+        name = self.intent.related_name.strip()
+        if name and self.scope.related_name_entities == 0:
+            self.update(related_name="")
+            self.added.append(f"Dropped the {self.intent.related_class} name {name!r}: no "
+                              f"{self.intent.related_class} is named so.")
+
+    def drop_written_values(self) -> None:
+        """A condition that restates a parameter's value on the property the action writes it to ("reschedule
+        INV-1, due date: 2031-01-15" planned with due_date = 2031-01-15) is the effect, not the targets."""
+        action = self.ontology.require_action(self.intent.entity_type, self.intent.action_name)
+        written = {(e.set, words(self.intent.parameters.get(e.param))) for e in action.effects if e.param}
+        kept = [f for f in self.intent.filters if (f.property, words(f.value)) not in written]
+        for f in self.intent.filters:
+            if f not in kept:
+                self.added.append(f"Dropped the condition {filters_text([f])}: it is what {self.intent.action_name} "
+                                  "writes, not which entities it changes.")
+        self.update(filters=kept)
+
     def check_negation(self) -> None:
         """A selection excludes only through a "ne" filter: "every order except Acme's" planned as Acme's
         orders (or all of them) is the opposite of, or more than, what was asked."""
@@ -280,8 +305,8 @@ class _Fitter:
                 *intent.related_filters, PropertyFilter(property=place.property, value=place.value)])
         else:
             return False
-        self.added.append(f"Added {_place_text(place)} to the selection: the request names it and the plan had "
-                          "left it out.")
+        self.added.append(f"Added {_place_text(self.ontology, place)} to the selection: the request names it and "
+                          "the plan had left it out.")
         return True
 
     def fit_names(self) -> None:
@@ -302,7 +327,7 @@ class _Fitter:
                 self.left_out.append(f"{mention!r} (could be " + " or ".join(
                     sorted({f"{p.class_name}.{p.property}" for p in ways})) + ")")
             else:
-                self.left_out.append(_place_text(ways[0]))
+                self.left_out.append(_place_text(self.ontology, ways[0]))
         held = [words(h.mention) for h in self.scope.held]
         for mention in self.scope.unheld:
             if any(_says(words(mention), h) for h in held):
@@ -339,8 +364,9 @@ class _Fitter:
                 self.left_out.append(f"the {'date' if _ISO_DATE.fullmatch(number) else 'number'} {number}")
 
 
-def _place_text(place: HeldName) -> str:
-    return f"{place.class_name} {place.value!r}" if place.key else \
+def _place_text(ontology: Ontology, place: HeldName) -> str:
+    cls = ontology.classes[place.class_name]
+    return f"{place.class_name} {place.value!r}" if place.property in (cls.key, cls.display) else \
         f"{place.class_name} with {place.property} {place.value!r}"
 
 
@@ -348,6 +374,8 @@ def fit_intent(ontology: Ontology, intent: ActionIntent, request: str, scope: Re
     """The intent with what the request states one way only added, and what it still leaves out."""
     fitter = _Fitter(ontology, intent, request, scope)
     fitter.check_invented()
+    fitter.drop_non_names()
+    fitter.drop_written_values()
     fitter.check_negation()
     fitter.fit_names()
     fitter.fit_categories()

@@ -164,3 +164,25 @@ def test_numbers_and_dates_the_selection_ignores_are_reported() -> None:
                         "Waive Ana Lima's loans with fees over $1,000 opened before 2024-03-01", scope(ANA))
     assert missed.left_out == ["the date 2024-03-01", "the number 1000"]
     assert stated_numbers("Waive loan L-12 and LN-7781 of 3 members", scope(unheld=("L-12", "LN-7781"))) == ["3"]
+
+
+def test_a_related_name_no_entity_has_and_a_restated_parameter_are_dropped() -> None:
+    """'Loans of members in Porto' planned with a member named "Porto"; a note restated as a condition."""
+    porto = HeldName(mention="Porto", class_name="Member", property="city", value="Porto", entities=3)
+    planned = intent(related_class="Member", related_name="Porto")
+    unnamed = RequestScope(held=[porto], categories={"status": STATUSES}, related_name_entities=0)
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the loans of members in Porto", unnamed)
+    assert (fitted.intent.related_name, fitted.intent.related_filters) == (
+        "", [PropertyFilter(property="city", value="Porto")])
+    assert fitted.added[0] == "Dropped the Member name 'Porto': no Member is named so." and fitted.left_out == []
+    named = RequestScope(held=[porto], categories={"status": STATUSES}, related_name_entities=1)
+    assert fit_intent(ONTOLOGY, planned, "Waive the loans of members in Porto", named).intent.related_name == "Porto"
+
+    note = "overdue since the flood"
+    restated = intent("annotate", entity_ids=["L-1"], parameters={"note": note},
+                      filters=[PropertyFilter(property="note", value=note)])
+    loan = HeldName(mention="L-1", class_name="Loan", property="loan_id", value="L-1", entities=1, key="L-1")
+    fitted = fit_intent(ONTOLOGY, restated, f"Annotate L-1: {note}", scope(loan))
+    assert fitted.intent.filters == [] and fitted.left_out == []
+    assert fitted.added == [f'Dropped the condition note = "{note}": it is what annotate writes, not which entities '
+                            "it changes."]
