@@ -71,14 +71,15 @@ class Calibrator:
         return capped(round(self.probability(features), 2), f"calibrated: {self.explain(features)}", features)
 
     def explain(self, features: dict[str, float]) -> str:
-        """The features that moved this answer's probability most, compared with a typical answer."""
-        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()),
-                       key=lambda m: -abs(m[0]))
-        def said(name: str) -> str:  # a feature below the typical answer's moved the score by its absence
+        """The evidence present in this answer that moved its probability most, compared with a typical
+        answer. Only what is there is named: the absence of something ("no empty result") tells a reader
+        nothing they can check."""
+        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()
+                        if features.get(n, 0.0) > 0), key=lambda m: -abs(m[0]))
+
+        def said(name: str) -> str:
             words = FEATURES.get(name, name)
-            if features.get(name, 0.0) >= self.means.get(name, 0.0):
-                return words
-            return "no " + re.sub(r"^(a|an|the)\s+", "", words) if features.get(name, 0.0) == 0 else f"less of {words}"
+            return words if features.get(name, 0.0) >= self.means.get(name, 0.0) else f"less of {words}"
 
         raised = [said(n) for move, n in moves[:EXPLAINED] if move > 0.05]
         lowered = [said(n) for move, n in moves[:EXPLAINED] if move < -0.05]

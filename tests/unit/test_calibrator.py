@@ -95,11 +95,15 @@ def test_a_probability_is_always_between_0_and_1(features: dict[str, float], wei
     assert json.loads(Calibrator(weights=weights, bias=bias).to_json())["format"] == 1
 
 
-def test_evidence_that_is_missing_is_said_to_be_missing() -> None:
-    """A typical answer has some empty results; one without any is raised by their absence, and says so."""
+def test_only_evidence_that_is_present_is_named() -> None:
+    """A typical answer has some empty results; one without any is raised by their absence, but "no empty
+    graph result" tells a reader nothing: the line names what the answer has."""
     calibrator = fit(labelled())
-    why = calibrator.explain({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 0.0})
-    assert why.startswith("raised by") and "no empty graph result" in why
+    features = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 0.0}
+    why = calibrator.explain(features)
+    assert "no " not in why and FEATURES["empty_result"] not in why
+    # With the empty result present, it is named.
+    assert FEATURES["empty_result"] in calibrator.explain({**features, "empty_result": 1.0})
 
 
 def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
