@@ -14,6 +14,7 @@ from backends.action_scope import request_scope
 from backends.graph_store import GraphQueryError, GraphStore
 from backends.grounding import held_exactly
 from backends.llm import ChatModel
+from confidence_core.action_catalogue import catalogue_answer, is_question
 from confidence_core.action_intent import (
     NO_SELECTION,
     actions_catalogue,
@@ -156,4 +157,8 @@ class ActionPlanningActivities:
             messages += [{"role": "assistant", "content": completion.text},
                          {"role": "user", "content": self.prompts.render(
                              "action_planner_repair", problems="; ".join(problems))}]
+        if is_question(request.question):
+            # A question the planner could not turn into a change asks what can be done: the definitions answer.
+            log.info("action_question_answered_from_catalogue", problems=problems)
+            return ActionPlanningOutput(answer=catalogue_answer(ontology, request.question))
         return ActionPlanningOutput(error="Could not tell what to change: " + "; ".join(problems))

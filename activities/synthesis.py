@@ -8,6 +8,7 @@ from temporalio import activity
 
 from backends import Backends
 from backends.grounding import vocabulary
+from confidence_core.action_catalogue import CATALOGUE, about_actions, catalogue_answer
 from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 from confidence_core.calibrator import CalibratorError, capped
 from confidence_core.evidence import verification_features
@@ -94,7 +95,11 @@ class SynthesisActivities:
 
     @activity.defn(name=Activities.ANSWER_DIRECTLY)
     async def answer_directly(self, request: RouteInput) -> SynthesisOutput:
-        """The router's ANSWER intent: no tools, no graph."""
+        """The router's ANSWER intent: no tools, no graph. A question about the actions themselves is answered
+        from their definitions (read, not written by the model)."""
+        ontology = self.backends.ontology
+        if ontology is not None and ontology.actions and about_actions(ontology, request.question):
+            return SynthesisOutput(answer=catalogue_answer(ontology, request.question), verification=CATALOGUE)
         completion = await self.llm.chat([
             {"role": "system", "content": self.prompts.render("direct_answer_system")},
             {"role": "user", "content": self.prompts.render("direct_answer_user", question=request.question)},

@@ -72,6 +72,9 @@ class ActionPlanningOutput(BaseModel):
     # What the request states that the target selection does not use (a named supplier, an amount): the
     # targets may be more than was asked for, so their confidence is held far below approval.
     left_out: list[str] = Field(default_factory=list)
+    # A question about what can be done ("which actions are available for X?"), answered from the action
+    # definitions instead of a plan: nothing is looked up or changed.
+    answer: str | None = None
 
 
 class ResolveTargetsInput(BaseModel):

@@ -122,7 +122,8 @@ class SynthesisOutput(BaseModel):
     # since no written answer could be verified), "absent" (every graph result was empty and named what the
     # question asks about that exists nowhere: the answer says so, with no LLM call); "" for answers not
     # checked (older runs, direct answers).
-    verification: Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined"] = ""
+    verification: Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined",
+                          "catalogue"] = ""
     unsupported: list[str] = Field(default_factory=list)  # what the first draft stated that the results lack
     # The calibrated probability that the answer is right, and which evidence moved it; None when no
     # calibrator could be used (`confidence_reasons` then says why, and the run keeps its evidence score).

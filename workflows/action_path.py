@@ -14,6 +14,7 @@ from workflows.action_batch import group_size_for, run_window
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.action_catalogue import CATALOGUE_CONFIDENCE
     from confidence_core.conversation import action_summary
     from contracts.action_path import (
         ActionIntent,
@@ -55,6 +56,14 @@ class ActionPath:
         self.ctx.say("thought", "Intent: ACTION - working out what to change and on which entities.")
         planned = await self.ctx.options.planning.run(Activities.PLAN_ACTION, RouteInput(question=question),
                                                      ActionPlanningOutput, summary="plan the action")
+        if planned.intent is None and planned.answer:  # a question about what can be done (none in older histories)
+            score = CATALOGUE_CONFIDENCE
+            answer = (f"{planned.answer}\n\nConfidence: {score:.2f} - read from the action definitions; nothing was "
+                      "changed")
+            self.ctx.status.final_confidence = score
+            self.ctx.phase("completed")
+            await self.ctx.answer(answer, None)
+            return AgentRunResult(answer=answer, confidence=score)
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent

@@ -13,6 +13,7 @@ from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.action_catalogue import CATALOGUE, CATALOGUE_CONFIDENCE
     from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
     from confidence_core.conversation import conversation_confidence
     from confidence_core.dag import dependents_of, ready_steps
@@ -87,10 +88,15 @@ class QueryPath:
         ctx.phase("synthesizing")
         synthesis = await ctx.options.synthesis.run(Activities.ANSWER_DIRECTLY, RouteInput(question=ctx.question),
                                                     SynthesisOutput, summary="answer without tools")
-        answer = f"{synthesis.answer}\n\nConfidence: not scored - a direct answer, not drawn from the knowledge graph"
+        confidence = None
+        how = "not scored - a direct answer, not drawn from the knowledge graph"
+        if synthesis.verification == CATALOGUE:  # a question about the actions (none in older histories)
+            confidence = ctx.status.final_confidence = CATALOGUE_CONFIDENCE
+            how = f"{confidence:.2f} - read from the action definitions; nothing was changed"
+        answer = f"{synthesis.answer}\n\nConfidence: {how}"
         ctx.phase("completed")
         await ctx.answer(answer, synthesis)
-        return AgentRunResult(answer=answer)
+        return AgentRunResult(answer=answer, confidence=confidence)
 
     async def answer_from_conversation(self, turn: TurnMemory) -> AgentRunResult:
         """A follow-up the conversation already answers: no plan, no graph; checked against the conversation."""

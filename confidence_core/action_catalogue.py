@@ -1,0 +1,75 @@
+"""Questions about what can be done ("which actions are available for a purchase order?", "what does
+makePayment require?"), answered from the ontology's action definitions: read, never written by a model,
+so the answer can neither invent an action nor drop a precondition.
+
+Pure: the ontology is the only source. Which class or action a question means comes from the ontology's
+own names as the question writes them (a class's words, singular or plural; an action's name or words)."""
+
+from __future__ import annotations
+
+import re
+
+from confidence_core.action_query import describe_action
+from confidence_core.grounding import singular
+from confidence_core.ontology import Ontology
+
+CATALOGUE = "catalogue"  # SynthesisOutput.verification of an answer read from the action definitions
+CATALOGUE_CONFIDENCE = 0.95  # read, not written by a model: only a definition that is wrong makes it wrong
+
+# How a question about actions opens, or its question mark. "Can you pay ..." opens like a question and
+# asks for a change: such a request only gets here after the action planner found no targets in it.
+_QUESTION = re.compile(r"^\s*(which|what|how|can|could|may|does|do|is|are|list|show|tell|describe|explain)\b|\?\s*$",
+                       re.IGNORECASE)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def is_question(text: str) -> bool:
+    return _QUESTION.search(text) is not None
+
+
+def about_actions(ontology: Ontology, question: str) -> bool:
+    """A question about the actions themselves: it asks about "actions" or names one of the ontology's."""
+    return is_question(question) and (re.search(r"\bactions?\b", question, re.IGNORECASE) is not None or any(
+        _mentions(question, name) for actions in ontology.actions.values() for name in actions))
+
+
+def _words(name: str) -> str:
+    return _CAMEL.sub(" ", name).replace("_", " ").lower()
+
+
+def _mentions(text: str, name: str) -> bool:
+    wanted = _words(name)
+    said = " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", _CAMEL.sub(" ", text).lower()))
+    plain = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return any(re.search(rf"\b{re.escape(w)}\b", t) for w in {wanted, name.lower()} for t in (said, plain))
+
+
+def asked_about(ontology: Ontology, question: str) -> list[tuple[str, str]]:
+    """(class, action) pairs the question is about: the actions it names, else every action of the classes
+    it names, else every action."""
+    pairs = [(cls, name) for cls, actions in ontology.actions.items() for name in actions]
+    named = [(cls, name) for cls, name in pairs if _mentions(question, name)]
+    if named:
+        return named
+    classes = [cls for cls in ontology.actions if _mentions(question, cls)]
+    return [(cls, name) for cls, name in pairs if cls in classes] or pairs
+
+
+def catalogue_answer(ontology: Ontology, question: str) -> str:
+    """The definitions of the actions the question is about, in plain words."""
+    lines = []
+    by_class: dict[str, list[str]] = {}
+    for cls, name in asked_about(ontology, question):
+        by_class.setdefault(cls, []).append(name)
+    for cls, names in by_class.items():
+        lines.append(f"Actions on {cls}: {', '.join(names)}.")
+        for name in names:
+            d = describe_action(ontology, cls, name)
+            parts = [d["description"].rstrip(".")] if d["description"] else []
+            if d["parameters"]:
+                parts.append("needs " + ", ".join(f"{p} ({t})" for p, t in d["parameters"].items()))
+            if d["preconditions"]:
+                parts.append("refused when: " + "; ".join(d["preconditions"]).lower())
+            parts.append("cannot be undone" if d["irreversible"] or not d["inverse"] else f"undone by {d['inverse']}")
+            lines.append(f"- {name}: " + "; ".join(parts) + ".")
+    return "\n".join(lines)
