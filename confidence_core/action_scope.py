@@ -19,11 +19,11 @@ backends/action_scope.py's. Nothing here knows a domain: every name comes from t
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from confidence_core.grounding import singular
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, PropertyFilter, filters_text
 
@@ -85,9 +85,10 @@ def _class_words(name: str) -> str:
 
 
 def _names_class(text: str, class_name: str) -> bool:
-    """Does the request speak of the class ("suppliers", "purchase order")?"""
+    """Does the request speak of the class ("suppliers", "purchase order", "warehouses", "categories")?"""
     wanted = _class_words(class_name)
-    return _says(text, wanted) or _says(" ".join(singular(w) for w in text.split()), wanted)
+    forms = {wanted, wanted + "s", wanted + "es"} | ({wanted[:-1] + "ies"} if wanted.endswith("y") else set())
+    return any(_says(text, form) for form in forms)
 
 
 def stated_categories(request: str, scope: RequestScope, ontology: Ontology,
@@ -175,6 +176,32 @@ def _value_texts(intent: ActionIntent) -> list[str]:
     return texts
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def stated_value(request: str, value: Any) -> bool:
+    """Does the request state this value (of a parameter or a condition)? Text: its words; a number: its
+    digits (thousands separators aside); an ISO date: as written, or its year and month's name; a boolean
+    is read from words, and counts as stated."""
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int | float):
+        return _number_used_in(request, value)
+    text = str(value)
+    if _ISO_DATE.fullmatch(text):
+        year, month, _ = text.split("-")
+        return text in request or (year in request and _MONTHS[int(month) - 1] in request.lower()
+                                   if 1 <= int(month) <= 12 else False)
+    return _says(words(request), text)
+
+
+def _number_used_in(request: str, value: int | float) -> bool:
+    plain = re.sub(r"(?<=\d)[,_ ](?=\d{3})", "", request)
+    number = str(int(value)) if float(value).is_integer() else str(value)
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", plain) is not None
+
+
 def _number_used(number: str, intent: ActionIntent) -> bool:
     """Does some value of the intent hold the number (5000 in a filter's 5000.0, 2025 in a date)?"""
     for text in _value_texts(intent):
@@ -200,9 +227,12 @@ class _Fitter:
         self.request = request
         self.scope = scope
         self.text = words(request)
-        negation = _NEGATION.search(_flag_phrases(request, ontology, intent.entity_type))
+        flagless = _flag_phrases(request, ontology, intent.entity_type)
+        negation = _NEGATION.search(flagless)
         self.negation = negation.group(0) if negation else ""
         self.negated = bool(negation)
+        self.excluded = flagless[negation.start():] if negation else ""  # what the exclusion applies to
+        self.dropped_name: tuple[str, str] | None = None
         self.added: list[str] = []
         self.left_out: list[str] = []
 
@@ -230,9 +260,39 @@ class _Fitter:
         request's names are then fitted into the selection as they are stored."""
         name = self.intent.related_name.strip()
         if name and self.scope.related_name_entities == 0:
+            self.dropped_name = (self.intent.related_class, name)
             self.update(related_name="")
-            self.added.append(f"Dropped the {self.intent.related_class} name {name!r}: no "
-                              f"{self.intent.related_class} is named so.")
+
+    def restore_unreplaced_name(self) -> None:
+        """A dropped related name that nothing replaced stays: resolution then says no such entity exists."""
+        if self.dropped_name is None:
+            return
+        cls, name = self.dropped_name
+        if self.intent.related_class == cls and not self.intent.related_name and not self.intent.related_filters:
+            self.update(related_name=name)
+        else:
+            self.added.insert(0, f"Dropped the {cls} name {name!r}: no {cls} is named so.")
+
+    def fit_parameters(self) -> None:
+        """A value to write that the plan put in a condition ("reschedule ..., due date: 2031-03-31" planned
+        with due_date = 2031-03-31 as a filter and another date as the parameter) is moved to the parameter;
+        a parameter value the request does not state is left out (it would write something nobody asked)."""
+        action = self.ontology.require_action(self.intent.entity_type, self.intent.action_name)
+        for effect in action.effects:
+            value = self.intent.parameters.get(effect.param) if effect.param else None
+            if value is None or stated_value(self.request, value):
+                continue
+            misplaced = [f for f in self.intent.filters if f.property == effect.set and f.op == "eq"
+                         and stated_value(self.request, f.value)]
+            if len(misplaced) == 1:
+                self.update(parameters={**self.intent.parameters, effect.param: misplaced[0].value},
+                            filters=[f for f in self.intent.filters if f is not misplaced[0]])
+                self.added.append(f"Took {effect.param} = {json.dumps(misplaced[0].value, default=str)} as the value "
+                                  "to write: the request states it, and the plan had it as a condition.")
+        for name, value in self.intent.parameters.items():
+            if not stated_value(self.request, value):
+                self.left_out.append(f"the value {name} = {json.dumps(value, default=str)}, which the request "
+                                     "does not state")
 
     def drop_written_values(self) -> None:
         """A condition that restates a parameter's value on the property the action writes it to ("reschedule
@@ -248,10 +308,19 @@ class _Fitter:
 
     def check_negation(self) -> None:
         """A selection excludes only through a "ne" filter: "every order except Acme's" planned as Acme's
-        orders (or all of them) is the opposite of, or more than, what was asked."""
-        if self.negated and not any(f.op == "ne" for f in [*self.intent.filters, *self.intent.related_filters]):
+        orders, or as all of them, is the opposite of, or more than, what was asked. What the request
+        excludes must not be what the selection selects by."""
+        if not self.negated:
+            return
+        if not any(f.op == "ne" for f in [*self.intent.filters, *self.intent.related_filters]):
             self.left_out.append(f"the exclusion the request states ({self.negation!r}): the selection excludes "
                                  "nothing")
+        excluded = words(self.excluded)
+        inverted = {p.mention for p in self.scope.held if _says(excluded, p.mention) and self.uses(p)}
+        inverted |= {str(v) for f in self.intent.filters if f.op in ("eq", "in")
+                     for v in (f.value if isinstance(f.value, list) else [f.value])
+                     if isinstance(v, str) and _says(excluded, v)}
+        self.left_out += [f"{m!r}: the request excludes it and the selection selects by it" for m in sorted(inverted)]
 
     # --- the names the request gives -------------------------------------------------------------------
     def uses(self, place: HeldName) -> bool:
@@ -375,9 +444,11 @@ def fit_intent(ontology: Ontology, intent: ActionIntent, request: str, scope: Re
     fitter = _Fitter(ontology, intent, request, scope)
     fitter.check_invented()
     fitter.drop_non_names()
+    fitter.fit_parameters()
     fitter.drop_written_values()
     fitter.check_negation()
     fitter.fit_names()
+    fitter.restore_unreplaced_name()
     fitter.fit_categories()
     fitter.fit_flags()
     fitter.check_numbers()

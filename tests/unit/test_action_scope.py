@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from confidence_core.action_scope import HeldName, RequestScope, fit_intent, stated_numbers
+from confidence_core.action_scope import HeldName, RequestScope, fit_intent, stated_numbers, stated_value
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, PropertyFilter
 
@@ -66,7 +66,13 @@ def test_with_a_negation_nothing_is_added_and_the_name_is_reported_as_left_out()
     # The opposite selection (only Ana Lima's loans) uses the name, and still excludes nothing.
     inverted = fit_intent(ONTOLOGY, planned.model_copy(update={"related_class": "Member", "related_name": "Ana Lima"}),
                           "Waive the overdue loans that are not of Ana Lima", scope(ANA))
-    assert inverted.left_out == ["the exclusion the request states ('not'): the selection excludes nothing"]
+    assert inverted.left_out == ["the exclusion the request states ('not'): the selection excludes nothing",
+                                 "'Ana Lima': the request excludes it and the selection selects by it"]
+    # An exclusion through a "ne" filter on something else still selects what the request excludes.
+    elsewhere = fit_intent(ONTOLOGY, intent(related_class="Member", related_name="Ana Lima",
+                                            filters=[PropertyFilter(property="status", op="ne", value="overdue")]),
+                           "Waive the overdue loans except those of Ana Lima", scope(ANA))
+    assert elsewhere.left_out == ["'Ana Lima': the request excludes it and the selection selects by it"]
     # A "ne" filter is how a selection excludes.
     excluded = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", op="ne", value="closed")]),
                           "Waive every loan that is not closed", scope())
@@ -186,3 +192,17 @@ def test_a_related_name_no_entity_has_and_a_restated_parameter_are_dropped() -> 
     assert fitted.intent.filters == [] and fitted.left_out == []
     assert fitted.added == [f'Dropped the condition note = "{note}": it is what annotate writes, not which entities '
                             "it changes."]
+
+
+def test_a_value_to_write_must_be_stated_and_one_planned_as_a_condition_is_moved() -> None:
+    loan = HeldName(mention="L-1", class_name="Loan", property="loan_id", value="L-1", entities=1, key="L-1")
+    misplaced = intent("annotate", entity_ids=["L-1"], parameters={"note": "late"},
+                       filters=[PropertyFilter(property="note", value="lost in transit")])
+    fitted = fit_intent(ONTOLOGY, misplaced, "Annotate L-1: lost in transit", scope(loan))
+    assert fitted.intent.parameters == {"note": "lost in transit"} and fitted.intent.filters == []
+    assert fitted.left_out == []
+    invented = fit_intent(ONTOLOGY, intent("annotate", entity_ids=["L-1"], parameters={"note": "late"}),
+                          "Annotate L-1 with a note", scope(loan))
+    assert invented.left_out == ['the value note = "late", which the request does not state']
+    assert stated_value("renew until 1 July 2024", "2024-07-01") and stated_value("fees over 1,000", 1000.0)
+    assert not stated_value("renew until next year", "2027-07-01") and not stated_value("fees over 100", 1000)
