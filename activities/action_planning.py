@@ -14,7 +14,7 @@ from backends.action_scope import request_scope
 from backends.graph_store import GraphQueryError, GraphStore
 from backends.grounding import held_exactly
 from backends.llm import ChatModel
-from confidence_core.action_catalogue import catalogue_answer, is_question
+from confidence_core.action_catalogue import about_actions, asks_for_change, catalogue_answer, is_question
 from confidence_core.action_intent import (
     NO_SELECTION,
     actions_catalogue,
@@ -91,6 +91,12 @@ class ActionPlanningActivities:
         """QUERY, ACTION or ANSWER. Without actions on this worker there is nothing to route: QUERY."""
         if self.ontology is None or not self.ontology.actions:
             return RouteOutput(intent=Intent.QUERY, reasoning="no actions are configured")
+        verb = asks_for_change(self.ontology, request.question)
+        if verb:  # no model call: the request opens with one of the actions' own verbs
+            return RouteOutput(intent=Intent.ACTION, reasoning=f"the request opens with the action verb {verb!r}")
+        if about_actions(self.ontology, request.question) and not await self._names_held(request.question):
+            return RouteOutput(intent=Intent.ANSWER, reasoning="a question about the actions themselves: answered "
+                                                               "from their definitions")
         schema = {"type": "object", "properties": {"intent": {"enum": [i.value for i in Intent]}},
                   "required": ["intent"]}
         completion = await self.llm.chat([

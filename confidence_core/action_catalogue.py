@@ -1,6 +1,7 @@
 """Questions about what can be done ("which actions are available for a purchase order?", "what does
 makePayment require?"), answered from the ontology's action definitions: read, never written by a model,
-so the answer can neither invent an action nor drop a precondition.
+so the answer can neither invent an action nor drop a precondition. And the other side of routing: a
+request that opens with one of the actions' own verbs ("Cancel every draft order ...") asks for a change.
 
 Pure: the ontology is the only source. Which class or action a question means comes from the ontology's
 own names as the question writes them (a class's words, singular or plural; an action's name or words)."""
@@ -73,3 +74,39 @@ def catalogue_answer(ontology: Ontology, question: str) -> str:
             parts.append("cannot be undone" if d["irreversible"] or not d["inverse"] else f"undone by {d['inverse']}")
             lines.append(f"- {name}: " + "; ".join(parts) + ".")
     return "\n".join(lines)
+
+
+# Verbs that read data, never change it, whatever an action's description starts with.
+_READING_VERBS = {"show", "list", "find", "get", "count", "tell", "give", "describe", "explain", "display", "search",
+                  "look", "check", "see", "view", "read", "compare", "summarize", "summarise", "which", "what"}
+
+
+def action_verbs(ontology: Ontology) -> set[str]:
+    """The verbs the ontology's actions are asked with: a one-word action name ("cancel"), an action's
+    identifier ("makepayment"), and the verb its description opens with ("Pay an approved order ...")."""
+    verbs = set()
+    for actions in ontology.actions.values():
+        for name, action in actions.items():
+            verbs.add(name.lower())
+            if " " not in _words(name):
+                verbs.add(_words(name))
+            first = re.match(r"\s*([A-Za-z]+)\b", action.description)
+            if first:
+                verbs.add(first.group(1).lower())
+    return verbs - _READING_VERBS
+
+
+def asks_for_change(ontology: Ontology, request: str) -> str | None:
+    """The action verb an imperative request opens with ("please cancel ...", "run makePayment on ..."),
+    or None: a question, or a request that opens otherwise, is for the router's model to read."""
+    if is_question(request):
+        return None
+    opening = re.findall(r"[A-Za-z]+", request)[:3]
+    opening = [w.lower() for w in opening]
+    while opening and opening[0] in ("please", "now", "then", "also", "and", "kindly"):
+        opening = opening[1:]
+    if not opening:
+        return None
+    if opening[0] in ("run", "execute", "perform", "apply", "do") and len(opening) > 1:
+        return opening[1] if opening[1] in {n.lower() for acts in ontology.actions.values() for n in acts} else None
+    return opening[0] if opening[0] in action_verbs(ontology) else None

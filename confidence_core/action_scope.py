@@ -108,10 +108,20 @@ def stated_categories(request: str, scope: RequestScope, ontology: Ontology,
     for prop, values in scope.categories.items():
         if prop in written:
             continue
-        found = [v for v in values if _says(text, v) and (prop, words(v)) not in effects]
+        found = [v for v in values if _says(text, v) and (prop, words(v)) not in effects and not _goal(text, v)]
         if found:
             stated[prop] = found
     return stated
+
+
+_GOAL = re.compile(r"\b(to be|to|as|into|become|becomes|set to|mark as|marked as)\s+$")
+
+
+def _goal(text: str, value: str) -> bool:
+    """Is the value stated as where the entities should end up ("submit them to be approved", "mark them as
+    paid") rather than which they are? Every place the request states it must read so."""
+    spots = [m.start() for m in re.finditer(rf"(?<![a-z0-9]){re.escape(words(value))}(?![a-z0-9])", text)]
+    return bool(spots) and all(_GOAL.search(text[:i]) for i in spots)
 
 
 def stated_flags(request: str, ontology: Ontology, intent: ActionIntent) -> dict[str, bool]:
@@ -124,6 +134,8 @@ def stated_flags(request: str, ontology: Ontology, intent: ActionIntent) -> dict
     for prop, kind in ontology.classes[intent.entity_type].properties.items():
         name = _class_words(prop)
         if kind != "boolean" or not name:
+            continue
+        if _goal(text, name):
             continue
         if any(_says(text, f"{prefix}{name}") for prefix in ("un", "non", "not ", "not yet ", "non ")):
             value = False
@@ -406,7 +418,14 @@ class _Fitter:
                 self.left_out.append(f"{mention!r}, which the graph does not hold as written")
 
     # --- the values of the targets' own properties the request states ----------------------------------
+    def by_stated_ids(self) -> bool:
+        """Targets named by ids the request states: the words around them describe them (or say what they
+        should become); they choose nothing the ids do not."""
+        return bool(self.intent.entity_ids) and all(_says(self.text, i) for i in self.intent.entity_ids)
+
     def fit_categories(self) -> None:
+        if self.by_stated_ids():
+            return
         for prop, values in stated_categories(self.request, self.scope, self.ontology, self.intent).items():
             if any(f.property == prop for f in self.intent.filters) or self.negated:
                 missing = [v for v in values if not _filter_holds(self.intent.filters, prop, v)]
@@ -419,6 +438,8 @@ class _Fitter:
                               "had left it out.")
 
     def fit_flags(self) -> None:
+        if self.by_stated_ids():
+            return
         for prop, value in stated_flags(self.request, self.ontology, self.intent).items():
             if any(f.property == prop for f in self.intent.filters):
                 continue  # "unpaid" planned as paid = false or paid != true: either says it

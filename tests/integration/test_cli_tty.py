@@ -176,7 +176,8 @@ async def test_a_batch_is_approved_at_the_prompt_and_shown_as_one_progress_bar(
             [(PROMPT, "a")])
     plain = ESCAPE.sub("", shown)
     assert code == 0, plain
-    assert "Approval needed: makePayment on 20 PurchaseOrder (18 would succeed, 2 would fail)" in plain
+    assert ("Approval needed: makePayment on 20 PurchaseOrder of Supplier 'Northwind Traders' (18 would succeed, "
+            "2 would fail)") in plain
     assert "a[b]ort" in plain and "[r]etry" not in plain  # the approval's own choices
     assert "accept recorded for step approve" in plain
     assert "[progress " not in plain  # 20 entities: a bar, not a line each

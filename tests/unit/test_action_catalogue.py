@@ -4,7 +4,7 @@ undone. A domain of its own, so nothing leans on the demo's names."""
 
 from __future__ import annotations
 
-from confidence_core.action_catalogue import about_actions, asked_about, catalogue_answer, is_question
+from confidence_core.action_catalogue import about_actions, asked_about, asks_for_change, catalogue_answer, is_question
 from confidence_core.ontology import Ontology
 from tests.unit.test_action_scope import LIBRARY
 
@@ -37,3 +37,13 @@ def test_only_questions_about_actions_are_answered_from_the_catalogue() -> None:
     assert not about_actions(ONTOLOGY, "What is the capital of France?")
     assert not about_actions(ONTOLOGY, "Waive the overdue loans of Ana Lima")  # a request, not a question
     assert is_question("Can you list the actions?") and not is_question("Close loan L-1")
+
+
+def test_a_request_opening_with_an_actions_own_verb_asks_for_a_change() -> None:
+    assert asks_for_change(ONTOLOGY, "Waive the overdue loans of Ana Lima") == "waive"
+    assert asks_for_change(ONTOLOGY, "Please annotate L-1: lost") == "annotate"
+    assert asks_for_change(ONTOLOGY, "run reopen on L-1") == "reopen"
+    assert asks_for_change(ONTOLOGY, "Reopen a closed loan L-7") == "reopen"  # also its description's verb
+    assert asks_for_change(ONTOLOGY, "Which loans can I waive?") is None  # a question
+    assert asks_for_change(ONTOLOGY, "Show the loans of Ana Lima") is None  # a reading verb
+    assert asks_for_change(ONTOLOGY, "Run a report on loans") is None  # run, but no action after it

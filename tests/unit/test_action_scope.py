@@ -206,3 +206,14 @@ def test_a_value_to_write_must_be_stated_and_one_planned_as_a_condition_is_moved
     assert invented.left_out == ['the value note = "late", which the request does not state']
     assert stated_value("renew until 1 July 2024", "2024-07-01") and stated_value("fees over 1,000", 1000.0)
     assert not stated_value("renew until next year", "2027-07-01") and not stated_value("fees over 100", 1000)
+
+
+def test_a_value_stated_as_the_goal_or_beside_named_ids_chooses_nothing() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima")
+    goal = fit_intent(ONTOLOGY, planned, "Set Ana Lima's loans to be closed", scope(ANA))
+    assert goal.intent.filters == [] and goal.left_out == []
+    loans = [HeldName(mention=i, class_name="Loan", property="loan_id", value=i, entities=1, key=i)
+             for i in ("L-1", "L-2")]
+    ids = fit_intent(ONTOLOGY, intent(entity_ids=["L-1", "L-2"]), "Waive the overdue loans L-1 and L-2",
+                     scope(*loans))
+    assert ids.intent.filters == [] and ids.left_out == []
