@@ -28,7 +28,8 @@ from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
-from bench.kgqa.action_requests import KINDS, generate
+from bench.kgqa.action_requests import KINDS, ROUTING_KINDS, generate
+from confidence_core.action_catalogue import about_actions
 from confidence_core.action_intent import checked_intent
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, ResolveTargetsInput
@@ -87,7 +88,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         ontology = Ontology.load(demo_graph.ONTOLOGY_PATH)
         graph = GraphStore(url, "procurement")
         requests = await generate(graph, ontology, seed=args.seed, per_kind=args.per_kind,
-                                  kinds=tuple(args.kinds.split(",")) if args.kinds else KINDS)
+                                  kinds=tuple(args.kinds.split(",")) if args.kinds else (*KINDS, *ROUTING_KINDS))
         print(f"{len(requests)} requests (seed {args.seed})", flush=True)
         client = LLMClient(f"http://127.0.0.1:{llm_port}/v1", "local", timeout_s=300)
         llm = RecordingLLM(client)
@@ -95,7 +96,16 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         tools = ActionTools(graph, ontology)
         for r in requests:
             record: dict[str, Any] = {"id": r.id, "kind": r.kind, "request": r.request, "gold": r.gold,
-                                      "action": f"{r.entity_type}.{r.action}"}
+                                      "action": f"{r.entity_type}.{r.action}", "route": r.route}
+            if r.route != "ACTION":  # a routing question: where it goes is all there is to judge
+                started = time.perf_counter()
+                routed = await planner.route(RouteInput(question=r.request))
+                record.update(routed=routed.intent.value, route_s=round(time.perf_counter() - started, 2),
+                              route_reasoning=routed.reasoning,
+                              catalogue=routed.intent.value == "ANSWER" and about_actions(ontology, r.request))
+                records.append(record)
+                print(json.dumps({k: record[k] for k in ("id", "kind", "request", "routed")}), flush=True)
+                continue
             if args.route:
                 started = time.perf_counter()
                 record["routed"] = (await planner.route(RouteInput(question=r.request))).intent.value
@@ -132,7 +142,28 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     return records
 
 
+def routing_report(records: list[dict[str, Any]]) -> list[str]:
+    """Per right route, how often the router chose it (and for questions about the actions, answered them
+    from the definitions)."""
+    judged = [r for r in records if "routed" in r]
+    if not judged:
+        return []
+    lines = ["", "| right route | requests | routed right | routed QUERY | routed ACTION | routed ANSWER | "
+                 "routing p50 s |", "|---|---|---|---|---|---|---|"]
+    for route in ("ACTION", "QUERY", "ANSWER"):
+        rs = [r for r in judged if r.get("route", "ACTION") == route]
+        if not rs:
+            continue
+        seconds = sorted(r["route_s"] for r in rs)
+        counts = {i: sum(r["routed"] == i for r in rs) for i in ("QUERY", "ACTION", "ANSWER")}
+        lines.append(f"| {route} | {len(rs)} | {counts[route]}/{len(rs)} | {counts['QUERY']} | {counts['ACTION']} | "
+                     f"{counts['ANSWER']} | {seconds[len(seconds) // 2]:.1f} |")
+    return lines
+
+
 def report(records: list[dict[str, Any]], command: str) -> str:
+    routing = routing_report(records)
+    records = [r for r in records if r.get("route", "ACTION") == "ACTION"]
     kinds: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         kinds[r["kind"]].append(r)
@@ -156,15 +187,16 @@ def report(records: list[dict[str, Any]], command: str) -> str:
     plan_s = sorted(r["plan_s"] for r in records)
     if plan_s:
         lines.append(f"\nplan_action p50 {plan_s[len(plan_s) // 2]:.1f} s over {len(plan_s)} requests")
-    return "\n".join(lines)
+    return "\n".join(lines + routing)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-kind", type=int, default=1, help="requests of each kind per action")
-    parser.add_argument("--kinds", default="", help=f"comma-separated subset of {','.join(KINDS)}")
-    parser.add_argument("--route", action="store_true", help="also ask the router (one more model call each)")
+    parser.add_argument("--kinds", default="", help=f"comma-separated subset of {','.join((*KINDS, *ROUTING_KINDS))}")
+    parser.add_argument("--route", action="store_true",
+                        help="also ask the router about each change request (routing questions always are)")
     parser.add_argument("--out", type=Path, help="write each request's record as JSON lines")
     parser.add_argument("--score", type=Path, nargs="+", help="report on records written before; nothing run")
     args = parser.parse_args()

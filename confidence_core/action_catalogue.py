@@ -28,9 +28,12 @@ def is_question(text: str) -> bool:
     return _QUESTION.search(text) is not None
 
 
+_ABOUT_ACTIONS = re.compile(r"\bactions?\b|\bcan (i|we|you|one|be) (do|done)\b", re.IGNORECASE)
+
+
 def about_actions(ontology: Ontology, question: str) -> bool:
     """A question about the actions themselves: it asks about "actions" or names one of the ontology's."""
-    return is_question(question) and (re.search(r"\bactions?\b", question, re.IGNORECASE) is not None or any(
+    return is_question(question) and (_ABOUT_ACTIONS.search(question) is not None or any(
         _mentions(question, name) for actions in ontology.actions.values() for name in actions))
 
 

@@ -18,6 +18,7 @@ from backends.graph_store import GraphStore
 from confidence_core.ontology import ActionDefinition, Ontology
 
 KINDS = ("related_status", "related_all", "ids", "status_only", "related_property", "amount", "negated")
+ROUTING_KINDS = ("query", "catalogue")  # not changes: read-only questions, and questions about the actions
 MAX_CATEGORY_VALUES = 30
 PARAMETER_SAMPLES = {"string": ["quarterly review", "supplier dispute", "audit follow-up"],
                      "date": ["2031-01-15", "2031-03-31"], "integer": [3, 12], "float": [250.5, 1200.0],
@@ -33,6 +34,7 @@ class ActionRequest:
     action: str
     gold: list[str]  # the keys of the entities the request names as targets
     fields: dict[str, Any] = field(default_factory=dict)
+    route: str = "ACTION"  # the router's right answer: ACTION, QUERY (read-only) or ANSWER (about the actions)
 
 
 def class_words(name: str) -> str:
@@ -153,6 +155,28 @@ class Generator:
                         f"over {amount:,}{tail}")
                 gold_q = (f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
                           f"AND e.`{status_prop}` = $status AND e.`{prop}` > $amount RETURN DISTINCT {key}")
+        elif kind == "query":  # the same entities asked about, nothing to change
+            if rel is None:
+                return None
+            names = await self.rows(f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) "
+                                    f"RETURN DISTINCT x.`{rel.display}` ORDER BY x.`{rel.display}`")
+            names = [n[0] for n in names if isinstance(n[0], str)]
+            if not names:
+                return None
+            name, rel_words = rng.choice(names), class_words(rel_class)
+            status_text = f"{status} " if status else ""
+            text = rng.choice([f"Which {status_text}{plural(target_words)} does {rel_words} {name} have?",
+                               f"How many {status_text}{plural(target_words)} of {rel_words} {name} are there?",
+                               f"List the {status_text}{plural(target_words)} of {name}.",
+                               f"Show me every {target_words} of {rel_words} {name}"])
+            return self.request(kind, text, class_name, action_name, [], route="QUERY")
+        elif kind == "catalogue":
+            text = rng.choice([f"Which actions are available for a {target_words}?",
+                               f"What does {action_name} require?",
+                               f"What can I do with {plural(target_words)}?",
+                               f"What actions can be taken on {plural(target_words)}?",
+                               f"Explain what {action_name} does."])
+            return self.request(kind, text, class_name, action_name, [], route="ANSWER")
         elif kind == "ids":
             ids = [str(r[0]) for r in await self.rows(f"MATCH (e:`{class_name}`) RETURN {key} ORDER BY {key}")]
             chosen = sorted(rng.sample(ids, min(len(ids), rng.choice([1, 2, 3]))))
@@ -187,12 +211,14 @@ class Generator:
             return None
         return self.request(kind, text, class_name, action_name, gold)
 
-    def request(self, kind: str, text: str, class_name: str, action_name: str, gold: list[str]) -> ActionRequest:
-        return ActionRequest(id="", kind=kind, request=text, entity_type=class_name, action=action_name, gold=gold)
+    def request(self, kind: str, text: str, class_name: str, action_name: str, gold: list[str],
+                route: str = "ACTION") -> ActionRequest:
+        return ActionRequest(id="", kind=kind, request=text, entity_type=class_name, action=action_name, gold=gold,
+                             route=route)
 
 
 async def generate(graph: GraphStore, ontology: Ontology, seed: int, per_kind: int = 1,
-                   kinds: tuple[str, ...] = KINDS) -> list[ActionRequest]:
+                   kinds: tuple[str, ...] = (*KINDS, *ROUTING_KINDS)) -> list[ActionRequest]:
     """`per_kind` requests of each kind for each action of the ontology (fewer where the data cannot make
     one), the same on every run of a seed; no request twice."""
     rng = random.Random(seed)

@@ -34,6 +34,7 @@ def test_the_answer_states_parameters_refusals_and_undo_from_the_definitions() -
 def test_only_questions_about_actions_are_answered_from_the_catalogue() -> None:
     assert about_actions(ONTOLOGY, "Which actions are available for a Loan?")
     assert about_actions(ONTOLOGY, "what does waive do")
+    assert about_actions(ONTOLOGY, "What can I do with loans?")
     assert not about_actions(ONTOLOGY, "What is the capital of France?")
     assert not about_actions(ONTOLOGY, "Waive the overdue loans of Ana Lima")  # a request, not a question
     assert is_question("Can you list the actions?") and not is_question("Close loan L-1")
