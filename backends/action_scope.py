@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from backends.graph_store import GraphStore
 from backends.grounding import vocabulary
-from confidence_core.action_scope import HeldName, RequestScope
+from confidence_core.action_scope import HeldName, RequestScope, names_class, says, words
 from confidence_core.grounding import mentions
 from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent
@@ -38,13 +38,35 @@ async def request_scope(request: str, graph: GraphStore, ontology: Ontology, int
             key = ontology.classes[str(label)].key
             scope.held.append(HeldName(mention=mention, class_name=str(label), property=str(prop), value=str(value),
                                        entities=int(count), key=str(first.get(key, "")) if count == 1 else ""))
-    cls = ontology.require_class(entity_type)
+    scope.categories = await categories(graph, ontology, entity_type)
+    # A related class's category value in lower case ("payments whose method is check") is no capitalised
+    # name: found where the request speaks of that class.
+    text = words(request)
+    own = {words(v) for values in scope.categories.values() for v in values}  # the targets' own come first
+    for r in ontology.relationships_of(entity_type):
+        other = r.to if r.from_ == entity_type else r.from_
+        if other == entity_type or not names_class(text, other):
+            continue
+        for prop, values in (await categories(graph, ontology, other)).items():
+            for value in values:
+                held = any(h.class_name == other and h.property == prop and words(h.value) == words(value)
+                           for h in scope.held)
+                if not held and words(value) not in own and says(text, value):
+                    scope.held.append(HeldName(mention=value, class_name=other, property=prop, value=value,
+                                               entities=2))
+    return scope
+
+
+async def categories(graph: GraphStore, ontology: Ontology, class_name: str) -> dict[str, list[str]]:
+    """The class's string properties with few distinct values (a status, a method), and their values."""
+    cls = ontology.require_class(class_name)
+    found = {}
     for prop, kind in cls.properties.items():
         if kind != "string" or prop in (cls.key, cls.display):
             continue
-        rows = await graph.ro_query(f"MATCH (e:`{entity_type}`) WHERE e.`{prop}` IS NOT NULL "
+        rows = await graph.ro_query(f"MATCH (e:`{class_name}`) WHERE e.`{prop}` IS NOT NULL "
                                     f"RETURN DISTINCT e.`{prop}` LIMIT {MAX_CATEGORIES + 1}",
                                     max_rows=MAX_CATEGORIES + 1)
         if 0 < len(rows.rows) <= MAX_CATEGORIES:
-            scope.categories[prop] = [str(r[0]) for r in rows.rows]
-    return scope
+            found[prop] = [str(r[0]) for r in rows.rows]
+    return found

@@ -74,7 +74,7 @@ def words(text: Any) -> str:
     return " ".join(re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", str(text).lower().replace("_", " ")))
 
 
-def _says(text: str, phrase: str) -> bool:
+def says(text: str, phrase: str) -> bool:
     """Does `text` (already `words`) contain `phrase`'s words as whole words?"""
     wanted = words(phrase)
     return bool(wanted) and re.search(rf"(?<![a-z0-9]){re.escape(wanted)}(?![a-z0-9])", text) is not None
@@ -84,11 +84,11 @@ def _class_words(name: str) -> str:
     return words(_CAMEL.sub(" ", name))
 
 
-def _names_class(text: str, class_name: str) -> bool:
+def names_class(text: str, class_name: str) -> bool:
     """Does the request speak of the class ("suppliers", "purchase order", "warehouses", "categories")?"""
     wanted = _class_words(class_name)
     forms = {wanted, wanted + "s", wanted + "es"} | ({wanted[:-1] + "ies"} if wanted.endswith("y") else set())
-    return any(_says(text, form) for form in forms)
+    return any(says(text, form) for form in forms)
 
 
 def stated_categories(request: str, scope: RequestScope, ontology: Ontology,
@@ -108,7 +108,7 @@ def stated_categories(request: str, scope: RequestScope, ontology: Ontology,
     for prop, values in scope.categories.items():
         if prop in written:
             continue
-        found = [v for v in values if _says(text, v) and (prop, words(v)) not in effects and not _goal(text, v)]
+        found = [v for v in values if says(text, v) and (prop, words(v)) not in effects and not _goal(text, v)]
         if found:
             stated[prop] = found
     return stated
@@ -137,9 +137,9 @@ def stated_flags(request: str, ontology: Ontology, intent: ActionIntent) -> dict
             continue
         if _goal(text, name):
             continue
-        if any(_says(text, f"{prefix}{name}") for prefix in ("un", "non", "not ", "not yet ", "non ")):
+        if any(says(text, f"{prefix}{name}") for prefix in ("un", "non", "not ", "not yet ", "non ")):
             value = False
-        elif _says(text, name):
+        elif says(text, name):
             value = True
         else:
             continue
@@ -205,7 +205,7 @@ def stated_value(request: str, value: Any) -> bool:
         year, month, _ = text.split("-")
         return text in request or (year in request and _MONTHS[int(month) - 1] in request.lower()
                                    if 1 <= int(month) <= 12 else False)
-    return _says(words(request), text)
+    return says(words(request), text)
 
 
 def _number_used_in(request: str, value: int | float) -> bool:
@@ -258,11 +258,11 @@ class _Fitter:
 
     # --- what the plan names that the request does not -------------------------------------------------
     def check_invented(self) -> None:
-        made_up = [i for i in self.intent.entity_ids if not _says(self.text, i)]
+        made_up = [i for i in self.intent.entity_ids if not says(self.text, i)]
         if made_up:
             self.left_out.append(f"the plan targets {', '.join(made_up[:10])}, which the request does not name")
         name = self.intent.related_name.strip()
-        if name and not _says(self.text, name):
+        if name and not says(self.text, name):
             self.left_out.append(f"the plan selects through {self.intent.related_class} {name!r}, which the "
                                  "request does not name")
 
@@ -328,10 +328,10 @@ class _Fitter:
             self.left_out.append(f"the exclusion the request states ({self.negation!r}): the selection excludes "
                                  "nothing")
         excluded = words(self.excluded)
-        inverted = {p.mention for p in self.scope.held if _says(excluded, p.mention) and self.uses(p)}
+        inverted = {p.mention for p in self.scope.held if says(excluded, p.mention) and self.uses(p)}
         inverted |= {str(v) for f in self.intent.filters if f.op in ("eq", "in")
                      for v in (f.value if isinstance(f.value, list) else [f.value])
-                     if isinstance(v, str) and _says(excluded, v)}
+                     if isinstance(v, str) and says(excluded, v)}
         self.left_out += [f"{m!r}: the request excludes it and the selection selects by it" for m in sorted(inverted)]
 
     # --- the names the request gives -------------------------------------------------------------------
@@ -361,7 +361,7 @@ class _Fitter:
         Several: those of a class the request speaks of ("suppliers in Y" when Y is also a warehouse's)."""
         usable = [p for p in places if p.class_name == self.intent.entity_type or self.related(p.class_name)]
         if len({(p.class_name, p.property) for p in usable}) > 1:
-            spoken = [p for p in usable if _names_class(self.text, p.class_name)]
+            spoken = [p for p in usable if names_class(self.text, p.class_name)]
             usable = spoken or usable
         return usable
 
@@ -411,7 +411,7 @@ class _Fitter:
                 self.left_out.append(_place_text(self.ontology, ways[0]))
         held = [words(h.mention) for h in self.scope.held]
         for mention in self.scope.unheld:
-            if any(_says(words(mention), h) for h in held):
+            if any(says(words(mention), h) for h in held):
                 continue  # "Hold PO-1": a capitalised verb before a name found on its own
             used = [words(mention) in words(t) for t in _value_texts(self.intent)]
             if not any(used) and not self.in_parameters(mention):
@@ -421,7 +421,7 @@ class _Fitter:
     def by_stated_ids(self) -> bool:
         """Targets named by ids the request states: the words around them describe them (or say what they
         should become); they choose nothing the ids do not."""
-        return bool(self.intent.entity_ids) and all(_says(self.text, i) for i in self.intent.entity_ids)
+        return bool(self.intent.entity_ids) and all(says(self.text, i) for i in self.intent.entity_ids)
 
     def fit_categories(self) -> None:
         if self.by_stated_ids():

@@ -142,3 +142,19 @@ async def test_the_approval_card_opens_with_what_was_left_out(make_stack, demo_c
     assert plan["left_out"] == left_out.split("; ") and plan["target_count"] == 239
     paid = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.paid = true RETURN count(o)")).result_set[0][0]
     assert paid == sum(o["paid"] for o in ORDERS.values())  # skipped: nothing changed
+
+
+async def test_a_related_classs_lower_case_category_value_narrows_when_the_request_speaks_of_the_class(
+        demo: GraphStore) -> None:
+    """'Invoices of payments whose method is X': X is a payment's method, written in lower case."""
+    invoices = {i["invoice_number"]: i for i in DATA.nodes["Invoice"]}
+    settles = DATA.edges[("Payment", "payment_id", "SETTLES", "Invoice", "invoice_number")]
+    methods = {p["payment_id"]: p["method"] for p in DATA.nodes["Payment"]}
+    method = sorted(set(methods.values()))[0]
+    gold = {e["to"] for e in settles if methods[e["from"]] == method and invoices[e["to"]]["status"] == "paid"}
+    planned, found = await plan_and_resolve(
+        demo, f"Reschedule the paid invoices of payments whose method is {method}, due date: 2031-03-31",
+        entity_type="Invoice", action_name="reschedule", parameters={"due_date": "2031-03-31"},
+        filters=[{"property": "status", "op": "eq", "value": "paid"}])
+    assert {t.entity_id for t in found.targets} == gold and gold
+    assert planned.intent.related_filters[0].value == method and planned.left_out == []

@@ -94,3 +94,45 @@ async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_o
     finally:
         await g.delete()
         await db.aclose()
+
+
+async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_supplier(
+        local_model_url: str, falkordb_url: str, unique: str) -> None:
+    """The seed's own action on the real model: "Pay all approved purchase orders of Northwind Traders"
+    targets that supplier's 20 approved orders (the small model's own plan has targeted every approved
+    order, 239), and a question about the actions is answered from their definitions."""
+    from falkordb.asyncio import FalkorDB
+
+    from activities.action_planning import ActionPlanningActivities
+    from activities.actions import ActionTools
+    from backends.graph_store import GraphStore
+    from backends.llm import LLMClient
+    from confidence_core.ontology import Ontology
+    from contracts.action_path import ResolveTargetsInput
+    from contracts.routing import Intent, RouteInput
+    from service.prompts import PromptTemplates
+    from tests.integration.test_action_scope import NORTHWIND, orders
+
+    name = f"real-scope-{unique}"
+    await demo_graph.load(falkordb_url, name)
+    graph = GraphStore(falkordb_url, name)
+    llm = LLMClient(local_model_url, "local", timeout_s=300)
+    ontology = Ontology.load(demo_graph.ONTOLOGY_PATH)
+    try:
+        planner = ActionPlanningActivities(llm, ontology, PromptTemplates.load(), graph)
+        request = f"Pay all approved purchase orders of {NORTHWIND}"
+        assert (await planner.route(RouteInput(question=request))).intent is Intent.ACTION
+        planned = await planner.plan_action(RouteInput(question=request))
+        assert planned.intent is not None and planned.intent.action_name == "makePayment", planned
+        found = await ActionTools(graph, ontology).resolve_action_targets(ResolveTargetsInput(
+            intent=planned.intent, max_targets=1000, left_out=planned.left_out))
+        gold = orders(lambda o, s: s["name"] == NORTHWIND and o["status"] == "approved")
+        assert {t.entity_id for t in found.targets} == gold and len(gold) == 20, (planned, found.reasoning)
+        question = "Which actions are available for a PurchaseOrder?"
+        assert (await planner.route(RouteInput(question=question))).intent is Intent.ANSWER
+    finally:
+        await llm.aclose()
+        await graph.aclose()
+        db = FalkorDB.from_url(falkordb_url)
+        await db.select_graph(name).delete()
+        await db.aclose()
