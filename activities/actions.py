@@ -186,7 +186,9 @@ class ActionTools:
                                related_filters: list[PropertyFilter], limit: int, keys: list[str] | None,
                                of: str, confidence: float, how: str) -> TargetsOutput:
         query, params = targets_query(self.ontology, intent.entity_type, filters, limit, intent.related_class,
-                                      keys, related_filters)
+                                      keys, related_filters, intent.related_excluded)
+        if intent.related_excluded:  # all but some: as broad as a selection by filters alone
+            of, confidence = f"no {of}", min(confidence, FILTERS_ONLY_CONFIDENCE)
         rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
         where = f" matching {filters_text(filters)}" if filters else ""
         if rows.total_rows > limit:

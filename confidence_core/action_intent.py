@@ -39,8 +39,8 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
             problems += related_problems
             if not intent.entity_ids and not intent.related_name.strip() and not intent.related_filters:
                 problems.append(f"related_class {intent.related_class} needs the related entity's related_name")
-    elif intent.related_filters:
-        problems.append("related_filters need a related_class")
+    elif intent.related_filters or intent.related_excluded:
+        problems.append("related_filters and related_excluded need a related_class")
     if not intent.entity_ids and not intent.related_class and not intent.filters:
         # ids name the targets themselves; otherwise a related entity or filters do
         problems.append(NO_SELECTION)

@@ -253,6 +253,11 @@ class _Fitter:
                    for r in self.ontology.relationships_of(self.intent.entity_type)) and class_name != \
             self.intent.entity_type
 
+    def is_name(self, place: HeldName) -> bool:
+        """Stored as an entity's key or display name (not as one of its other properties)?"""
+        cls = self.ontology.classes[place.class_name]
+        return place.property in (cls.key, cls.display)
+
     def update(self, **changes: Any) -> None:
         self.intent = self.intent.model_copy(update=changes)
 
@@ -324,6 +329,8 @@ class _Fitter:
         excludes must not be what the selection selects by."""
         if not self.negated:
             return
+        if self.exclude_related():
+            return
         if not any(f.op == "ne" for f in [*self.intent.filters, *self.intent.related_filters]):
             self.left_out.append(f"the exclusion the request states ({self.negation!r}): the selection excludes "
                                  "nothing")
@@ -333,6 +340,45 @@ class _Fitter:
                      for v in (f.value if isinstance(f.value, list) else [f.value])
                      if isinstance(v, str) and says(excluded, v)}
         self.left_out += [f"{m!r}: the request excludes it and the selection selects by it" for m in sorted(inverted)]
+
+    def exclude_related(self) -> bool:
+        """"Every approved order except those of Acme": one related entity named after the exclusion, which
+        the selection can leave out (the targets related to none of it), when the plan chose by nothing
+        else than filters (or by that very entity, the wrong way round)."""
+        excluded = words(self.excluded)
+        named = {(p.class_name, p.value) for p in self.scope.held
+                 if says(excluded, p.mention) and self.related(p.class_name) and self.is_name(p)}
+        intent = self.intent
+        if len(named) != 1 or intent.entity_ids or intent.related_filters or intent.related_excluded:
+            return False
+        cls, value = next(iter(named))
+        if intent.related_class not in ("", cls) or (intent.related_name and words(intent.related_name) not in (
+                words(value),)):
+            return False
+        if any(says(excluded, str(v)) for f in intent.filters if f.op in ("eq", "in")
+               for v in (f.value if isinstance(f.value, list) else [f.value])):
+            return False  # a condition the request excludes is selected by: not this plan's to fix
+        self.update(related_class=cls, related_name=value, related_excluded=True)
+        self.added.append(f"Excluded the {intent.entity_type} entities of {cls} {value!r}: the request says "
+                          f"{self.negation!r}.")
+        return True
+
+    def drop_misplaced_values(self) -> None:
+        """A condition on a category of the targets with a value that category never holds, which a related
+        class's category the request speaks of does ("invoices of purchase orders whose status is approved"
+        planned with the invoice's status = approved): it selects nothing here, and goes where it belongs."""
+        related_values = {words(p.value) for p in self.scope.held if self.related(p.class_name) and not self.is_name(p)}
+        kept = []
+        for f in self.intent.filters:
+            stored = {words(v) for v in self.scope.categories.get(f.property, [])}
+            values = f.value if isinstance(f.value, list) else [f.value]
+            if stored and f.op in ("eq", "in") and all(words(v) not in stored and words(v) in related_values
+                                                       for v in values):
+                self.added.append(f"Dropped the condition {filters_text([f])}: no {self.intent.entity_type} has "
+                                  f"that {f.property}; a related entity does.")
+            else:
+                kept.append(f)
+        self.update(filters=kept)
 
     # --- the names the request gives -------------------------------------------------------------------
     def uses(self, place: HeldName) -> bool:
@@ -344,7 +390,7 @@ class _Fitter:
                 return True
             return _filter_holds(intent.filters, place.property, place.value)
         if place.class_name == intent.related_class:
-            name = words(intent.related_name)
+            name = words(intent.related_name)  # excluded or not: the name is used either way
             if place.property in (cls.key, cls.display) and name and (name in own or any(name in o for o in own)):
                 return True
             return _filter_holds(intent.related_filters, place.property, place.value)
@@ -377,7 +423,7 @@ class _Fitter:
                 self.update(filters=[*intent.filters, PropertyFilter(property=place.property, value=place.value)])
             else:
                 return False
-        elif intent.entity_ids or intent.related_class not in ("", place.class_name):
+        elif intent.entity_ids or (intent.related_class not in ("", place.class_name) and not self.class_is_free()):
             return False
         elif is_name and not intent.related_name.strip():
             self.update(related_class=place.class_name, related_name=place.value)
@@ -389,6 +435,11 @@ class _Fitter:
         self.added.append(f"Added {_place_text(self.ontology, place)} to the selection: the request names it and "
                           "the plan had left it out.")
         return True
+
+    def class_is_free(self) -> bool:
+        """The plan's related class chose nothing but a name no entity of it has (dropped): another class's
+        entity of that name may take its place."""
+        return self.dropped_name is not None and not self.intent.related_name and not self.intent.related_filters
 
     def fit_names(self) -> None:
         by_mention: dict[str, list[HeldName]] = {}
@@ -467,6 +518,7 @@ def fit_intent(ontology: Ontology, intent: ActionIntent, request: str, scope: Re
     fitter.drop_non_names()
     fitter.fit_parameters()
     fitter.drop_written_values()
+    fitter.drop_misplaced_values()
     fitter.check_negation()
     fitter.fit_names()
     fitter.restore_unreplaced_name()

@@ -40,10 +40,12 @@ def targets_by_id_query(ontology: Ontology, class_name: str, ids: list[str],
 
 def targets_query(ontology: Ontology, class_name: str, filters: list[PropertyFilter], limit: int,
                   related_class: str = "", related_keys: list[str] | None = None,
-                  related_filters: list[PropertyFilter] | None = None) -> tuple[str, dict[str, Any]]:
+                  related_filters: list[PropertyFilter] | None = None,
+                  related_excluded: bool = False) -> tuple[str, dict[str, Any]]:
     """(id, name) of the entities that match every filter and, when a related class is given, are related
-    to one of its entities that is one of `related_keys` (None: any) and matches every related filter; in
-    id order, at most `limit + 1` (one more tells the caller there were more)."""
+    to one of its entities that is one of `related_keys` (None: any) and matches every related filter (with
+    `related_excluded`: are related to none of them); in id order, at most `limit + 1` (one more tells the
+    caller there were more)."""
     cls = ontology.require_class(class_name)
     params: dict[str, Any] = {"limit": limit + 1}
     conditions = filter_conditions(ontology, class_name, filters, params)
@@ -54,13 +56,20 @@ def targets_query(ontology: Ontology, class_name: str, filters: list[PropertyFil
                  if {r.from_, r.to} == {class_name, related_class}]
         if not types:
             raise UnknownName(f"{class_name} is not related to {related_class}")
-        pattern += f"-[:{'|'.join(f'`{t}`' for t in types)}]-(x:`{related_class}`)"
-        conditions[:0] = filter_conditions(ontology, related_class, related_filters or [], params, "x")
+        hop = f"-[:{'|'.join(f'`{t}`' for t in types)}]-(x:`{related_class}`)"
+        related_conditions = filter_conditions(ontology, related_class, related_filters or [], params, "x")
         if related_keys is not None:
             params["keys"] = related_keys
-            conditions.insert(0, f"x.`{related.key}` IN $keys")
+            related_conditions.insert(0, f"x.`{related.key}` IN $keys")
         elif not related_filters:
             raise UnknownName(f"no {related_class} named and no condition on it")
+        if related_excluded:  # those related to none of them: count the related ones, keep the zeros
+            where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+            return (f"MATCH {pattern}{where} OPTIONAL MATCH (e){hop} WHERE {' AND '.join(related_conditions)} "
+                    f"WITH e, count(x) AS related WHERE related = 0 "
+                    f"RETURN DISTINCT e.`{cls.key}` AS id, e.`{cls.display}` AS name ORDER BY id LIMIT $limit"), params
+        pattern += hop
+        conditions[:0] = related_conditions
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
     return (f"MATCH {pattern}{where} RETURN DISTINCT e.`{cls.key}` AS id, e.`{cls.display}` AS name "
             "ORDER BY id LIMIT $limit"), params

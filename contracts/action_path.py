@@ -62,6 +62,8 @@ class ActionIntent(BaseModel):
     parameters: dict[str, Any] = Field(default_factory=dict)
     filters: list[PropertyFilter] = Field(default_factory=list)
     related_filters: list[PropertyFilter] = Field(default_factory=list)  # on related_class's properties
+    # The targets are those NOT related to it ("every approved order except those of Acme").
+    related_excluded: bool = False
 
 
 class ActionPlanningOutput(BaseModel):
@@ -210,6 +212,8 @@ def plan_event(intent: ActionIntent, targets: list[ActionTarget], left_out: list
     if intent.related_class:
         plan["related"] = {"class": intent.related_class, "name": intent.related_name,
                            "filters": [f.model_dump() for f in intent.related_filters]}
+        if intent.related_excluded:
+            plan["related"]["excluded"] = True
     if left_out:
         plan["left_out"] = left_out
     return {"type": "action_plan", "plan": plan}

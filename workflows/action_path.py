@@ -165,6 +165,8 @@ class ActionPath:
                                                           if intent.related_name.strip() else ""]))
             if intent.related_filters:
                 arguments["related"] += f" with {filters_text(intent.related_filters)}"
+            if intent.related_excluded:
+                arguments["related"] = f"no {arguments['related']}"
             chosen.append(f"of {arguments['related']}")
         if intent.filters:
             arguments["filters"] = filters_text(intent.filters)

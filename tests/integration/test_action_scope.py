@@ -12,7 +12,7 @@ from typing import Any
 import pytest_asyncio
 
 from activities.action_planning import ActionPlanningActivities
-from activities.actions import LEFT_OUT_CONFIDENCE, ActionTools
+from activities.actions import FILTERS_ONLY_CONFIDENCE, LEFT_OUT_CONFIDENCE, ActionTools
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
 from confidence_core.ontology import Ontology
@@ -92,15 +92,21 @@ async def test_a_stated_status_and_a_country_of_the_suppliers_are_used(demo: Gra
     assert "Added the condition status = \"draft\"" in " ".join(planned.notes)
 
 
-async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: GraphStore) -> None:
-    negated, found = await plan_and_resolve(
-        demo, f"Pay all approved purchase orders except those of {NORTHWIND}", action_name="makePayment",
-        filters=[{"property": "status", "op": "eq", "value": "approved"}])
-    assert negated.intent.related_class == "" and negated.left_out == [
-        "the exclusion the request states ('except'): the selection excludes nothing", f"Supplier '{NORTHWIND}'"]
-    assert found.confidence == LEFT_OUT_CONFIDENCE and len(found.targets) == 239
-    assert found.reasoning.startswith("left out of the selection: the exclusion the request states ('except')")
+async def test_an_excluded_supplier_leaves_its_orders_out(demo: GraphStore) -> None:
+    """'Every approved order except those of Northwind Traders': all but that supplier's, however the small
+    model planned it, and as broad a selection as filters alone, so a human confirms it."""
+    for plan in ({}, {"related_class": "Supplier", "related_name": NORTHWIND}):
+        planned, found = await plan_and_resolve(
+            demo, f"Pay all approved purchase orders except those of {NORTHWIND}", action_name="makePayment",
+            filters=[{"property": "status", "op": "eq", "value": "approved"}], **plan)
+        gold = orders(lambda o, s: s["name"] != NORTHWIND and o["status"] == "approved")
+        assert {t.entity_id for t in found.targets} == gold and len(gold) == 219
+        assert planned.intent.related_excluded and planned.left_out == []
+        assert found.confidence == FILTERS_ONLY_CONFIDENCE
+        assert found.reasoning.startswith(f"219 PurchaseOrder of no Supplier {NORTHWIND} matching status")
 
+
+async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: GraphStore) -> None:
     invented, found = await plan_and_resolve(
         demo, "Pay all approved purchase orders", action_name="makePayment", related_class="Supplier",
         related_name="Acme Industrial", filters=[{"property": "status", "op": "eq", "value": "approved"}])
@@ -114,6 +120,13 @@ async def test_what_cannot_be_added_holds_the_targets_far_below_approval(demo: G
         filters=[{"property": "status", "op": "eq", "value": "approved"}])
     assert amount.left_out == ["the number 5000"] and found.confidence == LEFT_OUT_CONFIDENCE
 
+    two = f"Pay all approved purchase orders except those of {NORTHWIND} and Acme Industrial"
+    negated, found = await plan_and_resolve(demo, two, action_name="makePayment",
+                                            filters=[{"property": "status", "op": "eq", "value": "approved"}])
+    assert not negated.intent.related_excluded and len(found.targets) == 239
+    assert negated.left_out[0] == "the exclusion the request states ('except'): the selection excludes nothing"
+    assert found.confidence == LEFT_OUT_CONFIDENCE
+
 
 async def test_the_approval_card_opens_with_what_was_left_out(make_stack, demo_copy, unique: str) -> None:
     """Through Pulsar and Temporal: the plan event, the approval request and its first line say what the
@@ -123,23 +136,24 @@ async def test_the_approval_card_opens_with_what_was_left_out(make_stack, demo_c
     from tests.integration.test_action_path import approve_when_asked, events, run
 
     graph_name, g = demo_copy
-    model = PlanningModel(intent("makePayment", filters=[{"property": "status", "op": "eq", "value": "approved"}]))
+    model = PlanningModel(intent("makePayment", related_class="Supplier", related_name=NORTHWIND,
+                                 filters=[{"property": "status", "op": "eq", "value": "approved"}]))
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        request_id = f"except-{unique}"
-        asking = asyncio.create_task(run(stack, f"Pay all approved purchase orders except those of {NORTHWIND}",
+        request_id = f"amount-{unique}"
+        asking = asyncio.create_task(run(stack, f"Pay the approved purchase orders of {NORTHWIND} over $5,000",
                                          request_id))
         pending = await approve_when_asked(stack, f"agent-{request_id}", asking, decision="skip")
         messages = await asyncio.wait_for(asking, 120)
     request = pending.pending_override
     assert request is not None and request.score == LEFT_OUT_CONFIDENCE
-    left_out = f"the exclusion the request states ('except'): the selection excludes nothing; Supplier '{NORTHWIND}'"
+    left_out = "the number 5000"
     assert request.arguments["left_out"] == left_out
     assert describe(request)[0].startswith(f"LEFT OUT of the selection: {left_out}.")
     asked = next(m.content for m in messages if "Approval needed before makePayment" in m.content)
     assert asked.startswith(f"Left out of the selection: {left_out}.")
     plan = events(messages)[0]["plan"]
-    assert plan["left_out"] == left_out.split("; ") and plan["target_count"] == 239
+    assert plan["left_out"] == [left_out] and plan["target_count"] == 20
     paid = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.paid = true RETURN count(o)")).result_set[0][0]
     assert paid == sum(o["paid"] for o in ORDERS.values())  # skipped: nothing changed
 

@@ -57,23 +57,30 @@ def test_a_named_related_entity_the_plan_dropped_narrows_the_targets() -> None:
                             "it out."]
 
 
-def test_with_a_negation_nothing_is_added_and_the_name_is_reported_as_left_out() -> None:
+def test_an_excluded_related_entity_is_left_out_of_the_targets() -> None:
+    """"Every overdue loan except Ana Lima's": the targets are those related to no such member, whether the
+    plan forgot her or selected by her (the wrong way round)."""
     planned = intent(filters=[PropertyFilter(property="status", value="overdue")])
-    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans except those of Ana Lima", scope(ANA))
-    assert fitted.intent == planned and fitted.added == []
-    assert fitted.left_out == ["the exclusion the request states ('except'): the selection excludes nothing",
-                               "Member 'Ana Lima'"]
-    # The opposite selection (only Ana Lima's loans) uses the name, and still excludes nothing.
-    inverted = fit_intent(ONTOLOGY, planned.model_copy(update={"related_class": "Member", "related_name": "Ana Lima"}),
-                          "Waive the overdue loans that are not of Ana Lima", scope(ANA))
+    for plan in (planned, planned.model_copy(update={"related_class": "Member", "related_name": "Ana Lima"})):
+        fitted = fit_intent(ONTOLOGY, plan, "Waive the overdue loans except those of Ana Lima", scope(ANA))
+        assert (fitted.intent.related_class, fitted.intent.related_name, fitted.intent.related_excluded) == (
+            "Member", "Ana Lima", True)
+        assert fitted.added == ["Excluded the Loan entities of Member 'Ana Lima': the request says 'except'."]
+        assert fitted.left_out == [] and fitted.intent.filters == planned.filters
+
+
+def test_an_exclusion_the_selection_cannot_express_is_left_out() -> None:
+    porto = HeldName(mention="Porto", class_name="Branch", property="name", value="Porto", entities=1, key="B-1")
+    two = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", value="overdue")]),
+                     "Waive the overdue loans except those of Ana Lima or of Porto", scope(ANA, porto))
+    assert not two.intent.related_excluded and two.added == []
+    assert two.left_out[0] == "the exclusion the request states ('except'): the selection excludes nothing"
+    # A condition the request excludes, selected by: "overdue" is what it excludes.
+    inverted = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", value="overdue")]),
+                          "Waive every loan that is not overdue", scope())
     assert inverted.left_out == ["the exclusion the request states ('not'): the selection excludes nothing",
-                                 "'Ana Lima': the request excludes it and the selection selects by it"]
-    # An exclusion through a "ne" filter on something else still selects what the request excludes.
-    elsewhere = fit_intent(ONTOLOGY, intent(related_class="Member", related_name="Ana Lima",
-                                            filters=[PropertyFilter(property="status", op="ne", value="overdue")]),
-                           "Waive the overdue loans except those of Ana Lima", scope(ANA))
-    assert elsewhere.left_out == ["'Ana Lima': the request excludes it and the selection selects by it"]
-    # A "ne" filter is how a selection excludes.
+                                 "'overdue': the request excludes it and the selection selects by it"]
+    # A "ne" filter is how a selection excludes a value.
     excluded = fit_intent(ONTOLOGY, intent(filters=[PropertyFilter(property="status", op="ne", value="closed")]),
                           "Waive every loan that is not closed", scope())
     assert excluded.left_out == []
@@ -217,3 +224,20 @@ def test_a_value_stated_as_the_goal_or_beside_named_ids_chooses_nothing() -> Non
     ids = fit_intent(ONTOLOGY, intent(entity_ids=["L-1", "L-2"]), "Waive the overdue loans L-1 and L-2",
                      scope(*loans))
     assert ids.intent.filters == [] and ids.left_out == []
+
+
+def test_a_name_of_another_related_class_and_a_misplaced_category_value_go_where_they_belong() -> None:
+    central = HeldName(mention="Central Library", class_name="Branch", property="name", value="Central Library",
+                       entities=1, key="B-1")
+    wrong_class = intent(related_class="Member", related_name="Central Library")
+    fitted = fit_intent(ONTOLOGY, wrong_class, "Waive the loans of Central Library",
+                        RequestScope(held=[central], categories={"status": STATUSES}, related_name_entities=0))
+    assert (fitted.intent.related_class, fitted.intent.related_name) == ("Branch", "Central Library")
+    assert fitted.left_out == []
+    # "Porto" is a member's city, not a loan status: the loan-status condition moves to the member.
+    porto = HeldName(mention="porto", class_name="Member", property="city", value="porto", entities=3)
+    misplaced = intent(filters=[PropertyFilter(property="status", value="porto")])
+    moved = fit_intent(ONTOLOGY, misplaced, "Waive the loans of members whose city is porto", scope(porto))
+    assert moved.intent.filters == [] and moved.intent.related_filters == [PropertyFilter(property="city",
+                                                                                          value="porto")]
+    assert moved.left_out == []
