@@ -21,8 +21,14 @@ def render_action_event(content: str) -> str | None:
         more = f", ... ({plan['target_count']} in all)" if plan["target_count"] > 10 else ""
         given = f" with {parameters_text(plan['parameters'])}" if plan.get("parameters") else ""
         where = f" where {filters_text(plan['filters'])}" if plan.get("filters") else ""
+        related = plan.get("related")
+        if related:
+            of = " ".join(filter(None, [related["class"], repr(related["name"]) if related.get("name") else "",
+                                        f"with {filters_text(related['filters'])}" if related.get("filters") else ""]))
+            where = f" of {'no ' if related.get('excluded') else ''}{of}{where}"
+        warning = f" LEFT OUT: {'; '.join(plan['left_out'])}." if plan.get("left_out") else ""
         return (f"[action plan] {plan['action_name']}{given} on {plan['target_count']} {plan['entity_type']}{where}: "
-                f"{ids}{more}")
+                f"{ids}{more}{warning}")
     if kind == "action_progress":
         outcome = "done" if event["success"] else "FAILED"
         return f"[progress {event['completed']}/{event['total']}] {event['entity_id']} {outcome}"

@@ -88,7 +88,8 @@ async def test_hold_the_unpaid_orders_of_a_supplier_over_an_amount_with_a_reason
     assert {t["entity_id"] for t in plan["plan"]["targets"]} == expected
     line = render_action_event(json.dumps(plan))
     assert line is not None and line.startswith(f'[action plan] hold with reason="{reason}" on {len(expected)} '
-                                                "PurchaseOrder where paid = false and total_amount > ")
+                                                f"PurchaseOrder of Supplier '{SUPPLIER['name']}' where paid = false "
+                                                "and total_amount > ")
     assert f"hold on {len(expected)} PurchaseOrder entities: {len(expected)} succeeded, 0 failed." in \
         messages[-1].content
 

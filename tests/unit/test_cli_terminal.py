@@ -293,3 +293,15 @@ async def test_a_decision_made_elsewhere_withdraws_the_question(monkeypatch: pyt
         os.close(write)
     assert handle.sent == [] and handle.queries >= 1
     assert "step s1 no longer waits (decided elsewhere, or its time ran out)" in view.lines[-1]
+
+
+def test_the_plan_line_names_the_related_entity_and_what_was_left_out() -> None:
+    from cli.render import render_action_event
+
+    event = {"type": "action_plan", "plan": {
+        "entity_type": "Order", "action_name": "pay", "parameters": {}, "filters": [], "target_count": 2,
+        "targets": [{"entity_id": "E1", "entity_name": "E1"}, {"entity_id": "E2", "entity_name": "E2"}],
+        "targets_listed": 500, "related": {"class": "Vendor", "name": "Acme", "filters": [], "excluded": True},
+        "left_out": ["the number 5000"]}}
+    assert render_action_event(json.dumps(event)) == \
+        "[action plan] pay on 2 Order of no Vendor 'Acme': E1, E2 LEFT OUT: the number 5000."
