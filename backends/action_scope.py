@@ -51,7 +51,8 @@ async def request_scope(request: str, graph: GraphStore, ontology: Ontology, int
             for value in values:
                 held = any(h.class_name == other and h.property == prop and words(h.value) == words(value)
                            for h in scope.held)
-                if not held and words(value) not in own and says(text, value):
+                inside = any(says(words(h.mention), value) for h in scope.held)  # "Hamburg" of "Hamburg Depot"
+                if not held and not inside and words(value) not in own and says(text, value):
                     scope.held.append(HeldName(mention=value, class_name=other, property=prop, value=value,
                                                entities=2))
     return scope

@@ -92,6 +92,8 @@ def actions_catalogue(ontology: Ontology) -> str:
     return "\n".join(lines)
 
 
+_WHEN = (r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+         r"today|yesterday|tomorrow|week|month|year|days?|ago|overdue)\b")
 _SEPARATED = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")  # 1,000 / 1_000 / 1 000
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -110,7 +112,10 @@ def stated_in(ontology: Ontology, class_name: str, f: PropertyFilter, request: s
     if kind in ("integer", "float"):
         digits = _SEPARATED.sub("", request)
         return all(re.search(rf"(?<![\d.]){_number_text(v)}(?!\d)", digits) for v in values)
-    return any(w in text for w in _words(_CAMEL.sub(" ", f.property)).split() if len(w) >= 3)
+    named = any(w in text for w in _words(_CAMEL.sub(" ", f.property)).split() if len(w) >= 3)
+    if kind == "date":  # "ordered before March 2024": the property and when (a year, a month, a day's words)
+        return named and (any(str(v)[:4] in request for v in values) or re.search(_WHEN, text) is not None)
+    return named
 
 
 def _words(text: str) -> str:

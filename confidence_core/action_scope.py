@@ -477,7 +477,12 @@ class _Fitter:
     def fit_categories(self) -> None:
         if self.by_stated_ids():
             return
+        excluded = words(self.excluded)
         for prop, values in stated_categories(self.request, self.scope, self.ontology, self.intent).items():
+            selected = [v for v in values if not says(excluded, v)]
+            inverted = [v for v in selected if any(f.op == "ne" and f.property == prop and words(f.value) == words(v)
+                                                   for f in self.intent.filters)]
+            self.left_out += [f"{prop} {v!r}: the request selects it and the plan excludes it" for v in inverted]
             if any(f.property == prop for f in self.intent.filters) or self.negated:
                 missing = [v for v in values if not _filter_holds(self.intent.filters, prop, v)]
                 self.left_out += [f"{prop} {v!r}" for v in missing]

@@ -172,3 +172,17 @@ async def test_a_related_classs_lower_case_category_value_narrows_when_the_reque
         filters=[{"property": "status", "op": "eq", "value": "paid"}])
     assert {t.entity_id for t in found.targets} == gold and gold
     assert planned.intent.related_filters[0].value == method and planned.left_out == []
+
+
+async def test_a_warehouse_named_after_its_city_is_one_name(demo: GraphStore) -> None:
+    """'Hamburg' inside 'Hamburg Distribution Center' is part of the name, not a city of its own to narrow by."""
+    warehouses = {w["warehouse_id"]: w for w in DATA.nodes["Warehouse"]}
+    name = next(w["name"] for w in warehouses.values() if w["city"] in w["name"])
+    delivered_to = {e["from"]: warehouses[e["to"]]["name"] for e in DATA.edges[
+        ("PurchaseOrder", "po_number", "DELIVER_TO", "Warehouse", "warehouse_id")]}
+    planned, found = await plan_and_resolve(
+        demo, f"Approve every submitted purchase order that is not of warehouse {name}", action_name="approve",
+        filters=[{"property": "status", "op": "eq", "value": "submitted"}])
+    gold = {po for po, o in ORDERS.items() if o["status"] == "submitted" and delivered_to.get(po) != name}
+    assert {t.entity_id for t in found.targets} == gold and planned.left_out == []
+    assert planned.intent.related_excluded and planned.intent.related_class == "Warehouse"

@@ -241,3 +241,10 @@ def test_a_name_of_another_related_class_and_a_misplaced_category_value_go_where
     assert moved.intent.filters == [] and moved.intent.related_filters == [PropertyFilter(property="city",
                                                                                           value="porto")]
     assert moved.left_out == []
+
+
+def test_a_stated_value_the_plan_excludes_is_reported() -> None:
+    planned = intent(related_class="Member", related_name="Ana Lima",
+                     filters=[PropertyFilter(property="status", op="ne", value="overdue")])
+    fitted = fit_intent(ONTOLOGY, planned, "Waive the overdue loans of Ana Lima", scope(ANA))
+    assert fitted.left_out == ["status 'overdue': the request selects it and the plan excludes it"]

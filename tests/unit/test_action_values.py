@@ -193,3 +193,12 @@ def test_an_action_of_another_class_is_pointed_to() -> None:
     assert checked_intent(ONTOLOGY, wrong)[1] == [
         "Member has no action 'renew'; its actions: none; renew is an action of Loan: set entity_type to Loan and "
         "keep action_name renew"]
+
+
+def test_a_date_condition_is_stated_only_with_when() -> None:
+    """'purchase orders' names an order date's words, not a date: a condition on it needs a year, a month or
+    a word of time in the request."""
+    after = PropertyFilter(property="due", op="gt", value="2024-01-01")
+    assert not stated_in(ONTOLOGY, "Loan", after, "Renew all due loans")
+    assert stated_in(ONTOLOGY, "Loan", after, "Renew the loans due after 2024")
+    assert stated_in(ONTOLOGY, "Loan", after, "Renew the loans due after January")
