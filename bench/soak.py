@@ -171,7 +171,9 @@ class Caller:
         self.count += 1
         kind = self.rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
         request_id = f"soak-{self.count}-{uuid.uuid4().hex[:8]}"
-        key = uuid.uuid4().hex[:10]
+        # Letters only: a code with digits in it would be a name the request gives that the graph does not hold,
+        # which holds an action's targets for a human (confidence_core/action_scope.py).
+        key = "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:10])
         supplier = self.rng.choice(SUPPLIERS)
         if kind == "malformed":
             payload = json.dumps({"question": ["not", "text"]}).encode()

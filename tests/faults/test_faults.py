@@ -254,7 +254,7 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
                              TGCA_ONTOLOGY_PATH=str(demo_graph.ONTOLOGY_PATH), TGCA_ACTION_LATENCY_MS="300",
                              TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000", TGCA_AGENT__ACTION_MAX_CONCURRENT="4",
                              TGCA_AGENT__ACTION_GROUP_SIZE=group_size)
-            asking = asyncio.create_task(d.ask("Approve these orders"))
+            asking = asyncio.create_task(d.ask(f"Approve orders {', '.join(orders)}"))  # the ids it targets
             for _ in range(600):
                 if await applied() >= 4:
                     break

@@ -184,7 +184,8 @@ async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(
             approve = page.locator("[data-choice=accept]")
             await expect(approve).to_be_visible(timeout=RUN_S)
             await expect(page.locator("#plan-summary")).to_have_text(f"hold on {expected} PurchaseOrder entities")
-            await expect(page.locator("#plan-details")).to_have_text('With reason="audit". Targets where paid = false.')
+            await expect(page.locator("#plan-details")).to_have_text(
+                f"With reason=\"audit\". Targets of Supplier '{SUPPLIER}' where paid = false.")
             await expect(page.locator('#override-arguments li[data-argument="parameters"]')).to_have_text(
                 'parameters: reason="audit"')
             await expect(page.locator('#override-arguments li[data-argument="filters"]')).to_have_text(
@@ -221,7 +222,8 @@ async def seed_conversation(page: Page, url: str) -> tuple[str, list[Any]]:
     choices = await page.locator("#override-choices button").evaluate_all("bs => bs.map(b => b.dataset.choice)")
     assert {"accept", "skip", "abort"} <= set(choices) <= {"accept", "retry", "skip", "abort"}
     await expect(page.locator("#plan-summary")).to_have_text("makePayment on 20 PurchaseOrder entities")
-    await expect(page.locator("#plan-details")).to_be_hidden()  # no parameters, no filters
+    # no parameters, no filters: the supplier the targets were chosen through
+    await expect(page.locator("#plan-details")).to_have_text(f"Targets of Supplier '{SUPPLIER}'.")
     assert (await page.inner_text("#override-reasoning")).strip()
     await page.evaluate(RECORD_PROGRESS)
     await screenshot(page, "chat-ui-approval.png")
