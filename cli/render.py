@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from contracts.action_path import filters_text, parameters_text, parse_action_event
+from contracts.action_path import filters_text, parameters_text, parse_action_event, related_text
 from contracts.wire import AgentResponse
 
 
@@ -23,9 +23,9 @@ def render_action_event(content: str) -> str | None:
         where = f" where {filters_text(plan['filters'])}" if plan.get("filters") else ""
         related = plan.get("related")
         if related:
-            of = " ".join(filter(None, [related["class"], repr(related["name"]) if related.get("name") else "",
-                                        f"with {filters_text(related['filters'])}" if related.get("filters") else ""]))
-            where = f" of {'no ' if related.get('excluded') else ''}{of}{where}"
+            of = related_text(related["class"], related.get("name", ""), related.get("filters") or [],
+                              related.get("excluded", False))
+            where = f" of {of}{where}"
         warning = f" LEFT OUT: {'; '.join(plan['left_out'])}." if plan.get("left_out") else ""
         return (f"[action plan] {plan['action_name']}{given} on {plan['target_count']} {plan['entity_type']}{where}: "
                 f"{ids}{more}{warning}")

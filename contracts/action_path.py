@@ -231,6 +231,15 @@ def filters_text(filters: list[dict[str, Any]] | list[PropertyFilter]) -> str:
                         for r in rows)
 
 
+def related_text(class_name: str, name: str, filters: list[dict[str, Any]] | list[PropertyFilter],
+                 excluded: bool = False) -> str:
+    """`Supplier 'Northwind Traders'`, `Supplier with country = "Germany"`, `no Supplier 'Acme'`: the related
+    entity the targets were chosen through, as the approval request and the plan line write it."""
+    text = " ".join(filter(None, [class_name, repr(name) if name else "",
+                                  f"with {filters_text(filters)}" if filters else ""]))
+    return f"no {text}" if excluded else text
+
+
 def progress_event(completed: int, total: int, outcome: EntityOutcome) -> dict[str, Any]:
     return {"type": "action_progress", "completed": completed, "total": total, "entity_id": outcome.entity_id,
             "success": outcome.success}

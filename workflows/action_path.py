@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         filters_text,
         parameters_text,
         plan_event,
+        related_text,
         summary_text,
         windows,
     )
@@ -161,12 +162,8 @@ class ActionPath:
             details += f" with {arguments['parameters']}"
         chosen = []
         if intent.related_class and not intent.entity_ids:
-            arguments["related"] = " ".join(filter(None, [intent.related_class, repr(intent.related_name.strip())
-                                                          if intent.related_name.strip() else ""]))
-            if intent.related_filters:
-                arguments["related"] += f" with {filters_text(intent.related_filters)}"
-            if intent.related_excluded:
-                arguments["related"] = f"no {arguments['related']}"
+            arguments["related"] = related_text(intent.related_class, intent.related_name.strip(),
+                                                intent.related_filters, intent.related_excluded)
             chosen.append(f"of {arguments['related']}")
         if intent.filters:
             arguments["filters"] = filters_text(intent.filters)
