@@ -3,7 +3,9 @@ activities come from the tool registry, the same list the planner's catalogue co
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,10 +87,26 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
             hosting = _hosting(family, client, config, backends, metrics, actions, audit_sink, publisher)
             queue = family_queue(family, config.queues)
             by_queue[queue] = by_queue[queue].merged(hosting) if queue in by_queue else hosting
-    return [Worker(client, task_queue=queue, activities=h.activities, workflows=h.workflows,
-                   interceptors=h.interceptors, max_concurrent_activities=h.max_concurrent_activities,
-                   max_concurrent_local_activities=500, workflow_runner=WORKFLOW_RUNNER)
-            for queue, h in by_queue.items()]
+    with _collector_paused():
+        return [Worker(client, task_queue=queue, activities=h.activities, workflows=h.workflows,
+                       interceptors=h.interceptors, max_concurrent_activities=h.max_concurrent_activities,
+                       max_concurrent_local_activities=500, workflow_runner=WORKFLOW_RUNNER)
+                for queue, h in by_queue.items()]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Building a Worker validates each workflow by importing its modules into a fresh sandbox. On Python
+    3.11 a garbage collection that runs a finaliser which imports (a ResourceWarning) while that import
+    waits for a module lock another thread holds raises KeyError(thread id) from importlib (CPython
+    gh-91351, fixed in 3.12 only) and the worker fails to start. No collection, no re-entrant import."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backends, metrics: AgentMetrics,
