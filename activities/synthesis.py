@@ -10,6 +10,7 @@ from backends import Backends
 from backends.grounding import vocabulary
 from confidence_core.action_catalogue import CATALOGUE, about_actions, catalogue_answer
 from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
+from confidence_core.answer_fit import fit, refit
 from confidence_core.calibrator import CalibratorError, capped
 from confidence_core.evidence import verification_features
 from confidence_core.memory import trim
@@ -22,13 +23,27 @@ from service.calibrator_file import CalibratorFile
 log = structlog.get_logger(__name__)
 
 
-def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float],
-               calibrator_file: CalibratorFile) -> SynthesisOutput:
-    """The probability that the answer is right, from its evidence and how the written answer checked out.
-    An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
+def fitted(question: str, synthesis: SynthesisOutput, outputs: list[str]) -> SynthesisOutput:
+    """The written answer, or the one the rows give when it does not state what was asked (a superlative
+    answered with another row than the query ranked first; a "which" naming nothing, a "how many" no figure)."""
+    if synthesis.verification in ("absent", "declined"):
+        return synthesis
+    replaced = refit(question, synthesis.answer, outputs)
+    if replaced is None:
+        return synthesis
+    how, answer = replaced
+    log.warning("answer_not_what_was_asked", how=how, draft=synthesis.answer[:200])
+    return synthesis.model_copy(update={"answer": answer, "verification": how})
+
+
+def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrator_file: CalibratorFile,
+               answer_fit: dict[str, float] | None = None) -> SynthesisOutput:
+    """The probability that the answer is right, from its evidence, how the written answer checked out and
+    whether it states what was asked (`answer_fit`: confidence_core/answer_fit.Fit.features). An unusable
+    calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
-    features = {**evidence, **verification_features(synthesis.verification)}
+    features = {**evidence, **verification_features(synthesis.verification), **(answer_fit or {})}
     try:
         probability, reasons = calibrator_file.current().state(features)
     except CalibratorError as exc:
@@ -52,7 +67,10 @@ class SynthesisActivities:
 
     @activity.defn(name=Activities.SYNTHESIZE)
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
-        return calibrated(await self._written(request), request.evidence, self.calibrator)
+        outputs = [r.output for r in request.results]
+        written = fitted(request.question, await self._written(request), outputs)
+        return calibrated(written, request.evidence, self.calibrator,
+                          fit(request.question, written.answer, outputs).features())
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]

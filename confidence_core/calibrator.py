@@ -22,11 +22,19 @@ EXTRAPOLATES = {"row_count"}
 DECLINED_CEILING = 0.3
 
 
+# The same for an answer without the kind of thing asked for (a "which" answered by rows holding only figures):
+# whatever else is true of it, it does not answer the question.
+INADEQUATE_CEILING = 0.3
+CEILINGS = {"declined": (DECLINED_CEILING, "the answer says the results lack what was asked"),
+            "inadequate": (INADEQUATE_CEILING, "the answer lacks what was asked for (a name, a figure)")}
+
+
 def capped(probability: float | None, reasons: str, features: dict[str, float]) -> tuple[float | None, str]:
-    """The stated confidence after the rules no fitted weight may overrule (a declined answer's ceiling)."""
-    if features.get("declined", 0.0) > 0:
-        probability = min(DECLINED_CEILING, probability if probability is not None else 1.0)
-        reasons = f"{reasons}; at most {DECLINED_CEILING:.2f}: the answer says the results lack what was asked"
+    """The stated confidence after the rules no fitted weight may overrule (the ceilings above)."""
+    for feature, (ceiling, why) in CEILINGS.items():
+        if features.get(feature, 0.0) > 0:
+            probability = min(ceiling, probability if probability is not None else 1.0)
+            reasons = f"{reasons}; at most {ceiling:.2f}: {why}"
     return probability, reasons
 
 

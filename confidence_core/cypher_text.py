@@ -152,3 +152,20 @@ def query_shape(query: str) -> dict[str, float]:
     blanked = blank_strings(query)
     return {"aggregates": float(bool(_AGGREGATE.search(blanked))),
             "hops": float(len(_RELATIONSHIP.findall(blanked)))}
+
+
+_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
+_ORDER_BY = re.compile(r"\bORDER\s+BY\s+(.+?)(?=\s+(?:SKIP|LIMIT)\b|\s*;?\s*$)", re.IGNORECASE | re.DOTALL)
+
+
+def ordered_by(query: str) -> str | None:
+    """What the rows the query returns are ordered by ("orders DESC"), read from the ORDER BY after its last
+    RETURN; None when the final rows are in no stated order (an ORDER BY inside a WITH orders an earlier
+    stage, which the RETURN may regroup)."""
+    blanked = blank_strings(query)
+    returns = list(_RETURN.finditer(blanked))
+    if not returns:
+        return None
+    start = returns[-1].end()
+    found = _ORDER_BY.search(blanked, start)
+    return " ".join(query[found.start(1):found.end(1)].split()) if found else None

@@ -27,6 +27,10 @@ FEATURES: dict[str, str] = {
     "rewritten": "a rewritten answer (the first stated what the results lack)",
     "composed": "an answer composed from the rows (no written one checked out)",
     "declined": "an answer saying the results lack what was asked, though rows came back",
+    "reranked": "a written answer that named another row than the query ranked first (replaced by the first)",
+    "ranked_first": "an answer naming the first of the rows the query ranked",
+    "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
+    "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
@@ -37,8 +41,9 @@ MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as ha
 
 def verification_features(verification: str) -> dict[str, float]:
     """How the written answer checked out against the results (SynthesisOutput.verification), as features."""
-    return {"rewritten": float(verification == "rewritten"), "composed": float(verification == "composed"),
-            "declined": float(verification == "declined")}
+    return {"rewritten": float(verification == "rewritten"),
+            "composed": float(verification in ("composed", "restated")),
+            "declined": float(verification == "declined"), "reranked": float(verification == "ranked")}
 
 
 def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verification: str = "") -> dict[str, float]:
@@ -65,7 +70,10 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
                             default=0.0),
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
+        "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),
         **verification_features(verification),
+        # whether the answer states what was asked: known once it is written (activities/synthesis.py)
+        "ranked_first": 0.0, "inadequate": 0.0,
         "multi_step": float(planned_steps > 1),
         "aggregates": float(any(s.get("aggregates", 0) > 0 for s in graph)),
         "hops": min(float(MAX_HOPS_FEATURE), max((s.get("hops", 0.0) for s in graph), default=0.0)) / MAX_HOPS_FEATURE,

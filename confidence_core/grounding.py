@@ -91,6 +91,20 @@ def ignored_names(step_arguments: list[str], grounding: Grounding) -> list[str]:
     return list(grounding.unmatched)
 
 
+def unused_names(query: str, grounding: Grounding) -> list[str]:
+    """The names the question gives that the graph holds (found as the name itself) and the query never uses:
+    not the name, its stored value, nor one of its longer words. Such a query answers about everything of a
+    kind ("the total of unpaid invoices" for "... of Globex Supply"), a sign its rows are not the answer."""
+    used = query.lower()
+    unused: list[str] = []
+    for mention in dict.fromkeys(m.mention for m in grounding.matches if m.same_name()):
+        stored = [m.value for m in grounding.matches if m.mention == mention and m.same_name()]
+        words = [mention, *stored, *name_tokens(mention)]
+        if not any(word.lower() in used for word in words):
+            unused.append(mention)
+    return unused
+
+
 SHOWN_PROPERTIES = 12
 VALUE_CHARS = 40
 

@@ -6,11 +6,13 @@ import json
 import time
 from typing import TYPE_CHECKING
 
-from backends.graph_store import GraphQueryError
+from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import compared_where_held, dates_read_as_dates, ground, misplaced_names
 from confidence_core.answer_check import holds_nothing
+from confidence_core.answer_fit import ORDERED_KEY
 from confidence_core.cypher_repair import repaired
-from confidence_core.cypher_text import broaden_cypher, query_literals, query_shape, write_clauses
+from confidence_core.cypher_text import broaden_cypher, ordered_by, query_literals, query_shape, write_clauses
+from confidence_core.grounding import unused_names
 from confidence_core.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
@@ -104,6 +106,17 @@ def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count:
                              retry_count=retry_count)
 
 
+def _output(rows: QueryRows, named_nowhere: list[str], order: str | None) -> str:
+    """The rows as the answer's writer reads them, with the names the question gives that the graph does not
+    hold, and what the rows are ordered by (a superlative's answer is the first row: answer_fit.py)."""
+    if not named_nowhere and not order:
+        return rows.to_json()
+    extra: dict[str, object] = {ABSENT_KEY: named_nowhere} if named_nowhere else {}
+    if order:
+        extra[ORDERED_KEY] = order
+    return json.dumps({**json.loads(rows.to_json()), **extra}, default=str, separators=(",", ":"))
+
+
 def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
     """The query's own fault: the same query would fail the same way, so the ladder repairs it."""
     what = "Query rejected by the graph" if ran else "Query not run"
@@ -187,8 +200,7 @@ class GraphQuery(Tool):
         absent = grounding.unmatched
         unnamed = grounding.only_by_words()
         named_nowhere = absent + unnamed
-        output = rows.to_json() if not named_nowhere else json.dumps(
-            {**json.loads(rows.to_json()), ABSENT_KEY: named_nowhere}, default=str, separators=(",", ":"))
+        output = _output(rows, named_nowhere, ordered_by(query))
         # A count of 0 over a name stored nowhere is the empty result it stands for, not an answer about it.
         found = 0 if named_nowhere and holds_nothing(rows.rows) else rows.total_rows
         confidence = score_rows(found, None, rows.truncated, request.retry_count, literals, absent, unnamed)
@@ -204,8 +216,9 @@ class GraphQuery(Tool):
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",
                 "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement}})
-        # the shape of the query that ran: evidence for the calibrator (harder shapes go wrong more often)
-        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **query_shape(query)}})
+        # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
+        shape = {**query_shape(query), "unused_names": float(len(unused_names(query, grounding)))}
+        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape}})
         return StepOutput(success=True, output=output, confidence=confidence)
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:

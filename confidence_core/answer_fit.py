@@ -1,0 +1,217 @@
+"""Does the answer state what the question asks for? Two checks the name-and-figure check
+(confidence_core/answer_check.py) cannot make, since a wrong answer can be made of true values:
+- adequacy: a "how many" is answered with a number, a "which" or "who" with a name (not with a duration);
+- faithfulness to a ranking: a superlative question ("which supplier has the most orders") is answered with
+  the row the query ranked first, not with another row that is also in the results.
+Pure functions. Nothing here knows a graph, a label or a domain: only English question words and the shape
+of the rows."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from confidence_core.answer_check import compose_from_rows
+
+# The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
+ORDERED_KEY = "ordered_by"
+MAX_RANKED_SHOWN = 5
+
+_SUPERLATIVES = {"most", "least", "fewest", "top", "maximum", "minimum", "highest", "lowest", "largest", "smallest",
+                 "biggest", "greatest", "longest", "shortest", "best", "worst", "oldest", "newest", "youngest",
+                 "earliest", "latest", "cheapest", "dearest", "heaviest", "lightest", "busiest", "richest",
+                 "poorest", "tallest", "deepest", "widest", "narrowest", "fastest", "slowest", "costliest"}
+# Words ending in -est that are no superlative ("which requests are the latest" still has "latest").
+_NOT_SUPERLATIVE = {"interest", "forest", "west", "request", "test", "rest", "guest", "nest", "chest", "contest",
+                    "protest", "suggest", "digest", "arrest", "honest", "modest", "manifest", "harvest", "invest",
+                    "quest", "crest", "earnest", "northwest", "southwest", "midwest", "pest", "vest", "zest",
+                    "priest", "conquest", "inquest", "behest", "unrest", "attest", "detest", "infest", "molest",
+                    "divest", "ingest", "congest", "jest", "wrest"}
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\bhow\s+(?:much|long|large|big|old|far|tall|high|heavy|populous)\b"
+                     r"|\b(?:total|average|mean|sum|combined)\b", re.IGNORECASE)
+_NAME = re.compile(r"\b(?:which|who|whom|whose)\b|^\s*(?:name|list)\b", re.IGNORECASE)
+_FIGURE = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?"
+                     r"|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+                     re.IGNORECASE)
+_K = re.compile(r"\b(?:top|first)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
+                r"|\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+){0,4}?"
+                r"(?:most|least|fewest|\w+est)\b", re.IGNORECASE)
+
+
+def superlative(question: str) -> bool:
+    """The question asks for the top (or bottom) of a ranking: a superlative word in lower case (a name such as
+    "Budapest" is capitalised; "interest" is no superlative)."""
+    for word in re.findall(r"\b[a-z]+\b", question):
+        if word in _SUPERLATIVES or (len(word) >= 6 and word.endswith("est") and word not in _NOT_SUPERLATIVE):
+            return True
+    return False
+
+
+def ranked_count(question: str) -> int:
+    """How many rows of the ranking the question asks for: "the three largest", "top 5"; one otherwise."""
+    match = _K.search(question)
+    if not match:
+        return 1
+    word = (match.group(1) or match.group(2)).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
+
+
+def asks_for_number(question: str) -> bool:
+    return bool(_COUNT.search(question) or _AMOUNT.search(question))
+
+
+def asks_for_name(question: str) -> bool:
+    return bool(_NAME.search(question))
+
+
+@dataclass(frozen=True)
+class Ranking:
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def names(self, row: list[Any]) -> list[str]:
+        """The texts of a row: what an answer names it by."""
+        return [str(v) for v in row if isinstance(v, str) and len(v.strip()) >= 2]
+
+    def figures(self, row: list[Any]) -> list[Any]:
+        return [v for v in row if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+    def leaders(self, k: int) -> list[list[Any]]:
+        """The first k rows, and every later row tied with the k-th on all its figures (a tie shares the rank)."""
+        if len(self.rows) <= k:
+            return list(self.rows)
+        last = self.figures(self.rows[k - 1])
+        tied = [row for row in self.rows[k:] if last and self.figures(row) == last]
+        return [*self.rows[:k], *tied]
+
+
+def ranking(outputs: list[str]) -> Ranking | None:
+    """The one graph result whose rows the query ordered, its first row holding a name; None when there is none
+    or more than one (which order would be the answer's is not known)."""
+    found: list[Ranking] = []
+    for output in outputs:
+        data = _parsed(output)
+        if data is None:
+            continue
+        rows = [row for row in data.get("rows", []) if isinstance(row, list)]
+        if data.get(ORDERED_KEY) and rows and any(isinstance(v, str) for v in rows[0]):
+            found.append(Ranking([str(c) for c in data.get("columns", [])], rows))
+    return found[0] if len(found) == 1 else None
+
+
+def names_leaders(answer: str, ranked: Ranking, k: int) -> bool:
+    """The answer names each of the first k rows (or a row tied with them)."""
+    lowered = answer.lower()
+    leaders = ranked.leaders(k)
+    named = [row for row in leaders if any(n.lower() in lowered for n in ranked.names(row))]
+    return len(named) >= min(k, len(ranked.rows))
+
+
+def ranked_answer(question: str, ranked: Ranking) -> str:
+    """The answer a ranking gives, read from its rows: the first k (and ties), then the next few for context."""
+    k = ranked_count(question)
+    leaders = ranked.leaders(k)
+
+    def shown(row: list[Any]) -> str:
+        names = ranked.names(row)
+        rest = [f"{c}: {_show(v)}" for c, v in zip(ranked.columns, row, strict=False) if _show(v) not in names]
+        return f"{', '.join(names)}" + (f" ({'; '.join(rest)})" if rest else "")
+
+    first = "; ".join(shown(r) for r in leaders)
+    lead = "first" if len(leaders) == 1 else f"the first {len(leaders)}"
+    answer = f"{first}: {lead} of the {len(ranked.rows)} rows the query ranked."
+    following = ranked.rows[len(leaders):len(leaders) + MAX_RANKED_SHOWN]
+    if following:
+        answer += " Next: " + "; ".join(shown(r) for r in following) + "."
+    return answer
+
+
+def stated_figure(answer: str) -> bool:
+    return bool(_FIGURE.search(answer))
+
+
+def stated_name(answer: str, outputs: list[str]) -> bool | None:
+    """Whether the answer names a text value of the graph rows; None when the rows hold no text at all (a
+    "which" answered by a query that returned only figures: nothing in them names what was asked)."""
+    texts = {str(v).strip().lower() for output in outputs for row in _rows(output) for v in row
+             if isinstance(v, str) and len(v.strip()) >= 2}
+    if not texts:
+        return None
+    lowered = answer.lower()
+    return any(t in lowered for t in texts)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What the answer states against what was asked. `ranked_first`: the question ranks, the query ordered its
+    rows and the answer names the first; `inadequate`: it lacks the kind of thing asked for."""
+
+    ranked_first: bool
+    inadequate: bool
+
+    def features(self) -> dict[str, float]:
+        return {"ranked_first": float(self.ranked_first), "inadequate": float(self.inadequate)}
+
+
+def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | None:
+    """The answer the rows give when the written one does not state what was asked, with how it was made:
+    ("ranked", ...) when a superlative's answer does not name the row the query ranked first; ("restated", ...)
+    when a "which" names no text of the rows, or a "how many" states no figure, though the rows hold one.
+    None when the written answer stands."""
+    ranked = ranking(outputs) if superlative(question) else None
+    if ranked is not None and not names_leaders(answer, ranked, ranked_count(question)):
+        return "ranked", ranked_answer(question, ranked)
+    graph_results = [o for o in outputs if _parsed(o) is not None]
+    if not graph_results or not any(_rows(o) for o in graph_results):
+        return None
+    if asks_for_number(question):
+        # a count may be the number of rows; an amount must be a figure in them
+        figures = [v for o in graph_results for row in _rows(o) for v in row
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        holds_figure = bool(_COUNT.search(question)) or bool(figures)
+        if holds_figure and not stated_figure(answer):
+            return "restated", compose_from_rows(question, outputs)
+        return None
+    if asks_for_name(question) and stated_name(answer, graph_results) is False:
+        return "restated", compose_from_rows(question, outputs)
+    return None
+
+
+def fit(question: str, answer: str, outputs: list[str]) -> Fit:
+    graph_results = [o for o in outputs if _parsed(o) is not None]
+    ranked = ranking(outputs) if superlative(question) else None
+    ranked_first = ranked is not None and names_leaders(answer, ranked, ranked_count(question))
+    inadequate = False
+    if graph_results:  # a text answer (a completion, a prompt) is not judged by the rows' shape
+        if asks_for_number(question) and not stated_figure(answer):
+            inadequate = True
+        elif asks_for_name(question) and not asks_for_number(question) and stated_name(answer, graph_results) is None:
+            inadequate = _only_figures(graph_results)
+    return Fit(ranked_first=ranked_first, inadequate=inadequate)
+
+
+def _only_figures(outputs: list[str]) -> bool:
+    """Some rows came back and none holds any text: a "which" cannot be answered from them."""
+    rows = [row for output in outputs for row in _rows(output)]
+    return bool(rows) and not any(isinstance(v, str) for row in rows for v in row)
+
+
+def _parsed(output: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(output)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return data if isinstance(data, dict) and "rows" in data else None
+
+
+def _rows(output: str) -> list[list[Any]]:
+    data = _parsed(output)
+    return [row for row in (data or {}).get("rows", []) if isinstance(row, list)]
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)

@@ -1,0 +1,83 @@
+"""An answer states what was asked: the row a superlative's query ranked first, a name for "which", a figure for
+"how many"; otherwise the rows give the answer and the confidence says so."""
+
+from __future__ import annotations
+
+import json
+
+from confidence_core.answer_fit import fit, ranked_count, refit, superlative
+from confidence_core.calibrator import INADEQUATE_CEILING, capped
+from confidence_core.cypher_text import ordered_by
+
+RANKED = json.dumps({"columns": ["supplier", "orders"], "ordered_by": "orders DESC",
+                     "rows": [["Acme Industrial", 135], ["Globex Supply", 80], ["Initech", 80],
+                              ["Sirius Industrial", 29]]})
+
+
+def test_a_superlative_answer_naming_another_row_is_replaced_by_the_first() -> None:
+    question = "Which supplier has the most purchase orders?"
+    how, answer = refit(question, "Sirius Industrial has the most purchase orders with 29.", [RANKED]) or ("", "")
+    assert how == "ranked"
+    assert answer.startswith("Acme Industrial (orders: 135): first of the 4 rows")
+    assert fit(question, answer, [RANKED]).ranked_first
+
+
+def test_a_superlative_answer_naming_the_first_row_stands() -> None:
+    question = "Which supplier has the most purchase orders?"
+    answer = "Acme Industrial has the most purchase orders (135)."
+    assert refit(question, answer, [RANKED]) is None
+    assert fit(question, answer, [RANKED]).features() == {"ranked_first": 1.0, "inadequate": 0.0}
+
+
+def test_top_k_asks_for_k_rows_and_ties_share_a_rank() -> None:
+    question = "Which are the two suppliers with the most orders?"
+    assert ranked_count(question) == 2 and ranked_count("the top 3 suppliers") == 3
+    assert refit(question, "Acme Industrial and Globex Supply.", [RANKED]) is None
+    assert refit(question, "Acme Industrial and Initech.", [RANKED]) is None  # Initech ties with Globex
+    how, answer = refit(question, "Acme Industrial.", [RANKED]) or ("", "")
+    assert how == "ranked" and "Globex Supply" in answer and "Initech" in answer
+
+
+def test_rows_in_no_stated_order_are_not_read_as_a_ranking() -> None:
+    unordered = json.dumps({"columns": ["supplier", "orders"], "rows": [["Sirius Industrial", 29], ["Acme", 135]]})
+    assert refit("Which supplier has the most orders?", "Sirius Industrial, 29.", [unordered]) is None
+
+
+def test_superlatives_are_words_in_lower_case_not_names_or_lookalikes() -> None:
+    assert superlative("Which is the longest track on the album?")
+    assert superlative("Name the three dullest cities")
+    assert not superlative("Which requests of Budapest earn interest?")
+    assert not superlative("Which countries border France?")
+
+
+def test_a_which_question_answered_from_rows_of_figures_only_is_inadequate_and_capped() -> None:
+    rows = json.dumps({"columns": ["duration"], "rows": [[2616981]]})
+    verdict = fit("Which is the longest track on the album Big Ones?", "2616981", [rows])
+    assert verdict.inadequate
+    probability, reasons = capped(0.9, "calibrated", verdict.features())
+    assert probability == INADEQUATE_CEILING and "lacks what was asked" in reasons
+
+
+def test_a_how_many_answered_without_a_figure_is_restated_from_the_rows() -> None:
+    rows = json.dumps({"columns": ["name"], "rows": [["Acme"], ["Globex"], ["Initech"]]})
+    how, answer = refit("How many suppliers are in Germany?", "Acme, Globex and Initech are there.", [rows]) or ("", "")
+    assert how == "restated" and "3 rows" in answer
+    assert refit("How many suppliers are in Germany?", "Three: Acme, Globex and Initech.", [rows]) is None
+
+
+def test_a_which_answer_naming_nothing_the_rows_hold_is_restated() -> None:
+    rows = json.dumps({"columns": ["country"], "rows": [["Austria"], ["Hungary"]]})
+    how, answer = refit("Which countries border Slovakia?", "It has two neighbours.", [rows]) or ("", "")
+    assert how == "restated" and "Austria" in answer and "Hungary" in answer
+    assert refit("Which countries border Slovakia?", "Austria and Hungary.", [rows]) is None
+
+
+def test_text_results_are_not_judged_by_the_shape_of_rows() -> None:
+    assert refit("Which poem is the saddest?", "The one about the sea.", ["A completion, not rows"]) is None
+    assert not fit("How many lines does it have?", "Several.", ["A completion"]).inadequate
+
+
+def test_the_order_of_the_final_rows_is_read_from_the_last_return() -> None:
+    assert ordered_by("MATCH (s)<-[:FROM]-(o) RETURN s.name, count(o) AS n ORDER BY n DESC LIMIT 5") == "n DESC"
+    assert ordered_by("MATCH (s) WITH s ORDER BY s.x LIMIT 3 RETURN s.name") is None
+    assert ordered_by("MATCH (s) WHERE s.n = 'ORDER BY x' RETURN s") is None
