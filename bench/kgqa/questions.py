@@ -21,7 +21,8 @@ from typing import Any
 
 Gold = dict[str, Any]
 
-CATEGORIES = ("lookup", "one-hop", "count", "aggregation", "multi-hop", "path", "filter", "non-existent")
+CATEGORIES = ("lookup", "one-hop", "count", "aggregation", "superlative", "multi-hop", "path", "filter", "set",
+              "non-existent")
 SPLITS = ("calibration", "heldout")
 CALIBRATION_SHARE = 40  # percent of questions a calibrator may be fitted on; the rest are held out
 

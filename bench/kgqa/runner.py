@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from bench.graphs import registry as public_graphs
 from bench.kgqa import countries_data
 from bench.kgqa.questions import Question
 from bench.kgqa.results import Result, write
@@ -34,6 +35,11 @@ from service.connections import PartUnreachable, connect_temporal
 PLAN = '{"override_timeout_s": 10}'
 HUMAN_ASKED = ("Override needed", "Approval needed")
 GRAPHS = {"procurement": "procurement", "countries": countries_data.GRAPH_NAME}
+
+
+def graph_name(dataset: str) -> str:
+    """The graph a dataset's questions are asked of: a public graph (bench/graphs) under its own name."""
+    return GRAPHS.get(dataset, dataset)
 STACK_ERRORS = (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError)  # said plainly, no traceback
 
 
@@ -72,7 +78,7 @@ def stack_options(dataset: str, data_dir: Path) -> StackOptions:
     """Every part embedded, each on a free port; the demo graph and its ontology only for procurement."""
     return StackOptions(data_dir=data_dir, temporal_port=free_port(), ui_port=free_port(), pulsar_port=free_port(),
                         falkordb_port=free_port(), llm_port=free_port(), metrics_port=free_port(),
-                        http_port=0, graph_name=GRAPHS[dataset], load_demo_graph=dataset == "procurement",
+                        http_port=0, graph_name=graph_name(dataset), load_demo_graph=dataset == "procurement",
                         log_level="WARNING")
 
 
@@ -96,9 +102,9 @@ async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | Non
     say(f"starting the embedded stack for '{dataset}' (data and logs in {data_dir}) ...")
     try:
         await interrupt.run(stack.start())
-        if dataset == "countries":  # before the first question, so the planner's first schema look sees it
-            await interrupt.run(countries_data.load(stack.falkordb_url, GRAPHS[dataset]))
-            say(f"loaded the countries graph into '{GRAPHS[dataset]}'")
+        if dataset in public_graphs.GRAPHS:  # before the first question, so the planner's first schema look sees it
+            await interrupt.run(public_graphs.load_graph(dataset, stack.falkordb_url, graph_name(dataset)))
+            say(f"loaded the {dataset} graph into '{graph_name(dataset)}'")
         stop = asyncio.Event()
         supervision = asyncio.create_task(stack.supervise(stop, say))
         try:

@@ -192,9 +192,9 @@ def test_the_procurement_set_is_deterministic_and_covers_every_category() -> Non
     first, second = procurement.questions(), procurement.questions()
     assert [(q.id, q.text, q.gold) for q in first] == [(q.id, q.text, q.gold) for q in second]
     counts = Counter(q.category for q in first)
-    assert len(first) >= 150 and counts["non-existent"] >= 20 and set(counts) == set(g.CATEGORIES)
+    assert len(first) >= 150 and counts["non-existent"] >= 20 and set(counts) == set(procurement.QUOTAS)
     assert len({q.text for q in first}) == len(first)
-    assert {q.category for q in g.select(first, "heldout", 8)} == set(g.CATEGORIES)
+    assert {q.category for q in g.select(first, "heldout", 8)} == set(procurement.QUOTAS)
     assert not set(q.id for q in g.select(first, "heldout")) & set(q.id for q in g.select(first, "calibration"))
 
 
@@ -204,7 +204,7 @@ def test_the_countries_set_has_sixty_questions_or_more() -> None:
 
     qs = countries.questions()
     counts = Counter(q.category for q in qs)
-    assert len(qs) >= 60 and set(counts) == set(g.CATEGORIES) and counts["non-existent"] >= 8
+    assert len(qs) >= 60 and set(counts) == set(countries.QUOTAS) and counts["non-existent"] >= 8
 
 
 # metrics -------------------------------------------------------------------------------------------------
