@@ -26,6 +26,7 @@ from bench.kgqa.metrics import auroc, expected_calibration_error
 from bench.kgqa.selective import choose_threshold, risk_coverage, svg_curve
 from confidence_core.calibrator import Calibrator, CalibratorError, fit
 from confidence_core.evidence import FEATURES
+from service.calibrator_file import CalibratorFile
 
 HIGH = 0.9
 
@@ -60,6 +61,21 @@ def graph_row(name: str, train: list[dict[str, Any]], test: list[dict[str, Any]]
             "coverage": len(answered) / len(test),
             "answered_accuracy": sum(answered) / len(answered) if answered else None,
             "spread": statistics.pstdev(scores), "scores": scores, "right": right}
+
+
+def baseline_rows(by_graph: dict[str, list[dict[str, Any]]], calibrator: Calibrator,
+                  target: float) -> list[dict[str, Any]]:
+    """Each graph's runs stated by a calibrator fitted elsewhere (the shipped one): the figures to beat."""
+    rows = []
+    for name, test in sorted(by_graph.items()):
+        scores, right = stated(test, calibrator)
+        high = [r for s, r in zip(scores, right, strict=True) if s >= HIGH]
+        rows.append({"graph": name, "n": len(test), "accuracy": sum(right) / len(test), "auroc": auroc(scores, right),
+                     "ece": expected_calibration_error(scores, right), "high_share": len(high) / len(test),
+                     "high_accuracy": sum(high) / len(high) if high else None, "threshold": None, "coverage": 0.0,
+                     "answered_accuracy": None, "spread": statistics.pstdev(scores), "scores": scores,
+                     "right": right})
+    return rows
 
 
 def leave_one_out(by_graph: dict[str, list[dict[str, Any]]], target: float,
@@ -125,6 +141,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", type=Path, nargs="+")
     p.add_argument("--target", type=float, default=0.95, help="share of unattended answers that must be right")
+    p.add_argument("--baseline", type=Path, default=None, help="a calibrator to report first, as it states these runs")
     p.add_argument("--svg", type=Path, default=None, help="write the risk-coverage curves here")
     p.add_argument("--write-calibrator", type=Path, default=None, help="fit on every run and write the calibrator")
     args = p.parse_args()
@@ -136,6 +153,10 @@ def main() -> int:
     if len(by_graph) < 2:
         print("error: leaving one graph out needs runs on two graphs or more", file=sys.stderr)
         return 2
+    if args.baseline:
+        print(f"Stated by {args.baseline} (fitted on none of these runs):\n")
+        print(table(baseline_rows(by_graph, CalibratorFile(args.baseline).current(), args.target), args.target))
+        print("\nEach graph left out of fitting:\n")
     rows = leave_one_out(by_graph, args.target)
     print(table(rows, args.target))
     mean_auroc = statistics.mean(r["auroc"] for r in rows if r["auroc"] is not None)

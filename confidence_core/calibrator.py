@@ -75,7 +75,18 @@ class Calibrator:
         if unseen:
             return capped(None, f"not calibrated (the calibrator has seen no answer with {', '.join(unseen)}); "
                                 "the evidence score stands", features)
-        return capped(round(self.probability(features), 2), f"calibrated: {self.explain(features)}", features)
+        probability, reasons = capped(round(self.probability(features), 2), f"calibrated: {self.explain(features)}",
+                                      features)
+        return probability, reasons + self.escalation_note(probability)
+
+    def escalation_note(self, probability: float | None) -> str:
+        """Below the threshold chosen on held-out labelled runs (bench/kgqa_calibration.py), the answer is one a
+        person should check: the answers above it were right at the target rate, with a stated guarantee."""
+        threshold, target = self.trained_on.get("escalation_threshold"), self.trained_on.get("escalation_target")
+        if probability is None or not _finite(threshold) or not _finite(target) or probability >= threshold:
+            return ""
+        return (f"; below {threshold:.2f}, the confidence above which answers were right {target:.0%} of the time on "
+                "graphs left out of fitting: check this answer before relying on it")
 
     def explain(self, features: dict[str, float]) -> str:
         """The evidence present in this answer that moved its probability most, compared with a typical

@@ -122,3 +122,17 @@ def test_an_answer_that_declines_is_stated_at_the_ceiling_whatever_its_evidence(
     probability, reasons = confident.state(features)
     assert probability == DECLINED_CEILING and "the answer says the results lack what was asked" in reasons
     assert confident.state({"step_score": 1.0})[0] == 1.0  # the same evidence, answered: not capped
+
+
+def test_an_answer_below_the_escalation_threshold_says_it_should_be_checked() -> None:
+    from confidence_core.calibrator import Calibrator
+
+    calibrator = Calibrator(weights={"step_score": 4.0}, bias=-2.0,
+                            trained_on={"escalation_threshold": 0.8, "escalation_target": 0.95})
+    low, low_reasons = calibrator.state({"step_score": 0.5})
+    high, high_reasons = calibrator.state({"step_score": 1.0})
+    assert low is not None and low < 0.8
+    assert "right 95% of the time" in low_reasons and "check this answer" in low_reasons
+    assert high is not None and high >= 0.8 and "check this answer" not in high_reasons
+    # a calibrator without a chosen threshold says nothing of it
+    assert "check" not in Calibrator(weights={"step_score": 4.0}, bias=-2.0).state({"step_score": 0.5})[1]
