@@ -32,7 +32,11 @@ def singular(word: str) -> str:
 
 
 def _known_words(vocabulary: set[str]) -> set[str]:
-    return {v.lower() for v in vocabulary} | {singular(v.lower()) for v in vocabulary}
+    """The schema's words, lower case with singulars, and the parts of its compound identifiers: a question
+    says "area km2" for `area_km2` and "purchase order" for `PurchaseOrder`, and "km2" is no name."""
+    parts = {p for v in vocabulary for p in re.split(r"[_\s]+|(?<=[a-z0-9])(?=[A-Z])", v) if p and p != v}
+    words = {w.lower() for w in vocabulary | parts}
+    return words | {singular(w) for w in words}
 
 
 def _is_vocabulary(term: str, known: set[str]) -> bool:

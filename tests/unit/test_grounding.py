@@ -108,3 +108,10 @@ def test_a_misplaced_name_moves_to_the_label_that_stores_it_when_its_node_is_una
         "MATCH (c:Country)-[:IN]->(:Subregion {name: 'West Asia'}) RETURN c.name")
     two = "MATCH (a:Region)--(b:Region) WHERE a.name = 'X' AND b.name = 'X' RETURN a"
     assert relabel(two, "Region", "name", "X", "Subregion") is None
+
+
+def test_a_piece_of_a_compound_property_name_is_no_name() -> None:
+    """"area km2" says `area_km2`: "km2" was looked up as a name, found nowhere, and sank a right answer."""
+    vocabulary = {"Country", "area_km2", "population", "IN_COUNTRY"}
+    assert mentions("What is the average area km2 of the countries in Asia?", vocabulary) == ["Asia"]
+    assert mentions("What is the area km2 of Chad?", vocabulary) == ["Chad"]
