@@ -8,6 +8,8 @@ connection paths, filters, set intersection and difference, and entities that do
 from __future__ import annotations
 
 import random
+import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,12 +59,23 @@ def arrow(link: Link, forward: bool) -> str:
     return f"-[:`{link.type}`]->" if forward else f"<-[:`{link.type}`]-"
 
 
-def names_gold(rows: list[list[Any]], pool: list[str], match: str = "all") -> Gold | None:
+def names_gold(rows: list[list[Any]], pool: list[str], match: str = "all",
+               aliases: dict[str, list[str]] | None = None) -> Gold | None:
+    """The names the rows hold, each with its codes as other accepted spellings (`aliases`)."""
     found = [str(r[0]) for r in rows if usable_name(r[0])]
     if not found or len(found) != len(rows) or len(found) > MAX_LISTED:
         return None
     lowered = {f.lower() for f in found}
-    return g.names(sorted(set(found)), match=match, distractors=[p for p in pool if p.lower() not in lowered])
+    items: list[str | list[str]] = [[f, *(aliases or {}).get(f.lower(), [])] if (aliases or {}).get(f.lower()) else f
+                                    for f in sorted(set(found))]
+    return g.names(items, match=match, distractors=[p for p in pool if p.lower() not in lowered])
+
+
+def is_code(value: Any) -> bool:
+    """An identifier a person may answer with instead of the name: one upper-case token of 3 to 8 letters or
+    digits ("EUR", "FRA", "KLAX"), never a word such as a capital's name."""
+    return (isinstance(value, str) and re.fullmatch(r"[A-Z0-9]{3,8}", value) is not None
+            and any(c.isalpha() for c in value))
 
 
 def number_gold(rows: list[list[Any]], *, integer: bool = False) -> Gold | None:
@@ -77,6 +90,22 @@ class Makers:
         self.s = snap
         self.named_labels = [lb for lb in snap.labels.values() if lb.key]
         self.links = [k for k in snap.links if snap.labels[k.source].key and snap.labels[k.target].key]
+        self.aliases = self._codes()
+
+    def _codes(self) -> dict[str, list[str]]:
+        """Each nameable node's codes (a value no other node of its label has): accepted for its name."""
+        found: dict[str, list[str]] = {}
+        for label in self.named_labels:
+            for prop in {k for props in label.nodes.values() for k in props} - {label.key}:
+                counts = Counter(str(p.get(prop)) for p in label.nodes.values() if is_code(p.get(prop)))
+                for n, props in label.nodes.items():
+                    value = props.get(prop)
+                    if n in self.s.named and is_code(value) and counts[str(value)] == 1:
+                        found.setdefault(self.s.named[n].lower(), []).append(str(value))
+        return found
+
+    def names(self, rows: list[list[Any]], pool: list[str], match: str = "all") -> Gold | None:
+        return names_gold(rows, pool, match, self.aliases)
 
     # -- sampling ------------------------------------------------------------------------------------------
     def named_nodes(self, label: Label) -> list[int]:
@@ -134,7 +163,7 @@ class Makers:
         return Draft(("Which {ends} is {name} connected to through its {dir}{rel} relationships?",
                       "Following {dir}{rel} from {name}, which {ends} do you reach?",
                       "List the {ends} that {name} has {a_rel} relationship with."),
-                     fields, ref, lambda rows: names_gold(rows, pool), f"one-hop:{link.type}:{forward}:{n}")
+                     fields, ref, lambda rows: self.names(rows, pool), f"one-hop:{link.type}:{forward}:{n}")
 
     def count(self, rng: random.Random) -> Draft | None:
         link = rng.choice(self.links)
@@ -231,7 +260,8 @@ class Makers:
         top = [str(r[0]) for r in rows[:k]]
         if not all(usable_name(t) and t.lower() in self._named_lower for t in top):
             return None
-        return g.topk(top, distractors=[str(r[0]) for r in rows[k:] if usable_name(r[0])])
+        items: list[str | list[str]] = [[t, *self.aliases[t.lower()]] if t.lower() in self.aliases else t for t in top]
+        return g.topk(items, distractors=[str(r[0]) for r in rows[k:] if usable_name(r[0])])
 
     @property
     def _named_lower(self) -> set[str]:
@@ -268,7 +298,7 @@ class Makers:
         fields = {"name": name, "ends": end.plural, "first": rels[0], "then": " and then ".join(rels[1:])}
         return Draft(("Which {ends} are reached from {name} by following {first} and then {then}?",
                       "Starting at {name}, follow {first}, then {then}: which {ends} do you reach?"),
-                     fields, ref, lambda rows: names_gold(rows, pool), f"multi:{n}:{rels}")
+                     fields, ref, lambda rows: self.names(rows, pool), f"multi:{n}:{rels}")
 
     def path(self, rng: random.Random) -> Draft | None:
         nodes = sorted(self.s.named)
@@ -291,7 +321,7 @@ class Makers:
             pool = self.pool(lm, rng)
             return Draft(("Which {middle} connects {a} and {b}?", "Through which {middle} are {a} and {b} linked?"),
                          {"a": na, "b": nb, "middle": lm.words}, ref,
-                         lambda rows: names_gold(rows, pool, match="any"), f"via:{min(a, b)}:{max(a, b)}")
+                         lambda rows: self.names(rows, pool, match="any"), f"via:{min(a, b)}:{max(a, b)}")
         ref = (f"MATCH (a:`{la.name}` {{`{la.key}`: {lit(na)}}}), (b:`{lb.name}` {{`{lb.key}`: {lit(nb)}}}) "
                f"MATCH p = (a)-[*1..{d}]-(b) RETURN min(length(p))")
         return Draft(("How many relationships lie on the shortest path between {a} and {b}?",
@@ -329,7 +359,7 @@ class Makers:
                       "Of the {ends} linked to {name} by {dir}{rel}, which have {a_prop} above {bound}?"),
                      {"name": name, "ends": end.plural, "prop": words(prop), "a_prop": article(words(prop)),
                       "bound": _figure(bound),
-                      **self.rel_phrase(link, forward)}, ref, lambda rows: names_gold(rows, pool),
+                      **self.rel_phrase(link, forward)}, ref, lambda rows: self.names(rows, pool),
                      f"filter-among:{link.type}:{forward}:{n}:{prop}:{k}")
 
     def _filter_all(self, rng: random.Random) -> Draft | None:
@@ -352,7 +382,7 @@ class Makers:
                       "List the {labels} whose {prop} is {word} {bound}."),
                      {"labels": label.plural, "prop": words(prop), "a_prop": article(words(prop)), "word": word,
                       "bound": _figure(bound)}, ref,
-                     lambda rows: names_gold(rows, pool), f"filter:{label.name}:{prop}:{op}:{bound}")
+                     lambda rows: self.names(rows, pool), f"filter:{label.name}:{prop}:{op}:{bound}")
 
     def set_question(self, rng: random.Random) -> Draft | None:
         link = rng.choice(self.links)
@@ -374,12 +404,12 @@ class Makers:
                    f"RETURN DISTINCT x.`{end.key}`")
             return Draft(("Which {ends} are connected through {dir}{rel} to both {a} and {b}?",
                           "Which {ends} do {a} and {b} share through {dir}{rel}?"),
-                         fields, ref, lambda rows: names_gold(rows, pool), f"both:{link.type}:{min(a, b)}:{max(a, b)}")
+                         fields, ref, lambda rows: self.names(rows, pool), f"both:{link.type}:{min(a, b)}:{max(a, b)}")
         ref = (f"MATCH {node('a', start, na)}{rel}{node('x', end)}, {node('b', start, nb)} "
                f"WHERE NOT (b){rel}(x) RETURN DISTINCT x.`{end.key}`")
         return Draft(("Which {ends} is {a} connected to through {dir}{rel} that {b} is not?",
                       "Through {dir}{rel}, which {ends} does {a} have that {b} does not?"),
-                     fields, ref, lambda rows: names_gold(rows, pool), f"only:{link.type}:{a}:{b}")
+                     fields, ref, lambda rows: self.names(rows, pool), f"only:{link.type}:{a}:{b}")
 
     def non_existent(self, rng: random.Random) -> Draft | None:
         stored = self._stored
