@@ -9,6 +9,7 @@ import asyncio
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulsar
 import structlog
@@ -18,10 +19,11 @@ from pulsar.asyncio import Consumer, Producer
 from chat.events import is_final
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
-from contracts.wire_codec import decode_response, encode_request
+from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 
 log = structlog.get_logger(__name__)
 RETAINED_FINISHED = 200  # finished streams kept for reconnecting clients
+RECEIVE_RETRY_S = 1.0  # after a failed receive from the broker
 
 
 @dataclass
@@ -79,17 +81,31 @@ class RunStreams:
                 await part.close()
 
     async def _read(self) -> None:
+        """Every response to this process's streams. Nothing one message holds stops the reader: a bad one is
+        logged and skipped, and a failed receive is logged and tried again, so no open stream stalls."""
         assert self._consumer is not None
         while True:
-            message = await self._consumer.receive()
-            await self._consumer.acknowledge(message)
-            stream = self._streams.get((message.properties() or {}).get("id", ""))
-            if stream is None:
-                continue  # another client's request
             try:
-                stream.add(decode_response(message.data()))
-            except (ValueError, TypeError, KeyError) as exc:
-                log.warning("bad_response", request_id=stream.request_id, error=str(exc))
+                message = await self._consumer.receive()
+                await self._consumer.acknowledge(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the broker: reconnecting is the client's job, waiting is ours
+                log.error("response_receive_failed", error=str(exc))
+                await asyncio.sleep(RECEIVE_RETRY_S)
+                continue
+            self._deliver(message)
+
+    def _deliver(self, message: Any) -> None:
+        try:
+            stream = self._streams.get(str((message.properties() or {}).get("id", "")))
+            if stream is None:
+                return  # another client's request
+            stream.add(decode_response(message.data()))
+        except ResponseDecodeError as exc:
+            log.warning("bad_response", error=str(exc))
+        except Exception:  # a fault of ours with one message must not end every stream
+            log.exception("response_not_delivered")
 
     def _open(self, request_id: str, workflow_id: str) -> RunStream:
         stream = RunStream(request_id=request_id, workflow_id=workflow_id)

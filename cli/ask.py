@@ -7,10 +7,14 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pulsar
+import structlog
 
 from contracts.wire import AgentRequest, AgentResponse
-from contracts.wire_codec import decode_response, encode_request
+from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 from service.connections import PULSAR_ERRORS, pulsar_client
+
+
+log = structlog.get_logger(__name__)
 
 
 class AskTimeout(TimeoutError):
@@ -50,7 +54,11 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                                       f"sent; the run goes on): {exc}") from exc
             if (message.properties() or {}).get("id") != request_id:
                 continue
-            response = decode_response(message.data())
+            try:
+                response = decode_response(message.data())
+            except ResponseDecodeError as exc:  # not ours to stop on: said, and the run's next message awaited
+                log.warning("bad_response", request_id=request_id, error=str(exc))
+                continue
             if response.message_id and response.message_id in seen:
                 continue  # an emit retried after a timeout: same message again
             seen.add(response.message_id)

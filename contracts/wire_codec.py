@@ -84,9 +84,27 @@ def encode_response(response: AgentResponse) -> bytes:
     return json.dumps(response_to_wire(response), separators=(",", ":")).encode("utf-8")
 
 
+class ResponseDecodeError(ValueError):
+    """The payload is not a usable AgentResponse (not JSON, not an object, nested too deep, a field of the
+    wrong type); the message says why."""
+
+
 def decode_response(payload: bytes) -> AgentResponse:
-    """Read any generation's AgentResponse (used by the CLI and tests)."""
-    data = json.loads(payload.decode("utf-8"))
+    """Read any generation's AgentResponse (the CLI, the chat, tests). Anything else on the response topic is
+    a ResponseDecodeError, whatever its shape: a reader logs it and goes on."""
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ResponseDecodeError(f"not a JSON response: {type(exc).__name__}") from None
+    if not isinstance(data, dict):
+        raise ResponseDecodeError(f"a response is a JSON object, not {type(data).__name__}")
+    try:
+        return _response(data)
+    except (ValidationError, TypeError, AttributeError, ValueError) as exc:
+        raise ResponseDecodeError(f"not a usable response: {str(exc)[:200]}") from None
+
+
+def _response(data: dict) -> AgentResponse:  # type: ignore[type-arg]
     kind = data.get("message_type") or data.get("chunk_type")
     content = data.get("content")
     if not kind:  # <= 1.5: one of answer/thought/observation is set

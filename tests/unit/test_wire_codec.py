@@ -202,3 +202,13 @@ def test_legacy_clients_see_an_answer_only_on_the_final_answer(response: AgentRe
     final_answer = response.message_type == "answer" and response.end_of_dialog
     assert (wire["answer"] is not None) is final_answer
     assert wire["error"] == (response.error.model_dump() if response.error else None)
+
+
+@pytest.mark.parametrize("payload", [b"[]", b"null", b"42", b'"text"', b"\xff\xfe", b"{not json",
+                                     b"[" * 100_000 + b"]" * 100_000, b'{"error": "boom"}',
+                                     b'{"message_type": "answer", "content": ["a"]}', b'{"error": {"type": 1}}'])
+def test_anything_but_a_response_object_is_one_clear_decode_error(payload: bytes) -> None:
+    from contracts.wire_codec import ResponseDecodeError
+
+    with pytest.raises(ResponseDecodeError):
+        decode_response(payload)
