@@ -13,7 +13,6 @@ from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 from service.connections import PULSAR_ERRORS, pulsar_client
 
-
 log = structlog.get_logger(__name__)
 
 
