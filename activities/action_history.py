@@ -89,11 +89,15 @@ class ActionHistory:
         record = {"action": action.inverse, "entity_type": entry.entity_type, "entity_id": entry.entity_id,
                   "run_id": entry.run_id, "step_id": "undo", "request": f"undo {entry.key} by {by}",
                   "undoes": entry.key, "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+        # Only while the entity still holds what the action left: undoing run A after run B changed the same
+        # property would restore A's "before" over B's change and lose it without a word.
+        left = {prop: change["after"] for prop, change in entry.changes.items()}
         out = await self.tools.apply(entry.entity_type, action.inverse, entry.entity_id, undo_key, record,
-                                     parameters=parameters)
+                                     parameters=parameters, expected=left)
         if not out.success:
+            later = " (changed after this action: undo that change first)" if "no longer" in (out.error or "") else ""
             return UndoOutcome(key=entry.key, entity_id=entry.entity_id, success=False,
-                               detail=f"{action.inverse} failed: {out.error}")
+                               detail=f"{action.inverse} not applied: {out.error}{later}")
         await self.graph.write_query(
             f"MATCH (r:`{RECORD_LABEL}` {{key: $key}}) SET r.undone_by = $undo_key, r.undone_at = $at",
             {"key": entry.key, "undo_key": undo_key, "at": record["at"]})

@@ -380,11 +380,13 @@ class ActionTools:
                 for i, x in enumerate(executions)]
 
     async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
-                    retry: int = 0, parameters: dict[str, Any] | None = None) -> StepOutput:
-        """Apply the action once under `key`: checks, effects and the ActionRecord in one query."""
+                    retry: int = 0, parameters: dict[str, Any] | None = None,
+                    expected: dict[str, Any] | None = None) -> StepOutput:
+        """Apply the action once under `key`: checks, effects and the ActionRecord in one query. `expected`:
+        values the entity must still hold (checked in the same query), or nothing is applied."""
         try:
             query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record,
-                                            parameters)
+                                            parameters, expected)
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
             return action_output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)

@@ -22,10 +22,22 @@ def comparison(prop: str, op: str, param: str, var: str = "e") -> str:
     return f"coalesce({var}.`{prop}` {OPS[op]} ${param}, {'true' if op == 'ne' else 'false'})"
 
 
-def _checks(action: ActionDefinition, params: dict[str, Any]) -> str:
-    """A Cypher list of the failed preconditions' messages (a missing property: see `comparison`)."""
-    cases = [f"CASE WHEN NOT {_condition(pre, i, params)} THEN $m{i} END" for i, pre in enumerate(action.preconditions)]
-    return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
+# A key more than one node holds: applying the action would change every one of them under one record.
+SHARED_KEY = "its key is held by more than one node, so changing it would change them all: nothing was changed"
+
+
+def _checks(action: ActionDefinition, params: dict[str, Any], expected: dict[str, Any] | None = None) -> str:
+    """A Cypher list of the failed checks' messages: the entity's key held by one node only (`copies`, from
+    `_head`), the preconditions (a missing property: see `comparison`), and `expected` current values."""
+    params["shared_key"] = SHARED_KEY
+    cases = ["CASE WHEN copies > 1 THEN $shared_key END"]
+    cases += [f"CASE WHEN NOT {_condition(pre, i, params)} THEN $m{i} END"
+              for i, pre in enumerate(action.preconditions)]
+    for i, (prop, value) in enumerate(sorted((expected or {}).items())):
+        params[f"x{i}"], params[f"xm{i}"] = value, f"{prop} is no longer {value!r}, the value it is expected to hold"
+        same = f"e.`{prop}` IS NULL" if value is None else f"coalesce(e.`{prop}` = $x{i}, false)"
+        cases.append(f"CASE WHEN NOT {same} THEN $xm{i} END")
+    return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]"
 
 
 def _condition(pre: Precondition, i: int, params: dict[str, Any], balance: str = "acct.`balance`",
@@ -43,13 +55,15 @@ def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params:
           entity_id: str = "$entity_id", carry: str = "") -> str:
     """Matches the entity `e` and the action's account `acct` (null without one); `carry`: variables kept."""
     key = ontology.classes[class_name].key
-    head = f"MATCH (e:`{class_name}`) WHERE e.`{key}` = {entity_id}"
+    # `copies`: how many nodes hold the entity's key (more than one: every check fails, see SHARED_KEY)
+    head = (f"MATCH (e:`{class_name}`) WHERE e.`{key}` = {entity_id} "
+            f"WITH {carry}collect(e) AS same UNWIND same AS e WITH {carry}e, size(same) AS copies")
     if action.account:
         account_key = ontology.classes[action.account.class_].key
         params["account_id"] = action.account.id
         head += f" OPTIONAL MATCH (acct:`{action.account.class_}` {{`{account_key}`: $account_id}})"
     else:
-        head += f" WITH {carry}e, null AS acct"
+        head += f" WITH {carry}e, copies, null AS acct"
     return head
 
 
@@ -65,23 +79,26 @@ def batch_validation_query(ontology: Ontology, class_name: str, action_name: str
     """The dry run over many entities at once: one row (properties, failed checks) per entity found."""
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_ids": entity_ids}
-    head = _head(ontology, class_name, action, params, entity_id="entity_id")
+    head = _head(ontology, class_name, action, params, entity_id="entity_id", carry="entity_id, ")
     return f"UNWIND $entity_ids AS entity_id {head} RETURN properties(e), {_checks(action, params)}", params
 
 
 def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
-                    record: dict[str, Any], parameters: dict[str, Any] | None = None) -> tuple[str, dict]:
+                    record: dict[str, Any], parameters: dict[str, Any] | None = None,
+                    expected: dict[str, Any] | None = None) -> tuple[str, dict]:
     """Returns (before, after, failures, already_applied, and when already applied the recorded change
     as keys, before values, after values) for the entity; applies nothing when any precondition fails
     or the key was used before. `parameters` are the action's declared parameters' values, already
-    checked against their types (confidence_core/action_values.py); they are kept in the record."""
+    checked against their types (confidence_core/action_values.py); they are kept in the record.
+    `expected`: property values the entity must still hold, or nothing is applied (an undo: the values the
+    undone action left, so a later change is never silently overwritten)."""
     action = ontology.require_action(class_name, action_name)
     parameters = _declared(action_name, action, parameters)
     params: dict[str, Any] = {"entity_id": entity_id, "key": key, "record": {**_record(record, parameters), "key": key}}
     head = _head(ontology, class_name, action, params)
     query = (
         f"{head} OPTIONAL MATCH (done:`{RECORD_LABEL}` {{key: $key}}) "
-        f"WITH e, acct, done, properties(e) AS before, {_checks(action, params)} AS failures "
+        f"WITH e, acct, done, properties(e) AS before, {_checks(action, params, expected)} AS failures "
         f"{_apply(action, parameters, params, '$record')} "
         f"RETURN {_RETURNED}"
     )
@@ -125,9 +142,12 @@ def _running_checks(action: ActionDefinition, params: dict[str, Any]) -> str:
     pre = [f"e.`{p.funds}`" if p.funds else f"CASE WHEN NOT {_condition(p, i, params)} THEN $m{i} END"
            for i, p in enumerate(action.preconditions)]
     debits = " + ".join(f"e.`{e.debit}`" for e in action.effects if e.debit) or "0"
-    cases = [f"CASE WHEN NOT {_condition(p, i, params, balance='s[0]', amount=f'row.pre[{i}]')} THEN $m{i} END"
-             if p.funds else f"row.pre[{i}]" for i, p in enumerate(action.preconditions)]
-    failures = f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]" if cases else "[]"
+    params["shared_key"] = SHARED_KEY
+    pre = ["CASE WHEN copies > 1 THEN $shared_key END", *pre]  # row.pre[0]: the key held by one node only
+    cases = ["row.pre[0]", *(
+        f"CASE WHEN NOT {_condition(p, i, params, balance='s[0]', amount=f'row.pre[{i + 1}]')} THEN $m{i} END"
+        if p.funds else f"row.pre[{i + 1}]" for i, p in enumerate(action.preconditions))]
+    failures = f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]"
     fold = (f"reduce(s = [acct.`balance`, []], row IN rows | "
             f"[CASE WHEN row.done IS NULL AND size({failures}) = 0 THEN s[0] - row.debit ELSE s[0] END, "
             f"s[1] + [{failures}]])[1]")
