@@ -157,7 +157,7 @@ class ActionPlanningActivities:
                 problems = [*notes, *problems] if problems else []
             if not problems:
                 definition = ontology.require_action(intent.entity_type, intent.action_name)
-                return ActionPlanningOutput(intent=intent, irreversible=definition.irreversible,
+                return ActionPlanningOutput(intent=intent, irreversible=definition.cannot_be_undone,
                                             notes=[*notes, *fitted.added], left_out=fitted.left_out)
             log.warning("action_plan_rejected", problems=problems)
             messages += [{"role": "assistant", "content": completion.text},

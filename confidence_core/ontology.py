@@ -75,6 +75,12 @@ class ActionDefinition(BaseModel):
     irreversible: bool = False
     account: AccountRef | None = None
 
+    @property
+    def cannot_be_undone(self) -> bool:
+        """Declared irreversible, or declaring no inverse: either way nothing can take it back, so a person
+        approves it first (an omitted inverse must not make an action look safe)."""
+        return self.irreversible or not self.inverse
+
 
 class Ontology(BaseModel):
     name: str

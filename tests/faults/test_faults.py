@@ -223,15 +223,16 @@ async def test_broker_restart_the_bridge_reconnects_and_persistent_requests_are_
 @pytest.mark.parametrize("group_size", ["1", "2"], ids=["one-per-activity", "groups-of-2"])
 async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy, falkordb_url: str,
                                                                          group_size: str) -> None:
-    """24 approvals, 4 at a time, 300 ms each: the worker dies with some applied and some in flight. The
-    restarted worker replays the batch; each order is approved once and reported as succeeded, whether each
+    """24 submissions, 4 at a time, 300 ms each: the worker dies with some applied and some in flight. The
+    restarted worker replays the batch; each order is submitted once and reported as succeeded, whether each
     activity executed one order or a group of them."""
     from falkordb.asyncio import FalkorDB
 
     from embedded import demo_graph
     from tests.scripted_llm import is_action_planning, is_routing
 
-    orders = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
+    orders = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft"][:24]
+    assert len(orders) == 24
     graph_name = f"fault-batch-{uuid.uuid4().hex[:8]}"
     await demo_graph.load(falkordb_url, graph_name)
     db = FalkorDB.from_url(falkordb_url)
@@ -241,7 +242,7 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
         if is_routing(body):
             return 200, json.dumps({"intent": "ACTION"})
         if is_action_planning(body):
-            return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "approve", "entity_ids": orders,
+            return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": orders,
                                     "related_class": "", "related_name": ""})
         return 200, "ok"
 
@@ -254,7 +255,7 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
                              TGCA_ONTOLOGY_PATH=str(demo_graph.ONTOLOGY_PATH), TGCA_ACTION_LATENCY_MS="300",
                              TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000", TGCA_AGENT__ACTION_MAX_CONCURRENT="4",
                              TGCA_AGENT__ACTION_GROUP_SIZE=group_size)
-            asking = asyncio.create_task(d.ask(f"Approve orders {', '.join(orders)}"))  # the ids it targets
+            asking = asyncio.create_task(d.ask(f"Submit orders {', '.join(orders)}"))  # the ids it targets
             for _ in range(600):
                 if await applied() >= 4:
                     break
@@ -265,12 +266,12 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
             d.new_worker()
             messages = await asyncio.wait_for(asking, 120)
         assert 4 <= at_kill < 24
-        assert "approve on 24 PurchaseOrder entities: 24 succeeded, 0 failed." in messages[-1].content
+        assert "submit on 24 PurchaseOrder entities: 24 succeeded, 0 failed." in messages[-1].content
         keys = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r), count(DISTINCT r.entity_id)")).result_set
         assert keys == [[24, 24]]  # one record per order: none applied twice
         statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
                                      {"ids": orders})).result_set
-        assert statuses == [["approved"]]
+        assert statuses == [["submitted"]]
     finally:
         await g.delete()
         await db.aclose()

@@ -196,19 +196,19 @@ async def test_a_parameter_from_an_earlier_turn_is_read_from_the_conversation(ma
 
 async def test_a_condition_the_request_does_not_state_is_left_out_and_said(make_stack, demo_copy,
                                                                            unique: str) -> None:
-    """The local model adds conditions nobody asked for ('approve these orders' planned with an amount
+    """The local model adds conditions nobody asked for ('submit these orders' planned with an amount
     filter that would leave them all out): the filter is dropped, the caller told, the request done."""
     graph_name, g = demo_copy
-    submitted = [o["po_number"] for o in ORDERS if o["status"] == "submitted"][:3]
-    model = PlanningModel(intent("approve", entity_ids=submitted,
+    drafts = [o["po_number"] for o in ORDERS if o["status"] == "draft"][:3]
+    model = PlanningModel(intent("submit", entity_ids=drafts,
                                  filters=[{"property": "total_amount", "op": "gt", "value": 999_999}]))
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        messages = await run(stack, f"Approve orders {', '.join(submitted)}", f"approve-{unique}")
+        messages = await run(stack, f"Submit orders {', '.join(drafts)}", f"submit-{unique}")
     assert any(m.content == 'Left out the condition total_amount > 999999.0: the request does not state it.'
                for m in messages)
     assert events(messages)[0]["plan"]["filters"] == []
-    assert "approve on 3 PurchaseOrder entities: 3 succeeded, 0 failed." in messages[-1].content
+    assert "submit on 3 PurchaseOrder entities: 3 succeeded, 0 failed." in messages[-1].content
     statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
-                                 {"ids": submitted})).result_set
-    assert statuses == [["approved"]]
+                                 {"ids": drafts})).result_set
+    assert statuses == [["submitted"]]

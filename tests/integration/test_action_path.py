@@ -155,19 +155,36 @@ async def test_nothing_changes_without_approval(make_stack, demo_copy, unique: s
 
 
 async def test_small_reversible_batch_runs_without_approval(make_stack, demo_copy, unique: str) -> None:
-    """Three named orders to approve: reversible, under the approval bar, sure targets: it just runs."""
+    """Three named drafts to submit: reversible (withdraw), under the approval bar, sure targets: it just runs."""
     graph_name, g = demo_copy
+    drafts = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft"][:3]
+    intent = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": drafts,
+              "related_class": "", "related_name": ""}
+    with ScriptedLLM(DomainModel(intent)) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        messages = await run(stack, f"Submit orders {', '.join(drafts)}", f"submit-{unique}")
+    assert "submit on 3 PurchaseOrder entities: 3 succeeded, 0 failed." in messages[-1].content
+    assert not any("Approval needed" in m.content for m in messages)
+    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.status",
+                                 {"ids": drafts})).result_set
+    assert [r[0] for r in statuses] == ["submitted"] * 3
+
+
+async def test_an_action_without_an_inverse_waits_for_a_human(make_stack, demo_copy, unique: str) -> None:
+    """`approve` declares no inverse: nothing could take it back, so even three named orders wait for approval
+    (an omitted inverse must not make an action look safe)."""
+    graph_name, _ = demo_copy
     submitted = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:3]
     intent = {"entity_type": "PurchaseOrder", "action_name": "approve", "entity_ids": submitted,
               "related_class": "", "related_name": ""}
     with ScriptedLLM(DomainModel(intent)) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        messages = await run(stack, f"Approve orders {', '.join(submitted)}", f"approve-{unique}")
+        request_id = f"approve-{unique}"
+        asking = asyncio.create_task(run(stack, f"Approve orders {', '.join(submitted)}", request_id))
+        pending = await approve_when_asked(stack, f"agent-{request_id}", asking)
+        messages = await asyncio.wait_for(asking, 120)
+    assert pending.pending_override is not None and "approve is irreversible" in pending.pending_override.reasoning
     assert "approve on 3 PurchaseOrder entities: 3 succeeded, 0 failed." in messages[-1].content
-    assert not any("Approval needed" in m.content for m in messages)
-    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.status",
-                                 {"ids": submitted})).result_set
-    assert [r[0] for r in statuses] == ["approved"] * 3
 
 
 async def test_injection_through_the_target_name_changes_nothing(make_stack, demo_copy, unique: str) -> None:
