@@ -84,7 +84,8 @@ def report(graph: str, questions: list[Question], short: dict[str, int], path: P
 
 async def main_async(args: argparse.Namespace) -> int:
     if args.url:
-        questions, short = await questions_for(args.url, args.graph_name, args.graph_name, args.seed, args.scale)
+        questions, short = await questions_for(args.url, args.graph_name, f"{args.graph_name}-s{args.seed}", args.seed,
+                                               args.scale)
         write(args.out, args.graph_name, args.seed, questions)
         report(args.graph_name, questions, short, args.out)
         return 0
@@ -92,7 +93,8 @@ async def main_async(args: argparse.Namespace) -> int:
     async with own_falkordb() as url:
         for name in names:
             await load_graph(name, url)
-            questions, short = await questions_for(url, name, name, args.seed, args.scale)
+            # the seed in every id: no two sets (nor the hand-written ones) share an id
+            questions, short = await questions_for(url, name, f"{name}-s{args.seed}", args.seed, args.scale)
             path = args.out if args.graph != "all" else args.out_dir / f"{name}-seed{args.seed}.jsonl"
             write(path, name, args.seed, questions)
             report(name, questions, short, path)
