@@ -142,7 +142,7 @@ def main() -> int:
     p.add_argument("results", type=Path, nargs="+")
     p.add_argument("--target", type=float, default=0.95, help="share of unattended answers that must be right")
     p.add_argument("--questions", type=Path, nargs="*", default=None,
-                   help="judge against these question files' golds (the generator's current ones), by id and text")
+                   help="judge against these question files' golds (the generator's current ones), by graph and text")
     p.add_argument("--baseline", type=Path, default=None, help="a calibrator to report first, as it states these runs")
     p.add_argument("--svg", type=Path, default=None, help="write the risk-coverage curves here")
     p.add_argument("--write-calibrator", type=Path, default=None, help="fit on every run and write the calibrator")
@@ -151,10 +151,11 @@ def main() -> int:
     for path in args.questions or []:
         from bench.kgqa_questions import read
 
-        golds.update({(q.id, q.text): q.gold for q in read(path)[1]})
+        graph, questions = read(path)
+        golds.update({(graph, q.text): q.gold for q in questions})
     by_graph: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for path in args.results:
-        records = [{**r, "gold": golds.get((r["id"], r["question"]), r["gold"])} for r in results.read(path)]
+        records = [{**r, "gold": golds.get((r.get("dataset"), r["question"]), r["gold"])} for r in results.read(path)]
         judged, changed = results.rejudge(records)
         if changed:
             print(f"note: {changed} verdict(s) of {path} changed with the current judge and golds", file=sys.stderr)
