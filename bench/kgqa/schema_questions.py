@@ -181,17 +181,27 @@ class Makers:
                      {"name": name, "ends": end.plural, **self.rel_phrase(link, forward)}, ref,
                      lambda rows: number_gold(rows, integer=True), f"count:{link.type}:{forward}:{n}")
 
-    def aggregation(self, rng: random.Random) -> Draft | None:
+    def figured_neighbours(self, rng: random.Random, least: int, most: int | None = None) -> tuple[
+            Link, bool, Label, Label, dict[int, list[int]], str, int] | None:
+        """A link walked from a named node whose neighbours along it hold a figure (`prop`), between `least`
+        and `most` of them: (link, forward, start label, end label, steps, prop, node)."""
         link = rng.choice(self.links)
         forward, start, end, step = self.side(link, rng)
         if not end.figures:
             return None
         prop = rng.choice(end.figures)
+        most = most or len(end.nodes)
         nodes = [n for n in self.named_nodes(start)
-                 if sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) >= 2]
+                 if least <= sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) <= most]
         if not nodes:
             return None
-        n = rng.choice(nodes)
+        return link, forward, start, end, step, prop, rng.choice(nodes)
+
+    def aggregation(self, rng: random.Random) -> Draft | None:
+        found = self.figured_neighbours(rng, 2)
+        if found is None:
+            return None
+        link, forward, start, end, _, prop, n = found
         name = self.s.named[n]
         how, word = rng.choice([("sum", "total"), ("avg", "average"), ("max", "highest"), ("min", "lowest")])
         rel = arrow(link, forward)
@@ -233,16 +243,10 @@ class Makers:
     def _top_among(self, rng: random.Random) -> Draft | None:
         """The top of a named entity's neighbours by a figure: "among the cities in France, which has the most
         people"."""
-        link = rng.choice(self.links)
-        forward, start, end, step = self.side(link, rng)
-        if not end.figures:
+        found = self.figured_neighbours(rng, 3)
+        if found is None:
             return None
-        prop = rng.choice(end.figures)
-        nodes = [n for n in self.named_nodes(start)
-                 if sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) >= 3]
-        if not nodes:
-            return None
-        n = rng.choice(nodes)
+        link, forward, start, end, _, prop, n = found
         name = self.s.named[n]
         order, word = rng.choice([("DESC", "highest"), ("ASC", "lowest")])
         ref = (f"MATCH {node('a', start, name)}{arrow(link, forward)}{node('b', end)} WHERE b.`{prop}` IS NOT NULL "
@@ -338,16 +342,10 @@ class Makers:
 
     def _filter_among(self, rng: random.Random) -> Draft | None:
         """A named entity's neighbours whose figure passes a bound that keeps some and drops others."""
-        link = rng.choice(self.links)
-        forward, start, end, step = self.side(link, rng)
-        if not end.figures:
+        found = self.figured_neighbours(rng, 3, 40)
+        if found is None:
             return None
-        prop = rng.choice(end.figures)
-        nodes = [n for n in self.named_nodes(start)
-                 if 3 <= sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) <= 40]
-        if not nodes:
-            return None
-        n = rng.choice(nodes)
+        link, forward, start, end, step, prop, n = found
         values = sorted({v for m in step[n] if isinstance(v := end.nodes[m].get(prop), (int, float))}, reverse=True)
         k = rng.randint(1, min(MAX_LISTED, len(values) - 1))
         bound = _between(values[k - 1], values[k])
