@@ -69,8 +69,10 @@ class SynthesisActivities:
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]
         written = fitted(request.question, await self._written(request), outputs)
-        return calibrated(written, request.evidence, self.calibrator,
-                          fit(request.question, written.answer, outputs).features())
+        # An answer saying the thing does not exist states no figure or name, and needs none.
+        absent = written.verification == "absent"
+        answer_fit = {} if absent else fit(request.question, written.answer, outputs).features()
+        return calibrated(written, request.evidence, self.calibrator, answer_fit)
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]

@@ -59,3 +59,15 @@ async def test_a_which_answered_by_figures_only_is_stated_as_no_answer(harness_f
     assert result.evidence["inadequate"] == 1.0
     assert result.confidence is not None and result.confidence <= INADEQUATE_CEILING
     assert "the answer lacks what was asked for" in harness.messages[-1].content
+
+
+async def test_a_how_many_about_a_thing_that_does_not_exist_is_not_held_to_stating_a_figure(harness_factory) -> None:
+    """'The knowledge graph has nothing named ...' is the whole answer: no figure is missing from it."""
+    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' "
+             "RETURN count(po) AS orders")
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("How many purchase orders does Zyxwv Holdings have?")).result()
+    assert result.answer.startswith("The knowledge graph has nothing named 'Zyxwv Holdings'")
+    assert result.evidence["inadequate"] == 0.0
+    assert result.confidence is not None and result.confidence > INADEQUATE_CEILING
