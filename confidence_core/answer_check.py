@@ -160,7 +160,7 @@ def compose_from_rows(question: str, outputs: list[str]) -> str:
         elif not rows:
             parts.append("The knowledge graph holds no records that match the question.")
         else:
-            lines = ["; ".join(f"{c}: {_show(v)}" for c, v in zip(columns, row, strict=False))
+            lines = ["; ".join(f"{c}: {show_value(v)}" for c, v in zip(columns, row, strict=False))
                      for row in rows[:COMPOSED_ROWS]]
             # How many rows came back is said: for "how many ..." over a list of distinct things, it is the answer.
             shown = f", the first {COMPOSED_ROWS} shown" if len(rows) > COMPOSED_ROWS else ""
@@ -180,5 +180,6 @@ def _rows(output: str) -> tuple[list[str], list[list[Any]], list[str]] | None:
     return [str(c) for c in data.get("columns", [])], list(data["rows"]), [str(a) for a in absent]
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A row value as an answer writes it (lists and maps as JSON)."""
     return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence_core.answer_check import compose_from_rows
+from confidence_core.answer_check import compose_from_rows, show_value
 
 # The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
 ORDERED_KEY = "ordered_by"
@@ -118,7 +118,8 @@ def ranked_answer(question: str, ranked: Ranking) -> str:
 
     def shown(row: list[Any]) -> str:
         names = ranked.names(row)
-        rest = [f"{c}: {_show(v)}" for c, v in zip(ranked.columns, row, strict=False) if _show(v) not in names]
+        rest = [f"{c}: {show_value(v)}" for c, v in zip(ranked.columns, row, strict=False)
+                if show_value(v) not in names]
         return f"{', '.join(names)}" + (f" ({'; '.join(rest)})" if rest else "")
 
     first = "; ".join(shown(r) for r in leaders)
@@ -211,7 +212,3 @@ def _parsed(output: str) -> dict[str, Any] | None:
 def _rows(output: str) -> list[list[Any]]:
     data = _parsed(output)
     return [row for row in (data or {}).get("rows", []) if isinstance(row, list)]
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)

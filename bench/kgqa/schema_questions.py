@@ -91,6 +91,8 @@ class Makers:
         self.named_labels = [lb for lb in snap.labels.values() if lb.key]
         self.links = [k for k in snap.links if snap.labels[k.source].key and snap.labels[k.target].key]
         self.aliases = self._codes()
+        self.named_lower = {v.lower() for v in snap.named.values()}
+        self.stored = snap.stored_texts()  # an invented name must be none of these, nor inside one
 
     def _codes(self) -> dict[str, list[str]]:
         """Each nameable node's codes (a value no other node of its label has): accepted for its name."""
@@ -148,13 +150,21 @@ class Makers:
                       "Tell me the {prop} of the {label} {name}."),
                      {"prop": words(prop), "name": name, "label": label.words}, ref, gold, f"lookup:{n}:{prop}")
 
-    def one_hop(self, rng: random.Random) -> Draft | None:
+    def linked_node(self, rng: random.Random, most: int | None = None) -> tuple[
+            Link, bool, Label, Label, int] | None:
+        """A link walked from a named node with at least one neighbour along it (and at most `most`)."""
         link = rng.choice(self.links)
         forward, start, end, step = self.side(link, rng)
-        nodes = [n for n in self.named_nodes(start) if 1 <= len(step.get(n, [])) <= MAX_LISTED]
+        nodes = [n for n in self.named_nodes(start) if 1 <= len(step.get(n, [])) <= (most or len(end.nodes))]
         if not nodes:
             return None
-        n = rng.choice(nodes)
+        return link, forward, start, end, rng.choice(nodes)
+
+    def one_hop(self, rng: random.Random) -> Draft | None:
+        found = self.linked_node(rng, MAX_LISTED)
+        if found is None:
+            return None
+        link, forward, start, end, n = found
         name = self.s.named[n]
         rel = arrow(link, forward)
         ref = f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN DISTINCT b.`{end.key}`"
@@ -166,12 +176,10 @@ class Makers:
                      fields, ref, lambda rows: self.names(rows, pool), f"one-hop:{link.type}:{forward}:{n}")
 
     def count(self, rng: random.Random) -> Draft | None:
-        link = rng.choice(self.links)
-        forward, start, end, step = self.side(link, rng)
-        nodes = [n for n in self.named_nodes(start) if step.get(n)]
-        if not nodes:
+        found = self.linked_node(rng)
+        if found is None:
             return None
-        n = rng.choice(nodes)
+        link, forward, start, end, n = found
         name = self.s.named[n]
         rel = arrow(link, forward)
         ref = f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN count(DISTINCT b)"
@@ -262,16 +270,10 @@ class Makers:
         if len(rows) <= k or rows[k - 1][1] == rows[k][1] or any(rows[i][1] == rows[i + 1][1] for i in range(k - 1)):
             return None
         top = [str(r[0]) for r in rows[:k]]
-        if not all(usable_name(t) and t.lower() in self._named_lower for t in top):
+        if not all(usable_name(t) and t.lower() in self.named_lower for t in top):
             return None
         items: list[str | list[str]] = [[t, *self.aliases[t.lower()]] if t.lower() in self.aliases else t for t in top]
         return g.topk(items, distractors=[str(r[0]) for r in rows[k:] if usable_name(r[0])])
-
-    @property
-    def _named_lower(self) -> set[str]:
-        if not hasattr(self, "_lower"):
-            self._lower = {v.lower() for v in self.s.named.values()}
-        return self._lower
 
     def multi_hop(self, rng: random.Random) -> Draft | None:
         hops = 3 if rng.random() < 0.3 else 2
@@ -410,7 +412,7 @@ class Makers:
                      fields, ref, lambda rows: self.names(rows, pool), f"only:{link.type}:{a}:{b}")
 
     def non_existent(self, rng: random.Random) -> Draft | None:
-        stored = self._stored
+        stored = self.stored
         name = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
         if len(name) < 5 or any(name.lower() in t for t in stored):
             return None
@@ -434,12 +436,6 @@ class Makers:
                      f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN b.`{end.key}`",
                      lambda rows: None if rows else g.absent(name, distractors=self.pool(end, rng, DISTRACTORS)),
                      f"none:{name}")
-
-    @property
-    def _stored(self) -> set[str]:
-        if not hasattr(self, "_texts"):
-            self._texts = self.s.stored_texts()
-        return self._texts
 
     def by_category(self) -> dict[str, Callable[[random.Random], Draft | None]]:
         return {"lookup": self.lookup, "one-hop": self.one_hop, "count": self.count, "aggregation": self.aggregation,
