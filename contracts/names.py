@@ -18,6 +18,10 @@ WORKER_PUBLISH = "worker-publish"
 ALL_FEATURES = "features-2026-11"
 # Patch id of action runs that execute a batch's entities in groups, several per activity.
 ACTION_GROUPS = "action-groups"
+# Patch id of runs given settings by their caller that take the approval policy from the worker.
+WORKER_POLICY_PATCH = "worker-policy"
+# Patch id of batches that refuse to run unless a parent run (which approved them) started them.
+BATCH_NEEDS_PARENT = "batch-needs-parent"
 
 
 

@@ -56,12 +56,23 @@ class AgentSettings(BaseModel):
     action_group_size: int = Field(default=0, ge=0, le=100)
 
 
+    def under_policy_of(self, worker: AgentSettings) -> AgentSettings:
+        """These settings with the worker's own approval and audit policy: a caller that starts a run with
+        its own settings chooses how the run works, never who approves it or when (WORKER_POLICY)."""
+        return self.model_copy(update={key: getattr(worker, key) for key in WORKER_POLICY})
+
+
+# Who approves, what needs approval and whether it is recorded: always the worker's configuration.
+WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "audit_enabled",
+                 "action_confidence_threshold", "action_approval_above", "action_max_targets")
+
 
 class AgentRunInput(BaseModel):
     request: AgentRequest
     request_id: str
     response_topic: str
-    # None: the run uses the settings of the worker that executes it (its flags, env and YAML).
+    # None: the run uses the settings of the worker that executes it (its flags, env and YAML). Given: the
+    # run uses them, except the approval and audit policy, which is the worker's (WORKER_POLICY).
     settings: AgentSettings | None = None
     queues: TaskQueues = Field(default_factory=TaskQueues)
     # The bridge forwards a failed run to the existing agent-manager: then the run stays silent on failure.

@@ -21,6 +21,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from contracts.action_path import (
@@ -34,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
         event_message,
         progress_event,
     )
-    from contracts.names import BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
+    from contracts.names import BATCH_NEEDS_PARENT, BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
     from contracts.plan import ExecutionStep
     from contracts.query_path import StepInput, StepOutput
     from contracts.wire import AgentResponse
@@ -130,6 +131,12 @@ class ActionBatchWorkflow:
 
     @workflow.run
     async def run(self, req: BatchRequest) -> BatchSummary:
+        # Only a run that planned, dry-ran and had the batch approved starts it, as its child: a Temporal
+        # client that starts a batch itself would change the graph with no approval at all.
+        if workflow.patched(BATCH_NEEDS_PARENT) and workflow.info().parent is None:
+            raise ApplicationError("An action batch runs only as part of an agent run that approved it; it was "
+                                   "started on its own, so nothing was changed.", type="BatchWithoutApproval",
+                                   non_retryable=True)
         outbox = Outbox(req.response_topic, req.request_id, req.bridge_queue, req.message_prefix,
                         from_worker=workflow.patched(WORKER_PUBLISH))
         summary = await run_window(req, outbox.emit)

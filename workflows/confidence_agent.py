@@ -23,7 +23,7 @@ from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
     from confidence_core.request_config import apply_request_overrides
-    from contracts.names import WORKFLOW_NAME, Activities
+    from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities
     from contracts.override import Override, OverrideRejected
     from contracts.routing import Intent, RouteInput, RouteOutput
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus
@@ -95,11 +95,12 @@ class ConfidenceAgentWorkflow:
         return await query_path.run()
 
     async def _worker_settings(self, inp: AgentRunInput) -> AgentSettings:
-        if inp.settings is not None:
-            return inp.settings
+        if inp.settings is not None and not workflow.patched(WORKER_POLICY_PATCH):
+            return inp.settings  # a run recorded before callers' settings took the worker's policy
         # The worker's own configuration, read by a local activity so that it is recorded for replay.
-        return await workflow.execute_local_activity(Activities.AGENT_SETTINGS, result_type=AgentSettings,
-                                                     start_to_close_timeout=timedelta(seconds=10))
+        worker = await workflow.execute_local_activity(Activities.AGENT_SETTINGS, result_type=AgentSettings,
+                                                       start_to_close_timeout=timedelta(seconds=10))
+        return worker if inp.settings is None else inp.settings.under_policy_of(worker)
 
     async def _record(self, result: AgentRunResult, started: datetime) -> None:
         """Metrics and the audit record, in one activity at the end of the run."""

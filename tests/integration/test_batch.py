@@ -1,6 +1,6 @@
 """The batch window on the real Temporal dev server and FalkorDB: never more than `max_concurrent`
-actions at once (as local activities and as regular activities), progress for every entity, and a
-batch run again under the same run id applies nothing twice."""
+actions at once (as local activities and as regular activities), progress for every entity, a batch run
+again under the same run id applies nothing twice, and a batch that no run started changes nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import uuid
 from typing import Any
 
 import pytest
-from temporalio import activity
+from temporalio import activity, workflow
+from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -24,6 +25,16 @@ from embedded import demo_graph
 from workflows.action_batch import ActionBatchWorkflow
 
 SUBMITTED = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
+
+
+@workflow.defn(name="ApprovingRun", sandboxed=False)
+class ApprovingRun:
+    """Stands for the agent run that approved the batch: a batch runs only as such a run's child."""
+
+    @workflow.run
+    async def run(self, req: BatchRequest) -> BatchSummary:
+        return await workflow.execute_child_workflow(ActionBatchWorkflow.run, req, result_type=BatchSummary,
+                                                     id=f"{workflow.info().workflow_id}-batch")
 
 
 @pytest.mark.parametrize("group_size", [1, 2], ids=["one-per-activity", "groups-of-2"])
@@ -47,10 +58,10 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
         tools_queue=f"{queue}-tools", response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge",
         message_prefix="m")
     client = temporal_env.client
-    async with Worker(client, task_queue=queue, workflows=[ActionBatchWorkflow],
+    async with Worker(client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
                       activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish]), \
             Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action, tools.execute_actions]):
-        summary = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-1", task_queue=queue,
+        summary = await client.execute_workflow(ApprovingRun.run, request, id=f"{queue}-1", task_queue=queue,
                                                 result_type=BatchSummary)
         assert tools.peak_in_flight == 4  # the bound was reached and never exceeded
         assert (summary.total, summary.succeeded, summary.failed) == (24, 24, 0)
@@ -58,7 +69,7 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
         assert sorted(int(r["content"].split('"completed": ')[1].split(",")[0]) for r in progress) == \
             list(range(1, 25))
         # The same run id again (a replayed or retried window): nothing is applied a second time.
-        again = await client.execute_workflow(ActionBatchWorkflow.run, request, id=f"{queue}-2", task_queue=queue,
+        again = await client.execute_workflow(ApprovingRun.run, request, id=f"{queue}-2", task_queue=queue,
                                               result_type=BatchSummary)
     await store.aclose()
     assert again.succeeded == 24 and again.successes[0].changes == {"status": {"before": "submitted",
@@ -94,9 +105,9 @@ async def test_a_group_that_fails_as_a_whole_runs_again_entity_by_entity(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in targets], max_concurrent=8, group_size=4,
         response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
-    async with Worker(temporal_env.client, task_queue=queue, workflows=[ActionBatchWorkflow],
+    async with Worker(temporal_env.client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
                       activities=[tools.execute_action, dies_halfway, PublishActivities(Caller()).publish]):
-        summary = await temporal_env.client.execute_workflow(ActionBatchWorkflow.run, request, id=queue,
+        summary = await temporal_env.client.execute_workflow(ApprovingRun.run, request, id=queue,
                                                              task_queue=queue, result_type=BatchSummary)
     await store.aclose()
     assert (summary.total, summary.succeeded, summary.failed) == (12, 12, 0)
@@ -104,3 +115,27 @@ async def test_a_group_that_fails_as_a_whole_runs_again_entity_by_entity(
     assert all(o.changes == {"status": {"before": "submitted", "after": "approved"}} for o in summary.successes)
     records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r), count(DISTINCT r.key)")).result_set
     assert records == [[12, 12]]
+
+
+async def test_a_batch_started_by_a_client_changes_nothing(temporal_env: WorkflowEnvironment, falkordb_url: str,
+                                                         demo_copy) -> None:
+    """A Temporal client that starts the batch workflow itself, with any targets, skips the plan, the dry run
+    and the approval: the batch refuses, and no entity changes."""
+    name, g = demo_copy
+    store = GraphStore(falkordb_url, name)
+    tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH))
+    queue = f"alone-{uuid.uuid4().hex[:8]}"
+    request = BatchRequest(
+        workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
+        targets=[ActionTarget(entity_id=po) for po in SUBMITTED[:3]], max_concurrent=2,
+        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+    async with Worker(temporal_env.client, task_queue=queue, workflows=[ActionBatchWorkflow],
+                      activities=[tools.execute_action, tools.execute_actions]):
+        with pytest.raises(WorkflowFailureError) as failed:
+            await temporal_env.client.execute_workflow(ActionBatchWorkflow.run, request, id=queue, task_queue=queue,
+                                                       result_type=BatchSummary)
+    await store.aclose()
+    assert "runs only as part of an agent run that approved it" in str(failed.value.cause)
+    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
+                                 {"ids": SUBMITTED[:3]})).result_set
+    assert statuses == [["submitted"]]
