@@ -11,8 +11,8 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import existence_query, ground, relabelled_query
-from confidence_core.grounding import describe_grounding, ignored_names
+from backends.grounding import described_for_writer, existence_query, ground, relabelled_query
+from confidence_core.grounding import ignored_names
 from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -72,7 +72,8 @@ class PlanningActivities:
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": prompts.render("planner_user", question=request.question,
-                                                       grounding=describe_grounding(grounding))},
+                                                       grounding=await described_for_writer(
+                                                           request.question, grounding, self.backends))},
         ]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []

@@ -10,6 +10,7 @@ from confidence_core.cypher_text import blank_strings, labelled_variables
 from confidence_core.grounding import (
     Neighbours,
     describe_entity,
+    describe_grounding,
     mentions,
     misplaced_name,
     move_comparison,
@@ -125,6 +126,14 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
         if facts:
             grounding.facts.append(facts)
     return grounding
+
+
+async def described_for_writer(question: str, grounding: Grounding, backends: Backends) -> str:
+    """The grounding as a query writer reads it, with how the schema joins the names it found
+    (confidence_core.schema_routes)."""
+    schema = backends.schema
+    joins = [] if schema is None else await schema.connections(question, grounding)
+    return "\n".join(part for part in (describe_grounding(grounding), *joins) if part)
 
 
 async def _holds(graph: GraphStore, label: str, prop: str, value: str) -> bool:

@@ -34,7 +34,9 @@ from confidence_core.schema_repair import (
     undefined_name,
     unknown_type_hops,
 )
+from confidence_core.schema_routes import connections
 from confidence_core.sql_habits import subquery_hint
+from contracts.query_path import Grounding
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -128,6 +130,12 @@ class SchemaCheck:
                              or moved_property(fixed, label, str(prop), nodes) or fixed)
         fixed = count_as_property(fixed, nodes) or fixed
         return fixed if fixed != query else None
+
+    async def connections(self, question: str, grounding: Grounding) -> list[str]:
+        """For the planner: how the schema joins the question's names, to each other and to what it asks
+        for (confidence_core.schema_routes)."""
+        schema = await self._current()
+        return connections(question, grounding, list(schema.nodes), schema.rels)
 
     async def unasked(self, question: str, queries: list[str]) -> str | None:
         """When the question asks for a kind of thing ("which supplier ...") that no query matches, what to

@@ -231,6 +231,13 @@ def sql_not_equal(query: str) -> str:
     return replace_outside_strings(query, re.compile(r"!="), "<>")
 
 
+def size_of_a_value(query: str) -> str:
+    """`length(n.name)`: in FalkorDB length() measures a path only ("Type mismatch: expected Path or Null but
+    was String"); a property is never a path, and the length of a string or list is size()."""
+    return replace_outside_strings(query, re.compile(r"\blength(?=\s*\(\s*\w+\s*\.\s*\w+\s*\))", re.IGNORECASE),
+                                   "size")
+
+
 _TOP_AND = re.compile(r"\)\s+(AND)\s", re.IGNORECASE)
 
 
@@ -252,7 +259,8 @@ def and_for_where(query: str) -> str:
     return query
 
 
-REPAIRS = (sql_not_equal, final_with, and_for_where, where_after_return, return_mid_query, aggregate_order_alias)
+REPAIRS = (sql_not_equal, size_of_a_value, final_with, and_for_where, where_after_return, return_mid_query,
+           aggregate_order_alias)
 
 
 def repaired(query: str) -> str | None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import structlog
 
 from backends.graph_store import GraphQueryError, QueryRows
+from backends.grounding import described_for_writer
 from confidence_core.agreement import answer_signature, vote
-from confidence_core.grounding import describe_grounding
 from contracts.query_path import Grounding
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ async def _messages(question: str, grounding: Grounding, backends: Backends) -> 
                                                      graph_schema=await backends.graph.describe_schema(),
                                                      cypher_rules=prompts.render("cypher_rules").strip())},
         {"role": "user", "content": prompts.render("graph_candidate_user", question=question,
-                                                   grounding=describe_grounding(grounding))},
+                                                   grounding=await described_for_writer(question, grounding,
+                                                                                         backends))},
     ]
 
 

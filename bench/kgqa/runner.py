@@ -51,6 +51,7 @@ class Outcome:
     error: str | None
     evidence: dict[str, float] | None = None  # the run's evidence features, for calibration
     evidence_score: float | None = None  # its confidence before calibration
+    queries: list[str] | None = None  # the plan's queries, to read why an answer went wrong
 
 
 class Interrupt:
@@ -124,15 +125,15 @@ async def _terminate(stack: EmbeddedStack, request_id: str, reason: str) -> None
         await client.get_workflow_handle(workflow_id_for(request_id)).terminate(reason=reason)
 
 
-async def _evidence(stack: EmbeddedStack, request_id: str) -> tuple[dict[str, float] | None, float | None]:
-    """The finished run's evidence features and evidence-only score, from its workflow result."""
+async def _evidence(stack: EmbeddedStack, request_id: str) -> AgentRunResult | None:
+    """The finished run's workflow result: its evidence features, evidence-only score and plan."""
     try:
         client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
         handle = client.get_workflow_handle(workflow_id_for(request_id), result_type=AgentRunResult)
         result = await asyncio.wait_for(handle.result(), 30)
     except Exception:  # a run without a result simply has no evidence to record
-        return None, None
-    return result.evidence or None, result.evidence_score
+        return None
+    return result
 
 
 async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outcome:
@@ -161,8 +162,12 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outc
         await _terminate(stack, request_id, "kgqa benchmark interrupted")
         raise
     seconds = time.perf_counter() - started
-    evidence, evidence_score = await _evidence(stack, request_id) if error is None else (None, None)
-    return Outcome("".join(parts).strip(), seconds, asked_human, error, evidence, evidence_score)
+    result = await _evidence(stack, request_id) if error is None else None
+    if result is None:
+        return Outcome("".join(parts).strip(), seconds, asked_human, error)
+    queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
+    return Outcome("".join(parts).strip(), seconds, asked_human, error, result.evidence or None,
+                   result.evidence_score, queries)
 
 
 async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
@@ -181,7 +186,7 @@ async def ask_all(running: RunningStack, questions: list[Question], dataset: str
                 break
             raise
         result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
-                              command, outcome.evidence, outcome.evidence_score)
+                              command, outcome.evidence, outcome.evidence_score, outcome.queries)
         write(out, result)
         results.append(result)
         verdict = "error" if result.error else ("right" if result.correct else "wrong")

@@ -112,3 +112,11 @@ def test_an_and_already_in_a_where_or_in_a_string_or_before_a_where_is_left_alon
                   "MATCH (b:Book {title: 'War AND Peace'}) RETURN b",
                   "MATCH (b:Book) AND b.a = 1 WHERE b.c = 2 RETURN b"):
         assert and_for_where(query) == query
+
+
+def test_the_length_of_a_property_is_its_size_and_a_paths_length_stays() -> None:
+    """FalkorDB's length() takes a path only: `ORDER BY length(s.name)` failed every such query."""
+    assert repaired("MATCH (s:Site) RETURN s.name ORDER BY length(s.name) LIMIT 1") == \
+        "MATCH (s:Site) RETURN s.name ORDER BY size(s.name) LIMIT 1"
+    assert repaired("MATCH p = (a)-[*1..3]-(b) RETURN length(p)") is None
+    assert repaired("MATCH (s:Site) WHERE s.note = 'length(s.name)' RETURN s") is None  # inside a string
