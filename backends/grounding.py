@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from backends.graph_store import PROPERTY_TEXT, GraphStore
+import structlog
+
+from backends.graph_store import PROPERTY_TEXT, GraphQueryError, GraphStore
 from confidence_core.cypher_text import blank_strings, labelled_variables
 from confidence_core.grounding import (
     Neighbours,
+    describe_connection,
     describe_entity,
     describe_grounding,
     mentions,
@@ -25,6 +28,8 @@ from contracts.query_path import EntityMatch, Grounding
 if TYPE_CHECKING:
     from backends import Backends
     from tools.base import Tool
+
+log = structlog.get_logger(__name__)
 
 MATCHES_PER_MENTION = 3
 DESCRIBED_ENTITIES = 2  # entities whose stored facts the planner is shown (each costs prompt tokens)
@@ -85,9 +90,9 @@ def existence_query(names: list[str]) -> str:
             "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5")
 
 
-def _labelled(label: str) -> str:
+def _labelled(label: str, variable: str = "n") -> str:
     """The node pattern `(n:Label)`, the label escaped so that any stored name is read as one label."""
-    return "(n:`" + label.replace("`", "``") + "`)"
+    return f"({variable}:`" + label.replace("`", "``") + "`)"
 
 
 def _entity(label: str) -> str:
@@ -111,6 +116,32 @@ async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
     return describe_entity(match.label, match.value, found.rows[0][0], neighbours)
 
 
+CONNECTION_HOPS = 4  # farther apart than this, two names are not described as connected
+CONNECTION_PATHS = 3
+CONNECTION_TIMEOUT_MS = 3000  # a slow search on a large graph costs the question nothing but this fact
+
+
+async def connection_facts(graph: GraphStore, first: EntityMatch, second: EntityMatch) -> str:
+    """The shortest connections between two found entities (FalkorDB's algo.SPpaths, either direction):
+    a question that names two things often asks how they are connected, and a small model rarely writes
+    that query right. Empty when the search fails or runs out of time."""
+    params = {"p1": first.property, "v1": first.value, "p2": second.property, "v2": second.value}
+    query = (f"MATCH {_labelled(first.label, 'a')} WHERE toString(a[$p1]) = $v1 WITH a LIMIT 1 "
+             f"MATCH {_labelled(second.label, 'b')} WHERE toString(b[$p2]) = $v2 AND b <> a "
+             "WITH a, b LIMIT 1 CALL algo.SPpaths({sourceNode: a, targetNode: b, relDirection: 'both', "
+             f"maxLen: {CONNECTION_HOPS}, pathCount: {CONNECTION_PATHS}}}) YIELD path "
+             "RETURN [n IN nodes(path) | labels(n)[0]], [n IN nodes(path) | properties(n)], "
+             "[r IN relationships(path) | type(r)]")
+    try:
+        found = await graph.ro_query(query, params, max_rows=CONNECTION_PATHS, timeout_ms=CONNECTION_TIMEOUT_MS)
+    except GraphQueryError as exc:
+        log.info("connection_search_failed", error=str(exc)[:200])
+        return ""
+    paths = [(list(labels), list(props), list(types)) for labels, props, types in found.rows]
+    return describe_connection(f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", paths,
+                               CONNECTION_HOPS)
+
+
 async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> Grounding:
     """The question's names as the graph stores them; with `describe`, the entities found by their own
     name described for a query writer (two more queries each: skipped where no query is written)."""
@@ -121,10 +152,15 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
-    for match in grounding.described_entities(DESCRIBED_ENTITIES if describe else 0):
+    described = grounding.described_entities(DESCRIBED_ENTITIES if describe else 0)
+    for match in described:
         facts = await entity_facts(graph, match)
         if facts:
             grounding.facts.append(facts)
+    if len(described) == 2 and (described[0].label, described[0].value) != (described[1].label, described[1].value):
+        connection = await connection_facts(graph, *described)
+        if connection:
+            grounding.facts.append(connection)
     return grounding
 
 

@@ -155,6 +155,29 @@ def describe_entity(label: str, value: str, props: dict[str, Any], neighbours: l
     return "\n".join(lines)
 
 
+def _node(label: str, props: dict[str, Any]) -> str:
+    name = _example_name(props)
+    return f"({label} {name})" if name else f"(:{label})"
+
+
+def describe_connection(first: str, second: str, paths: list[tuple[list[str], list[dict[str, Any]], list[str]]],
+                        max_hops: int) -> str:
+    """How two found entities are connected, for the planner and the answer: the fewest relationships
+    between them and the shortest connections (direction ignored), or that none of `max_hops` or fewer
+    exists. `paths`: each shortest path's node labels, node properties and relationship types."""
+    if not paths:
+        return f"- {first} and {second}: no connection of {max_hops} relationships or fewer joins them"
+    shown = []
+    for labels, props, types in paths:
+        hops = [_node(labels[0], props[0])]
+        for rel_type, label, node in zip(types, labels[1:], props[1:], strict=True):
+            hops.append(f"-[:{rel_type}]-{_node(label, node)}")
+        shown.append("".join(hops))
+    hops_apart = len(paths[0][2])
+    return (f"- {first} and {second} are {hops_apart} relationship{'s' if hops_apart != 1 else ''} apart at the "
+            f"fewest (shortest path length {hops_apart}), through: " + "; ".join(dict.fromkeys(shown)))
+
+
 def describe_grounding(grounding: Grounding) -> str:
     """For the planner: each name as the graph stores it (label, property, value), and the names found
     nowhere. Empty when the question names nothing."""

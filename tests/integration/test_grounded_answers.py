@@ -19,6 +19,7 @@ WITH_NOW = "MATCH (i:Invoice) WHERE i.due_date < NOW() RETURN i.invoice_number A
 VALID = "MATCH (i:Invoice) RETURN i.invoice_number AS invoice ORDER BY invoice LIMIT 5"
 TYPE_MISMATCH = "MATCH (s:Supplier) RETURN s.name AS name, toLower(s.rating) AS rating LIMIT 3"
 REPAIRED = "MATCH (s:Supplier) RETURN s.name AS name, s.rating AS rating LIMIT 3"
+WAREHOUSE = "Lyon Distribution Center"
 
 
 class Conversation:
@@ -405,3 +406,27 @@ async def test_a_node_reached_through_the_asked_label_s_relationship_matches_it_
     result: AgentRunResult = await (await harness.start("Which supplier has the most purchase orders?")).result()
     assert result.evidence["unasked_label"] == 0.0
     assert len(llm.planning_requests()) == 1  # no doubt raised: the plan was kept as written
+
+
+async def test_the_planner_and_the_answer_writer_see_how_two_named_things_are_connected(harness_factory,
+                                                                                          falkordb_url: str) -> None:
+    """Two suppliers named in one question: the planner is shown the schema's route between their labels, and
+    both it and the answer writer see the fewest relationships between the two, as a path query finds them."""
+    from falkordb.asyncio import FalkorDB
+
+    db = FalkorDB.from_url(falkordb_url)
+    fewest = (await db.select_graph(GRAPH).ro_query(
+        "MATCH (a:Supplier {name: 'Acme Industrial'}), (b:Warehouse {name: $w}) MATCH p = (a)-[*1..4]-(b) "
+        "RETURN min(length(p))", {"w": WAREHOUSE})).result_set[0][0]
+    await db.aclose()
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))], answer="They are a few steps apart.")
+    harness = await harness_factory(llm, GRAPH)
+    await (await harness.start(f"How far apart are Acme Industrial and {WAREHOUSE}?")).result()
+
+    planning = llm.planning_requests()[0]["messages"][-1]["content"]
+    assert "How the schema joins them" in planning
+    assert f"- Supplier 'Acme Industrial' and Warehouse '{WAREHOUSE}': (:Supplier)" in planning
+    connection = f"(Supplier 'Acme Industrial') and (Warehouse '{WAREHOUSE}') are {fewest} relationships apart"
+    assert connection in planning
+    [synthesis] = [b for b in llm.requests if is_synthesis(b)]
+    assert connection in synthesis["messages"][-1]["content"]

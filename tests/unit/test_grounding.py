@@ -115,3 +115,16 @@ def test_a_piece_of_a_compound_property_name_is_no_name() -> None:
     vocabulary = {"Country", "area_km2", "population", "IN_COUNTRY"}
     assert mentions("What is the average area km2 of the countries in Asia?", vocabulary) == ["Asia"]
     assert mentions("What is the area km2 of Chad?", vocabulary) == ["Chad"]
+
+
+def test_a_connection_is_stated_as_the_fewest_relationships_and_the_paths_through_named_nodes() -> None:
+    from confidence_core.grounding import describe_connection
+
+    paths = [(["Person", "Person", "Person"], [{"name": "Ann"}, {"name": "Cy"}, {"name": "Bob"}], ["KNOWS", "KNOWS"]),
+             (["Person", "Town", "Person"], [{"name": "Ann"}, {"code": 7}, {"name": "Bob"}], ["LIVES_IN", "LIVES_IN"])]
+    assert describe_connection("(Person 'Ann')", "(Person 'Bob')", paths, 4) == (
+        "- (Person 'Ann') and (Person 'Bob') are 2 relationships apart at the fewest (shortest path length 2), "
+        "through: (Person 'Ann')-[:KNOWS]-(Person 'Cy')-[:KNOWS]-(Person 'Bob'); "
+        "(Person 'Ann')-[:LIVES_IN]-(:Town)-[:LIVES_IN]-(Person 'Bob')")
+    assert describe_connection("(Person 'Ann')", "(Person 'Eve')", [], 4) == \
+        "- (Person 'Ann') and (Person 'Eve'): no connection of 4 relationships or fewer joins them"
