@@ -13,8 +13,9 @@ _ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", 
 MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow
 
 
-def _words(label: str) -> str:
-    """`PurchaseOrder` and `purchase_order` as the question writes them: "purchase order"."""
+def schema_words(label: str) -> str:
+    """`PurchaseOrder`, `purchase_order` and `USES_CURRENCY` as a question writes them: "purchase order",
+    "uses currency"."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label).replace("_", " ")
     return " ".join(spaced.lower().split())
 
@@ -22,7 +23,7 @@ def _words(label: str) -> str:
 def asked_label(question: str, labels: list[str]) -> str | None:
     """The label named right after the question's first "which" or "what" ("Which suppliers ...", "what
     purchase order ..."), the longest reading first; None when the words there name no label."""
-    by_words = {_words(label): label for label in labels}
+    by_words = {schema_words(label): label for label in labels}
     found = _ASKED.search(question)
     if found is None:
         return None

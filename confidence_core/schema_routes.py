@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.asked_for import asked_label, route
+from confidence_core.asked_for import asked_label, route, schema_words
 from confidence_core.grounding import singular
 from contracts.query_path import Grounding
 
@@ -16,19 +16,12 @@ Rel = tuple[str, str, str]  # (source label, relationship type, target label)
 MAX_ROUTES = 6  # lines of routes shown (each costs prompt tokens)
 
 
-def _words(name: str) -> list[str]:
-    """`USES_CURRENCY`, `usesCurrency` and `PurchaseOrder` as lower-case words."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").replace("-", " ")
-    return spaced.lower().split()
-
-
 def named_relationships(question: str, rels: set[Rel]) -> list[Rel]:
     """The relationships whose type the question writes in its own words, every word of it, singular or
     plural ("which currencies does it use" does not name USES_CURRENCY; "uses currency" and "borders" do)."""
-    said = {w for w in re.findall(r"[a-z0-9]+", question.lower())}
+    said = set(re.findall(r"[a-z0-9]+", question.lower()))
     said |= {singular(w) for w in said}
-    return sorted(rel for rel in rels
-                  if all(w in said or singular(w) in said for w in _words(rel[1])))
+    return sorted(rel for rel in rels if all(singular(w) in said for w in schema_words(rel[1]).split()))
 
 
 def _pattern(rel: Rel) -> str:

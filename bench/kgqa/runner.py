@@ -125,13 +125,13 @@ async def _terminate(stack: EmbeddedStack, request_id: str, reason: str) -> None
         await client.get_workflow_handle(workflow_id_for(request_id)).terminate(reason=reason)
 
 
-async def _evidence(stack: EmbeddedStack, request_id: str) -> AgentRunResult | None:
+async def _run_result(stack: EmbeddedStack, request_id: str) -> AgentRunResult | None:
     """The finished run's workflow result: its evidence features, evidence-only score and plan."""
     try:
         client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
         handle = client.get_workflow_handle(workflow_id_for(request_id), result_type=AgentRunResult)
         result = await asyncio.wait_for(handle.result(), 30)
-    except Exception:  # a run without a result simply has no evidence to record
+    except Exception:  # a run without a result simply has no evidence or plan to record
         return None
     return result
 
@@ -162,7 +162,7 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outc
         await _terminate(stack, request_id, "kgqa benchmark interrupted")
         raise
     seconds = time.perf_counter() - started
-    result = await _evidence(stack, request_id) if error is None else None
+    result = await _run_result(stack, request_id) if error is None else None
     if result is None:
         return Outcome("".join(parts).strip(), seconds, asked_human, error)
     queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
