@@ -173,7 +173,7 @@ def scripted_llm() -> Iterator[type]:
     yield ScriptedLLM
 
 
-LAYERS = ("unit", "integration", "contract", "faults", "replay")
+LAYERS = ("unit", "integration", "contract", "faults", "replay", "attacks")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
