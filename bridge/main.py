@@ -74,7 +74,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
                     max_concurrent_activities=256)
     if config.metrics_port:  # metrics, and /healthz: Temporal and the broker it consumes from
         start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
-                                                  "pulsar": pulsar_check(client, config.request_topics[0])})
+                                                  "pulsar": pulsar_check(client, config.request_topics[0])},
+                            config.metrics_host)
     log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:

@@ -163,7 +163,12 @@ class RequestRelay:
                 static_details=run_details(request_id, request, topic, response_topic),
             )
         except WorkflowAlreadyStartedError:
-            log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
+            if await self._reused_id(workflow_id, request):
+                log.warning("reused_request_id", request_id=request_id, workflow_id=workflow_id)
+                await self._reply_error(topic, request_id, f"Request id {request_id} was already used by another "
+                                                           "request: send each request with an id of its own")
+            else:  # the same message again (a redelivery): its run answers it
+                log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
             return True
         except RPCError as exc:
             if exc.status == RPCStatusCode.INVALID_ARGUMENT:  # the request itself: redelivery cannot help
@@ -180,6 +185,17 @@ class RequestRelay:
         log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
         self._spawn(self._watchers, self._watch(handle, topic, request_id, message.data()))
         return True
+
+    async def _reused_id(self, workflow_id: str, request: AgentRequest) -> bool:
+        """Whether the run with this id was started by a different request (not a redelivery of this one)."""
+        try:
+            async for event in self.temporal.get_workflow_handle(workflow_id).fetch_history_events():
+                payloads = event.workflow_execution_started_event_attributes.input.payloads
+                [started] = await self.temporal.data_converter.decode(payloads, [AgentRunInput])
+                return started.request != request
+        except (RPCError, ValueError, TypeError) as exc:  # unreadable: take it as the same request
+            log.warning("duplicate_request_unchecked", workflow_id=workflow_id, error=str(exc))
+        return False
 
     async def _watch(self, handle, topic: str, request_id: str, payload: bytes) -> None:  # type: ignore[no-untyped-def]
         """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,16 +17,27 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette.sse import EventSourceResponse
+from starlette.background import BackgroundTask
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.action_history import ActionHistory, HistoryEntry, UndoOutcome
 from chat.auth import Authenticator, Caller, Unauthorized
 from chat.events import StreamState, confidence_event, events_of, is_final, override_event
+from chat.ownership import (
+    may_read_conversation,
+    may_read_run,
+    new_conversation_id,
+    new_request_id,
+    owns_conversation,
+)
 from chat.runs import RunStream, RunStreams
+from chat.same_site import SameSiteOnly
+from chat.stream_slots import StreamSlot, StreamSlots, TooManyStreams
 from cli.actions import undo_refusal
 from confidence_core.override import refusal_reason, signed_decision
 from contracts.conversation import ConversationMemory, conversation_workflow_id
+from contracts.names import WORKFLOW_NAME
 from contracts.override import Decision, Override, OverrideIdentity, Role
 from contracts.run import AgentRunResult, RunStatus
 from contracts.wire import AgentRequest
@@ -72,6 +82,10 @@ class ChatDeps:
     temporal_ui_url: str = ""
     actions: ActionHistory | None = None
     override_keys: list[OverrideIdentity] | None = None  # the workers' identities: decisions must be signed
+    hosts: set[str] | None = None  # Host names answered (chat/same_site.py); None: any
+    origins: list[str] = field(default_factory=list)  # other sites' origins allowed to call from a browser
+    streams_open: StreamSlots = field(default_factory=lambda: StreamSlots(total=64, per_caller=8))
+    stream_max_s: float = 900.0  # a stream ends after this; the client continues from its last event id
 
 
 def caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
@@ -99,20 +113,43 @@ def create_app(deps: ChatDeps) -> FastAPI:
     app = FastAPI(title="tg-confidence-agent chat API", version="1",
                   description="Ask the confidence-controlled agent, watch its runs, answer its questions.")
     app.state.deps = deps
+    app.add_middleware(SameSiteOnly, hosts=deps.hosts, origins=deps.origins)
 
     def ui_link(workflow_id: str) -> str:
         base = deps.temporal_ui_url.rstrip("/")
         return f"{base}/namespaces/{deps.namespace}/workflows/{workflow_id}" if base else ""
 
-    async def run_status(workflow_id: str) -> RunView:
+    async def run_status(workflow_id: str, who: Caller) -> RunView:
+        """The run, when it is an agent run this caller may read; 404 alike for missing and not theirs."""
         handle = deps.temporal.get_workflow_handle(workflow_id)
         try:
             description = await handle.describe()
+            if description.workflow_type != WORKFLOW_NAME:  # a conversation or batch has no agent status
+                raise HTTPException(404, f"no run {workflow_id}")
             status = await handle.query("status", result_type=RunStatus)
         except RPCError as exc:
             raise temporal_failure(exc, f"run {workflow_id}") from None
+        if not may_read_run(who, workflow_id, status):
+            log.warning("http_run_refused", who=who.name, workflow_id=workflow_id)
+            raise HTTPException(404, f"no run {workflow_id}")
         execution = description.status.name if description.status else "UNKNOWN"
         return RunView(workflow_id=workflow_id, execution=execution, status=status, temporal_ui=ui_link(workflow_id))
+
+    def stream_slot(who: Caller) -> StreamSlot:
+        try:
+            return deps.streams_open.take(who.name)
+        except TooManyStreams as exc:
+            log.warning("http_stream_refused", who=who.name, reason=str(exc))
+            raise HTTPException(429, str(exc), headers={"Retry-After": "5"}) from None
+
+    def event_stream(events_: AsyncIterator[dict[str, str]], slot: StreamSlot) -> EventSourceResponse:
+        async def bounded() -> AsyncIterator[dict[str, str]]:
+            try:
+                async for event in events_:
+                    yield event
+            finally:
+                slot.give_back()
+        return EventSourceResponse(bounded(), ping=15, background=BackgroundTask(slot.give_back))
 
     async def events(stream: RunStream, after: int, request: Request,
                      first: dict[str, Any] | None = None) -> AsyncIterator[dict[str, str]]:
@@ -123,7 +160,8 @@ def create_app(deps: ChatDeps) -> FastAPI:
             yield {"data": json.dumps(first), "id": str(after)}
         index, waiting_on, polled_at = after, "", 0.0
         handle = deps.temporal.get_workflow_handle(stream.workflow_id)
-        while True:
+        ends_at = time.monotonic() + deps.stream_max_s
+        while time.monotonic() < ends_at:  # then it ends; the client continues from its last event id
             while index < len(stream.messages):
                 message = stream.messages[index]
                 index += 1
@@ -165,25 +203,36 @@ def create_app(deps: ChatDeps) -> FastAPI:
 
     @app.post("/chat/stream", summary="Ask; stream the run as server-sent events")
     async def chat_stream(body: ChatRequest, request: Request, who: Who) -> EventSourceResponse:
-        conversation_id = body.conversation_id or f"c-{uuid.uuid4().hex}"
-        stream = await deps.streams.ask(AgentRequest(question=body.query, conversation_id=conversation_id,
-                                                     streaming=True))
+        if body.conversation_id and not owns_conversation(who, body.conversation_id):
+            log.warning("http_conversation_refused", who=who.name, conversation_id=body.conversation_id)
+            raise HTTPException(403, f"conversation {body.conversation_id} is not {who.name}'s: continue one this "
+                                     "API started for you (its id is the first event of a new conversation)")
+        conversation_id = body.conversation_id or new_conversation_id(who)
+        slot = stream_slot(who)
+        try:
+            stream = await deps.streams.ask(AgentRequest(question=body.query, conversation_id=conversation_id,
+                                                         streaming=True), new_request_id(who))
+        except BaseException:
+            slot.give_back()
+            raise
         log.info("chat_asked", who=who.name, conversation_id=conversation_id, workflow_id=stream.workflow_id)
         first = {"type": "conversation_id", "id": conversation_id, "workflow_id": stream.workflow_id,
                  "temporal_ui": ui_link(stream.workflow_id)}
-        return EventSourceResponse(events(stream, 0, request, first), ping=15)
+        return event_stream(events(stream, 0, request, first), slot)
 
     @app.get("/runs/{workflow_id}/events", summary="Stream a run's events (again, from where a client left)")
     async def run_events(workflow_id: str, request: Request, who: Who,
                          after: Annotated[int, Query(ge=0)] = 0,
                          last_event_id: Annotated[str | None, Header()] = None) -> EventSourceResponse:
-        view = await run_status(workflow_id)
+        view = await run_status(workflow_id, who)
+        slot = stream_slot(who)
         stream = deps.streams.find(workflow_id)
         if stream is None and view.execution != "RUNNING":
-            return EventSourceResponse(finished_run(workflow_id))
+            return event_stream(finished_run(workflow_id), slot)
         stream = stream or deps.streams.follow(workflow_id)
-        start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
-        return EventSourceResponse(events(stream, min(start, len(stream.messages)), request), ping=15)
+        start = int(last_event_id) if last_event_id and last_event_id.isascii() and last_event_id.isdigit() \
+            else after  # isdigit alone takes "²", which int() refuses
+        return event_stream(events(stream, min(start, len(stream.messages)), request), slot)
 
     async def finished_run(workflow_id: str) -> AsyncIterator[dict[str, str]]:
         """A run this process no longer holds the messages of: its answer, from Temporal."""
@@ -199,11 +248,11 @@ def create_app(deps: ChatDeps) -> FastAPI:
 
     @app.get("/runs/{workflow_id}", response_model=RunView, summary="A run's state (the `status` query)")
     async def get_run(workflow_id: str, who: Who) -> RunView:
-        return await run_status(workflow_id)
+        return await run_status(workflow_id, who)
 
     @app.post("/runs/{workflow_id}/override", summary="Answer the step a run waits on (update submit_override)")
     async def override(workflow_id: str, body: OverrideBody, who: Who) -> dict[str, str]:
-        view = await run_status(workflow_id)
+        view = await run_status(workflow_id, who)
         pending = view.status.pending_override
         if pending is None or pending.step_id != body.step_id:
             waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
@@ -234,6 +283,9 @@ def create_app(deps: ChatDeps) -> FastAPI:
     @app.get("/conversations/{conversation_id}", response_model=ConversationMemory,
              summary="A conversation's memory")
     async def conversation(conversation_id: str, who: Who) -> ConversationMemory:
+        if not may_read_conversation(who, conversation_id):
+            log.warning("http_conversation_refused", who=who.name, conversation_id=conversation_id)
+            raise HTTPException(404, f"no conversation {conversation_id}")
         handle = deps.temporal.get_workflow_handle(conversation_workflow_id(conversation_id))
         try:
             return await handle.query("memory", result_type=ConversationMemory)
@@ -248,6 +300,9 @@ def create_app(deps: ChatDeps) -> FastAPI:
     @app.get("/actions", response_model=list[HistoryEntry], summary="Executed actions, most recent first")
     async def list_actions(who: Who, run: str = "", entity: str = "",
                            limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[HistoryEntry]:
+        if not who.may(Role.AUDIT):
+            log.warning("http_actions_refused", who=who.name)
+            raise HTTPException(403, f"{who.name} may not read the action history: the role 'audit' is needed")
         return await history().list(run_id=run, entity_id=entity, limit=limit)
 
     @app.post("/actions/{key}/undo", response_model=UndoOutcome, summary="Apply an executed action's inverse")

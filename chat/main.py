@@ -13,8 +13,10 @@ from activities.action_history import ActionHistory
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
 from chat.app import ChatDeps, create_app
-from chat.auth import Authenticator, is_loopback
+from chat.auth import Authenticator, is_loopback, new_local_token
 from chat.runs import RunStreams
+from chat.same_site import answered_hosts
+from chat.stream_slots import StreamSlots
 from confidence_core.ontology import Ontology
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
@@ -63,13 +65,21 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     if config.ontology_path:
         store = GraphStore(config.falkordb_url, config.graph_name)
         actions = ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
-    app = create_app(ChatDeps(temporal=temporal, streams=streams, auth=Authenticator(config.http_tokens),
+    local_token = "" if config.http_tokens else (config.http_local_token or new_local_token())
+    app = create_app(ChatDeps(temporal=temporal, streams=streams,
+                              auth=Authenticator(config.http_tokens, local_token),
                               namespace=config.temporal_namespace, temporal_ui_url=config.temporal_ui_url,
-                              actions=actions, override_keys=config.agent.override_keys))
+                              actions=actions, override_keys=config.agent.override_keys,
+                              hosts=answered_hosts(config.http_host, config.http_allowed_hosts),
+                              origins=config.http_allowed_origins,
+                              streams_open=StreamSlots(config.http_max_streams, config.http_max_streams_per_caller),
+                              stream_max_s=config.http_stream_max_s))
     server = uvicorn.Server(uvicorn.Config(app, host=config.http_host, port=config.http_port, log_config=None,
                                            access_log=False))
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # stop comes from `stop`
-    log.info("chat_ready", url=f"http://{config.http_host}:{config.http_port}/", open=not config.http_tokens)
+    url = f"http://{config.http_host}:{config.http_port}/"
+    # Open mode: the link carries the local token (in the fragment, which browsers never send) for the page to use
+    log.info("chat_ready", url=f"{url}#token={local_token}" if local_token else url, open=not config.http_tokens)
     serving = asyncio.create_task(server.serve())
     stopping = asyncio.create_task(stop.wait())
     await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)

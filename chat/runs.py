@@ -115,10 +115,10 @@ class RunStreams:
             del self._streams[key]
         return stream
 
-    async def ask(self, request: AgentRequest) -> RunStream:
+    async def ask(self, request: AgentRequest, request_id: str = "") -> RunStream:
         """Send one request; its stream exists before the request leaves, so no response is missed."""
         assert self._producer is not None, "start() first"
-        request_id = f"chat-{uuid.uuid4().hex}"
+        request_id = request_id or f"chat-{uuid.uuid4().hex}"
         stream = self._open(request_id, workflow_id_for(request_id))
         await self._producer.send(encode_request(request), properties={"id": request_id})
         log.info("chat_request_sent", request_id=request_id, conversation_id=request.conversation_id)

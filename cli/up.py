@@ -188,7 +188,7 @@ async def up(args: argparse.Namespace) -> int:
         print(f"  {'Agent topics':<22} request {topics['request_topic']}\n{'':26}response {topics['response_topic']}",
               flush=True)
         if stack.chat_url:
-            print(f"\nchat in your browser: {stack.chat_url}", flush=True)
+            print(f"\nchat in your browser: {stack.chat_link}", flush=True)
         question = args.ask or (DEMO_QUESTION if args.demo else None)
         status = 0
         if question:

@@ -24,6 +24,7 @@ class Role(StrEnum):
     REVIEW = "review"    # accept, retry, skip or abort a step whose confidence stayed low
     APPROVE = "approve"  # approve (or refuse) an action batch
     UNDO = "undo"        # undo executed actions (tg-confidence actions undo)
+    AUDIT = "audit"      # over HTTP: read every caller's runs and conversations, and the action history
 
 
 class OverrideIdentity(BaseModel):

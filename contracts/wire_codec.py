@@ -31,6 +31,8 @@ def decode_request(payload: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> AgentR
         raise RequestDecodeError(f"request is not UTF-8: {exc.reason} at byte {exc.start}") from exc
     except json.JSONDecodeError as exc:
         raise RequestDecodeError(f"request is not valid JSON: {exc.msg} at position {exc.pos}") from exc
+    except RecursionError:
+        raise RequestDecodeError("request is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise RequestDecodeError(f"request must be a JSON object, got {type(data).__name__}")
     question = data.get("question")
@@ -42,6 +44,8 @@ def decode_request(payload: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> AgentR
         )
     try:
         return AgentRequest.model_validate(data)
+    except RecursionError:
+        raise RequestDecodeError("request is nested too deeply to read") from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'request'}: {err['msg']}" for err in exc.errors()

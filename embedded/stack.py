@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,6 +112,8 @@ class EmbeddedStack:
         self.pulsar_url = options.pulsar_url or f"pulsar://127.0.0.1:{options.pulsar_port}"
         self.falkordb_url = options.falkordb_url or f"redis://127.0.0.1:{options.falkordb_port}"
         self.llm_base_url = options.llm_base_url or f"http://127.0.0.1:{options.llm_port}/v1"
+        # The chat's open-mode token (used when no http_tokens are configured): in the link `up` prints only.
+        self.chat_token = secrets.token_urlsafe(24)
         self.queues = options.queues
         self.state = StackState(options.data_dir)
 
@@ -121,6 +124,11 @@ class EmbeddedStack:
     @property
     def chat_url(self) -> str | None:
         return f"http://{self.o.http_host}:{self.o.http_port}/" if self.o.http_port else None
+
+    @property
+    def chat_link(self) -> str | None:
+        """The chat's address with open mode's token in its fragment, which the page keeps (never sent)."""
+        return f"{self.chat_url}#token={self.chat_token}" if self.chat_url else None
 
     async def start(self) -> None:
         """Start the servers in parallel, then the worker and the bridge; stop everything on failure."""
@@ -222,7 +230,8 @@ class EmbeddedStack:
         chat = ManagedProcess("Chat API and UI (tg-confidence-chat)", [sys.executable, "-m", "chat"],
                               self.o.data_dir / "chat.log", ports={"HTTP": self.o.http_port},
                               env={**env, "TGCA_METRICS_PORT": "0", "TGCA_HTTP_PORT": str(self.o.http_port),
-                                   "TGCA_HTTP_HOST": self.o.http_host, "TGCA_TEMPORAL_UI_URL": self.ui_url or ""})
+                                   "TGCA_HTTP_HOST": self.o.http_host, "TGCA_TEMPORAL_UI_URL": self.ui_url or "",
+                                   "TGCA_HTTP_LOCAL_TOKEN": self.chat_token})
         chat.ready = _serves_http(self.o.http_host, self.o.http_port)
         return [worker, bridge, chat]
 
@@ -241,7 +250,7 @@ class EmbeddedStack:
                                        f"log {worker.log_path}"))
         self.endpoints.append(Endpoint("Bridge", self.pulsar_url, f"log {bridge.log_path}"))
         for part in chat:
-            self.endpoints.append(Endpoint("Chat (browser UI, API)", self.chat_url or "",
+            self.endpoints.append(Endpoint("Chat (browser UI, API)", self.chat_link or "",
                                            f"API docs {self.chat_url}docs; log {part.log_path}"))
 
     @staticmethod

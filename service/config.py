@@ -73,6 +73,9 @@ class ServiceConfig(BaseSettings):
     request_topics: list[str] = Field(default_factory=list)
     response_topic: str = ""
     metrics_port: int = Field(default=defaults.METRICS_PORT, ge=0, le=65535)  # this process's Prometheus; 0 = off
+    # The address metrics and /healthz listen on (and the Temporal SDK's metrics): loopback unless a scraper
+    # on another host must reach them (the production compose sets 0.0.0.0 inside its network).
+    metrics_host: str = defaults.HOST
     log_level: str = defaults.LOG_LEVEL
     # auto: aligned, coloured lines when stderr is a terminal, JSON lines otherwise (files, containers, shippers)
     log_format: LogFormat = "auto"
@@ -115,6 +118,19 @@ class ServiceConfig(BaseSettings):
     http_port: int = Field(default=defaults.HTTP_PORT, ge=0, le=65535)
     # Bearer tokens; none: the API is open, which is allowed only on a loopback address.
     http_tokens: list[HttpIdentity] = Field(default_factory=list)
+    # Open mode's token: without http_tokens the API still wants this one bearer token (random when empty), which
+    # `up` prints in the chat's link; a page on another site cannot know it.
+    http_local_token: str = ""
+    # Host names the API answers to besides its own address (loopback binds also answer localhost): a request
+    # naming any other Host is refused, which stops DNS rebinding. Origins other than the API's own that may
+    # call it from a browser ("https://ops.example.com"); a cross-site request from any other is refused.
+    http_allowed_hosts: list[str] = Field(default_factory=list)
+    http_allowed_origins: list[str] = Field(default_factory=list)
+    # Server-sent event streams: at most this many open at once (and per caller); each ends after
+    # http_stream_max_s, and the client picks it up again from its last event id.
+    http_max_streams: int = Field(default=64, ge=1)
+    http_max_streams_per_caller: int = Field(default=8, ge=1)
+    http_stream_max_s: float = Field(default=900.0, gt=0)
     temporal_ui_url: str = defaults.TEMPORAL_UI_URL  # links to runs in Temporal's Web UI; "" for none
 
     @field_validator("mcp_servers", mode="before")

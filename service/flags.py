@@ -61,6 +61,8 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                    help="processor id: the `processor` label of the tg_* metrics (env TGCA_PROCESSOR_ID)")
     p.add_argument("-P", "--metrics-port", type=int,
                    help="Prometheus port of this process, 0 to turn it off (env TGCA_METRICS_PORT)")
+    p.add_argument("--metrics-host", help="address metrics and /healthz listen on (env TGCA_METRICS_HOST; "
+                                          "default 127.0.0.1)")
     p.add_argument("--temporal-address", help="Temporal frontend host:port (env TGCA_TEMPORAL_ADDRESS)")
     p.add_argument("--temporal-namespace", help="Temporal namespace (env TGCA_TEMPORAL_NAMESPACE)")
     p.add_argument("--config", help="YAML configuration file (env TGCA_CONFIG)")

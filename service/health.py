@@ -66,7 +66,7 @@ class HealthServer:
     """Serves /healthz and the metrics from a daemon thread; the checks run on `loop`."""
 
     def __init__(self, port: int, checks: Mapping[str, Check], loop: asyncio.AbstractEventLoop,
-                 host: str = "0.0.0.0", registry: CollectorRegistry = REGISTRY,
+                 host: str, registry: CollectorRegistry = REGISTRY,
                  timeout_s: float = CHECK_TIMEOUT_S) -> None:
         self.checks = dict(checks)
         self.timeout_s = timeout_s
@@ -118,7 +118,7 @@ class _Handler(MetricsHandler):
         self.wfile.write(payload)
 
 
-def start_health_server(port: int, checks: Mapping[str, Check], host: str = "0.0.0.0",
+def start_health_server(port: int, checks: Mapping[str, Check], host: str,
                         registry: CollectorRegistry = REGISTRY) -> HealthServer:
     """Serve metrics and /healthz on `port` (call it from the service's event loop, which runs the checks)."""
     return HealthServer(port, checks, asyncio.get_running_loop(), host, registry).start()

@@ -18,8 +18,9 @@ from activities.action_history import ActionHistory
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
 from chat.app import ChatDeps, create_app
-from chat.auth import Authenticator
+from chat.auth import Authenticator, new_local_token
 from chat.runs import RunStreams
+from chat.same_site import answered_hosts
 from confidence_core.ontology import Ontology
 from embedded.processes import free_port
 from service.config import HttpIdentity
@@ -30,11 +31,25 @@ from service.connections import pulsar_client
 class ChatServer:
     url: str
     deps: ChatDeps
+    token: str = ""  # open mode's local token ("" when identities are configured)
+
+    @property
+    def page_url(self) -> str:
+        """The link `up` prints: the page takes the open-mode token from its fragment."""
+        return f"{self.url}/#token={self.token}" if self.token else self.url
+
+    def client(self, token: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
+        """An API client that shows `token` (default: open mode's local token) as a bearer token."""
+        token = self.token if token is None else token
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.AsyncClient(base_url=self.url, timeout=60, headers=headers, **kwargs)
 
 
 @asynccontextmanager
-async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None) -> AsyncIterator[ChatServer]:
-    """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology)."""
+async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None,
+                      **settings: Any) -> AsyncIterator[ChatServer]:
+    """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology); `settings`:
+    ChatDeps fields to change (stream limits, allowed origins)."""
     config = stack.config
     client = pulsar_client(config.pulsar_url)
     streams = RunStreams(client, config.request_topics[0], config.response_topic)
@@ -42,9 +57,10 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None) 
     store = GraphStore(config.falkordb_url, config.graph_name) if config.ontology_path else None
     actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
                if store is not None else None)
-    deps = ChatDeps(temporal=stack.client, streams=streams, auth=Authenticator(identities or []),
+    token = "" if identities else new_local_token()
+    deps = ChatDeps(temporal=stack.client, streams=streams, auth=Authenticator(identities or [], token),
                     temporal_ui_url="http://127.0.0.1:8233", actions=actions,
-                    override_keys=config.agent.override_keys)
+                    override_keys=config.agent.override_keys, hosts=answered_hosts("127.0.0.1", []), **settings)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None,
                                            access_log=False))
@@ -52,7 +68,7 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None) 
     while not server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
         await asyncio.sleep(0.02)
     try:
-        yield ChatServer(url=f"http://127.0.0.1:{port}", deps=deps)
+        yield ChatServer(url=f"http://127.0.0.1:{port}", deps=deps, token=token)
     finally:
         server.should_exit = True
         await task

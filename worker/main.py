@@ -67,7 +67,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     runtime = None
     if config.temporal_metrics_port:
         runtime = Runtime(telemetry=TelemetryConfig(
-            metrics=PrometheusConfig(bind_address=f"0.0.0.0:{config.temporal_metrics_port}")))
+            metrics=PrometheusConfig(bind_address=f"{config.metrics_host}:{config.temporal_metrics_port}")))
     client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
     metrics = AgentMetrics(processor=config.processor_id)
     describe_processor(config.processor_id, process_info(config, "worker"))
@@ -82,7 +82,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
         checks = {"temporal": temporal_check(client)}
         if publisher is not None:
             checks["pulsar"] = pulsar_check(publisher.client, config.response_topic)
-        start_health_server(config.metrics_port, checks)
+        start_health_server(config.metrics_port, checks, config.metrics_host)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]

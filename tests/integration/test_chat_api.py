@@ -47,7 +47,7 @@ async def test_seed_conversation_over_http(make_stack, demo_copy, unique: str) -
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  action_window=8, action_max_concurrent=4)
-        async with chat_server(stack) as server, httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+        async with chat_server(stack) as server, server.client() as http:
             events: list[dict[str, Any]] = []
             approving = asyncio.create_task(approve_on_request(http, events))
             await asyncio.wait_for(collect(http, {"query": PAY}, events), 180)
@@ -89,7 +89,7 @@ async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  action_max_concurrent=2, action_latency_ms=0)
-        async with chat_server(stack) as server, httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+        async with chat_server(stack) as server, server.client() as http:
             first: list[dict[str, Any]] = []
             last_id = "0"
             async with http.stream("POST", "/chat/stream", json={"query": PAY}) as response:
@@ -118,7 +118,8 @@ async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_
 async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_copy, unique: str) -> None:
     graph_name, g = demo_copy
     approver, reader = f"approve-{unique}", f"read-{unique}"
-    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(approver), roles=[Role.APPROVE, Role.UNDO]),
+    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(approver),
+                               roles=[Role.APPROVE, Role.UNDO, Role.AUDIT]),
                   HttpIdentity(name="viewer", token_sha256=token_sha256(reader), roles=[])]
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
@@ -156,7 +157,9 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
                 while (await ops.get(f"/runs/{workflow_id}")).json()["execution"] == "RUNNING":  # noqa: ASYNC110
                     await asyncio.sleep(0.2)
 
-                actions = (await viewer.get("/actions", params={"run": workflow_id, "limit": 100})).json()
+                history_refused = await viewer.get("/actions", params={"run": workflow_id})
+                assert history_refused.status_code == 403 and "'audit' is needed" in history_refused.json()["detail"]
+                actions = (await ops.get("/actions", params={"run": workflow_id, "limit": 100})).json()
                 assert len(actions) == 18
                 key = actions[0]["key"]
                 assert (await viewer.post(f"/actions/{key}/undo")).status_code == 403
@@ -178,7 +181,7 @@ async def test_an_executed_reversible_action_is_undone_over_http(make_stack, dem
     intent = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": drafts,
               "related_class": "", "related_name": ""}
     token = f"undo-{unique}"
-    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(token), roles=[Role.UNDO])]
+    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(token), roles=[Role.UNDO, Role.AUDIT])]
     with ScriptedLLM(DomainModel(intent)) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack, identities) as server, httpx.AsyncClient(

@@ -15,7 +15,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from embedded import demo_graph
@@ -116,9 +115,9 @@ async def test_seed_conversation_in_the_browser(make_stack, demo_copy, unique: s
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  action_window=8, action_max_concurrent=4)
         async with chat_server(stack) as server, chromium_page("chat-ui", problems) as page:
-            conversation_id, progress_seen = await seed_conversation(page, server.url)
+            conversation_id, progress_seen = await seed_conversation(page, server.page_url)
             await screenshot(page, "chat-ui.png")
-            async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+            async with server.client() as http:
                 memory = (await http.get(f"/conversations/{conversation_id}")).json()
 
     assert progress_seen[:20] == [f"{n}/20" for n in range(1, 21)], progress_seen  # every step, in order
@@ -140,7 +139,7 @@ async def test_a_dropped_stream_is_picked_up_where_it_left(make_stack, demo_copy
             requests: list[str] = []
             page.on("request", lambda r: requests.append(f"{r.method} {r.url}"))
             await page.add_init_script(CUT_STREAM)
-            await page.goto(server.url)
+            await page.goto(server.page_url)
             await page.fill("#question", PAY)
             await page.click("#send")
             approve = page.locator("[data-choice=accept]")
@@ -178,7 +177,7 @@ async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack) as server, chromium_page("chat-ui-parameters", problems) as page:
-            await page.goto(server.url)
+            await page.goto(server.page_url)
             await page.fill("#question", f"Hold the unpaid orders of {SUPPLIER}, reason: audit")
             await page.click("#send")
             approve = page.locator("[data-choice=accept]")
