@@ -39,7 +39,7 @@ async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path)
     assert f"? {DEMO_QUESTION}" in out
     for marker in ("[thought] Planning how to answer", "[observation] Plan with", "[thought] Step ",
                    "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:",
-                   f"chat in your browser: http://127.0.0.1:{ports['http-port']}/"):
+                   f"chat in your browser: http://127.0.0.1:{ports['http-port']}/#token="):
         assert marker in out, marker
     # The answer comes from the graph: the leading supplier by orders is named in it.
     answer = out.split("[answer] ", 1)[1]
