@@ -20,6 +20,8 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
+from confidence_core.redaction import redact_text
+
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
 # How long a read schema is reused: reading it costs 2 + 2 x labels queries (~19 ms on the demo graph, most of
 # the planning activity's own time at zero LLM delay: BENCHMARKS.md). This process's writes drop it at once.
@@ -72,6 +74,7 @@ def to_plain(value: Any) -> Any:
 class GraphStore:
     def __init__(self, url: str, graph_name: str) -> None:
         self.url = url
+        self.shown_url = redact_text(url)  # for messages: a password in the URL must not reach a history or log
         self.graph_name = graph_name
         self._db: FalkorDB | None = None
         self._connect_lock = asyncio.Lock()
@@ -85,6 +88,10 @@ class GraphStore:
             if self._db is None:
                 self._db = await asyncio.to_thread(FalkorDB.from_url, self.url, socket_connect_timeout=5)
         return self._db.select_graph(self.graph_name)
+
+    def _unreachable(self, exc: BaseException) -> ApplicationError:
+        return ApplicationError(f"FalkorDB at {self.shown_url} is unreachable: {redact_text(str(exc))}",
+                                type="GraphUnavailable")
 
     async def aclose(self) -> None:
         if self._db is not None:
@@ -109,9 +116,7 @@ class GraphStore:
             run = graph.query if write else graph.ro_query
             result = await run(query, params, timeout=timeout_ms)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            raise ApplicationError(
-                f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable"
-            ) from exc
+            raise self._unreachable(exc) from exc
         except ResponseError as exc:
             raise GraphQueryError(str(exc)) from exc
         columns = [str(h[1]) if isinstance(h, (list, tuple)) else str(h) for h in result.header]
@@ -125,7 +130,7 @@ class GraphStore:
             graph = await self._graph()
             await asyncio.wait_for(graph.explain(query), timeout_ms / 1000)
         except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
-            raise ApplicationError(f"FalkorDB at {self.url} is unreachable: {exc}", type="GraphUnavailable") from exc
+            raise self._unreachable(exc) from exc
         except ResponseError as exc:
             return str(exc)
         return None

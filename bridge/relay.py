@@ -24,6 +24,7 @@ from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.run_summary import run_details, run_summary
 from confidence_core.canary import takes_request
 from confidence_core.override import parse_pulsar_override, refusal_reason
+from confidence_core.redaction import redact_text
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.run import AgentRunInput, AgentRunResult
@@ -134,7 +135,7 @@ class RequestRelay:
             await self._ack(message)
             return
         if not request_id:
-            log.warning("request_without_id", topic=topic, question=request.question[:80])
+            log.warning("request_without_id", topic=topic, question=redact_text(request.question[:80]))
             await self._ack(message)
             return
         if request.state == OVERRIDE_STATE:
@@ -153,6 +154,9 @@ class RequestRelay:
         """Start the run; False when the message was negatively acknowledged for redelivery."""
         workflow_id = workflow_id_for(request_id)
         response_topic = self.response_topic_for(topic)
+        # A secret pasted into a question answers nothing a graph holds: redacted here, it reaches neither the
+        # run's history nor the model, the graph, the conversation's memory or a log.
+        request = request.model_copy(update={"question": redact_text(request.question)})
         run_input = AgentRunInput(request=request, request_id=request_id, response_topic=response_topic,
                                   queues=self.queues, fallback_on_failure=self.routing.fallback_to_react)
         try:

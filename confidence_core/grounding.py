@@ -12,6 +12,7 @@ from typing import Any
 
 from confidence_core.cypher_text import STRING_PAIR, blank_strings, labelled_variables, unescaped
 from confidence_core.knowledge import entity_terms
+from confidence_core.redaction import REDACTED
 from confidence_core.schema_repair import display_property
 from contracts.query_path import Grounding
 
@@ -61,6 +62,7 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
     """The names in a question that should exist in the graph, in the order they appear."""
     found: list[str] = []
     known = _known_words(vocabulary)
+    question = question.replace(REDACTED, " ")  # a secret redacted from the question names nothing in the graph
     quoted = {q.lower() for q in re.findall(r"[\"“']([^\"”']{2,60})[\"”']", question)}
     for term in entity_terms(question):
         if term.lower() not in quoted and _only_at_sentence_start(term, question):

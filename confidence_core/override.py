@@ -21,11 +21,49 @@ _ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "app
                Role.UNDO: "undo actions"}
 
 
+# The most an override's fields may hold. A decision is a few words: anything longer only grows the run's
+# history, its status and its audit record (a multi-megabyte `by` made the status query's answer larger
+# than gRPC's 4 MB). `retry` arguments are a step's arguments: a query, a few names.
+FIELD_LIMITS = {"step_id": 100, "decision": 16, "by": 200, "reason": 2000, "signature": 200, "token": 200}
+MAX_ARGUMENTS = 20
+MAX_ARGUMENT_NAME = 100
+MAX_ARGUMENT_VALUE = 8000
+# Refused override signals listed in a run's status: the most recent, each clipped.
+MAX_REJECTIONS_LISTED = 20
+MAX_REJECTION_CHARS = 500
+
+
+def clipped(text: str, limit: int) -> str:
+    """`text`, cut to `limit` characters with a note of its length when it is longer."""
+    return text if len(text) <= limit else f"{text[:limit]}…[{len(text)} characters]"
+
+
+def check_sizes(override: Override) -> None:
+    """OverrideRejected if a field is longer than a decision needs; the reason names the field and its limit."""
+    for name, limit in FIELD_LIMITS.items():
+        length = len(getattr(override, name))
+        if length > limit:
+            raise OverrideRejected(f"the override's {name} is {length} characters long; at most {limit} are accepted")
+    arguments = override.arguments or {}
+    if len(arguments) > MAX_ARGUMENTS:
+        raise OverrideRejected(f"the override has {len(arguments)} arguments; at most {MAX_ARGUMENTS} are accepted")
+    for key, value in arguments.items():
+        if len(key) > MAX_ARGUMENT_NAME:
+            raise OverrideRejected(f"an argument name is {len(key)} characters long; at most {MAX_ARGUMENT_NAME} "
+                                   "are accepted")
+        if len(value) > MAX_ARGUMENT_VALUE:
+            raise OverrideRejected(f"argument {clipped(key, 40)!r} is {len(value)} characters long; at most "
+                                   f"{MAX_ARGUMENT_VALUE} are accepted")
+
+
 def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
-                   settings: AgentSettings, workflow_id: str) -> Decision:
+                   settings: AgentSettings, workflow_id: str, limits: bool = True) -> Decision:
     """The decision if the override is acceptable now; OverrideRejected says why not. With override_keys
     configured, the decider must be one of them, hold the role the request needs, and have signed this
-    decision over the request's challenge."""
+    decision over the request's challenge. `limits`: refuse oversized fields first (off only for runs
+    recorded before there were limits, so that they replay as they ran)."""
+    if limits:
+        check_sizes(override)
     if override.token:
         raise OverrideRejected(f"{UNAUTHORIZED}: override tokens are retired (they were written to the workflow "
                                "history); sign the decision instead: tg-confidence override --key <private key>")
@@ -46,6 +84,10 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
     if pending is None or pending.step_id != override.step_id:
         waiting = f"step {pending.step_id} is" if pending else "no step is"
         raise OverrideRejected(f"step {override.step_id} is not awaiting an override ({waiting})")
+    if decision is Decision.RETRY and decision.value not in pending.choices and pending.max_human_retries is not None:
+        raise OverrideRejected(f"retry is no longer a choice for step {pending.step_id}: a human had it retried "
+                               f"{pending.max_human_retries} time(s), the most this worker allows (max_human_retries); "
+                               f"choose one of {', '.join(pending.choices)}")
     if decision.value not in pending.choices:
         raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:

@@ -22,6 +22,9 @@ ACTION_GROUPS = "action-groups"
 WORKER_POLICY_PATCH = "worker-policy"
 # Patch id of batches that refuse to run unless a parent run (which approved them) started them.
 BATCH_NEEDS_PARENT = "batch-needs-parent"
+# Patch id of runs that bound what humans send them (field sizes, human retries per step) and that have
+# every feature of ALL_FEATURES too, under this one marker.
+OVERRIDE_LIMITS = "override-limits"
 
 
 

@@ -64,6 +64,8 @@ class OverrideRequest(BaseModel):
     # decision recorded in a history approves nothing else.
     role: Role = Role.REVIEW
     challenge: str = ""
+    # Set when `retry` was taken out of the choices: a human had the step retried this many times already.
+    max_human_retries: int | None = None
 
 
 class Override(BaseModel):

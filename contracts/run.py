@@ -29,6 +29,9 @@ class AgentSettings(BaseModel):
     max_parallel_steps: int = Field(default=4, ge=1, le=64)
     override_enabled: bool = True
     override_timeout_s: float = Field(default=600.0, gt=0, le=7 * 24 * 3600)
+    # How often a human may have one step run again (the `retry` decision): every attempt adds a tool call
+    # and its output to the run's history. Then accept, skip or abort remain.
+    max_human_retries: int = Field(default=3, ge=0, le=20)
     # Who may decide overrides, approvals and undo: names, Ed25519 public keys and roles. Empty: anyone who
     # can reach Temporal may decide (a development setup). Decisions are signed over a per-request
     # challenge; only public keys and signatures reach a history, and a signature approves one decision.
@@ -62,9 +65,10 @@ class AgentSettings(BaseModel):
         return self.model_copy(update={key: getattr(worker, key) for key in WORKER_POLICY})
 
 
-# Who approves, what needs approval and whether it is recorded: always the worker's configuration.
-WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "audit_enabled",
-                 "action_confidence_threshold", "action_approval_above", "action_max_targets")
+# Who approves, what needs approval, how often a human may retry a step and whether it is recorded: always
+# the worker's configuration.
+WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "max_human_retries",
+                 "audit_enabled", "action_confidence_threshold", "action_approval_above", "action_max_targets")
 
 
 class AgentRunInput(BaseModel):
@@ -120,7 +124,9 @@ class RunStatus(BaseModel):
     steps: list[StepStatus] = Field(default_factory=list)
     pending_override: OverrideRequest | None = None
     final_confidence: float | None = None
+    # The most recent refused override signals (each clipped), and how many there were in all.
     rejected_overrides: list[str] = Field(default_factory=list)
+    rejected_overrides_total: int = 0
 
     def step(self, step_id: str) -> StepStatus:
         return next(s for s in self.steps if s.step_id == step_id)

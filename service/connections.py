@@ -15,6 +15,8 @@ from temporalio.envconfig import ClientConfigProfile
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 
+from service.redacted_failures import redacting
+
 # pulsar-client's asyncio API raises its own PulsarException, which is not a pulsar.PulsarException:
 # catching only the latter lets a broker outage escape as a raw traceback.
 PULSAR_ERRORS: tuple[type[Exception], ...] = (pulsar.PulsarException, pulsar.asyncio.PulsarException)
@@ -38,7 +40,7 @@ def temporal_connect_options() -> dict[str, Any]:
 async def connect_temporal(address: str, namespace: str, runtime: Runtime | None = None) -> Client:
     options = temporal_connect_options()
     try:
-        return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter,
+        return await Client.connect(address, namespace=namespace, data_converter=redacting(pydantic_data_converter),
                                     runtime=runtime, **options)
     except (RPCError, RuntimeError, OSError) as exc:
         raise PartUnreachable(f"Temporal at {address} (namespace {namespace}) is unreachable: {exc}") from exc

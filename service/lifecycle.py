@@ -51,8 +51,9 @@ def configure_logging(level: str = "INFO", fmt: LogFormat = "auto") -> None:
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact_log_event,
-                    renderer], foreign_pre_chain=shared))
+        # Tracebacks formatted before redaction: an exception's message may quote a connection string.
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, structlog.processors.format_exc_info,
+                    redact_log_event, renderer], foreign_pre_chain=shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(numeric)

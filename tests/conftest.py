@@ -117,7 +117,8 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
 
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
-                    ontology_path: str = "", flow: str = "default", **agent: object) -> Stack:
+                    ontology_path: str = "", flow: str = "default", service: dict[str, Any] | None = None,
+                    **agent: object) -> Stack:
         queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
         config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
@@ -127,7 +128,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             agent=AgentSettings(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
             workspace=workspace, flow=flow, ontology_path=ontology_path,
-        )
+        ).model_copy(update=service or {})  # `service`: other ServiceConfig fields (a FalkorDB URL, an API key)
         client = temporal_env.client
         backends = make_backends(config)
         stack.push_async_callback(backends.aclose)

@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 import tools as package
 from confidence_core.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
+from confidence_core.redaction import redact_text
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool
 from tools.cache import ResultCache
@@ -99,7 +100,7 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
             if metrics is not None and exc.non_retryable:  # the attempt's end as the workflow sees it
                 metrics.attempt(request.step, request.retry_count, time.monotonic() - started, None, request.rung)
             raise
-        output = _within_history_limits(output)
+        output = _within_history_limits(_redacted(output))
         output.execution_time_ms = int((time.monotonic() - started) * 1000)
         if metrics is not None:
             metrics.attempt(request.step, request.retry_count, time.monotonic() - started, output, request.rung)
@@ -110,6 +111,14 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
     run.__name__ = run.__qualname__ = f"tool_{t.name}"
     return activity.defn(name=t.name)(run)
 
+
+
+def _redacted(output: StepOutput) -> StepOutput:
+    """The result with secret-looking values redacted: it is recorded in the run's history and shown to the
+    model, which needs no credential a graph or a tool happened to hold."""
+    confidence = output.confidence.model_copy(update={"reasoning": redact_text(output.confidence.reasoning)})
+    return output.model_copy(update={"output": redact_text(output.output), "confidence": confidence,
+                                     "error": redact_text(output.error) if output.error else output.error})
 
 
 def _within_history_limits(output: StepOutput) -> StepOutput:

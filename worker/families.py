@@ -28,6 +28,7 @@ from contracts.names import Activities, TaskQueues
 from contracts.run import AgentSettings
 from service.calibrator_file import CalibratorFile
 from service.config import ServiceConfig
+from service.redacted_failures import with_redacted_failures
 from tools import registry
 from tools.cache import ResultCache
 from worker.log_context import LogContextInterceptor
@@ -81,6 +82,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
     `publisher`: where the workflows family's runs send the caller's messages (required with it)."""
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
                if backends.graph is not None and backends.ontology is not None else None)
+    client = with_redacted_failures(client)  # what the workers report lands in histories: no secret in it
     by_queue: dict[str, Hosting] = {}
     for family in FAMILIES:
         if family in families:

@@ -46,17 +46,25 @@ class OverrideRejectionCounter(Interceptor):
             async def handle_signal(self, input: HandleSignalInput) -> None:
                 if input.signal != SIGNAL:
                     return await self.next.handle_signal(input)
-                rejected = _rejected_list()
-                before = len(rejected) if rejected is not None else 0
+                before = _rejected_total()
                 await self.next.handle_signal(input)
-                if rejected is not None and len(rejected) > before and not workflow.unsafe.is_replaying():
+                rejected = _rejected_list()
+                if rejected and _rejected_total() > before and not workflow.unsafe.is_replaying():
                     counter.labels(path="signal", reason=reason_of(rejected[-1].split(": ", 1)[-1])).inc()
 
         return _Counting
 
 
+def _status() -> Any:
+    ctx: Any = getattr(workflow.instance(), "ctx", None)
+    return getattr(ctx, "status", None)
+
+
 def _rejected_list() -> list[str] | None:
     """The run's list of refused override signals (RunStatus.rejected_overrides), if this workflow has one."""
-    ctx: Any = getattr(workflow.instance(), "ctx", None)
-    status = getattr(ctx, "status", None)
-    return getattr(status, "rejected_overrides", None)
+    return getattr(_status(), "rejected_overrides", None)
+
+
+def _rejected_total() -> int:
+    """How many override signals the run refused (the list keeps only the most recent)."""
+    return int(getattr(_status(), "rejected_overrides_total", 0))

@@ -22,6 +22,7 @@ from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.redaction import redact_text
     from confidence_core.request_config import apply_request_overrides
     from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities
     from contracts.override import Override, OverrideRejected
@@ -53,8 +54,9 @@ class ConfidenceAgentWorkflow:
             result = await self._answer(notes, turn)
         except RunAborted as exc:
             ctx.phase("aborted")
-            ctx.emit(error_response(exc.message))
-            result = AgentRunResult(answer="", error=exc.message, plan=ctx.status.plan)
+            message = redact_text(exc.message)  # it quotes the human's reason
+            ctx.emit(error_response(message))
+            result = AgentRunResult(answer="", error=message, plan=ctx.status.plan)
         except ActivityError as exc:
             message = f"The agent could not finish: {failure_message(exc)}"
             workflow.logger.warning("run failed: %s", message)
@@ -115,8 +117,7 @@ class ConfidenceAgentWorkflow:
         try:
             self.ctx.check(override)
         except OverrideRejected as exc:
-            self.ctx.status.rejected_overrides.append(f"{override.step_id}: {exc}")
-            workflow.logger.warning("override signal rejected: %s", exc)
+            self.ctx.reject(override, str(exc))
             return
         self.ctx.overrides[override.step_id] = override
 

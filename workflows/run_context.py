@@ -16,11 +16,19 @@ from workflows.activity_options import FamilyOptions
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.override import awaiting_details, check_override, how_to_answer
+    from confidence_core.override import (
+        MAX_REJECTION_CHARS,
+        MAX_REJECTIONS_LISTED,
+        awaiting_details,
+        check_override,
+        clipped,
+        how_to_answer,
+    )
     from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
         ALL_FEATURES,
+        OVERRIDE_LIMITS,
         SA_AWAITING_OVERRIDE,
         SA_CURRENT_STEP,
         SA_FINAL_CONFIDENCE,
@@ -65,12 +73,16 @@ class Features:
     error_aware_ladder: bool = False
     conversation: bool = False
     worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
+    override_limits: bool = False  # bounded override fields and human retries (confidence_core/override.py)
 
     @classmethod
     def of_this_run(cls) -> Features:
-        # A run started since ALL_FEATURES records one patch marker for all of them: each marker also costs
+        # A run started since OVERRIDE_LIMITS records one patch marker for all of them: each marker also costs
         # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
-        # Older runs replay with the markers they recorded one by one.
+        # Older runs replay with the marker(s) they recorded.
+        if workflow.patched(OVERRIDE_LIMITS):
+            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
+                       override_limits=True)
         if workflow.patched(ALL_FEATURES):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
         return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
@@ -147,6 +159,9 @@ class RunContext:
 
     async def fail(self, message: str) -> AgentRunResult:
         """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
+        # Failures quote what went wrong (a connection string, a tool's output): no secret leaves, neither to
+        # the caller nor into the run's result in its history.
+        message = redact_text(message)
         self.phase("failed")
         if self.inp.fallback_on_failure:
             return AgentRunResult(answer="", error=message, plan=self.status.plan, needs_fallback=True)
@@ -176,7 +191,16 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
-        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id)
+        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id,
+                              limits=self.features.override_limits)
+
+    def reject(self, override: Override, reason: str) -> None:
+        """A refused override signal, listed in the status: each entry and the list bounded, so that no signal
+        grows the status (a query answer) or the logs without limit."""
+        entry = clipped(f"{clipped(override.step_id, 100)}: {reason}", MAX_REJECTION_CHARS)
+        self.status.rejected_overrides_total += 1
+        self.status.rejected_overrides = [*self.status.rejected_overrides, entry][-MAX_REJECTIONS_LISTED:]
+        workflow.logger.warning("override signal rejected: %s", entry)
 
     async def wait_for_override(self, request: OverrideRequest, what: str) -> Override | None:
         """Ask a human (signal, update or Pulsar follow-up) and wait up to the request's timeout."""

@@ -46,6 +46,7 @@ class StepRunner:
         tried = [arguments]
         rung = Rung.SAME
         retry = 0
+        human_retries = 0
         ladder_done = False
         while True:
             args_text = "; ".join(f"{k}={v}" for k, v in arguments.items())
@@ -55,9 +56,11 @@ class StepRunner:
                                       rung="" if not retry else "human" if ladder_done else rung.value)
             score = out.confidence.score
             status.score, status.reasoning, status.retries = score, out.confidence.reasoning, retry
+            # The output only when the audit keeps it: the record is the input of an activity, so it stays in the
+            # run's history (up to 16 KB per attempt otherwise, for nothing: the audit sink drops it).
             audit.attempts.append(AttemptAudit(rung=rung.value if retry else "initial", arguments=arguments,
                                                confidence_score=score, reasoning=out.confidence.reasoning,
-                                               output=out.output))
+                                               output=out.output if settings.include_raw_outputs else ""))
             met = out.success and score >= step.confidence_threshold
             verdict = "meets" if met else "is below"
             ctx.say("observation", f"{trim(out.output, OBSERVATION_PREVIEW)}\nConfidence {score:.2f} {verdict} the "
@@ -86,7 +89,7 @@ class StepRunner:
                                    "ladder stops here.")
             if not settings.override_enabled:
                 return self._finish(step, status, audit, out, retry, StepState.LOW_CONFIDENCE, success=False)
-            override = await self._ask_override(step, out, retry, arguments)
+            override = await self._ask_override(step, out, retry, arguments, human_retries)
             if override is None:
                 ctx.notes.append(f"no override for step {step.id} within {settings.override_timeout_s:.0f} s")
                 ctx.say("observation", f"No override arrived for step {step.id} within "
@@ -98,6 +101,7 @@ class StepRunner:
             # RETRY: once more with the human's arguments (or the same), then back to the human if still weak.
             arguments = dict(override.arguments) if override.arguments else arguments
             retry += 1
+            human_retries += 1
             rung = Rung.SAME
             ladder_done = True
             status.state = StepState.RETRYING
@@ -176,13 +180,20 @@ class StepRunner:
                           execution_time_ms=out.execution_time_ms)
 
     async def _ask_override(self, step: ExecutionStep, out: StepOutput, retries: int,
-                            arguments: dict[str, str]) -> Override | None:
+                            arguments: dict[str, str], human_retries: int) -> Override | None:
         request = OverrideRequest(
             step_id=step.id, function=step.function, score=out.confidence.score,
             threshold=step.confidence_threshold, reasoning=out.confidence.reasoning, retries=retries,
             arguments=arguments, timeout_s=self.ctx.settings.override_timeout_s,
         )
+        choices = "accept, retry (optionally with new arguments), skip, abort"
+        limit = self.ctx.settings.max_human_retries
+        if self.ctx.features.override_limits and human_retries >= limit:
+            # Every retry is one more tool call and output in the run's history: a human gets a few, not any.
+            request.choices = [c for c in request.choices if c != Decision.RETRY.value]
+            request.max_human_retries = limit
+            choices = f"accept, skip, abort (retried {human_retries} time(s) at a human's request, the most allowed)"
         what = (f"Override needed for step {step.id} ({step.function}): confidence {request.score:.2f} is below "
                 f"the threshold {request.threshold:.2f} after {retries} retries ({request.reasoning}). Choices: "
-                f"accept, retry (optionally with new arguments), skip, abort.")
+                f"{choices}.")
         return await self.ctx.wait_for_override(request, what)

@@ -236,3 +236,23 @@ def test_a_parsed_short_form_override_passes_the_checks() -> None:
     assert check(parse_pulsar_override("s2 Skip not needed")) is Decision.SKIP
 
 
+
+
+@pytest.mark.parametrize("field", ["by", "reason", "step_id", "signature"])
+def test_an_oversized_field_is_refused_naming_the_field_and_its_limit(field: str) -> None:
+    override = Override(step_id="s2", decision="accept").model_copy(update={field: "x" * 5000})
+    with pytest.raises(OverrideRejected, match=f"the override's {field} is 5000 characters long; at most"):
+        check_override(override, pending(), STEPS, AgentSettings(), WORKFLOW)
+
+
+def test_oversized_retry_arguments_are_refused_and_a_run_recorded_before_the_limits_still_accepts_them() -> None:
+    big = Override(step_id="s2", decision="retry", arguments={"query": "x" * 9000})
+    with pytest.raises(OverrideRejected, match="argument 'query' is 9000 characters long"):
+        check_override(big, pending(), STEPS, AgentSettings(), WORKFLOW)
+    assert check_override(big, pending(), STEPS, AgentSettings(), WORKFLOW, limits=False) is Decision.RETRY
+
+
+def test_retry_after_the_human_retries_are_spent_is_refused_saying_why() -> None:
+    spent = pending(choices=["accept", "skip", "abort"]).model_copy(update={"max_human_retries": 3})
+    with pytest.raises(OverrideRejected, match=r"retry is no longer a choice for step s2: .* \(max_human_retries\)"):
+        check_override(Override(step_id="s2", decision="retry"), spent, STEPS, AgentSettings(), WORKFLOW)
