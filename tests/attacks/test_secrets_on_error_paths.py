@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import structlog
 
@@ -62,7 +61,7 @@ def production_logging() -> Iterator[None]:
 
 async def ask_over_http(stack: Any, question: str) -> dict[str, Any]:
     """The chat's events for one question, the run's view and the action list, as a client reads them."""
-    async with chat_server(stack) as server, httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+    async with chat_server(stack) as server, server.client() as http:
         events: list[dict[str, Any]] = []
         async with http.stream("POST", "/chat/stream", json={"query": question}) as response:
             assert response.status_code == 200
