@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -92,7 +93,7 @@ def test_a_killed_up_takes_every_part_with_it_and_the_next_up_just_starts(tmp_pa
 
 
 # The smallest supervisor: real FalkorDB and broker, and a part whose child ignores SIGTERM (as a part's
-# child busy writing might), all supervised until it is killed.
+# child busy writing might), all supervised (restarted when they die) until it is killed.
 SUPERVISOR = r"""
 import asyncio, json, sys
 from pathlib import Path
@@ -131,6 +132,13 @@ def test_a_killed_supervisor_takes_its_parts_and_their_children_with_it(tmp_path
     again: subprocess.Popen[str] | None = None
     members = group_members(pids)
     try:
+        # The spawner dies and is restarted first: the guard must know the new one too
+        os.kill(pids[2], signal.SIGKILL)
+        assert process.stdout is not None
+        while not (restarted := re.search(r"spawner is running again \(pid (\d+)\)", process.stdout.readline())):
+            assert process.poll() is None, "the supervisor exited"
+        pids[2] = int(restarted.group(1))
+        members = group_members(pids)
         spawned = [m for m in members if m.pid not in pids]
         assert spawned, "the spawner's child is in its group"
 

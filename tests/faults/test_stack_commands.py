@@ -28,6 +28,7 @@ def test_leftovers_of_a_killed_up_are_shown_refused_and_stopped(tmp_path: Path) 
 
         shown = cli("ps", "--data-dir", str(tmp_path))
         assert shown.returncode == 0 and f"pid {first.process.pid}, running" in shown.stdout
+        assert "part guard: pid" in shown.stdout
         assert all(f"{key:<10} {pid:>8}  running" in shown.stdout for key, pid in pids.items())
         logged = cli("logs", "worker", "-n", "3", "--data-dir", str(tmp_path))
         assert logged.returncode == 0 and logged.stdout.strip()
