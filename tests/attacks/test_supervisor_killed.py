@@ -67,14 +67,13 @@ def test_a_killed_up_takes_every_part_with_it_and_the_next_up_just_starts(tmp_pa
 
             first.process.kill()  # SIGKILL: `up` gets no chance to stop anything
             first.process.wait(10)
-            assert still_running([*members, record.guard]) == []
-            assert [port for port in first.ports.values() if port_in_use(port)] == []
-
-            # The same command again: it starts, without --stop-leftovers and without asking
+            # The same command again at once: it starts on the same ports and data, without --stop-leftovers
+            # and without asking (it waits for the guard to stop what the killed `up` left)
             second = Up(tmp_path, llm.base_url, argv=first.argv)
             second.wait_ready()
             said = "".join(second.output)
             assert "still running" not in said and "already running" not in said
+            assert still_running([*members, record.guard]) == []
             again = StackState(tmp_path).read()
             assert again is not None and again.owner.pid == second.process.pid
             assert {part.key for part in again.running_parts()} == keys
