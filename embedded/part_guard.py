@@ -85,13 +85,15 @@ def ensure(log_dir: Path) -> ProcessRecord:
 
 def watch(part: PartRecord, log_dir: Path) -> None:
     """Have the guard stop the part's process group should this process die before it does."""
+    global _guard
     ensure(log_dir)
     with _lock:
         assert _guard is not None
         _watched[:] = [*(p for p in _watched if group_left(p)), part]
         if _guard.send(part):
             return
-    ensure(log_dir)  # it died meanwhile: a new one is sent every watched part
+        _guard = None  # it died meanwhile (perhaps not reaped yet): a new one is sent every watched part
+    ensure(log_dir)
 
 
 def current() -> ProcessRecord | None:
