@@ -66,6 +66,8 @@ async def ps(args: argparse.Namespace) -> int:
         return FAILED
     owner = "running" if record.owner.alive() else "gone (parts it left are listed as running)"
     print(f"tg-confidence up: pid {record.owner.pid}, {owner}")
+    if record.guard is not None:  # it stops the parts should `up` be killed (embedded/part_guard.py)
+        print(f"part guard: pid {record.guard.pid}, {'running' if record.guard.alive() else 'gone'}")
     print(f"{'PART':<10} {'PID':>8}  {'STATE':<8} {'MEMORY':>8}  {'PORTS':<28} LOG")
     for part in record.parts:
         alive = part.process.alive()

@@ -25,7 +25,7 @@ from embedded.model_weights import (
 )
 from embedded.processes import PartStartError
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
-from embedded.stack_control import leftovers, stop_parts
+from embedded.stack_control import leftovers, stop_parts, wait_for_guard
 from embedded.stack_state import StackState, StateError
 from service import defaults
 from service.config import ServiceConfig
@@ -144,6 +144,9 @@ async def _clear_leftovers(options: StackOptions, stop_without_asking: bool) -> 
     if record is not None and record.owner.alive():
         return (f"a stack is already running from {options.data_dir} (tg-confidence up, pid {record.owner.pid}): "
                 "stop it with `tg-confidence down`, or start another with --data-dir and other ports")
+    # Its guard stops what a killed `up` left (embedded/part_guard.py): wait for it rather than refuse.
+    if record is not None:
+        await asyncio.to_thread(wait_for_guard, record, lambda text: print(text, flush=True))
     left = leftovers(record)
     if not left:
         return None

@@ -18,6 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from embedded import part_guard
+from embedded.stack_state import PartRecord, ProcessRecord
+
 ReadyCheck = Callable[["ManagedProcess"], Awaitable[bool]]
 
 
@@ -143,6 +146,10 @@ class ManagedProcess:
     def start(self) -> None:
         self.check_ports()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        try:  # before the part: none runs unguarded (embedded/part_guard.py)
+            part_guard.ensure(self.log_path.parent)
+        except OSError as exc:
+            raise PartStartError(f"{self.name}: cannot start the part guard: {exc}") from exc
         log = open(self.log_path, "ab")
         try:
             self.process = subprocess.Popen(
@@ -154,8 +161,17 @@ class ManagedProcess:
             raise PartStartError(f"{self.name}: cannot run {self.argv[0]}: {exc}") from exc
         finally:
             log.close()
+        # Its own session keeps Ctrl-C at the terminal from reaching it (the supervisor stops the parts in
+        # order); the guard stops its group should the supervisor die without stopping it.
+        part_guard.watch(self.record(), self.log_path.parent)
         if self.on_start is not None:
             self.on_start(self)
+
+    def record(self) -> PartRecord:
+        """The running part as the stack's record and the guard know it."""
+        assert self.process is not None
+        return PartRecord(key=self.key, name=self.name, process=ProcessRecord.of(self.process.pid),
+                          ports=dict(self.ports), log=str(self.log_path.resolve()))
 
     @property
     def pid(self) -> int | None:

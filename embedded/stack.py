@@ -23,11 +23,11 @@ from temporalio.client import Client
 
 from confidence_core.ontology import Ontology
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
-from embedded import demo_graph
+from embedded import demo_graph, part_guard
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, tcp_open
-from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackState
+from embedded.stack_state import ProcessRecord, StackRecord, StackState
 from embedded.supervisor import Supervisor
 from service.connections import PartUnreachable, connect_temporal
 
@@ -272,10 +272,9 @@ class EmbeddedStack:
         """Write which process owns the stack and each part's pid (after every start and restart). Best
         effort: a record that cannot be written (disk full) costs `down`/`ps`, never the running stack."""
         try:
-            self.state.write(StackRecord(
-                owner=ProcessRecord.of(os.getpid()),
-                parts=[PartRecord(key=p.key, name=p.name, process=ProcessRecord.of(p.pid), ports=dict(p.ports),
-                                  log=str(p.log_path.resolve())) for p in self.children if p.pid is not None]))
+            self.state.write(StackRecord(owner=ProcessRecord.of(os.getpid()),
+                                         parts=[p.record() for p in self.children if p.process is not None],
+                                         guard=part_guard.current()))
         except OSError as exc:
             self.say(f"could not write the stack record {self.state.path}: {exc} (`tg-confidence down` and `ps` "
                      "will not see this stack)")

@@ -14,6 +14,7 @@ from embedded.stack_state import PartRecord, ProcessRecord, StackRecord, StackSt
 
 OWNER_STOP_S = 60.0  # `up` stops its parts in reverse order, each with its own 15 s grace
 PART_STOP_S = 15.0
+GUARD_STOP_S = PART_STOP_S + 10.0  # the guard stops them all at once: 15 s grace, then SIGKILL
 
 
 def _wait_gone(processes: list[ProcessRecord], timeout_s: float) -> list[ProcessRecord]:
@@ -59,6 +60,18 @@ def stop_parts(parts: list[PartRecord], say: Callable[[str], None], timeout_s: f
     return [p.name for p in left]
 
 
+def wait_for_guard(record: StackRecord, say: Callable[[str], None], timeout_s: float = GUARD_STOP_S) -> bool:
+    """When the `up` that owns the record is gone and its guard (embedded/part_guard.py) is still stopping
+    the parts it left, wait for the guard within a bound; whether there was one to wait for."""
+    guard = record.guard
+    if guard is None or record.owner.alive() or not guard.alive():
+        return False
+    say(f"tg-confidence up (pid {record.owner.pid}) is gone; waiting for its guard (pid {guard.pid}) to stop "
+        "the parts it left ...")
+    _wait_gone([guard], timeout_s)
+    return True
+
+
 def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: float = OWNER_STOP_S) -> bool:
     """Stop the recorded stack: ask its `up` to stop (it stops every part in order), then stop any part still
     running (the `up` was gone, or did not finish in time). False when nothing was running."""
@@ -66,6 +79,7 @@ def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: f
     if record is None:
         return False
     owner_alive = record.owner.alive()
+    wait_for_guard(record, say)
     running = record.running_parts()
     if not owner_alive and not running:
         state.clear()
@@ -91,7 +105,8 @@ def stop_stack(state: StackState, say: Callable[[str], None], owner_timeout_s: f
 
 
 def leftovers(record: StackRecord | None) -> list[PartRecord]:
-    """Parts still running although the `up` that started them is gone (it was killed with SIGKILL)."""
+    """Parts still running although the `up` that started them is gone (killed with SIGKILL, and its guard
+    was killed too or could not stop them)."""
     if record is None or record.owner.alive():
         return []
     return record.running_parts()

@@ -62,11 +62,17 @@ class PartRecord:
     ports: dict[str, int]
     log: str
 
+    @classmethod
+    def from_json(cls, data: Any) -> PartRecord:
+        return cls(key=data["key"], name=data["name"], process=ProcessRecord(**data["process"]),
+                   ports={k: int(v) for k, v in data["ports"].items()}, log=data["log"])
+
 
 @dataclass(frozen=True)
 class StackRecord:
     owner: ProcessRecord  # the `tg-confidence up` process
     parts: list[PartRecord] = field(default_factory=list)
+    guard: ProcessRecord | None = None  # the process that stops the parts if `up` dies (embedded/part_guard.py)
 
     def running_parts(self) -> list[PartRecord]:
         return [part for part in self.parts if part.process.alive()]
@@ -100,10 +106,10 @@ class StackState:
         """The recorded stack, or None when there is none."""
         try:
             data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+            guard = data.get("guard")  # absent in a record an older `up` wrote
             return StackRecord(owner=ProcessRecord(**data["owner"]),
-                               parts=[PartRecord(key=p["key"], name=p["name"], process=ProcessRecord(**p["process"]),
-                                                 ports={k: int(v) for k, v in p["ports"].items()}, log=p["log"])
-                                      for p in data["parts"]])
+                               parts=[PartRecord.from_json(p) for p in data["parts"]],
+                               guard=ProcessRecord(**guard) if guard else None)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
