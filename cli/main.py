@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 
 from cli import actions, calibrate, keys, runs, stack_commands
 from cli.ask_command import add_parser as add_ask_parser
@@ -58,4 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if (args.log_level or "").upper() != "DEBUG":
+        # A broker that cannot be reached is said in one line (PartUnreachable); the Pulsar client's own
+        # reconnect attempts would print ten more before it. `-l DEBUG` shows them.
+        logging.getLogger("pulsar").setLevel(logging.CRITICAL)
     exit_now(asyncio.run(COMMANDS[args.command](args)))

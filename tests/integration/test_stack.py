@@ -117,6 +117,7 @@ async def test_ask_with_pulsar_down_names_it_and_exits_without_a_traceback() -> 
     assert result.returncode == 2, result.stderr
     assert f"Pulsar at {dead_pulsar} is unreachable" in result.stderr
     assert "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr  # the one line, not the client's reconnect log
 
 
 async def test_the_bridge_with_pulsar_down_names_it_and_exits_without_a_traceback(
