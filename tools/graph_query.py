@@ -164,7 +164,7 @@ class GraphQuery(Tool):
         a node whose label never stores it moves to the one node that does: the small model often hands the
         same query back when asked to repair these."""
         query = arguments.get("query")
-        if not query:
+        if not query or refusals(query):  # no read: refused as it is, never EXPLAINed or rewritten
             return None
         fixed = repaired(query) or query
         if backends.schema is not None:
