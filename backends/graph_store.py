@@ -20,7 +20,9 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
+from backends.graph_limits import FALKORDB_LIMITS
 from confidence_core.redaction import redact_text
+from confidence_core.row_cap import capped_rows
 
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
 # How long a read schema is reused: reading it costs 2 + 2 x labels queries (~19 ms on the demo graph, most of
@@ -33,15 +35,16 @@ PATTERN_SAMPLE = 20000  # relationships sampled for (label)-[type]->(label) patt
 class QueryRows:
     columns: list[str]
     rows: list[list[Any]]
-    total_rows: int
+    total_rows: int  # the rows the server sent: a read asks for at most the rows kept + 1 (row_cap.py)
 
     @property
     def truncated(self) -> bool:
         return self.total_rows > len(self.rows)
 
     def to_json(self) -> str:
+        # A truncated result's full size is unknown (the query was capped): its count is of the rows shown.
         return json.dumps(
-            {"columns": self.columns, "rows": self.rows, "row_count": self.total_rows, "truncated": self.truncated},
+            {"columns": self.columns, "rows": self.rows, "row_count": len(self.rows), "truncated": self.truncated},
             default=str, separators=(",", ":"),
         )
 
@@ -99,7 +102,9 @@ class GraphStore:
 
     async def ro_query(self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000,
                        max_rows: int = 200) -> QueryRows:
-        return await self._execute(query, params, timeout_ms, max_rows, write=False)
+        """A read, its rows capped in the query itself (max_rows + 1: a truncated result still shows it), so
+        that the server neither builds nor sends rows that would be dropped here."""
+        return await self._execute(capped_rows(query, max_rows + 1), params, timeout_ms, max_rows, write=False)
 
     async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
         """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
@@ -114,7 +119,8 @@ class GraphStore:
         try:
             graph = await self._graph()
             run = graph.query if write else graph.ro_query
-            result = await run(query, params, timeout=timeout_ms)
+            # FalkorDB refuses a query that asks for more than its TIMEOUT_MAX: longer asks get the most there is.
+            result = await run(query, params, timeout=min(timeout_ms, FALKORDB_LIMITS.timeout_max_ms))
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise self._unreachable(exc) from exc
         except ResponseError as exc:
@@ -133,6 +139,8 @@ class GraphStore:
             raise self._unreachable(exc) from exc
         except ResponseError as exc:
             return str(exc)
+        except Exception as exc:  # the client cannot read the plan it got (an index's DDL has none): not a read
+            return f"no plan for this query ({exc})"
         return None
 
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:

@@ -132,14 +132,6 @@ def query_literals(query: str) -> list[tuple[str, str]]:
     return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
 
 
-_WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|LOAD\s+CSV|FOREACH)\b", re.IGNORECASE)
-
-
-def write_clauses(query: str) -> list[str]:
-    """The clauses of a query that would change the graph (outside string literals), upper-cased."""
-    return sorted({m.group(1).upper() for m in _WRITE.finditer(_STRING.sub("''", query))})
-
-
 _AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|stDev|stDevP|percentileCont|percentileDisc)\s*\(", re.IGNORECASE)
 # One relationship between two node patterns: `)-[...]->(`, `)<-[...]-(`, `)--(`, `)-->(`.
 _RELATIONSHIP = re.compile(r"\)\s*<?-\s*(?:\[[^\]]*\]\s*)?-?>?\s*\(")

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 from temporalio.client import Client
 
+from backends.graph_limits import FALKORDB_LIMITS
 from embedded.processes import ManagedProcess, PartStartError, tcp_open
 
 
@@ -106,10 +107,13 @@ def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None) ->
 
 
 def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
+    """FalkorDB with the limits on one query's time, memory and rows that every deployment should have
+    (backends/graph_limits.py)."""
     redis_server, module = falkordb_binaries()
     (data_dir / "falkordb").mkdir(parents=True, exist_ok=True)
     argv = [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", module,
-            "--dir", str(data_dir / "falkordb"), "--save", "60 1", "--appendonly", "yes", "--protected-mode", "no"]
+            *FALKORDB_LIMITS.module_args(), "--dir", str(data_dir / "falkordb"), "--save", "60 1",
+            "--appendonly", "yes", "--protected-mode", "no"]
 
     async def ready(_: ManagedProcess) -> bool:
         if not await tcp_open(port):

@@ -11,9 +11,10 @@ from backends.grounding import compared_where_held, dates_read_as_dates, ground,
 from confidence_core.answer_check import holds_nothing
 from confidence_core.answer_fit import ORDERED_KEY
 from confidence_core.cypher_repair import repaired
-from confidence_core.cypher_text import broaden_cypher, ordered_by, query_literals, query_shape, write_clauses
+from confidence_core.cypher_text import broaden_cypher, ordered_by, query_literals, query_shape
 from confidence_core.grounding import unused_names
 from confidence_core.ladder import Rung
+from confidence_core.read_only import refusals
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool
@@ -100,7 +101,7 @@ def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count:
     if truncated:
         return ConfidenceMetrics(
             score=0.8, retry_count=retry_count,
-            reasoning=f"Query returned more rows than kept ({row_count} in all); the answer may miss some")
+            reasoning="Query returned more rows than kept; the answer may miss some")
     verified = " with every named value found in the graph" if literals else ""
     return ConfidenceMetrics(score=0.9, reasoning=f"Query returned {row_count} row(s){verified}",
                              retry_count=retry_count)
@@ -142,13 +143,14 @@ class GraphQuery(Tool):
         return backends.graph is not None
 
     async def check(self, arguments: dict[str, str], backends: Backends) -> list[str]:
-        """A query that writes, that FalkorDB rejects without running it (syntax, unknown function), or that
-        names what the graph's schema lacks (a label, a relationship type or its direction, a property)."""
+        """A query that is no read (it writes, loads a CSV file or calls a procedure not on the read list), that
+        FalkorDB rejects without running it (syntax, unknown function), or that names what the graph's schema
+        lacks (a label, a relationship type or its direction, a property)."""
         assert backends.graph is not None
         query = arguments.get("query", "")
-        writes = write_clauses(query)
-        if writes:
-            return [f"the query writes ({', '.join(writes)}); only read-only queries may run"]
+        refused = refusals(query)
+        if refused:
+            return refused
         error = await backends.graph.explain_error(query)
         if error:
             hint = await backends.schema.sql_hint(query) if backends.schema is not None else None
@@ -162,7 +164,7 @@ class GraphQuery(Tool):
         a node whose label never stores it moves to the one node that does: the small model often hands the
         same query back when asked to repair these."""
         query = arguments.get("query")
-        if not query:
+        if not query or refusals(query):  # no read: refused as it is, never EXPLAINed or rewritten
             return None
         fixed = repaired(query) or query
         if backends.schema is not None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from backends.graph_limits import FALKORDB_LIMITS
 from contracts.names import SEARCH_ATTRIBUTES
 from contracts.topics import agent_request_topic, agent_response_topic
 from service.config import ServiceConfig
@@ -471,6 +472,12 @@ def test_worker_and_bridge_health_checks_call_healthz_on_their_metrics_port(name
     targets = {t for job in yaml.safe_load((ROOT / "monitoring" / "prometheus.yml").read_text())["scrape_configs"]
                for group in job["static_configs"] for t in group["targets"]}
     assert f"{name}:{port}" in targets  # Prometheus scrapes the same port
+
+
+def test_falkordb_runs_with_the_limits_up_gives_it() -> None:
+    """Time, rows and memory per query are bounded in FalkorDB itself, the same in Compose as in `up`."""
+    args = load(COMPOSE)["services"]["falkordb"]["environment"]["FALKORDB_ARGS"]
+    assert args.split() == FALKORDB_LIMITS.module_args()
 
 
 def test_the_demo_graph_loads_once_falkordb_answers() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from falkordb.asyncio import FalkorDB
@@ -80,10 +81,12 @@ async def test_parameters_are_data_not_cypher(falkordb_url: str, movie_graph: st
 
 
 async def test_large_results_are_capped_and_marked_truncated(falkordb_url: str, movie_graph: str) -> None:
+    """The cap is in the query the server runs (LIMIT max_rows + 1): one row more than kept shows truncation."""
     store = GraphStore(falkordb_url, movie_graph)
     rows = await store.ro_query("UNWIND range(1, 500) AS i RETURN i", max_rows=50)
     await store.aclose()
-    assert len(rows.rows) == 50 and rows.total_rows == 500 and rows.truncated
+    assert len(rows.rows) == 50 and rows.total_rows == 51 and rows.truncated
+    assert json.loads(rows.to_json())["row_count"] == 50
 
 
 async def test_unreachable_falkordb_is_a_retryable_error_naming_the_address() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.cypher_text import write_clauses
 from confidence_core.grounding import (
     describe_grounding,
     ignored_names,
@@ -14,6 +13,7 @@ from confidence_core.grounding import (
     named_lookups,
     relabel,
 )
+from confidence_core.read_only import write_clauses
 from contracts.query_path import EntityMatch, Grounding
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
