@@ -166,8 +166,9 @@ def create_app(deps: ChatDeps) -> FastAPI:
     @app.post("/chat/stream", summary="Ask; stream the run as server-sent events")
     async def chat_stream(body: ChatRequest, request: Request, who: Who) -> EventSourceResponse:
         conversation_id = body.conversation_id or f"c-{uuid.uuid4().hex}"
+        # The caller the API authenticated is the requester: whose action it would start and who may not approve it.
         stream = await deps.streams.ask(AgentRequest(question=body.query, conversation_id=conversation_id,
-                                                     streaming=True))
+                                                     streaming=True, user=who.name))
         log.info("chat_asked", who=who.name, conversation_id=conversation_id, workflow_id=stream.workflow_id)
         first = {"type": "conversation_id", "id": conversation_id, "workflow_id": stream.workflow_id,
                  "temporal_ui": ui_link(stream.workflow_id)}

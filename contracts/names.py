@@ -16,6 +16,9 @@ WORKER_PUBLISH = "worker-publish"
 # Patch id of runs that have every feature above and earlier (intent-router, error-aware-ladder,
 # conversation-memory, worker-publish) under one marker.
 ALL_FEATURES = "features-2026-11"
+# Patch id of runs that have ALL_FEATURES and the approval policy (open_actions, the role 'act', no
+# self-approval, approve_every_action), under one marker too.
+FEATURES_APPROVALS = "features-approvals"
 # Patch id of action runs that execute a batch's entities in groups, several per activity.
 ACTION_GROUPS = "action-groups"
 # Patch id of runs given settings by their caller that take the approval policy from the worker.

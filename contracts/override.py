@@ -24,6 +24,7 @@ class Role(StrEnum):
     REVIEW = "review"    # accept, retry, skip or abort a step whose confidence stayed low
     APPROVE = "approve"  # approve (or refuse) an action batch
     UNDO = "undo"        # undo executed actions (tg-confidence actions undo)
+    ACT = "act"          # start an action that changes data (the request's user, when identities are configured)
 
 
 class OverrideIdentity(BaseModel):

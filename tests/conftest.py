@@ -28,7 +28,6 @@ from activities.publish import PublishActivities
 from backends.factory import make_backends
 from bridge.relay import RequestRelay, Routing
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
-from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
 from embedded.parts import DEV_SERVER_DYNAMIC_CONFIG, falkordb_server, pulsar_broker, temporal_binary
@@ -37,6 +36,7 @@ from service.config import ServiceConfig
 from service.connections import pulsar_client
 from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
+from tests.agent_harness import agent_settings_for_tests
 from worker.families import FAMILIES, build_workers
 
 
@@ -124,7 +124,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
             llm_model="scripted",
             request_topics=[agent_request_topic(workspace, flow), *(extra_request_topics or [])],
-            agent=AgentSettings(**agent), queues=queues, metrics_port=0,
+            agent=agent_settings_for_tests(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
             workspace=workspace, flow=flow, ontology_path=ontology_path,
         )

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
         ALL_FEATURES,
+        FEATURES_APPROVALS,
         SA_AWAITING_OVERRIDE,
         SA_CURRENT_STEP,
         SA_FINAL_CONFIDENCE,
@@ -65,12 +66,17 @@ class Features:
     error_aware_ladder: bool = False
     conversation: bool = False
     worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
+    # open_actions, the role 'act', no self-approval and approve_every_action (confidence_core/action_gate.py)
+    approval_policy: bool = False
 
     @classmethod
     def of_this_run(cls) -> Features:
         # A run started since ALL_FEATURES records one patch marker for all of them: each marker also costs
         # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
         # Older runs replay with the markers they recorded one by one.
+        if workflow.patched(FEATURES_APPROVALS):  # asked first: a new run records only this marker
+            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
+                       approval_policy=True)
         if workflow.patched(ALL_FEATURES):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
         return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
@@ -176,7 +182,10 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
-        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id)
+        # Runs recorded before the approval policy took approvals from their requester too.
+        requester = self.inp.request.user if self.features.approval_policy else None
+        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id,
+                              requester)
 
     async def wait_for_override(self, request: OverrideRequest, what: str) -> Override | None:
         """Ask a human (signal, update or Pulsar follow-up) and wait up to the request's timeout."""
