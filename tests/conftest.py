@@ -32,7 +32,7 @@ from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
 from embedded.parts import DEV_SERVER_DYNAMIC_CONFIG, falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
-from service.config import ServiceConfig
+from service.config import McpServerConfig, ServiceConfig
 from service.connections import pulsar_client
 from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
@@ -117,7 +117,8 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
 
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
-                    ontology_path: str = "", flow: str = "default", **agent: object) -> Stack:
+                    ontology_path: str = "", flow: str = "default", mcp_servers: list[McpServerConfig] | None = None,
+                    **agent: object) -> Stack:
         queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
         config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
@@ -127,6 +128,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             agent=agent_settings_for_tests(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
             workspace=workspace, flow=flow, ontology_path=ontology_path,
+            **({} if mcp_servers is None else {"mcp_servers": mcp_servers}),  # default: the demo server
         )
         client = temporal_env.client
         backends = make_backends(config)
