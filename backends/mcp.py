@@ -35,6 +35,10 @@ class McpToolInfo:
     description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
+    # The server's own hints (MCP ToolAnnotations). As the spec defaults them, a tool not marked read-only
+    # may change things, and destructively unless marked otherwise: it is called only once a human approved.
+    read_only: bool = False
+    destructive: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,9 +88,12 @@ class McpTools:
                 log.warning("mcp_server_unavailable", server=server.name, error=server.said(exc))
                 continue
             for tool in listed.tools:
-                found.setdefault(tool.name, McpToolInfo(server.name, tool.name, tool.description or "",
-                                                        dict(tool.input_schema or {}),
-                                                        dict(tool.output_schema) if tool.output_schema else None))
+                hints = tool.annotations
+                found.setdefault(tool.name, McpToolInfo(
+                    server.name, tool.name, tool.description or "", dict(tool.input_schema or {}),
+                    dict(tool.output_schema) if tool.output_schema else None,
+                    read_only=bool(hints and hints.read_only_hint),
+                    destructive=not (hints and hints.destructive_hint is False)))
         self._listing, self._listed_at = found, time.monotonic()
         return found
 

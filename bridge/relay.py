@@ -237,6 +237,8 @@ class RequestRelay:
         workflow_id = target if target.startswith("agent-") else workflow_id_for(target)
         try:
             override = parse_pulsar_override(request.question)
+            if not override.by and request.user:  # who sends the follow-up decides, unless the decision names someone
+                override = override.model_copy(update={"by": request.user})
             outcome = await self.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", override)
         except OverrideRejected as exc:
             await self._reply_error(topic, request_id, f"Override not understood: {exc}")

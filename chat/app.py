@@ -210,8 +210,10 @@ def create_app(deps: ChatDeps) -> FastAPI:
         conversation_id = body.conversation_id or new_conversation_id(who)
         slot = stream_slot(who)
         try:
+            # The caller the API authenticated is the requester: whose action it would start and who may not
+            # approve it.
             stream = await deps.streams.ask(AgentRequest(question=body.query, conversation_id=conversation_id,
-                                                         streaming=True), new_request_id(who))
+                                                         streaming=True, user=who.name), new_request_id(who))
         except BaseException:
             slot.give_back()
             raise

@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
                         "and prints its id for the next question")
     d = a.add_argument_group("deciding here (at a terminal, ask asks you when the run waits for a human)")
     d.add_argument("--by", default=default_decider(),
-                   help="who decides: the identity's name when the service checks signatures (recorded)")
+                   help="who asks and decides: the identity's name when the service checks signatures (recorded)")
     d.add_argument("--key", "--signing-key", dest="key", type=Path, default=default_signing_key(),
                    help="sign decisions with this private key (env TGCA_OVERRIDE_KEY); without it, a run that "
                         "takes signed decisions is answered with `tg-confidence override`")
@@ -46,13 +46,14 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
                   namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
                   json_output: bool = False, collection: str = "default", group: list[str] | None = None,
-                  answer_only: bool = False, decider: InlineDecider | None = None) -> int:
+                  answer_only: bool = False, decider: InlineDecider | None = None, user: str = "") -> int:
     """Ask, print what comes back, return the exit code. `answer_only`: the answer's text and any error, as
     TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations).
-    `decider`: answer the run's override requests at this terminal (see inline_decider)."""
+    `decider`: answer the run's override requests at this terminal (see inline_decider). `user`: who asks (the
+    request's user: the requester of any action it starts)."""
     request_id = str(uuid.uuid4())
     request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id,
-                           collection=collection, group=group)
+                           collection=collection, group=group, user=user)
     view = view_for(json_output=json_output, answer_only=answer_only)
     if json_output:  # stdout carries nothing but the responses, one JSON object per line
         ui_url = None
@@ -121,4 +122,5 @@ async def ask_command(args: argparse.Namespace) -> int:
                          namespace=config.temporal_namespace,
                          conversation_id=conversation_of(args.conversation), json_output=args.json_output,
                          collection=args.collection,
-                         decider=None if args.json_output else inline_decider(config, args.by, args.key))
+                         decider=None if args.json_output else inline_decider(config, args.by, args.key),
+                         user=args.by)

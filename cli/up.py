@@ -65,6 +65,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     up.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
     up.add_argument("--stop-leftovers", action="store_true",
                     help="stop parts an earlier `up` (killed with SIGKILL) left running, without asking")
+    up.add_argument("--open-actions", action="store_true",
+                    help="development only: with no identities configured, let requests change data (anyone "
+                         "who can reach this stack may then start and approve them, the requester included)")
     add_flow_args(up)
 
 
@@ -73,6 +76,27 @@ def flow_env(config: ServiceConfig) -> dict[str, str]:
     the worker, the bridge and the chat so that every part and `--ask` use the same ones."""
     return {"TGCA_WORKSPACE": config.workspace, "TGCA_FLOW": config.flow,
             "TGCA_REQUEST_TOPICS": json.dumps(config.request_topics), "TGCA_RESPONSE_TOPIC": config.response_topic}
+
+
+def actions_env(args: argparse.Namespace, config: ServiceConfig) -> dict[str, str]:
+    """--open-actions: the development flag, and self-approval (the chat's local user asks and approves).
+    Configured identities always win: then the flag changes nothing."""
+    if not args.open_actions or config.agent.override_keys:
+        return {}
+    return {"TGCA_AGENT__OPEN_ACTIONS": "true", "TGCA_AGENT__ALLOW_SELF_APPROVAL": "true"}
+
+
+def actions_line(args: argparse.Namespace, config: ServiceConfig) -> str:
+    """What `up` says about actions when it starts: who may change data on this stack."""
+    if config.agent.override_keys:
+        return ("actions: started by identities with the role 'act' and approved by signed decisions "
+                "(agent.override_keys)")
+    if args.open_actions or config.agent.open_actions:
+        return ("actions are OPEN (development): anyone who can reach this stack's Temporal or Pulsar may start "
+                "and approve changes to the graph, the requester included; configure identities "
+                "(agent.override_keys, README \"Human override\") before anyone else can reach it")
+    return ("actions are closed: no identities are configured, so requests that change data are refused; to try "
+            "them on this machine: tg-confidence up --open-actions")
 
 
 def stack_options(args: argparse.Namespace, config: ServiceConfig) -> StackOptions:
@@ -89,7 +113,7 @@ def stack_options(args: argparse.Namespace, config: ServiceConfig) -> StackOptio
         metrics_port=defaults.METRICS_PORT if args.metrics_port is None else args.metrics_port,
         http_port=args.http_port, http_host=args.http_host,
         log_level=args.log_level or defaults.LOG_LEVEL,
-        extra_env=flow_env(config), queues=config.queues,
+        extra_env={**flow_env(config), **actions_env(args, config)}, queues=config.queues,
     )
 
 
@@ -176,6 +200,7 @@ async def up(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     stack = EmbeddedStack(options, say=lambda text: print(text, flush=True))
     print(f"starting the embedded stack (data and logs in {options.data_dir}) ...", flush=True)
+    print(actions_line(args, config), flush=True)
     try:
         await _join_model(options, stop)
         if not await _start(stack, stop):
@@ -198,7 +223,7 @@ async def up(args: argparse.Namespace) -> int:
             status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
                                    ui_url=stack.ui_url, namespace=options.temporal_namespace,
                                    decider=inline_decider(config, default_decider(), default_signing_key(),
-                                                          stack.temporal_address))
+                                                          stack.temporal_address), user=default_decider())
             if args.exit_after_ask:
                 return status
         print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)

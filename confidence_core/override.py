@@ -18,7 +18,7 @@ def token_digest(token: str) -> str:
 
 UNAUTHORIZED = "not authorized"  # how every rejection for want of a right begins (counted apart)
 _ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "approve actions",
-               Role.UNDO: "undo actions"}
+               Role.UNDO: "undo actions", Role.ACT: "start actions"}
 
 
 # The most an override's fields may hold. A decision is a few words: anything longer only grows the run's
@@ -57,11 +57,13 @@ def check_sizes(override: Override) -> None:
 
 
 def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
-                   settings: AgentSettings, workflow_id: str, limits: bool = True) -> Decision:
+                   settings: AgentSettings, workflow_id: str, requester: str | None = None,
+                   limits: bool = True) -> Decision:
     """The decision if the override is acceptable now; OverrideRejected says why not. With override_keys
     configured, the decider must be one of them, hold the role the request needs, and have signed this
-    decision over the request's challenge. `limits`: refuse oversized fields first (off only for runs
-    recorded before there were limits, so that they replay as they ran)."""
+    decision over the request's challenge. `requester` (the run's AgentRequest.user; None: not checked)
+    may not approve its own action unless settings.allow_self_approval. `limits`: refuse oversized fields
+    first (off only for runs recorded before there were limits, so that they replay as they ran)."""
     if limits:
         check_sizes(override)
     if override.token:
@@ -92,9 +94,25 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
         raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
+    if requester is not None and not settings.allow_self_approval:
+        refuse_self_approval(override, pending, decision, requester)
     if settings.override_keys:
         authorize(override, pending, settings.override_keys, workflow_id)
     return decision
+
+
+def refuse_self_approval(override: Override, pending: OverrideRequest, decision: Decision, requester: str) -> None:
+    """An approval (accept where the role 'approve' is needed) must name a decider other than the requester.
+    An unnamed decision counts as the requester's: nothing tells the two apart. Refusing (skip, abort) stays
+    open to the requester: withdrawing one's own request changes nothing."""
+    if pending.role is not Role.APPROVE or decision is not Decision.ACCEPT:
+        return
+    decider = override.by.strip()
+    if not decider or decider == requester.strip():
+        who = f"'{requester}'" if requester.strip() else "an unnamed requester"
+        raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request ({who}); the "
+                               "approval must come from someone else, named in `by` (or, where the operator "
+                               "allows it, agent.allow_self_approval)")
 
 
 def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str) -> None:

@@ -22,9 +22,10 @@ ACTION_GROUPS = "action-groups"
 WORKER_POLICY_PATCH = "worker-policy"
 # Patch id of batches that refuse to run unless a parent run (which approved them) started them.
 BATCH_NEEDS_PARENT = "batch-needs-parent"
-# Patch id of runs that bound what humans send them (field sizes, human retries per step) and that have
-# every feature of ALL_FEATURES too, under this one marker.
-OVERRIDE_LIMITS = "override-limits"
+# Patch id of runs that have every feature of ALL_FEATURES, bound what humans send them (field sizes, human
+# retries per step) and take the approval policy (open_actions, the role 'act', no self-approval,
+# approve_every_action), under this one marker.
+FEATURES_GUARDED = "features-guarded"
 
 
 

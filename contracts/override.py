@@ -25,6 +25,7 @@ class Role(StrEnum):
     APPROVE = "approve"  # approve (or refuse) an action batch
     UNDO = "undo"        # undo executed actions (tg-confidence actions undo)
     AUDIT = "audit"      # over HTTP: read every caller's runs and conversations, and the action history
+    ACT = "act"          # start an action that changes data (the request's user, when identities are configured)
 
 
 class OverrideIdentity(BaseModel):

@@ -80,6 +80,9 @@ class StepInput(BaseModel):
     # The retry ladder's approach for this attempt (confidence_core/ladder.py; "human": a person asked for the
     # retry); "" for a first attempt and in runs started before attempts carried it. Metrics only.
     rung: str = ""
+    # A human approved calling the tool with exactly these arguments (a tool that changes things is otherwise
+    # not called: its output says it needs approval).
+    approved: bool = False
 
 
 class StepOutput(BaseModel):
@@ -91,6 +94,8 @@ class StepOutput(BaseModel):
     # The same arguments would fail the same way (a syntax error, an unknown name, bad arguments): the
     # retry ladder repairs them instead of repeating them.
     deterministic: bool = False
+    # Not called: why a human must approve the call first (an MCP tool its server does not mark read-only).
+    needs_approval: str = ""
 
 
 class SupportingResult(BaseModel):

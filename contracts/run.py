@@ -39,6 +39,14 @@ class AgentSettings(BaseModel):
     # Retired: token digests. Still read so that a deployment configured with them refuses every override
     # (instead of silently opening them to anyone) until override_keys are configured.
     override_token_sha256: list[str] = Field(default_factory=list)
+    # Without override_keys, an action that changes data (or an MCP tool its server does not mark read-only)
+    # is refused before any change unless this development flag is set: then anyone who can reach Temporal
+    # or the request topic may start and approve it (`tg-confidence up --open-actions`).
+    open_actions: bool = False
+    # The run's requester (AgentRequest.user) may approve its own action or tool call.
+    allow_self_approval: bool = False
+    # Every action waits for a human's approval, whatever its size, confidence or how its targets were named.
+    approve_every_action: bool = False
     search_attributes: bool = False  # upsert TgcaStatus & co. (they must be registered on the server)
     audit_enabled: bool = True
     include_raw_outputs: bool = False
@@ -68,7 +76,8 @@ class AgentSettings(BaseModel):
 # Who approves, what needs approval, how often a human may retry a step and whether it is recorded: always
 # the worker's configuration.
 WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "max_human_retries",
-                 "audit_enabled", "action_confidence_threshold", "action_approval_above", "action_max_targets")
+                 "audit_enabled", "action_confidence_threshold", "action_approval_above", "action_max_targets",
+                 "open_actions", "allow_self_approval", "approve_every_action")
 
 
 class AgentRunInput(BaseModel):

@@ -49,9 +49,13 @@ class AgentRequest(BaseModel):
     subagent_goal: str = ""
     expected_siblings: int = 0
     plan: str = ""
+    # Who asks (TrustGraph 1.x's field, which its clients still send): whose request an approval would be
+    # (the requester may not approve its own action) and, with identities configured, who must hold the
+    # role 'act' to start one. Claimed by the caller, not proven: README "Human override".
+    user: str = ""
 
     @field_validator(
-        "state", "collection", "session_id", "conversation_id", "pattern", "task_type", "framing",
+        "state", "user", "collection", "session_id", "conversation_id", "pattern", "task_type", "framing",
         "correlation_id", "parent_session_id", "subagent_goal", "plan", mode="before",
     )
     @classmethod

@@ -21,10 +21,14 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 DEMO_RATES_TO_USD = {"USD": 1.0, "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CAD": 0.73, "BRL": 0.18, "INR": 0.012,
                      "MXN": 0.055}
+
+# Both tools only compute: marked read-only, they are called without a human's approval.
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 
 server = MCPServer(name="tg-confidence-demo-tools",
                    instructions="Deterministic date and currency helpers for procurement questions.")
@@ -52,7 +56,8 @@ def _parse(day: str, what: str) -> date:
         raise ToolError(f"{what} must be an ISO date like 2024-03-15, got {day!r}") from exc
 
 
-@server.tool(description="Convert an amount between currencies (USD EUR GBP JPY CAD BRL INR MXN) at fixed demo rates.")
+@server.tool(annotations=READ_ONLY,
+             description="Convert an amount between currencies (USD EUR GBP JPY CAD BRL INR MXN) at fixed demo rates.")
 def convert_currency(amount: float, from_currency: str, to_currency: str) -> Conversion:
     source, target = from_currency.upper(), to_currency.upper()
     for code in (source, target):
@@ -63,8 +68,8 @@ def convert_currency(amount: float, from_currency: str, to_currency: str) -> Con
                       rate=round(rate, 6), rates_note="fixed demo rates, not market data")
 
 
-@server.tool(description="Count business days (Monday to Friday) from start (inclusive) to end (exclusive), "
-                         "ISO dates.")
+@server.tool(annotations=READ_ONLY, description="Count business days (Monday to Friday) from start (inclusive) to "
+                                                "end (exclusive), ISO dates.")
 def business_days_between(start: str, end: str) -> BusinessDays:
     first, last = _parse(start, "start"), _parse(end, "end")
     step = 1 if last >= first else -1

@@ -76,13 +76,19 @@ class Harness:
         return "\n".join(f"[{m.message_type}] {m.content}" for m in self.messages)
 
 
+def agent_settings_for_tests(**agent: Any) -> AgentSettings:
+    """A test worker's settings: without identities, actions are open and a requester may approve its own (the
+    development setup every test of the action path runs on); a test of those rules sets them itself."""
+    return AgentSettings(**{"open_actions": True, "allow_self_approval": True, **agent})
+
+
 async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str, falkordb_url: str,
                        graph_name: str, audit_path: Path, ontology_path: str = "", calibrator_path: str = "",
                        **agent: Any) -> Harness:
     unique = uuid.uuid4().hex[:8]
     queues = TaskQueues().suffixed(unique)
     config = ServiceConfig(falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
-                           llm_model="scripted", agent=AgentSettings(**agent), queues=queues,
+                           llm_model="scripted", agent=agent_settings_for_tests(**agent), queues=queues,
                            audit_path=str(audit_path), metrics_port=0, ontology_path=ontology_path,
                            calibrator_path=calibrator_path)
     registry = CollectorRegistry()

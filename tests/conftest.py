@@ -28,15 +28,15 @@ from activities.publish import PublishActivities
 from backends.factory import make_backends
 from bridge.relay import RequestRelay, Routing
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
-from contracts.run import AgentSettings
 from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
 from embedded.parts import DEV_SERVER_DYNAMIC_CONFIG, falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
-from service.config import ServiceConfig
+from service.config import McpServerConfig, ServiceConfig
 from service.connections import pulsar_client
 from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
+from tests.agent_harness import agent_settings_for_tests
 from worker.families import FAMILIES, build_workers
 
 
@@ -118,6 +118,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
     async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
                     extra_request_topics: list[str] | None = None, tool_backend: str = "local",
                     ontology_path: str = "", flow: str = "default", service: dict[str, Any] | None = None,
+                    mcp_servers: list[McpServerConfig] | None = None,
                     **agent: object) -> Stack:
         queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
@@ -125,9 +126,10 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
             llm_model="scripted",
             request_topics=[agent_request_topic(workspace, flow), *(extra_request_topics or [])],
-            agent=AgentSettings(**agent), queues=queues, metrics_port=0,
+            agent=agent_settings_for_tests(**agent), queues=queues, metrics_port=0,
             audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
             workspace=workspace, flow=flow, ontology_path=ontology_path,
+            **({} if mcp_servers is None else {"mcp_servers": mcp_servers}),  # default: the demo server
         ).model_copy(update=service or {})  # `service`: other ServiceConfig fields (a FalkorDB URL, an API key)
         client = temporal_env.client
         backends = make_backends(config)

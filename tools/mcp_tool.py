@@ -14,6 +14,7 @@ from tools.spec import ToolArgument, ToolSpec, json_schema_summary
 
 if TYPE_CHECKING:
     from backends import Backends
+    from backends.mcp import McpToolInfo
 
 
 def score_call(is_error: bool, text: str, structured: dict[str, object] | None,
@@ -33,6 +34,12 @@ def score_call(is_error: bool, text: str, structured: dict[str, object] | None,
         return ConfidenceMetrics(score=0.2, reasoning="the MCP tool returned nothing", retry_count=retry_count)
     return ConfidenceMetrics(score=0.7, reasoning="text output; the tool declares no schema to check it against",
                              retry_count=retry_count)
+
+
+def approval_reason(info: McpToolInfo) -> str:
+    """Why calling this tool waits for a human: what its server says (or does not say) about it."""
+    kind = "marked destructive" if info.destructive else "not marked read-only"
+    return f"the MCP tool {info.name} ({info.server}) is {kind} by its server, so it may change things"
 
 
 def _refused(message: str, retry_count: int) -> StepOutput:
@@ -75,6 +82,13 @@ class McpTool(Tool):
             arguments = json.loads(request.step.arguments.get("arguments") or "{}")
         except json.JSONDecodeError as exc:
             return _refused(f"arguments are not JSON: {exc}", request.retry_count)
+        name = request.step.arguments.get("tool", "")
+        info = (await backends.mcp.list_tools()).get(name)
+        if info is not None and not info.read_only and not request.approved:
+            why = approval_reason(info)
+            return StepOutput(success=False, output=f"{name} was not called: {why}", needs_approval=why,
+                              deterministic=True, confidence=ConfidenceMetrics(
+                                  score=0.0, reasoning=f"not called: {why}", retry_count=request.retry_count))
         result = await backends.mcp.call(request.step.arguments.get("tool", ""), arguments,
                                          timeout_s=request.step.timeout_ms / 1000)
         return StepOutput(success=not result.is_error, output=result.text,

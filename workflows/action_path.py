@@ -1,7 +1,9 @@
-"""The action path: intent -> targets -> dry run -> approval -> concurrent batch -> summary. Mutations are
-critical: a target set the workflow is not sure of (below `action_confidence_threshold`), an irreversible
-action, or more than `action_approval_above` targets waits for a human's approval through the override
-mechanism, and nothing changes without it.
+"""The action path: intent -> who may start it -> targets -> dry run -> approval -> concurrent batch ->
+summary. Mutations are critical: a requester without the right to act (confidence_core/action_gate.py) is
+refused before any look-up; a target set the workflow is not sure of (below `action_confidence_threshold`),
+an irreversible action, more than `action_approval_above` targets, or any action at all with
+`approve_every_action` waits for a human's approval through the override mechanism, and nothing changes
+without it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
     from confidence_core.action_catalogue import CATALOGUE_CONFIDENCE
+    from confidence_core.action_gate import action_refusal
     from confidence_core.conversation import action_summary
     from contracts.action_path import (
         ActionIntent,
@@ -68,6 +71,11 @@ class ActionPath:
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent
+        if self.ctx.features.approval_policy:  # before the targets are even looked up
+            refused = action_refusal(s, self.ctx.inp.request.user, intent.action_name)
+            if refused:
+                self.ctx.notes.append(refused)
+                raise RunAborted(refused)
         for note in planned.notes:  # none in histories older than them: nothing new to replay
             self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
@@ -145,6 +153,8 @@ class ActionPath:
             reasons.append(f"it touches {len(targets)} entities (more than {s.action_approval_above})")
         if irreversible:
             reasons.append(f"{intent.action_name} is irreversible")
+        if s.approve_every_action and self.ctx.features.approval_policy:
+            reasons.append("the operator requires approval for every action")
         return reasons
 
     async def _approve(self, intent: ActionIntent, targets: list[ActionTarget], found: TargetsOutput,

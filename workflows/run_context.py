@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
         ALL_FEATURES,
-        OVERRIDE_LIMITS,
+        FEATURES_GUARDED,
         SA_AWAITING_OVERRIDE,
         SA_CURRENT_STEP,
         SA_FINAL_CONFIDENCE,
@@ -74,15 +74,17 @@ class Features:
     conversation: bool = False
     worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
     override_limits: bool = False  # bounded override fields and human retries (confidence_core/override.py)
+    # open_actions, the role 'act', no self-approval and approve_every_action (confidence_core/action_gate.py)
+    approval_policy: bool = False
 
     @classmethod
     def of_this_run(cls) -> Features:
-        # A run started since OVERRIDE_LIMITS records one patch marker for all of them: each marker also costs
+        # A run started since FEATURES_GUARDED records one patch marker for all of them: each marker also costs
         # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
         # Older runs replay with the marker(s) they recorded.
-        if workflow.patched(OVERRIDE_LIMITS):
+        if workflow.patched(FEATURES_GUARDED):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
-                       override_limits=True)
+                       override_limits=True, approval_policy=True)
         if workflow.patched(ALL_FEATURES):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
         return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
@@ -191,8 +193,10 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
+        # Runs recorded before the approval policy took approvals from their requester too.
+        requester = self.inp.request.user if self.features.approval_policy else None
         return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id,
-                              limits=self.features.override_limits)
+                              requester, limits=self.features.override_limits)
 
     def reject(self, override: Override, reason: str) -> None:
         """A refused override signal, listed in the status: each entry and the list bounded, so that no signal

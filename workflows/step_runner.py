@@ -1,6 +1,7 @@
 """One plan step under confidence control: run it, score it, and below its threshold climb the retry
 ladder (the same arguments after a backoff, adjusted arguments, a simplified approach), then ask a human
-(accept, retry, skip or abort) and, without an answer, give the step up."""
+(accept, retry, skip or abort) and, without an answer, give the step up. A tool call that may change things
+(an MCP tool not marked read-only) is made only once a human approved it, with its arguments shown."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from workflows.errors import failure_message
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
+    from confidence_core.action_gate import closed_without_identities
     from confidence_core.ladder import RUNG_NOTES, Rung, backoff, rung_for
     from confidence_core.memory import select_context, trim
     from contracts.names import Activities
-    from contracts.override import Decision, Override, OverrideRequest
+    from contracts.override import Decision, Override, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, ExecutionStep, StepResult
     from contracts.query_path import AdjustInput, AdjustOutput, StepInput, StepOutput
     from contracts.records import AttemptAudit, StepAudit
@@ -27,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     TOOLS = all_tools()
 
 OBSERVATION_PREVIEW = 1200
+CALL_CHOICES = [Decision.ACCEPT.value, Decision.SKIP.value, Decision.ABORT.value]
 
 
 class StepRunner:
@@ -52,8 +55,13 @@ class StepRunner:
             args_text = "; ".join(f"{k}={v}" for k, v in arguments.items())
             attempt_label = f" (retry {retry})" if retry else ""
             ctx.say("thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
-            out = await self._attempt(step, arguments, context, retry,
-                                      rung="" if not retry else "human" if ladder_done else rung.value)
+            rung_text = "" if not retry else "human" if ladder_done else rung.value
+            out = await self._attempt(step, arguments, context, retry, rung=rung_text)
+            if out.needs_approval:  # only tools that say so: no history recorded before it holds one
+                approved = await self._approved_call(step, status, audit, arguments, context, retry, rung_text, out)
+                if isinstance(approved, StepResult):
+                    return approved
+                out = approved
             score = out.confidence.score
             status.score, status.reasoning, status.retries = score, out.confidence.reasoning, retry
             # The output only when the audit keeps it: the record is the input of an activity, so it stays in the
@@ -127,14 +135,51 @@ class StepRunner:
             return self._finish(step, status, audit, accepted, retry, StepState.ACCEPTED_BY_OVERRIDE, success=True)
         return None
 
+    async def _approved_call(self, step: ExecutionStep, status: StepStatus, audit: StepAudit,
+                             arguments: dict[str, str], context: dict[str, str], retry: int,
+                             rung: str, out: StepOutput) -> StepOutput | StepResult:
+        """The tool's output once a human approved calling it with these arguments; else the step's end
+        (refused without identities or the development flag, skipped, no answer in time, or aborted)."""
+        ctx, settings = self.ctx, self.ctx.settings
+        tool = arguments.get("tool", "")
+        what = f"step {step.id} ({step.function} {tool})" if tool else f"step {step.id} ({step.function})"
+        if not settings.override_keys and not settings.open_actions:
+            refused = closed_without_identities(f"Calling {what}, which may change things,")
+            ctx.say("observation", refused)
+            ctx.notes.append(refused)
+            return self._finish(step, status, audit, out.model_copy(update={"output": refused}), retry,
+                                StepState.FAILED, success=False)
+        request = OverrideRequest(
+            step_id=step.id, function=step.function, score=out.confidence.score,
+            threshold=step.confidence_threshold, reasoning=f"approval needed: {out.needs_approval}", retries=retry,
+            arguments=arguments, choices=CALL_CHOICES, timeout_s=settings.override_timeout_s, role=Role.APPROVE)
+        shown = "; ".join(f"{k}={v}" for k, v in arguments.items())
+        override = await ctx.wait_for_override(
+            request, f"Approval needed before {what} is called with {shown}: {out.needs_approval}. Choices: accept "
+                     "(call it), skip (do not call it), abort.")
+        if override is None:
+            ctx.notes.append(f"no approval for step {step.id} within {settings.override_timeout_s:.0f} s; "
+                             "the tool was not called")
+            ctx.say("observation", f"No approval arrived for step {step.id}; {step.function} was not called.")
+            return self._finish(step, status, audit, out, retry, StepState.SKIPPED, success=False)
+        if Decision(override.decision) is not Decision.ACCEPT:
+            decided = self._decided(step, status, audit, out, retry, override)
+            assert decided is not None  # skip (abort raised): a retry is not a choice here
+            return decided
+        audit.override = {"decision": override.decision, "by": override.by, "reason": override.reason}
+        ctx.say("observation", f"Calling {what} approved by {override.by or 'a human'}.")
+        status.state = StepState.RUNNING
+        return await self._attempt(step, arguments, context, retry, rung, approved=True)
+
     async def _attempt(self, step: ExecutionStep, arguments: dict[str, str], context: dict[str, str],
-                       retry: int, rung: str) -> StepOutput:
+                       retry: int, rung: str, approved: bool = False) -> StepOutput:
         ctx = self.ctx
         try:
             out = await ctx.options.tools.run(
                 step.function,
                 StepInput(question=ctx.question, step=step.model_copy(update={"arguments": arguments}),
-                          context=context, retry_count=retry, workflow_id=ctx.workflow_id, rung=rung),
+                          context=context, retry_count=retry, workflow_id=ctx.workflow_id, rung=rung,
+                          approved=approved),
                 StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms),
                 summary=f"step {step.id}: {step.function}" + (f" (retry {retry})" if retry else ""))
         except ActivityError as exc:

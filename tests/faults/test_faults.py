@@ -109,7 +109,9 @@ async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIte
                "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:fault-{unique}:default",
                                                   f"persistent://tg/flow/agent:fault-{unique}:default"]),
                "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:fault-{unique}:default",
-               "TGCA_WORKSPACE": f"fault-{unique}", **extra_env}
+               "TGCA_WORKSPACE": f"fault-{unique}",
+               "TGCA_AGENT__OPEN_ACTIONS": "true",  # a test deployment without identities: actions stay open
+               **extra_env}
         worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log", env=env)
         bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
         worker.start()
