@@ -137,9 +137,12 @@ def test_a_killed_supervisor_takes_its_parts_and_their_children_with_it(tmp_path
         while not (restarted := re.search(r"spawner is running again \(pid (\d+)\)", process.stdout.readline())):
             assert process.poll() is None, "the supervisor exited"
         pids[2] = int(restarted.group(1))
+        deadline = time.monotonic() + 30  # the restarted shell forks its child a moment after it starts
         members = group_members(pids)
-        spawned = [m for m in members if m.pid not in pids]
-        assert spawned, "the spawner's child is in its group"
+        while not [m for m in members if m.pid not in pids]:
+            assert time.monotonic() < deadline, "the spawner's child is in its group"
+            time.sleep(0.1)
+            members = group_members(pids)
 
         process.kill()
         process.wait(10)
