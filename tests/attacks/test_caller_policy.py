@@ -7,10 +7,10 @@ import asyncio
 
 from contracts.names import WORKFLOW_NAME
 from contracts.override import Override
-from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus
+from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
 from contracts.wire import AgentRequest
 from embedded import demo_graph
-from tests.integration.test_action_path import DomainModel
+from tests.integration.test_action_path import DomainModel, pending_status
 from tests.scripted_llm import ScriptedLLM
 
 DRAFTS = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft"][:6]
@@ -35,13 +35,8 @@ async def test_a_caller_that_brings_its_own_settings_still_waits_for_approval(ma
                                          response_topic=stack.config.response_topic, settings=PERMISSIVE,
                                          queues=stack.config.queues),
             id=workflow_id, task_queue=stack.config.queues.workflow, result_type=AgentRunResult)
-        status = None
-        for _ in range(600):
-            status = await handle.query("status", result_type=RunStatus)
-            if status.pending_override is not None:
-                break
-            await asyncio.sleep(0.1)
-        assert status is not None and status.pending_override is not None, "the run went ahead without a human"
+        status = await pending_status(stack, workflow_id, asyncio.create_task(handle.result()), wait_s=60)
+        assert status.pending_override is not None
         assert "it touches 6 entities (more than 5)" in status.pending_override.reasoning
         await handle.execute_update("submit_override", Override(step_id="approve", decision="abort", by="ops"))
         await asyncio.wait_for(handle.result(), 120)

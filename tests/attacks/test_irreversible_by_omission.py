@@ -11,8 +11,8 @@ from confidence_core.override_signing import new_key_pair
 from contracts.override import OverrideIdentity, Role
 from contracts.wire import AgentRequest
 from embedded import demo_graph
-from tests.attacks.test_open_by_default import pending_status, send, text_of
-from tests.integration.test_action_path import DomainModel, events
+from tests.attacks.test_open_by_default import send, text_of
+from tests.integration.test_action_path import DomainModel, events, pending_status
 from tests.scripted_llm import ScriptedLLM
 
 DRAFTS = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft")[:2]

@@ -14,7 +14,8 @@ from typing import Any
 
 from contracts.wire import AgentRequest
 from service.config import McpServerConfig
-from tests.attacks.test_open_by_default import pending_status, send, text_of
+from tests.attacks.test_open_by_default import send, text_of
+from tests.integration.test_action_path import pending_status
 from tests.scripted_llm import ScriptedLLM, is_planning, is_routing, is_synthesis
 
 SERVER = '''

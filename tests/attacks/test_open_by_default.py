@@ -19,7 +19,7 @@ from contracts.run import AgentSettings, RunStatus
 from contracts.wire import AgentRequest, AgentResponse
 from embedded import demo_graph
 from service.config import ServiceConfig
-from tests.integration.test_action_path import SUPPLIER, DomainModel, events
+from tests.integration.test_action_path import SUPPLIER, DomainModel, events, pending_status
 from tests.scripted_llm import ScriptedLLM
 
 PAY = f"Pay all orders of supplier {SUPPLIER}"
@@ -42,21 +42,6 @@ async def graph_state(g) -> tuple[int, float, int]:  # type: ignore[no-untyped-d
     balance = (await g.ro_query("MATCH (a:Account) RETURN a.balance")).result_set[0][0]
     paid = (await g.ro_query("MATCH (o:PurchaseOrder {paid: true}) RETURN count(o)")).result_set[0][0]
     return records, balance, paid
-
-
-async def pending_status(stack, workflow_id: str, asking: asyncio.Task) -> RunStatus:  # type: ignore[no-untyped-def]
-    handle = stack.client.get_workflow_handle(workflow_id)
-    for _ in range(3000):
-        if asking.done():
-            raise AssertionError(f"the run ended without asking: {[m.content for m in asking.result()]}")
-        try:
-            status = await handle.query("status", result_type=RunStatus)
-        except Exception:  # not started yet
-            status = None
-        if status is not None and status.pending_override is not None:
-            return status
-        await asyncio.sleep(0.1)
-    raise AssertionError("the run never asked for approval")
 
 
 async def test_without_identities_or_the_flag_a_payment_request_changes_nothing_and_says_why(

@@ -55,27 +55,36 @@ def events(messages: list[AgentResponse]) -> list[dict[str, Any]]:
     return found
 
 
-async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # type: ignore[no-untyped-def]
-                             decision: str = "accept", wait_s: float = 300) -> RunStatus:
-    """Answer the run's approval request once it asks (the real model may take minutes on a busy machine)."""
+async def pending_status(stack, workflow_id: str, asking: asyncio.Task | None = None,  # type: ignore[no-untyped-def]
+                         wait_s: float = 300) -> RunStatus:
+    """The run's status once it waits for a human (the real model may take minutes on a busy machine); an
+    AssertionError when `asking` (what waits for the run's end) ends first, or nobody is asked in time."""
     handle = stack.client.get_workflow_handle(workflow_id)
     deadline = asyncio.get_running_loop().time() + wait_s
     while asyncio.get_running_loop().time() < deadline:
-        if asking.done():
-            raise AssertionError(f"the run ended without asking: {[m.content for m in asking.result()]}")
+        if asking is not None and asking.done():
+            raise AssertionError(f"the run ended without asking: {str(asking.result())[:2000]}")
         try:
             status = await handle.query("status", result_type=RunStatus)
         except Exception:  # not started yet
             status = None
         if status is not None and status.pending_override is not None:
-            # Retrying makes no sense for an approval: the update says so and changes nothing.
-            with pytest.raises(WorkflowUpdateFailedError) as rejected:
-                await handle.execute_update("submit_override", Override(step_id="approve", decision="retry"))
-            assert "retry is not a choice here; choose one of accept, skip, abort" in str(rejected.value.cause)
-            await handle.execute_update("submit_override", Override(step_id="approve", decision=decision, by="ops"))
             return status
         await asyncio.sleep(0.1)
-    raise AssertionError(f"the run never asked for approval within {wait_s:.0f} s")
+    raise AssertionError(f"the run never asked for a human within {wait_s:.0f} s")
+
+
+async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # type: ignore[no-untyped-def]
+                             decision: str = "accept", wait_s: float = 300) -> RunStatus:
+    """Answer the run's approval request once it asks."""
+    status = await pending_status(stack, workflow_id, asking, wait_s)
+    handle = stack.client.get_workflow_handle(workflow_id)
+    # Retrying makes no sense for an approval: the update says so and changes nothing.
+    with pytest.raises(WorkflowUpdateFailedError) as rejected:
+        await handle.execute_update("submit_override", Override(step_id="approve", decision="retry"))
+    assert "retry is not a choice here; choose one of accept, skip, abort" in str(rejected.value.cause)
+    await handle.execute_update("submit_override", Override(step_id="approve", decision=decision, by="ops"))
+    return status
 
 
 async def run(stack, question: str, request_id: str) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
