@@ -17,7 +17,7 @@ from contracts.conversation import (
     RememberInput,
     conversation_workflow_id,
 )
-from contracts.names import Activities
+from contracts.names import Activities, Handlers
 
 log = structlog.get_logger(__name__)
 
@@ -34,7 +34,7 @@ class ConversationActivities:
             description = await handle.describe()
             if description.status != WorkflowExecutionStatus.RUNNING:
                 return ConversationMemory(conversation_id=request.conversation_id)
-            return await handle.query("memory", result_type=ConversationMemory)
+            return await handle.query(Handlers.MEMORY, result_type=ConversationMemory)
         except RPCError as exc:
             if exc.status == RPCStatusCode.NOT_FOUND:
                 return ConversationMemory(conversation_id=request.conversation_id)
@@ -48,6 +48,6 @@ class ConversationActivities:
             CONVERSATION_WORKFLOW_NAME, ConversationInput(conversation_id=request.conversation_id),
             id=conversation_workflow_id(request.conversation_id), task_queue=request.queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-            start_signal="remember", start_signal_args=[request.turn],
+            start_signal=Handlers.REMEMBER, start_signal_args=[request.turn],
             static_summary=f"conversation {request.conversation_id}: the memory its turns share")
         log.info("turn_remembered", conversation_id=request.conversation_id, request_id=request.turn.request_id)

@@ -33,6 +33,7 @@ from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
 from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
+from service.run_client import AgentRun
 from service.trustgraph_metrics import CONSUMER_PROCESSED, CONSUMER_SECONDS, CONSUMER_STATE
 
 log = structlog.get_logger(__name__)
@@ -239,7 +240,7 @@ class RequestRelay:
             override = parse_pulsar_override(request.question)
             if not override.by and request.user:  # who sends the follow-up decides, unless the decision names someone
                 override = override.model_copy(update={"by": request.user})
-            outcome = await self.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", override)
+            outcome = await AgentRun(self.temporal, workflow_id).submit_override(override)
         except OverrideRejected as exc:
             await self._reply_error(topic, request_id, f"Override not understood: {exc}")
             return

@@ -36,11 +36,12 @@ from chat.same_site import SameSiteOnly
 from chat.stream_slots import StreamSlot, StreamSlots, TooManyStreams
 from cli.actions import undo_refusal
 from confidence_core.override import refusal_reason, signed_decision
-from contracts.conversation import ConversationMemory, conversation_workflow_id
+from contracts.conversation import ConversationMemory
 from contracts.names import WORKFLOW_NAME
 from contracts.override import Decision, Override, OverrideIdentity, Role
 from contracts.run import AgentRunResult, RunStatus
 from contracts.wire import AgentRequest
+from service.run_client import AgentRun, conversation_memory
 
 log = structlog.get_logger(__name__)
 STATIC = Path(__file__).with_name("static")
@@ -121,12 +122,12 @@ def create_app(deps: ChatDeps) -> FastAPI:
 
     async def run_status(workflow_id: str, who: Caller) -> RunView:
         """The run, when it is an agent run this caller may read; 404 alike for missing and not theirs."""
-        handle = deps.temporal.get_workflow_handle(workflow_id)
+        run = AgentRun(deps.temporal, workflow_id)
         try:
-            description = await handle.describe()
+            description = await run.describe()
             if description.workflow_type != WORKFLOW_NAME:  # a conversation or batch has no agent status
                 raise HTTPException(404, f"no run {workflow_id}")
-            status = await handle.query("status", result_type=RunStatus)
+            status = await run.status()
         except RPCError as exc:
             raise temporal_failure(exc, f"run {workflow_id}") from None
         if not may_read_run(who, workflow_id, status):
@@ -159,7 +160,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
         if first is not None:
             yield {"data": json.dumps(first), "id": str(after)}
         index, waiting_on, polled_at = after, "", 0.0
-        handle = deps.temporal.get_workflow_handle(stream.workflow_id)
+        run = AgentRun(deps.temporal, stream.workflow_id)
         ends_at = time.monotonic() + deps.stream_max_s
         while time.monotonic() < ends_at:  # then it ends; the client continues from its last event id
             while index < len(stream.messages):
@@ -182,7 +183,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
                 continue  # messages first; the status is asked at most once per POLL_S
             polled_at = time.monotonic()
             try:
-                status = await handle.query("status", result_type=RunStatus)
+                status = await run.status()
             except RPCError:
                 continue  # not started yet (the bridge is starting it)
             pending = status.pending_override
@@ -195,7 +196,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
 
     async def closing(workflow_id: str) -> AsyncIterator[dict[str, Any]]:
         try:
-            status = await deps.temporal.get_workflow_handle(workflow_id).query("status", result_type=RunStatus)
+            status = await AgentRun(deps.temporal, workflow_id).status()
             yield confidence_event(status)
         except RPCError as exc:
             log.warning("final_status_unavailable", workflow_id=workflow_id, error=exc.message)
@@ -273,7 +274,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
                 raise HTTPException(403, f"{who.name} has no signing key configured (http_tokens[].signing_key)")
             decision = signed_decision(decision, private, workflow_id, pending.challenge)
         try:
-            outcome = await deps.temporal.get_workflow_handle(workflow_id).execute_update("submit_override", decision)
+            outcome = await AgentRun(deps.temporal, workflow_id).submit_override(decision)
         except WorkflowUpdateFailedError as exc:
             raise HTTPException(409, f"override rejected: {refusal_reason(exc.cause)}") from None
         except RPCError as exc:
@@ -288,9 +289,8 @@ def create_app(deps: ChatDeps) -> FastAPI:
         if not may_read_conversation(who, conversation_id):
             log.warning("http_conversation_refused", who=who.name, conversation_id=conversation_id)
             raise HTTPException(404, f"no conversation {conversation_id}")
-        handle = deps.temporal.get_workflow_handle(conversation_workflow_id(conversation_id))
         try:
-            return await handle.query("memory", result_type=ConversationMemory)
+            return await conversation_memory(deps.temporal, conversation_id)
         except RPCError as exc:
             raise temporal_failure(exc, f"conversation {conversation_id}") from None
 

@@ -8,11 +8,10 @@ import os
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from temporalio.client import WorkflowHandle
 
 from confidence_core.override import signed_decision
-from contracts.override import Override, OverrideRequest
-from contracts.run import RunStatus
+from contracts.override import Override
+from service.run_client import AgentRun
 
 
 def default_decider() -> str:
@@ -29,24 +28,13 @@ class NotAwaiting(Exception):
     """The run waits on no override of that step (decided already, timed out, or never asked)."""
 
 
-async def pending_request(handle: WorkflowHandle) -> OverrideRequest | None:  # type: ignore[type-arg]
-    """The override request the run waits on now, if any (the workflow's `status` query)."""
-    return (await handle.query("status", result_type=RunStatus)).pending_override
-
-
-async def signed_for_run(handle: WorkflowHandle, decision: Override,  # type: ignore[type-arg]
-                         private: Ed25519PrivateKey, challenge: str = "") -> Override:
+async def signed_for_run(run: AgentRun, decision: Override, private: Ed25519PrivateKey,
+                         challenge: str = "") -> Override:
     """The decision signed over `challenge`, or over the one of the request the run waits on."""
     if not challenge:
-        pending = await pending_request(handle)
+        pending = await run.pending_override()
         if pending is None or pending.step_id != decision.step_id:
             waiting = f"it waits on step {pending.step_id}" if pending else "it waits on no step"
-            raise NotAwaiting(f"{handle.id} is not awaiting an override of step {decision.step_id} ({waiting})")
+            raise NotAwaiting(f"{run.id} is not awaiting an override of step {decision.step_id} ({waiting})")
         challenge = pending.challenge
-    return signed_decision(decision, private, handle.id, challenge)
-
-
-async def submit(handle: WorkflowHandle, decision: Override) -> str:  # type: ignore[type-arg]
-    """Send the decision; the run's answer (e.g. "accept recorded for step s1"). A refusal raises
-    WorkflowUpdateFailedError, whose cause the validator worded (confidence_core.override.refusal_reason)."""
-    return str(await handle.execute_update("submit_override", decision))
+    return signed_decision(decision, private, run.id, challenge)

@@ -14,17 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.exceptions import TemporalError
 
 from cli.ask_view import AskView
-from cli.decide import pending_request, signed_for_run, submit
+from cli.decide import signed_for_run
 from cli.override_choice import Choice, describe, parse_arguments, parse_choice, question
 from cli.tty_input import LineReader
 from confidence_core.override import refusal_reason
 from confidence_core.override_signing import load_private_key
 from contracts.override import Override, OverrideRequest
 from service.connections import PartUnreachable, connect_temporal
+from service.run_client import AgentRun
 
 # The command every override request's observation names (confidence_core.override.how_to_answer).
 ASKED = re.compile(r"tg-confidence override (\S+) (\S+) accept")
@@ -64,8 +65,8 @@ class InlineDecider:
         try:
             if self._client is None:
                 self._client = await connect_temporal(self.temporal_address, self.namespace)
-            handle = self._client.get_workflow_handle(workflow_id)
-            pending = await pending_request(handle)
+            run = AgentRun(self._client, workflow_id)
+            pending = await run.pending_override()
         except (PartUnreachable, TemporalError) as exc:  # e.g. a Pulsar-only client with no way to Temporal
             view.say(f"cannot ask {workflow_id} here ({getattr(exc, 'message', exc)}); answer with the command "
                      "above", "red")
@@ -73,28 +74,28 @@ class InlineDecider:
         if pending is None or pending.step_id != step_id:
             return  # already decided (e.g. from another terminal)
         with view.paused():
-            await self._decide(handle, pending, private, view)
+            await self._decide(run, pending, private, view)
 
-    async def _decide(self, handle: WorkflowHandle, pending: OverrideRequest,  # type: ignore[type-arg]
-                      private: Ed25519PrivateKey | None, view: AskView) -> None:
+    async def _decide(self, run: AgentRun, pending: OverrideRequest, private: Ed25519PrivateKey | None,
+                      view: AskView) -> None:
         for line in describe(pending):
             view.say(line, "yellow")
         while True:
             try:
-                choice = await self._while_waiting(handle, pending, self._ask(pending, view))
+                choice = await self._while_waiting(run, pending, self._ask(pending, view))
             except Withdrawn:
                 self.reader.discard_typed()
                 view.say(f"\nstep {pending.step_id} no longer waits (decided elsewhere, or its time ran out)")
                 return
             if choice is None:
-                view.say(f"left to `tg-confidence override {handle.id} {pending.step_id} ...`")
+                view.say(f"left to `tg-confidence override {run.id} {pending.step_id} ...`")
                 return
             decision = Override(step_id=pending.step_id, decision=choice.decision, arguments=choice.arguments,
                                 reason=choice.reason, by=self.by)
             try:
                 if private is not None:
-                    decision = await signed_for_run(handle, decision, private, pending.challenge)
-                view.say(await submit(handle, decision), "green")
+                    decision = await signed_for_run(run, decision, private, pending.challenge)
+                view.say(await run.submit_override(decision), "green")
                 return
             except WorkflowUpdateFailedError as exc:
                 view.say(f"rejected: {refusal_reason(exc.cause)}", "red")
@@ -137,11 +138,11 @@ class InlineDecider:
                 changed[name] = line.strip()
         return Choice("retry", choice.reason, {**pending.arguments, **changed} if changed else None)
 
-    async def _while_waiting(self, handle: WorkflowHandle, pending: OverrideRequest,  # type: ignore[type-arg]
+    async def _while_waiting(self, run: AgentRun, pending: OverrideRequest,
                              asking: Coroutine[Any, Any, Choice | None]) -> Choice | None:
         """The answer, unless the run stops waiting for it first (then Withdrawn)."""
         answer = asyncio.ensure_future(asking)
-        watch = asyncio.create_task(self._still_waiting(handle, pending))
+        watch = asyncio.create_task(self._still_waiting(run, pending))
         try:
             await asyncio.wait({answer, watch}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -155,12 +156,12 @@ class InlineDecider:
         raise Withdrawn
 
     @staticmethod
-    async def _still_waiting(handle: WorkflowHandle, pending: OverrideRequest) -> None:  # type: ignore[type-arg]
+    async def _still_waiting(run: AgentRun, pending: OverrideRequest) -> None:
         """Returns once the run no longer waits on this very request."""
         while True:
             await asyncio.sleep(WATCH_S)
             try:
-                now = await pending_request(handle)
+                now = await run.pending_override()
             except Exception:  # Temporal briefly unreachable, or a query failing: the question stays open
                 continue
             if now is None or now.challenge != pending.challenge:

@@ -11,14 +11,14 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from cli.decide import NotAwaiting, default_decider, default_signing_key, signed_for_run, submit
+from cli.decide import NotAwaiting, default_decider, default_signing_key, signed_for_run
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from confidence_core.override import refusal_reason, signed_decision
 from confidence_core.override_signing import load_private_key
 from contracts.override import Decision, Override
-from contracts.run import RunStatus
 from service.connections import PartUnreachable, connect_temporal
 from service.flags import config_from_args
+from service.run_client import AgentRun
 from workflows.replay import load_history, replay
 
 
@@ -70,13 +70,13 @@ async def override(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     try:
         client = await connect_temporal(config.temporal_address, config.temporal_namespace)
-        handle = client.get_workflow_handle(args.workflow_id)
+        run = AgentRun(client, args.workflow_id)
         if private is not None:  # sign over the challenge of the request the run is waiting on
-            decision = await signed_for_run(handle, decision, private, args.challenge or "")
+            decision = await signed_for_run(run, decision, private, args.challenge or "")
         if args.print_only:
             print(decision.model_dump_json(exclude_defaults=True))
             return 0
-        outcome = await submit(handle, decision)
+        outcome = await run.submit_override(decision)
     except NotAwaiting as exc:
         return error(str(exc), FAILED)
     except PartUnreachable as exc:
@@ -93,7 +93,7 @@ async def status(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     try:
         client = await connect_temporal(config.temporal_address, config.temporal_namespace)
-        run = await client.get_workflow_handle(args.workflow_id).query("status", result_type=RunStatus)
+        run = await AgentRun(client, args.workflow_id).status()
     except PartUnreachable as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)
     except RPCError as exc:

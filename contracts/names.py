@@ -11,6 +11,22 @@ from temporalio.common import SearchAttributeKey
 
 WORKFLOW_NAME = "ConfidenceAgentWorkflow"
 BATCH_WORKFLOW_NAME = "ActionBatchWorkflow"
+
+
+class Handlers:
+    """The workflows' signal, update and query names: callers send them and histories record them."""
+
+    OVERRIDE = "override"  # signal to a run: a human's decision (the sender hears nothing back)
+    SUBMIT_OVERRIDE = "submit_override"  # update: the same decision, validated first; its outcome comes back
+    STATUS = "status"  # query: the run's phase, its steps and any pending override
+    REMEMBER = "remember"  # signal to a ConversationWorkflow: one turn
+    MEMORY = "memory"  # query: a conversation's memory
+
+
+# Patch ids of the first features, each its own marker (runs started before ALL_FEATURES recorded these).
+INTENT_ROUTER = "intent-router"
+ERROR_AWARE_LADDER = "error-aware-ladder"
+CONVERSATION_MEMORY = "conversation-memory"
 # Patch id (workflow.patched) of runs whose messages the worker publishes itself.
 WORKER_PUBLISH = "worker-publish"
 # Patch id of runs that have every feature above and earlier (intent-router, error-aware-ladder,

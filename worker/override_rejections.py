@@ -18,9 +18,10 @@ from temporalio.worker import (
 
 from activities.agent_metrics import AgentMetrics
 from confidence_core.override import UNAUTHORIZED
+from contracts.names import Handlers
 from contracts.override import OverrideRejected
 
-UPDATE, SIGNAL = "submit_override", "override"
+UPDATE, SIGNAL = Handlers.SUBMIT_OVERRIDE, Handlers.OVERRIDE
 
 
 def reason_of(message: str) -> str:

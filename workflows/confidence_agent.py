@@ -24,7 +24,7 @@ from workflows.turn_memory import TurnMemory
 with workflow.unsafe.imports_passed_through():
     from confidence_core.redaction import redact_text
     from confidence_core.request_config import apply_request_overrides
-    from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities
+    from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities, Handlers
     from contracts.override import Override, OverrideRejected
     from contracts.routing import Intent, RouteInput, RouteOutput
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus
@@ -111,7 +111,7 @@ class ConfidenceAgentWorkflow:
 
     # -- a human's override: signal, update; the run's state: query ------------------------------
 
-    @workflow.signal(name="override")
+    @workflow.signal(name=Handlers.OVERRIDE)
     def override_signal(self, override: Override) -> None:
         """For `temporal workflow signal --name override`; an unacceptable signal is recorded and ignored."""
         try:
@@ -121,7 +121,7 @@ class ConfidenceAgentWorkflow:
             return
         self.ctx.overrides[override.step_id] = override
 
-    @workflow.update(name="submit_override")
+    @workflow.update(name=Handlers.SUBMIT_OVERRIDE)
     def submit_override(self, override: Override) -> str:
         decision = self.ctx.check(override)
         self.ctx.overrides[override.step_id] = override
@@ -132,6 +132,6 @@ class ConfidenceAgentWorkflow:
         # Rejections here never reach the history, and the caller gets the reason.
         self.ctx.check(override)
 
-    @workflow.query(name="status")
+    @workflow.query(name=Handlers.STATUS)
     def status(self) -> RunStatus:
         return self.ctx.status

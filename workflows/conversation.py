@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
         ConversationMemory,
         ConversationTurn,
     )
+    from contracts.names import Handlers
 
 
 @workflow.defn(name=CONVERSATION_WORKFLOW_NAME)
@@ -44,12 +45,12 @@ class ConversationWorkflow:
                 workflow.continue_as_new(ConversationInput(conversation_id=inp.conversation_id, memory=self._memory,
                                                            idle_ttl_s=inp.idle_ttl_s))
 
-    @workflow.signal(name="remember")
+    @workflow.signal(name=Handlers.REMEMBER)
     def remember(self, turn: ConversationTurn) -> None:
         self._memory = remember(self._memory, turn)
         self._signals += 1
         self._spoken = True
 
-    @workflow.query(name="memory")
+    @workflow.query(name=Handlers.MEMORY)
     def memory(self) -> ConversationMemory:
         return self._memory

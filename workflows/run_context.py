@@ -28,7 +28,10 @@ with workflow.unsafe.imports_passed_through():
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
         ALL_FEATURES,
+        CONVERSATION_MEMORY,
+        ERROR_AWARE_LADDER,
         FEATURES_GUARDED,
+        INTENT_ROUTER,
         SA_AWAITING_OVERRIDE,
         SA_CURRENT_STEP,
         SA_FINAL_CONFIDENCE,
@@ -87,8 +90,8 @@ class Features:
                        override_limits=True, approval_policy=True)
         if workflow.patched(ALL_FEATURES):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
-        return cls(router=workflow.patched("intent-router"), error_aware_ladder=workflow.patched("error-aware-ladder"),
-                   conversation=workflow.patched("conversation-memory"),
+        return cls(router=workflow.patched(INTENT_ROUTER), error_aware_ladder=workflow.patched(ERROR_AWARE_LADDER),
+                   conversation=workflow.patched(CONVERSATION_MEMORY),
                    worker_publish=workflow.patched(WORKER_PUBLISH))
 
 
