@@ -5,7 +5,12 @@ WORKDIR /app
 COPY pyproject.toml requirements.lock README.md ./
 # Every package pyproject.toml installs (tests/integration/test_compose.py checks the list stays complete).
 COPY contracts ./contracts
-COPY confidence_core ./confidence_core
+COPY cypher ./cypher
+COPY questions ./questions
+COPY confidence ./confidence
+COPY planning ./planning
+COPY overrides ./overrides
+COPY actions ./actions
 COPY tools ./tools
 COPY backends ./backends
 COPY workflows ./workflows

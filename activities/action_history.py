@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from actions.ontology import ActionDefinition
+from actions.queries import RECORD_LABEL, recorded_changes, recorded_values
 from activities.actions import ActionTools
-from confidence_core.action_query import RECORD_LABEL, recorded_changes, recorded_values
-from confidence_core.ontology import ActionDefinition
 
 FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "undoes", "undone_by",
           "changed_keys", "changed_before", "changed_after", "changed_before_keys", "changed_after_keys",

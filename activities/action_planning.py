@@ -10,20 +10,20 @@ import structlog
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from backends.action_scope import request_scope
-from backends.graph_store import GraphQueryError, GraphStore
-from backends.grounding import held_exactly
-from backends.llm import ChatModel
-from confidence_core.action_catalogue import about_actions, asks_for_change, catalogue_answer, is_question
-from confidence_core.action_intent import (
+from actions.catalogue import about_actions, asks_for_change, catalogue_answer, is_question
+from actions.intent import (
     NO_SELECTION,
     actions_catalogue,
     checked_intent,
     planner_schema,
     stated_in,
 )
-from confidence_core.action_scope import FittedIntent, fit_intent
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
+from actions.scope import FittedIntent, fit_intent
+from backends.action_scope import request_scope
+from backends.graph_store import GraphQueryError, GraphStore
+from backends.grounding import held_exactly
+from backends.llm import ChatModel
 from contracts.action_path import ActionIntent, ActionPlanningOutput, filters_text
 from contracts.names import Activities
 from contracts.routing import Intent, RouteInput, RouteOutput
@@ -62,7 +62,7 @@ class ActionPlanningActivities:
 
     async def _fitted(self, intent: ActionIntent, request: str) -> FittedIntent:
         """The intent with what the request states one way only added to its selection, and what the
-        selection still leaves out (confidence_core/action_scope.py). Unchecked is not checked: a graph that
+        selection still leaves out (actions/scope.py). Unchecked is not checked: a graph that
         cannot be read leaves the plan as it was, reported as left out, so a human sees the targets."""
         assert self.ontology is not None
         if self.graph is None:

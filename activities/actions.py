@@ -6,8 +6,8 @@ read-only look-ups a plan may use (list_available_actions, get_action_details,
 validate_action_preconditions) are tools (tools/).
 
 Targets are chosen by id, through a related entity, by property filters, or filters with either, in
-parameterised read-only queries (confidence_core/target_query.py). An execution is one atomic query
-(confidence_core/action_query.py) carrying an idempotency key of the run, the step and the entity and
+parameterised read-only queries (actions/targets.py). An execution is one atomic query
+(actions/queries.py) carrying an idempotency key of the run, the step and the entity and
 the action's parameters: a retried or replayed activity finds its key and applies nothing twice.
 Each result says what changed (before/after) or which preconditions failed, in plain words.
 """
@@ -23,8 +23,8 @@ from typing import Any, cast
 from prometheus_client import Counter, Gauge
 from temporalio import activity
 
-from backends.graph_store import GraphQueryError, GraphStore
-from confidence_core.action_query import (
+from actions.ontology import Ontology, UnknownName
+from actions.queries import (
     RECORD_LABEL,
     batch_validation_query,
     execution_query,
@@ -32,9 +32,9 @@ from confidence_core.action_query import (
     recorded_changes,
     recorded_values,
 )
-from confidence_core.action_values import check_filters, check_parameters
-from confidence_core.ontology import Ontology, UnknownName
-from confidence_core.target_query import targets_by_id_query, targets_query
+from actions.targets import targets_by_id_query, targets_query
+from actions.values import check_filters, check_parameters
+from backends.graph_store import GraphQueryError, GraphStore
 from contracts.action_path import (
     LISTED,
     ActionGroup,

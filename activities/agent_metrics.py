@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
-from confidence_core.ladder import rung_for
+from confidence.ladder import rung_for
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepOutput
 from contracts.records import RunMetrics

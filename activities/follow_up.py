@@ -9,9 +9,9 @@ import structlog
 from temporalio import activity
 
 from backends.llm import ChatModel
-from confidence_core.conversation import names_beyond, plausible_rewrite
 from contracts.conversation import FollowUpInput, FollowUpOutput
 from contracts.names import Activities
+from planning.conversation_memory import names_beyond, plausible_rewrite
 from service.prompts import PromptTemplates
 
 log = structlog.get_logger(__name__)

@@ -12,11 +12,11 @@ from temporalio import activity
 
 from backends import Backends
 from backends.grounding import described_for_writer, existence_query, ground, relabelled_query
-from confidence_core.grounding import ignored_names
-from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
+from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
+from questions.named_terms import ignored_names
 from tools import registry
 from tools.spec import ToolSpec
 

@@ -11,9 +11,9 @@ from temporalio import activity
 
 from activities.agent_metrics import AgentMetrics
 from activities.audit_sink import AuditSink
-from confidence_core.redaction import sanitize
 from contracts.names import Activities
 from contracts.records import RunRecord
+from contracts.redaction import sanitize
 
 log = structlog.get_logger(__name__)
 

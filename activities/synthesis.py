@@ -6,18 +6,18 @@ from __future__ import annotations
 import structlog
 from temporalio import activity
 
+from actions.catalogue import CATALOGUE, about_actions, catalogue_answer
 from backends import Backends
 from backends.grounding import vocabulary
-from confidence_core.action_catalogue import CATALOGUE, about_actions, catalogue_answer
-from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
-from confidence_core.answer_fit import fit, refit
-from confidence_core.calibrator import CalibratorError, capped
-from confidence_core.evidence import verification_features
-from confidence_core.memory import trim
+from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
+from confidence.answer_fit import fit, refit
+from confidence.calibrator import CalibratorError, capped
+from confidence.evidence import verification_features
 from contracts.conversation import FollowUpInput
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
 from contracts.routing import RouteInput
+from planning.step_context import trim
 from service.calibrator_file import CalibratorFile
 
 log = structlog.get_logger(__name__)
@@ -39,7 +39,7 @@ def fitted(question: str, synthesis: SynthesisOutput, outputs: list[str]) -> Syn
 def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrator_file: CalibratorFile,
                answer_fit: dict[str, float] | None = None) -> SynthesisOutput:
     """The probability that the answer is right, from its evidence, how the written answer checked out and
-    whether it states what was asked (`answer_fit`: confidence_core/answer_fit.Fit.features). An unusable
+    whether it states what was asked (`answer_fit`: confidence/answer_fit.Fit.features). An unusable
     calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis

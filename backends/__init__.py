@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from actions.ontology import Ontology
     from backends.graph_store import GraphStore
     from backends.llm import ChatModel
     from backends.mcp import McpCallResult, McpToolInfo
     from backends.schema_check import SchemaCheck
-    from confidence_core.ontology import Ontology
     from service.prompts import PromptTemplates
 
 

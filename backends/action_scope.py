@@ -1,15 +1,15 @@
-"""The graph's side of checking an action request's scope (confidence_core/action_scope.py): which of the
+"""The graph's side of checking an action request's scope (actions/scope.py): which of the
 request's names the graph stores, on which class and property, and the stored values of the targets'
 category properties (a status), so that a stated "approved" can be told from ordinary words."""
 
 from __future__ import annotations
 
+from actions.ontology import Ontology
+from actions.scope import HeldName, RequestScope, names_class, says, words
 from backends.graph_store import GraphStore
 from backends.grounding import vocabulary
-from confidence_core.action_scope import HeldName, RequestScope, names_class, says, words
-from confidence_core.grounding import mentions
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent
+from questions.named_terms import mentions
 
 MAX_CATEGORIES = 30  # a property with more distinct values is free text (a reason, a note), not a category
 _HELD = ("MATCH (n) WHERE labels(n)[0] IN $classes UNWIND keys(n) AS k WITH n, k, n[k] AS v "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from actions.ontology import Ontology
 from backends import Backends
 from backends.graph_rag import LocalGraphRag, TrustGraphRag
 from backends.graph_store import GraphStore
@@ -12,7 +13,6 @@ from backends.mcp import McpTools
 from backends.schema_check import SchemaCheck
 from backends.templates import LocalTemplates, TrustGraphTemplates
 from backends.trustgraph import PulsarRequestResponse, TrustGraphLLM, TrustGraphMcp, TrustGraphServices
-from confidence_core.ontology import Ontology
 from service.config import ServiceConfig
 from service.connections import pulsar_client
 from service.prompts import PromptTemplates

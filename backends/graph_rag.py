@@ -7,7 +7,7 @@ from backends import RagAnswer
 from backends.graph_store import PROPERTY_TEXT, GraphStore
 from backends.llm import ChatModel
 from backends.trustgraph import TrustGraphServices
-from confidence_core.knowledge import describe_node, entity_terms
+from questions.neighbourhood import describe_node, entity_terms
 from service.prompts import PromptTemplates
 
 ENTITIES_PER_TERM = 3

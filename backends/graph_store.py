@@ -21,8 +21,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
 from backends.graph_limits import FALKORDB_LIMITS
-from confidence_core.redaction import redact_text
-from confidence_core.row_cap import capped_rows
+from contracts.redaction import redact_text
+from cypher.row_cap import capped_rows
 
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
 # How long a read schema is reused: reading it costs 2 + 2 x labels queries (~19 ms on the demo graph, most of

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 import structlog
 
 from backends.graph_store import PROPERTY_TEXT, GraphQueryError, GraphStore
-from confidence_core.cypher_text import blank_strings, labelled_variables
-from confidence_core.grounding import (
+from contracts.query_path import EntityMatch, Grounding
+from cypher.text import blank_strings, labelled_variables
+from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
+from questions.named_terms import (
     Neighbours,
     describe_connection,
     describe_entity,
@@ -22,8 +24,6 @@ from confidence_core.grounding import (
     property_comparisons,
     relabel,
 )
-from confidence_core.text_dates import all_iso_dates, converted_reads, temporal_comparisons
-from contracts.query_path import EntityMatch, Grounding
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -172,7 +172,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
 
 async def described_for_writer(question: str, grounding: Grounding, backends: Backends) -> str:
     """The grounding as a query writer reads it, with how the schema joins the names it found
-    (confidence_core.schema_routes)."""
+    (questions.schema_routes)."""
     schema = backends.schema
     joins = [] if schema is None else await schema.connections(question, grounding)
     return "\n".join(part for part in (describe_grounding(grounding), *joins) if part)
@@ -206,7 +206,7 @@ DATE_SAMPLE = 20  # stored values looked at to decide that a property holds date
 
 async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
     """The query with each property it compares with `date()` (or another temporal call) converted by that
-    function where the property's label stores it as ISO date text (confidence_core.text_dates); None when
+    function where the property's label stores it as ISO date text (cypher.text_dates); None when
     nothing is converted. A property of another type, or of an unbound variable, is left as written."""
     bound = labelled_variables(blank_strings(query))
     text_dates = set()
@@ -236,7 +236,7 @@ async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -
 
 async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, tool: Tool,
                            backends: Backends) -> str | None:
-    """`query` with a misplaced name's node relabelled (confidence_core.grounding.relabel) and the tool's
+    """`query` with a misplaced name's node relabelled (questions.named_terms.relabel) and the tool's
     certain fixes applied, when the result has no problem left; None otherwise."""
     for label, prop, value in named_lookups(query):
         if misplaced_name(label, prop, value, grounding) is None:

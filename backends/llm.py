@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 import httpx
 from temporalio.exceptions import ApplicationError
 
-from confidence_core.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
+from contracts.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
 
 JsonMode = Literal["json_object_schema", "json_schema"]
 

@@ -19,9 +19,8 @@ from typing import Any
 
 from backends.graph_store import GraphStore
 from backends.query_checker import QueryChecker, SchemaFacts, shared_checker
-from confidence_core.asked_for import asked_label, route
-from confidence_core.cypher_text import NODE_LABEL, blank_strings
-from confidence_core.schema_repair import (
+from contracts.query_path import Grounding
+from cypher.schema_repair import (
     ONE_HOP,
     PATH_LABELS,
     bound_instead,
@@ -34,9 +33,10 @@ from confidence_core.schema_repair import (
     undefined_name,
     unknown_type_hops,
 )
-from confidence_core.schema_routes import connections
-from confidence_core.sql_habits import subquery_hint
-from contracts.query_path import Grounding
+from cypher.sql_habits import subquery_hint
+from cypher.text import NODE_LABEL, blank_strings
+from questions.asked_for import asked_label, route
+from questions.schema_routes import connections
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -88,7 +88,7 @@ class SchemaCheck:
         two labels (or an invented type) replaced by the only one that does (or bridged through the one label
         between them), a neighbour read as a property matched through its path, a property read from a node
         that lacks it moved to the one node that has it, and a count named after a stored property replaced
-        by that property (confidence_core.schema_repair). None when there is nothing to correct."""
+        by that property (cypher.schema_repair). None when there is nothing to correct."""
         schema = await self._current()
         nodes, rels = schema.nodes, schema.rels
         if not nodes:
@@ -133,7 +133,7 @@ class SchemaCheck:
 
     async def connections(self, question: str, grounding: Grounding) -> list[str]:
         """For the planner: how the schema joins the question's names, to each other and to what it asks
-        for (confidence_core.schema_routes)."""
+        for (questions.schema_routes)."""
         schema = await self._current()
         return connections(question, grounding, list(schema.nodes), schema.rels)
 
@@ -153,7 +153,7 @@ class SchemaCheck:
         return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
 
     async def sql_hint(self, query: str) -> str | None:
-        """For a query with an SQL subquery, the Cypher pattern to write instead (confidence_core.sql_habits)."""
+        """For a query with an SQL subquery, the Cypher pattern to write instead (cypher.sql_habits)."""
         schema = await self._current()
         return subquery_hint(query, schema.nodes, schema.rels)
 

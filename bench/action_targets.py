@@ -1,7 +1,7 @@
 """Action targets against the gold set: labelled action requests (bench/kgqa/action_requests.py) planned by the
 real local model and resolved on the real graph, each plan's targets compared with the set the request
 names. Side by side in one run: the model's plan as it came (before) and after the request's scope check
-(confidence_core/action_scope.py). Reports the share of plans whose targets equal the gold set, the
+(actions/scope.py). Reports the share of plans whose targets equal the gold set, the
 overreaching plans (targets beyond the gold set) and how many of those were stated at or above the approval
 threshold, per kind of request; with --route, also the router's share of ACTION.
 
@@ -24,14 +24,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from actions.catalogue import about_actions
+from actions.intent import checked_intent
+from actions.ontology import Ontology
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
 from bench.kgqa.action_requests import KINDS, ROUTING_KINDS, generate
-from confidence_core.action_catalogue import about_actions
-from confidence_core.action_intent import checked_intent
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, ResolveTargetsInput
 from contracts.routing import RouteInput
 from embedded import demo_graph

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.kgqa import results
 from bench.kgqa.metrics import auroc, expected_calibration_error
 from bench.kgqa.selective import choose_threshold, risk_coverage, svg_curve
-from confidence_core.calibrator import Calibrator, CalibratorError, fit
-from confidence_core.evidence import FEATURES
+from confidence.calibrator import Calibrator, CalibratorError, fit
+from confidence.evidence import FEATURES
 from service.calibrator_file import CalibratorFile
 
 HIGH = 0.9

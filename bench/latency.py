@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import deployment, percentile, run_load
 
 from backends.llm import LLMClient
-from confidence_core.plan_parser import parse_plan
 from contracts.run import AgentSettings
+from planning.plan_parser import parse_plan
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 from tools.registry import static_catalogue
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from actions.ontology import Ontology
 from activities.action_planning import ActionPlanningActivities
 from backends.llm import LLMClient
-from confidence_core.ontology import Ontology
 from contracts.routing import RouteInput
 from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.model_weights import resolve_model

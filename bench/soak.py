@@ -49,14 +49,14 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from bench.harness import percentile
-from confidence_core.override import signed_decision
-from confidence_core.override_signing import new_key_pair
 from contracts.action_path import parse_action_event
 from contracts.names import workflow_id_for
 from contracts.override import Override
 from embedded import demo_graph
 from embedded.processes import free_port
 from embedded.stack_state import StackState
+from overrides.checks import signed_decision
+from overrides.signing import new_key_pair
 from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis
 
@@ -172,7 +172,7 @@ class Caller:
         kind = self.rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
         request_id = f"soak-{self.count}-{uuid.uuid4().hex[:8]}"
         # Letters only: a code with digits in it would be a name the request gives that the graph does not hold,
-        # which holds an action's targets for a human (confidence_core/action_scope.py).
+        # which holds an action's targets for a human (actions/scope.py).
         key = "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:10])
         supplier = self.rng.choice(SUPPLIERS)
         if kind == "malformed":

@@ -21,16 +21,16 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from bridge.bridge_metrics import REQUEST_SECONDS
+from bridge.canary import takes_request
 from bridge.run_summary import run_details, run_summary
-from confidence_core.canary import takes_request
-from confidence_core.override import parse_pulsar_override, refusal_reason
-from confidence_core.redaction import redact_text
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
+from contracts.redaction import redact_text
 from contracts.run import AgentRunInput, AgentRunResult
 from contracts.topics import is_persistent, paired_response_topic
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
+from overrides.checks import parse_pulsar_override, refusal_reason
 from service.defaults import PROCESSOR_ID
 from service.response_publisher import ResponsePublisher
 from service.run_client import AgentRun

@@ -5,7 +5,7 @@ access. Pure functions."""
 
 from __future__ import annotations
 
-from confidence_core.redaction import redact_text
+from contracts.redaction import redact_text
 from contracts.wire import AgentRequest
 
 # The server refuses a start whose summary or details exceed its limits (400 bytes and 20 KB by default,

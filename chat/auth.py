@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from confidence_core.override_signing import load_private_key
 from contracts.override import Role
+from overrides.signing import load_private_key
 from service.config import HttpIdentity
 
 LOCAL_USER = "local"

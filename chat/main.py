@@ -9,6 +9,7 @@ from pathlib import Path
 import structlog
 import uvicorn
 
+from actions.ontology import Ontology
 from activities.action_history import ActionHistory
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
@@ -17,7 +18,6 @@ from chat.auth import Authenticator, is_loopback, new_local_token
 from chat.runs import RunStreams
 from chat.same_site import answered_hosts
 from chat.stream_slots import StreamSlots
-from confidence_core.ontology import Ontology
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
 from service.flags import add_common_args, add_flow_args, config_from_args, entry_parser

@@ -6,16 +6,16 @@ import argparse
 import os
 from pathlib import Path
 
+from actions.ontology import Ontology, UnknownName
 from activities.action_history import ActionHistory, HistoryEntry
 from activities.actions import ActionTools
 from backends.graph_store import GraphQueryError, GraphStore
 from cli.decide import default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from confidence_core.ontology import Ontology, UnknownName
-from confidence_core.override_signing import load_private_key, public_key_text
 from contracts.action_path import parameters_text
 from contracts.override import OverrideIdentity, Role
 from embedded.demo_graph import ONTOLOGY_PATH
+from overrides.signing import load_private_key, public_key_text
 from service.flags import config_from_args
 
 

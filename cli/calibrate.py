@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.errors import UNREACHABLE_OR_BAD_INPUT, error
-from confidence_core.calibrator import CalibratorError, fit
-from confidence_core.evidence import FEATURES
+from confidence.calibrator import CalibratorError, fit
+from confidence.evidence import FEATURES
 from service.calibrator_file import CalibratorFile
 from service.flags import config_from_args
 

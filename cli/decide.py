@@ -9,8 +9,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from confidence_core.override import signed_decision
 from contracts.override import Override
+from overrides.checks import signed_decision
 from service.run_client import AgentRun
 
 

@@ -21,13 +21,13 @@ from cli.ask_view import AskView
 from cli.decide import signed_for_run
 from cli.override_choice import Choice, describe, parse_arguments, parse_choice, question
 from cli.tty_input import LineReader
-from confidence_core.override import refusal_reason
-from confidence_core.override_signing import load_private_key
 from contracts.override import Override, OverrideRequest
+from overrides.checks import refusal_reason
+from overrides.signing import load_private_key
 from service.connections import PartUnreachable, connect_temporal
 from service.run_client import AgentRun
 
-# The command every override request's observation names (confidence_core.override.how_to_answer).
+# The command every override request's observation names (overrides.checks.how_to_answer).
 ASKED = re.compile(r"tg-confidence override (\S+) (\S+) accept")
 SIGNED = "signing over challenge"  # how_to_answer's words when decisions must be signed
 WATCH_S = 1.0  # how often the run is asked whether it still waits while the user thinks

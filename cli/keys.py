@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 from cli.errors import UNREACHABLE_OR_BAD_INPUT, error
-from confidence_core.override_signing import new_key_pair
 from contracts.override import Role
+from overrides.signing import new_key_pair
 
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]

@@ -13,9 +13,9 @@ from temporalio.service import RPCError
 
 from cli.decide import NotAwaiting, default_decider, default_signing_key, signed_for_run
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from confidence_core.override import refusal_reason, signed_decision
-from confidence_core.override_signing import load_private_key
 from contracts.override import Decision, Override
+from overrides.checks import refusal_reason, signed_decision
+from overrides.signing import load_private_key
 from service.connections import PartUnreachable, connect_temporal
 from service.flags import config_from_args
 from service.run_client import AgentRun

@@ -41,7 +41,7 @@ _OP_TEXT = {"eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
 
 class PropertyFilter(BaseModel):
     """A condition on a property of the targets' class ("total_amount gt 1000"). The op is checked with the
-    value (confidence_core/action_values.py), so a wrong one reads as a plain problem, not a parse error."""
+    value (actions/values.py), so a wrong one reads as a plain problem, not a parse error."""
 
     property: str
     op: str = "eq"

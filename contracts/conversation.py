@@ -87,7 +87,7 @@ class RememberInput(BaseModel):
 
 class FollowUpInput(BaseModel):
     question: str
-    conversation: str  # the memory, rendered (confidence_core/conversation.render)
+    conversation: str  # the memory, rendered (planning/conversation_memory.render)
 
 
 class FollowUpOutput(BaseModel):

@@ -1,6 +1,6 @@
 """The human override of a step whose confidence stayed below its threshold, and the approval of an
 action: the request a run makes and the decision a human sends (signal `override`, update
-`submit_override`, or a Pulsar follow-up with state "override"). The checks are confidence_core/override.py."""
+`submit_override`, or a Pulsar follow-up with state "override"). The checks are overrides/checks.py."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class Override(BaseModel):
     arguments: dict[str, str] | None = None
     reason: str = ""
     by: str = ""  # the identity deciding (its name in override_keys, when keys are configured)
-    signature: str = ""  # base64 Ed25519 signature of confidence_core.override_signing.signed_message(...)
+    signature: str = ""  # base64 Ed25519 signature of overrides.signing.signed_message(...)
     token: str = ""  # retired (it was written to the history in plain text); kept so old histories decode
 
 

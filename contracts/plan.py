@@ -10,7 +10,7 @@ class ConfidenceMetrics(BaseModel):
     reasoning: str = ""
     retry_count: int = Field(default=0, ge=0)
     # The measured facts behind the score, named by the tool (rows returned, names found nowhere, share of a
-    # text grounded in its evidence, ...): the calibrator's inputs (confidence_core/evidence.py).
+    # text grounded in its evidence, ...): the calibrator's inputs (confidence/evidence.py).
     signals: dict[str, float] = Field(default_factory=dict)
 
 

@@ -77,7 +77,7 @@ class StepInput(BaseModel):
     # Outputs of the step's dependencies only, keyed by step id (the memory manager's selection).
     context: dict[str, str] = Field(default_factory=dict)
     retry_count: int = 0
-    # The retry ladder's approach for this attempt (confidence_core/ladder.py; "human": a person asked for the
+    # The retry ladder's approach for this attempt (confidence/ladder.py; "human": a person asked for the
     # retry); "" for a first attempt and in runs started before attempts carried it. Metrics only.
     rung: str = ""
     # A human approved calling the tool with exactly these arguments (a tool that changes things is otherwise
@@ -109,7 +109,7 @@ class SynthesisInput(BaseModel):
     question: str
     results: list[SupportingResult]
     max_context_size: int = 8192
-    # The answer's evidence features but its verification (confidence_core/evidence.py), for the calibrator.
+    # The answer's evidence features but its verification (confidence/evidence.py), for the calibrator.
     evidence: dict[str, float] = Field(default_factory=dict)
     # What the graph stores about the entities the question names (Grounding.facts, read before planning):
     # a figure a query missed ("how many people live in X" planned as a count) is still in front of the

@@ -99,7 +99,7 @@ class AgentRunResult(BaseModel):
     step_results: list[StepResult] = Field(default_factory=list)
     error: str | None = None
     needs_fallback: bool = False  # failed without telling the caller: the bridge forwards the request
-    # The answer's evidence features (confidence_core/evidence.py) and the evidence-only score before
+    # The answer's evidence features (confidence/evidence.py) and the evidence-only score before
     # calibration: what `tg-confidence calibrate` and the benchmark read.
     evidence: dict[str, float] = Field(default_factory=dict)
     evidence_score: float | None = None

@@ -16,7 +16,7 @@ from typing import Any
 
 from falkordb.asyncio import FalkorDB
 
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
 
 SEED = 20240115
 

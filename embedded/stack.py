@@ -21,7 +21,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
 from embedded import demo_graph, part_guard
 from embedded.model_weights import resolve_model

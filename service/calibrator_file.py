@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from confidence_core.calibrator import Calibrator, CalibratorError
+from confidence.calibrator import Calibrator, CalibratorError
 
 SHIPPED = Path(__file__).with_name("calibrator.json")
 

@@ -14,7 +14,7 @@ from typing import Any, Literal, TextIO
 
 import structlog
 
-from confidence_core.redaction import redact_log_event
+from contracts.redaction import redact_log_event
 from service.connections import PartUnreachable
 
 LogFormat = Literal["auto", "json", "console"]

@@ -13,7 +13,7 @@ from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
 
-from confidence_core.redaction import redact_text
+from contracts.redaction import redact_text
 
 
 class RedactingFailureConverter(DefaultFailureConverter):

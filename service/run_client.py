@@ -32,7 +32,7 @@ class AgentRun:
 
     async def submit_override(self, decision: Override) -> str:
         """The `submit_override` update: the run's answer (e.g. "accept recorded for step s1"); a refusal raises
-        WorkflowUpdateFailedError, whose cause the validator worded (confidence_core.override.refusal_reason)."""
+        WorkflowUpdateFailedError, whose cause the validator worded (overrides.checks.refusal_reason)."""
         return str(await self._handle.execute_update(Handlers.SUBMIT_OVERRIDE, decision))
 
 

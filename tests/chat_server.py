@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from actions.ontology import Ontology
 from activities.action_history import ActionHistory
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
@@ -21,7 +22,6 @@ from chat.app import ChatDeps, create_app
 from chat.auth import Authenticator, new_local_token
 from chat.runs import RunStreams
 from chat.same_site import answered_hosts
-from confidence_core.ontology import Ontology
 from embedded.processes import free_port
 from service.config import HttpIdentity
 from service.connections import pulsar_client

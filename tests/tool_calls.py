@@ -6,6 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from actions.ontology import Ontology
 from backends import Backends
 from backends.graph_rag import LocalGraphRag
 from backends.graph_store import GraphStore
@@ -13,7 +14,6 @@ from backends.llm import LLMClient
 from backends.mcp import McpTools
 from backends.schema_check import SchemaCheck
 from backends.templates import LocalTemplates
-from confidence_core.ontology import Ontology
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput, StepOutput
 from service.prompts import PromptTemplates

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
-from confidence_core.ladder import Rung
+from confidence.ladder import Rung
 
 if TYPE_CHECKING:
     from backends import Backends

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from confidence_core.action_query import describe_action
-from confidence_core.ontology import UnknownName
+from actions.ontology import UnknownName
+from actions.queries import describe_action
 from contracts.query_path import StepInput, StepOutput
 from tools.action_tool import ActionLookupTool, action_output
 from tools.spec import ToolArgument, ToolSpec

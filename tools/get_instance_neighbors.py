@@ -8,8 +8,8 @@ from tools.ontology_tool import MAX_LIMIT, BadArguments, OntologyTool, instance,
 from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
+    from actions.ontology import Ontology
     from backends.graph_store import GraphStore
-    from confidence_core.ontology import Ontology
 
 MAX_HOPS = 3
 

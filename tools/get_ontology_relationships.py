@@ -8,8 +8,8 @@ from tools.ontology_tool import OntologyTool
 from tools.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from actions.ontology import Ontology
     from backends.graph_store import GraphStore
-    from confidence_core.ontology import Ontology
 
 
 class GetOntologyRelationships(OntologyTool):

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import compared_where_held, dates_read_as_dates, ground, misplaced_names
-from confidence_core.answer_check import holds_nothing
-from confidence_core.answer_fit import ORDERED_KEY
-from confidence_core.cypher_repair import repaired
-from confidence_core.cypher_text import broaden_cypher, ordered_by, query_literals, query_shape
-from confidence_core.grounding import unused_names
-from confidence_core.ladder import Rung
-from confidence_core.read_only import refusals
+from confidence.answer_check import holds_nothing
+from confidence.answer_fit import ORDERED_KEY
+from confidence.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
+from cypher.clause_order import repaired
+from cypher.read_only import refusals
+from cypher.text import ordered_by, query_literals, query_shape
+from planning.adjusters import broadened_query
+from questions.named_terms import unused_names
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
 from tools.spec import ToolArgument, ToolSpec
@@ -224,8 +225,5 @@ class GraphQuery(Tool):
         return StepOutput(success=True, output=output, confidence=confidence)
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
-        """The adjusted rung broadens the query: exact matches become case-insensitive CONTAINS, more hops."""
-        if rung is not Rung.ADJUSTED:
-            return None
-        broadened = broaden_cypher(arguments.get("query", ""))
-        return {**arguments, "query": broadened} if broadened else None
+        """The adjusted rung broadens the query (planning/adjusters.py, which workflow code calls)."""
+        return broadened_query(arguments, rung)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from confidence_core.confidence import REFUSALS, text_result_confidence
+from confidence.overall import REFUSALS, text_result_confidence
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool

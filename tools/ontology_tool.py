@@ -11,8 +11,8 @@ import json
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
+from actions.ontology import Ontology, UnknownName
 from backends.graph_store import GraphQueryError
-from confidence_core.ontology import Ontology, UnknownName
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
 from tools.base import Tool

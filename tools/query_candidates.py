@@ -1,7 +1,7 @@
 """Several candidate queries for one graph step (the `graph_candidates` setting): besides the planner's
 query, the LLM writes others for the same question independently (sampled, so they can differ); each is
 checked like the planner's (fixed, EXPLAINed, schema-checked, never a write) and the valid ones run. Their
-answers are compared by value (confidence_core/agreement.py): the answer most candidates share is the
+answers are compared by value (confidence/agreement.py): the answer most candidates share is the
 step's, and how many share it is evidence for the calibrator."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import structlog
 
 from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import described_for_writer
-from confidence_core.agreement import answer_signature, vote
+from confidence.agreement import answer_signature, vote
 from contracts.query_path import Grounding
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 import tools as package
-from confidence_core.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
-from confidence_core.redaction import redact_text
+from contracts.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
 from contracts.query_path import StepInput, StepOutput
+from contracts.redaction import redact_text
 from tools.base import Tool
 from tools.cache import ResultCache
 from tools.spec import ToolSpec

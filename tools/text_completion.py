@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from confidence_core.confidence import text_result_confidence
-from confidence_core.memory import format_context
+from confidence.overall import text_result_confidence
 from contracts.query_path import StepInput, StepOutput
+from planning.step_context import format_context
 from tools.base import Tool
 from tools.spec import ToolArgument, ToolSpec
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from actions.ontology import UnknownName
+from actions.queries import validation_query
 from backends.graph_store import GraphQueryError
-from confidence_core.action_query import validation_query
-from confidence_core.ontology import UnknownName
 from contracts.query_path import StepInput, StepOutput
 from tools.action_tool import ActionLookupTool, action_output
 from tools.spec import ToolArgument, ToolSpec

@@ -17,9 +17,9 @@ from temporalio.worker import (
 )
 
 from activities.agent_metrics import AgentMetrics
-from confidence_core.override import UNAUTHORIZED
 from contracts.names import Handlers
 from contracts.override import OverrideRejected
+from overrides.checks import UNAUTHORIZED
 
 UPDATE, SIGNAL = Handlers.SUBMIT_OVERRIDE, Handlers.OVERRIDE
 

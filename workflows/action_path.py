@@ -1,5 +1,5 @@
 """The action path: intent -> who may start it -> targets -> dry run -> approval -> concurrent batch ->
-summary. Mutations are critical: a requester without the right to act (confidence_core/action_gate.py) is
+summary. Mutations are critical: a requester without the right to act (overrides/action_gate.py) is
 refused before any look-up; a target set the workflow is not sure of (below `action_confidence_threshold`),
 an irreversible action, more than `action_approval_above` targets, or any action at all with
 `approve_every_action` waits for a human's approval through the override mechanism, and nothing changes
@@ -16,9 +16,7 @@ from workflows.action_batch import group_size_for, run_window
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.action_catalogue import CATALOGUE_CONFIDENCE
-    from confidence_core.action_gate import action_refusal
-    from confidence_core.conversation import action_summary
+    from actions.catalogue import CATALOGUE_CONFIDENCE
     from contracts.action_path import (
         ActionIntent,
         ActionPlanningOutput,
@@ -44,6 +42,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts.plan import ConfidenceMetrics, StepResult
     from contracts.routing import RouteInput
     from contracts.run import AgentRunResult, StepState, StepStatus
+    from overrides.action_gate import action_refusal
+    from planning.conversation_memory import action_summary
 
 APPROVAL_STEP = "approve"
 EXECUTE_STEP = "execute"

@@ -22,13 +22,13 @@ from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.redaction import redact_text
-    from confidence_core.request_config import apply_request_overrides
     from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities, Handlers
     from contracts.override import Override, OverrideRejected
+    from contracts.redaction import redact_text
     from contracts.routing import Intent, RouteInput, RouteOutput
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus
     from contracts.wire_codec import error_response
+    from planning.request_config import apply_request_overrides
 
 
 @workflow.defn(name=WORKFLOW_NAME)

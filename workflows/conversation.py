@@ -1,8 +1,8 @@
 """ConversationWorkflow: one per conversation, holding its memory between turns.
 
 Turns (each its own ConfidenceAgentWorkflow) read the memory with the `memory` query at their start and
-add themselves with the `remember` signal at their end. The memory is bounded (confidence_core/
-conversation.py), the workflow continues as new every SIGNALS_BEFORE_CONTINUE turns so its history stays
+add themselves with the `remember` signal at their end. The memory is bounded (planning/
+conversation_memory.py), the workflow continues as new every SIGNALS_BEFORE_CONTINUE turns so its history stays
 short, and it ends after IDLE_TTL_S without a turn: a conversation's memory expires with it.
 """
 
@@ -13,7 +13,6 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.conversation import remember
     from contracts.conversation import (
         CONVERSATION_WORKFLOW_NAME,
         SIGNALS_BEFORE_CONTINUE,
@@ -22,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
         ConversationTurn,
     )
     from contracts.names import Handlers
+    from planning.conversation_memory import remember
 
 
 @workflow.defn(name=CONVERSATION_WORKFLOW_NAME)

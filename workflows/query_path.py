@@ -13,18 +13,18 @@ from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.action_catalogue import CATALOGUE, CATALOGUE_CONFIDENCE
-    from confidence_core.confidence import LOW_CONFIDENCE, overall_confidence
-    from confidence_core.conversation import conversation_confidence
-    from confidence_core.dag import dependents_of, ready_steps
-    from confidence_core.evidence import run_evidence
-    from confidence_core.plan_parser import describe_plan
+    from actions.catalogue import CATALOGUE, CATALOGUE_CONFIDENCE
+    from confidence.evidence import run_evidence
+    from confidence.overall import LOW_CONFIDENCE, overall_confidence
     from contracts.conversation import FollowUpInput
     from contracts.names import Activities
     from contracts.plan import ExecutionPlan, StepResult
     from contracts.query_path import PlanningInput, PlanningOutput, SupportingResult, SynthesisInput, SynthesisOutput
     from contracts.routing import RouteInput
     from contracts.run import AgentRunResult, StepState, StepStatus
+    from planning.conversation_memory import conversation_confidence
+    from planning.dag import dependents_of, ready_steps
+    from planning.plan_parser import describe_plan
 
 
 VERIFICATION_NOTES = {

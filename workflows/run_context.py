@@ -16,15 +16,6 @@ from workflows.activity_options import FamilyOptions
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.override import (
-        MAX_REJECTION_CHARS,
-        MAX_REJECTIONS_LISTED,
-        awaiting_details,
-        check_override,
-        clipped,
-        how_to_answer,
-    )
-    from confidence_core.redaction import redact_text
     from contracts.conversation import ActionRecordSummary
     from contracts.names import (
         ALL_FEATURES,
@@ -42,9 +33,18 @@ with workflow.unsafe.imports_passed_through():
     from contracts.plan import ConfidenceMetrics
     from contracts.query_path import SynthesisOutput
     from contracts.records import RunMetrics, StepAudit
+    from contracts.redaction import redact_text
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
     from contracts.wire import AgentResponse
     from contracts.wire_codec import error_response
+    from overrides.checks import (
+        MAX_REJECTION_CHARS,
+        MAX_REJECTIONS_LISTED,
+        awaiting_details,
+        check_override,
+        clipped,
+        how_to_answer,
+    )
 
 
 class RunAborted(Exception):
@@ -76,8 +76,8 @@ class Features:
     error_aware_ladder: bool = False
     conversation: bool = False
     worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
-    override_limits: bool = False  # bounded override fields and human retries (confidence_core/override.py)
-    # open_actions, the role 'act', no self-approval and approve_every_action (confidence_core/action_gate.py)
+    override_limits: bool = False  # bounded override fields and human retries (overrides/checks.py)
+    # open_actions, the role 'act', no self-approval and approve_every_action (overrides/action_gate.py)
     approval_policy: bool = False
 
     @classmethod
@@ -106,7 +106,7 @@ class RunContext:
         self.audit: dict[str, StepAudit] = {}
         self.metrics = RunMetrics()
         self.notes: list[str] = []
-        self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence_core/evidence.py)
+        self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence/evidence.py)
         self.finished: list[ConfidenceMetrics] = []  # every finished step's final confidence, usable or not
         self.action_record: ActionRecordSummary | None = None  # what an action turn changed, for the conversation
         # While set, the closing answer waits in `held` (release_answer): a conversation's next turn must not

@@ -9,7 +9,7 @@ from temporalio import workflow
 from workflows.run_context import RunContext
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.evidence import run_evidence
+    from confidence.evidence import run_evidence
     from contracts.records import AuditRecord, RunRecord
     from contracts.run import AgentRunResult
 

@@ -14,19 +14,16 @@ from workflows.errors import failure_message
 from workflows.run_context import RunAborted, RunContext
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.action_gate import closed_without_identities
-    from confidence_core.ladder import RUNG_NOTES, Rung, backoff, rung_for
-    from confidence_core.memory import select_context, trim
+    from confidence.ladder import RUNG_NOTES, Rung, backoff, rung_for
     from contracts.names import Activities
     from contracts.override import Decision, Override, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, ExecutionStep, StepResult
     from contracts.query_path import AdjustInput, AdjustOutput, StepInput, StepOutput
     from contracts.records import AttemptAudit, StepAudit
     from contracts.run import StepState, StepStatus
-    from tools.registry import all_tools
-
-    # Found outside the sandbox, once: workflow code only ever calls a tool's pure `adjust`.
-    TOOLS = all_tools()
+    from overrides.action_gate import closed_without_identities
+    from planning.adjusters import ADJUSTERS
+    from planning.step_context import select_context, trim
 
 OBSERVATION_PREVIEW = 1200
 CALL_CHOICES = [Decision.ACCEPT.value, Decision.SKIP.value, Decision.ABORT.value]
@@ -192,8 +189,8 @@ class StepRunner:
     async def _adjust(self, step: ExecutionStep, arguments: dict[str, str], last: StepOutput,
                       rung: Rung) -> dict[str, str]:
         """The tool's own deterministic repair if it has one for this rung, else the LLM's proposal."""
-        tool = TOOLS.get(step.function)
-        repaired = tool.adjust(arguments, rung) if tool is not None else None
+        adjuster = ADJUSTERS.get(step.function)
+        repaired = adjuster(arguments, rung) if adjuster is not None else None
         if repaired is not None:
             return repaired
         try:

@@ -14,9 +14,6 @@ from workflows.errors import LOCAL_ACTIVITY_FAILED, failure_message
 from workflows.run_context import RunContext
 
 with workflow.unsafe.imports_passed_through():
-    from confidence_core.conversation import memory_from_history, render
-    from confidence_core.memory import trim
-    from confidence_core.redaction import redact_text
     from contracts.conversation import (
         MEMORY_PROMPT_CHARS,
         RESULTS_CHARS,
@@ -28,7 +25,10 @@ with workflow.unsafe.imports_passed_through():
         RememberInput,
     )
     from contracts.names import Activities
+    from contracts.redaction import redact_text
     from contracts.run import AgentRunResult
+    from planning.conversation_memory import memory_from_history, render
+    from planning.step_context import trim
 
 RECALL_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attempts=3)
 REMEMBER_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from actions.ontology import ActionDefinition, Ontology
 from backends.graph_store import GraphStore
-from confidence_core.ontology import ActionDefinition, Ontology
 
 KINDS = ("related_status", "related_all", "ids", "status_only", "related_property", "amount", "negated")
 ROUTING_KINDS = ("query", "catalogue")  # not changes: read-only questions, and questions about the actions

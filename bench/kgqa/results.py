@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from bench.kgqa.questions import Gold, Question
 from bench.kgqa.scoring import is_correct, split_answer
-from confidence_core.calibrator import Calibrator
+from confidence.calibrator import Calibrator
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Result:
     error: str | None
     dataset: str = ""
     command: str = ""  # the run's command line, for the report of a later `--score`
-    evidence: dict[str, float] | None = None  # the run's evidence features (confidence_core/evidence.py)
+    evidence: dict[str, float] | None = None  # the run's evidence features (confidence/evidence.py)
     evidence_score: float | None = None  # its confidence before calibration
     queries: list[str] | None = None  # the plan's queries (not judged: read to see why an answer went wrong)
 

@@ -16,10 +16,10 @@ import pytest
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
-from confidence_core.override import refusal_reason
 from contracts.names import Activities
 from contracts.override import Override
 from contracts.run import AgentRunResult, RunStatus
+from overrides.checks import refusal_reason
 from tests.agent_harness import open_harness, plan, responder
 from tests.scripted_llm import ScriptedLLM
 from tests.seeded_graph import seeded_graph

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 
-from confidence_core.override_signing import new_key_pair
 from contracts.override import OverrideIdentity, Role
 from contracts.wire import AgentRequest
 from embedded import demo_graph
+from overrides.signing import new_key_pair
 from tests.attacks.test_open_by_default import send, text_of
 from tests.integration.test_action_path import DomainModel, events, pending_status
 from tests.scripted_llm import ScriptedLLM

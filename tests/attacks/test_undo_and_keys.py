@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from actions.queries import SHARED_KEY
 from activities.action_history import ActionHistory
-from confidence_core.action_query import SHARED_KEY
 from tests.integration.test_action_parameters import ORDERS, execute, order_props, record_count, tools  # noqa: F401
 
 

@@ -12,8 +12,8 @@ import pytest
 from falkordb.asyncio import FalkorDB
 from redis.exceptions import ResponseError
 
-from confidence_core.read_only import refusals
 from contracts.run import AgentRunResult
+from cypher.read_only import refusals
 from tests.agent_harness import plan, responder
 from tests.tool_calls import ToolCalls, call, local_backends
 

@@ -26,11 +26,11 @@ from trustgraph.base.request_response_spec import _make_impl_wrapper
 from trustgraph.schema import AgentRequest as TgAgentRequest
 from trustgraph.schema import AgentResponse as TgAgentResponse
 
+from bridge.canary import takes_request
 from bridge.relay import Routing
-from confidence_core.canary import takes_request
-from confidence_core.override_signing import public_key_text
 from contracts.names import workflow_id_for
 from contracts.override import OverrideIdentity, Role
+from overrides.signing import public_key_text
 from service.connections import pulsar_client, pulsar_logger
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 

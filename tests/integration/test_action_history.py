@@ -9,9 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
+from actions.ontology import Ontology
 from activities.actions import ActionTools
 from backends.graph_store import GraphStore
-from confidence_core.ontology import Ontology
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput
 from embedded import demo_graph

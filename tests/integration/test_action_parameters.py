@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest_asyncio
 
+from actions.ontology import Ontology
 from activities.action_history import ActionHistory
 from activities.actions import FILTERS_ONLY_CONFIDENCE, ActionTools
 from backends.graph_store import GraphStore
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionIntent, PropertyFilter, ResolveTargetsInput
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput

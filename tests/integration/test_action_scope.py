@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest_asyncio
 
+from actions.ontology import Ontology
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import FILTERS_ONLY_CONFIDENCE, LEFT_OUT_CONFIDENCE, ActionTools
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionPlanningOutput, ResolveTargetsInput, TargetsOutput
 from contracts.routing import RouteInput
 from embedded import demo_graph

@@ -14,9 +14,9 @@ import pytest_asyncio
 from falkordb.asyncio import FalkorDB
 from prometheus_client import REGISTRY
 
+from actions.ontology import Ontology
 from activities.actions import ActionTools
 from backends.graph_store import GraphQueryError, GraphStore
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionGroup
 from contracts.plan import ExecutionStep
 from contracts.query_path import StepInput, StepOutput

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from confidence_core.calibrator import INADEQUATE_CEILING
+from confidence.calibrator import INADEQUATE_CEILING
 from contracts.run import AgentRunResult
 from tests.agent_harness import plan
 from tests.integration.test_grounded_answers import GRAPH, Conversation

@@ -16,11 +16,11 @@ from falkordb.asyncio import FalkorDB
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from confidence_core.plan_parser import PlanParseError, parse_plan
 from contracts.plan import ExecutionPlan
 from contracts.run import AgentSettings
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, decode_response, encode_response
+from planning.plan_parser import PlanParseError, parse_plan
 from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 from tools.registry import static_catalogue

@@ -14,10 +14,10 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from actions.ontology import Ontology
 from activities.actions import ActionTools
 from activities.publish import PublishActivities
 from backends.graph_store import GraphStore
-from confidence_core.ontology import Ontology
 from contracts.action_path import ActionGroup, ActionGroupOutput, ActionTarget, BatchRequest, BatchSummary
 from contracts.names import Activities
 from contracts.wire import AgentResponse

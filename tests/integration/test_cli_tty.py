@@ -22,10 +22,10 @@ from typing import Any
 
 from temporalio.testing import WorkflowEnvironment
 
-from confidence_core.override_signing import new_key_pair
 from contracts.override import OverrideIdentity, Role
 from contracts.run import AgentRunResult
 from embedded import demo_graph
+from overrides.signing import new_key_pair
 from tests.integration.test_action_path import SUPPLIER, DomainModel
 from tests.scripted_llm import ScriptedLLM, is_planning, is_routing, is_synthesis
 

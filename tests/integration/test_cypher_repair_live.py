@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backends.graph_store import GraphQueryError, GraphStore
-from confidence_core.cypher_repair import repaired
+from cypher.clause_order import repaired
 from tests.seeded_graph import seeded_graph
 
 

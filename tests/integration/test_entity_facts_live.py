@@ -9,7 +9,7 @@ from falkordb.asyncio import FalkorDB
 
 from backends.graph_store import GraphStore
 from backends.grounding import ground, misplaced_names
-from confidence_core.grounding import describe_grounding
+from questions.named_terms import describe_grounding
 from tests.seeded_graph import seeded_graph
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from confidence_core.plan_parser import plan_json_schema
 from embedded.grammar_sampling import GrammarCheckedSampler, install
+from planning.plan_parser import plan_json_schema
 from tools.registry import all_tools, default_tool_names
 
 llama_cpp = pytest.importorskip("llama_cpp")

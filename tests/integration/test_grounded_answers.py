@@ -195,7 +195,7 @@ async def test_a_list_valued_property_does_not_break_finding_names(falkordb_url:
     grounding = await ground("Where is Acme Industrial based, and who is Zyxwv Holdings?", store)
     assert [m.value for m in grounding.matches] == ["Acme Industrial"] and grounding.unmatched == ["Zyxwv Holdings"]
     assert await store.value_exists("acme", "contains") and not await store.value_exists("zyxwv", "contains")
-    from confidence_core.ontology import Ontology
+    from actions.ontology import Ontology
     from embedded.demo_graph import ONTOLOGY_PATH
 
     backends = local_backends(falkordb_url=falkordb_url, graph_name=name, ontology=Ontology.load(ONTOLOGY_PATH))
@@ -374,7 +374,7 @@ async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_
     """Asked which supplier, the query returns invoices; the writer says the supplier 'is not listed in the
     results'. That is honest but answers nothing: the confidence says so, and the evidence records both the
     decline and that no query matched a supplier."""
-    from confidence_core.calibrator import DECLINED_CEILING
+    from confidence.calibrator import DECLINED_CEILING
 
     llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
                        answer="The supplier of the first invoice is not listed in the results.")

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from falkordb.asyncio import FalkorDB
 
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
 from embedded import demo_graph
 from tests.tool_calls import ToolCalls, call, local_backends, results
 from tools.ontology_tool import MAX_LIMIT

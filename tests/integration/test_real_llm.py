@@ -103,11 +103,11 @@ async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_
     order, 239), and a question about the actions is answered from their definitions."""
     from falkordb.asyncio import FalkorDB
 
+    from actions.ontology import Ontology
     from activities.action_planning import ActionPlanningActivities
     from activities.actions import ActionTools
     from backends.graph_store import GraphStore
     from backends.llm import LLMClient
-    from confidence_core.ontology import Ontology
     from contracts.action_path import ResolveTargetsInput
     from contracts.routing import Intent, RouteInput
     from service.prompts import PromptTemplates

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from actions.ontology import Ontology
 from activities.action_planning import ActionPlanningActivities
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
-from confidence_core.ontology import Ontology
 from contracts.routing import Intent, RouteInput
 from embedded.demo_graph import ONTOLOGY_PATH
 from service.prompts import PromptTemplates

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from falkordb.asyncio import FalkorDB
 
-from confidence_core.ontology import Ontology
-from confidence_core.plan_parser import parse_plan
+from actions.ontology import Ontology
 from contracts.query_path import StepInput
 from contracts.run import AgentSettings
 from embedded import demo_graph
+from planning.plan_parser import parse_plan
 from tests.tool_calls import ToolCalls, call, local_backends, results
 from tools import registry
 

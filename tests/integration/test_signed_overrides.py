@@ -13,9 +13,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 
-from confidence_core.override_signing import public_key_text, sign, signed_message
 from contracts.override import Override, OverrideIdentity, Role
 from contracts.run import AgentRunResult
+from overrides.signing import public_key_text, sign, signed_message
 from tests.agent_harness import plan, responder
 
 NEVER_FOUND = "MATCH (n:Entity {name: 'Nobody'}) RETURN n.name"

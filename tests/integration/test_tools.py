@@ -14,12 +14,12 @@ import pytest_asyncio
 
 from activities.planning import PlanningActivities
 from backends.mcp import McpTools
-from confidence_core.payload_limits import STEP_OUTPUT_BYTES
-from confidence_core.plan_parser import PlanParseError, parse_plan
+from contracts.payload_limits import STEP_OUTPUT_BYTES
 from contracts.plan import ExecutionStep
 from contracts.query_path import PlanningInput, StepInput
 from contracts.run import AgentSettings
 from embedded.processes import ManagedProcess, free_port, tcp_open
+from planning.plan_parser import PlanParseError, parse_plan
 from service.config import McpServerConfig, demo_mcp_server
 from tests.scripted_llm import ScriptedLLM
 from tests.tool_calls import ToolCalls, local_backends

@@ -4,8 +4,8 @@ undone. A domain of its own, so nothing leans on the demo's names."""
 
 from __future__ import annotations
 
-from confidence_core.action_catalogue import about_actions, asked_about, asks_for_change, catalogue_answer, is_question
-from confidence_core.ontology import Ontology
+from actions.catalogue import about_actions, asked_about, asks_for_change, catalogue_answer, is_question
+from actions.ontology import Ontology
 from tests.unit.test_action_scope import LIBRARY
 
 ONTOLOGY = Ontology.model_validate({**LIBRARY, "actions": {

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from confidence_core.action_scope import HeldName, RequestScope, fit_intent, stated_numbers, stated_value
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
+from actions.scope import HeldName, RequestScope, fit_intent, stated_numbers, stated_value
 from contracts.action_path import ActionIntent, PropertyFilter
 
 LIBRARY: dict[str, Any] = {

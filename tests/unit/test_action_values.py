@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from confidence_core.action_intent import actions_catalogue, checked_intent, planner_schema, stated_in
-from confidence_core.action_query import execution_query
-from confidence_core.action_values import check_filters, check_parameters, coerce
-from confidence_core.ontology import Ontology, UnknownName
-from confidence_core.target_query import targets_query
+from actions.intent import actions_catalogue, checked_intent, planner_schema, stated_in
+from actions.ontology import Ontology, UnknownName
+from actions.queries import execution_query
+from actions.targets import targets_query
+from actions.values import check_filters, check_parameters, coerce
 from contracts.action_path import ActionIntent, PropertyFilter, filters_text, parameters_text
 from embedded import demo_graph
 

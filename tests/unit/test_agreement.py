@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.agreement import answer_signature, vote
+from confidence.agreement import answer_signature, vote
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from confidence_core.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
+from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 
 ROWS = json.dumps({"columns": ["supplier", "orders"], "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
                    "row_count": 2, "truncated": False})

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from confidence_core.answer_fit import fit, ranked_count, refit, superlative
-from confidence_core.calibrator import INADEQUATE_CEILING, capped
-from confidence_core.cypher_text import ordered_by
+from confidence.answer_fit import fit, ranked_count, refit, superlative
+from confidence.calibrator import INADEQUATE_CEILING, capped
+from cypher.text import ordered_by
 
 RANKED = json.dumps({"columns": ["supplier", "orders"], "ordered_by": "orders DESC",
                      "rows": [["Acme Industrial", 135], ["Globex Supply", 80], ["Initech", 80],

@@ -1,14 +1,14 @@
-"""Who may start an action and who may approve it (confidence_core/action_gate.py, override.py): pure rules."""
+"""Who may start an action and who may approve it (overrides/action_gate.py, override.py): pure rules."""
 
 from __future__ import annotations
 
 import pytest
 
-from confidence_core.action_gate import action_refusal
-from confidence_core.override import check_override
-from confidence_core.override_signing import new_key_pair
 from contracts.override import Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
+from overrides.action_gate import action_refusal
+from overrides.checks import check_override
+from overrides.signing import new_key_pair
 
 APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePayment", score=0.95, threshold=0.9,
                            reasoning="approval needed", retries=0, choices=["accept", "skip", "abort"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.asked_for import asked_label, route
+from questions.asked_for import asked_label, route
 
 LABELS = ["Supplier", "PurchaseOrder", "Invoice", "Payment", "Warehouse"]
 RELS = {("PurchaseOrder", "ISSUED_TO", "Supplier"), ("Invoice", "BILLS", "PurchaseOrder"),

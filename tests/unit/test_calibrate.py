@@ -10,7 +10,7 @@ import pytest
 
 from activities.synthesis import calibrated
 from cli.main import parse_args
-from confidence_core.calibrator import CalibratorError
+from confidence.calibrator import CalibratorError
 from contracts.query_path import SynthesisOutput
 from service.calibrator_file import SHIPPED, CalibratorFile
 

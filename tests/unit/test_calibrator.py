@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.calibrator import Calibrator, CalibratorError, fit
-from confidence_core.evidence import FEATURES
+from confidence.calibrator import Calibrator, CalibratorError, fit
+from confidence.evidence import FEATURES
 
 pytestmark = pytest.mark.unit
 
@@ -115,7 +115,7 @@ def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
 
 
 def test_an_answer_that_declines_is_stated_at_the_ceiling_whatever_its_evidence() -> None:
-    from confidence_core.calibrator import DECLINED_CEILING
+    from confidence.calibrator import DECLINED_CEILING
 
     confident = Calibrator(weights={"step_score": 10.0}, bias=0.0)
     features = {"step_score": 1.0, "declined": 1.0}
@@ -125,7 +125,7 @@ def test_an_answer_that_declines_is_stated_at_the_ceiling_whatever_its_evidence(
 
 
 def test_an_answer_below_the_escalation_threshold_says_it_should_be_checked() -> None:
-    from confidence_core.calibrator import Calibrator
+    from confidence.calibrator import Calibrator
 
     calibrator = Calibrator(weights={"step_score": 4.0}, bias=-2.0,
                             trained_on={"escalation_threshold": 0.8, "escalation_target": 0.95})

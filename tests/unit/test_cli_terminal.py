@@ -175,17 +175,21 @@ class RecordingView(PlainView):
 
 
 class FakeHandle:
-    """A run waiting on WEAK that refuses the first decision, as the update's validator would."""
+    """A run (service/run_client.AgentRun's face) waiting on WEAK that refuses the first decision, as the
+    update's validator would."""
 
     id = "agent-r1"
 
     def __init__(self) -> None:
         self.sent: list[Any] = []
 
-    async def query(self, name: str, result_type: Any = None) -> RunStatus:
+    async def status(self) -> RunStatus:
         return RunStatus(phase="awaiting_override", pending_override=WEAK)
 
-    async def execute_update(self, name: str, decision: Any) -> str:
+    async def pending_override(self) -> Any:
+        return (await self.status()).pending_override
+
+    async def submit_override(self, decision: Any) -> str:
         self.sent.append(decision)
         if len(self.sent) == 1:
             raise WorkflowUpdateFailedError(ApplicationError("not authorized: 'eve' may not decide"))
@@ -276,7 +280,7 @@ class DecidedElsewhere(FakeHandle):
         super().__init__()
         self.queries = 0
 
-    async def query(self, name: str, result_type: Any = None) -> RunStatus:
+    async def status(self) -> RunStatus:
         self.queries += 1
         return RunStatus(phase="executing")
 

@@ -3,15 +3,6 @@ when a prompt has little room."""
 
 from __future__ import annotations
 
-from confidence_core.conversation import (
-    action_summary,
-    conversation_confidence,
-    memory_from_history,
-    names_beyond,
-    plausible_rewrite,
-    remember,
-    render,
-)
 from contracts.action_path import BatchSummary, EntityOutcome
 from contracts.conversation import (
     ANSWER_CHARS,
@@ -22,6 +13,15 @@ from contracts.conversation import (
     conversation_workflow_id,
 )
 from contracts.wire import AgentStep
+from planning.conversation_memory import (
+    action_summary,
+    conversation_confidence,
+    memory_from_history,
+    names_beyond,
+    plausible_rewrite,
+    remember,
+    render,
+)
 
 
 def turn(n: int, **fields: object) -> ConversationTurn:

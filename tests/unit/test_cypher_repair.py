@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.cypher_repair import (
+from cypher.clause_order import (
     aggregate_order_alias,
     and_for_where,
     clauses,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.cypher_text import MAX_HOPS, broaden_cypher, query_literals, query_shape
+from cypher.text import MAX_HOPS, broaden_cypher, query_literals, query_shape
 
 pytestmark = pytest.mark.unit
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.dag import dependents_of, ready_steps
 from contracts.plan import ExecutionPlan, ExecutionStep
+from planning.dag import dependents_of, ready_steps
 
 pytestmark = pytest.mark.unit
 

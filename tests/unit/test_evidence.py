@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.confidence import text_result_confidence
-from confidence_core.cypher_text import query_shape
-from confidence_core.evidence import FEATURES, run_evidence
+from confidence.evidence import FEATURES, run_evidence
+from confidence.overall import text_result_confidence
 from contracts.plan import ConfidenceMetrics
+from cypher.text import query_shape
 from tools.graph_query import score_rows
 
 pytestmark = pytest.mark.unit

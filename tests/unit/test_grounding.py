@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.grounding import (
+from contracts.query_path import EntityMatch, Grounding
+from cypher.read_only import write_clauses
+from questions.named_terms import (
     describe_grounding,
     ignored_names,
     mentions,
@@ -13,8 +15,6 @@ from confidence_core.grounding import (
     named_lookups,
     relabel,
 )
-from confidence_core.read_only import write_clauses
-from contracts.query_path import EntityMatch, Grounding
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
 
@@ -118,7 +118,7 @@ def test_a_piece_of_a_compound_property_name_is_no_name() -> None:
 
 
 def test_a_connection_is_stated_as_the_fewest_relationships_and_the_paths_through_named_nodes() -> None:
-    from confidence_core.grounding import describe_connection
+    from questions.named_terms import describe_connection
 
     paths = [(["Person", "Person", "Person"], [{"name": "Ann"}, {"name": "Cy"}, {"name": "Bob"}], ["KNOWS", "KNOWS"]),
              (["Person", "Town", "Person"], [{"name": "Ann"}, {"code": 7}, {"name": "Bob"}], ["LIVES_IN", "LIVES_IN"])]

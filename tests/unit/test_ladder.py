@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.ladder import RUNG_NOTES, Rung, backoff, rung_for
+from confidence.ladder import RUNG_NOTES, Rung, backoff, rung_for
 
 pytestmark = pytest.mark.unit
 

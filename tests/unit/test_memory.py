@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.memory import TRIM_MARK, format_context, select_context, trim
+from planning.step_context import TRIM_MARK, format_context, select_context, trim
 
 pytestmark = pytest.mark.unit
 

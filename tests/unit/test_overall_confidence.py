@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.confidence import content_tokens, grounding_ratio, overall_confidence
+from confidence.overall import content_tokens, grounding_ratio, overall_confidence
 
 pytestmark = pytest.mark.unit
 

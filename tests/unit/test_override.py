@@ -9,10 +9,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 
-from confidence_core.override import check_override, parse_pulsar_override, token_digest
-from confidence_core.override_signing import public_key_text, sign, signed_message
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
+from overrides.checks import check_override, parse_pulsar_override, token_digest
+from overrides.signing import public_key_text, sign, signed_message
 
 pytestmark = pytest.mark.unit
 

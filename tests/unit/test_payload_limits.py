@@ -1,4 +1,4 @@
-from confidence_core.payload_limits import trimmed_to_bytes
+from contracts.payload_limits import trimmed_to_bytes
 
 
 def test_text_that_fits_is_unchanged() -> None:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from confidence_core.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from contracts.run import AgentSettings
+from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from tools.registry import static_catalogue
 
 SETTINGS = AgentSettings(step_timeout_ms=12000, max_steps=3)

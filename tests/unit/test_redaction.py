@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from confidence_core.redaction import REDACTED, redact_text, sanitize
+from contracts.redaction import REDACTED, redact_text, sanitize
 
 SECRETS = ["sk-abcdefghijklmnop1234", "hunter2hunter2", "ghp_0123456789abcdefABCDEF", "AKIAABCDEFGHIJKLMNOP",
            "eyJhbGciOiJIUzI1NiJ9.payload"]

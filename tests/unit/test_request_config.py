@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence_core.request_config import SAFE_KEYS, apply_request_overrides
 from contracts.run import AgentSettings
+from planning.request_config import SAFE_KEYS, apply_request_overrides
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from confidence_core.read_only import refusals
-from confidence_core.row_cap import capped_rows
+from cypher.read_only import refusals
+from cypher.row_cap import capped_rows
 
 
 @pytest.mark.parametrize(("query", "capped"), [

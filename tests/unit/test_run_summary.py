@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bridge.run_summary import DETAILS_BYTES, SUMMARY_BYTES, run_details, run_summary
-from confidence_core.override import awaiting_details
 from contracts.override import OverrideRequest
 from contracts.wire import AgentRequest
+from overrides.checks import awaiting_details
 
 pytestmark = pytest.mark.unit
 

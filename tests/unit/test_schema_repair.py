@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from confidence_core.schema_repair import (
+from cypher.schema_repair import (
     bound_instead,
     count_as_property,
     display_property,

@@ -1,9 +1,9 @@
-"""What the planner is told about how the schema joins a question's names (confidence_core.schema_routes)."""
+"""What the planner is told about how the schema joins a question's names (questions.schema_routes)."""
 
 from __future__ import annotations
 
-from confidence_core.schema_routes import connections, named_relationships
 from contracts.query_path import EntityMatch, Grounding
+from questions.schema_routes import connections, named_relationships
 
 LABELS = ["Town", "Region", "Nation", "Coin", "Person"]
 RELS = {("Town", "IN_REGION", "Region"), ("Region", "PART_OF", "Nation"), ("Nation", "PAYS_WITH", "Coin"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from confidence_core.text_dates import all_iso_dates, converted_reads, temporal_comparisons
+from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
 
 
 def test_reads_compared_with_a_temporal_call_are_found_on_either_side() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli.actions import undo_refusal
-from confidence_core.override_signing import new_key_pair
 from contracts.override import OverrideIdentity, Role
+from overrides.signing import new_key_pair
 
 
 def identity(tmp_path: Path, name: str, roles: list[Role]) -> tuple[OverrideIdentity, Path]:

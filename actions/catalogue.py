@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.action_query import describe_action
-from confidence_core.grounding import singular
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
+from actions.queries import describe_action
+from questions.named_terms import singular
 
 CATALOGUE = "catalogue"  # SynthesisOutput.verification of an answer read from the action definitions
 CATALOGUE_CONFIDENCE = 0.95  # read, not written by a model: only a definition that is wrong makes it wrong

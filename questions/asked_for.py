@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from confidence_core.grounding import singular
+from questions.named_terms import singular
 
 _ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
 MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.asked_for import route
-from confidence_core.cypher_text import NODE_LABEL, blank_strings
+from cypher.text import NODE_LABEL, blank_strings
+from questions.asked_for import route
 
 _SUBQUERY = re.compile(r"\(\s*SELECT\b", re.IGNORECASE)
 # `Label.prop = 'value'` or `x.prop = 'value'`, read from the original text (the value is needed).

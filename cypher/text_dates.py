@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.cypher_text import blank_strings
+from cypher.text import blank_strings
 
 _TEMPORAL = r"(date|localdatetime|localtime|time)"
 _OPERATOR = r"(<=|>=|<>|=|<|>)"

@@ -13,7 +13,7 @@ import re
 from datetime import date
 from typing import Any
 
-from confidence_core.ontology import ActionDefinition, Ontology, PropertyType
+from actions.ontology import ActionDefinition, Ontology, PropertyType
 from contracts.action_path import FILTER_OPS, PropertyFilter
 
 MAX_TEXT = 1000  # a parameter is a value, not a document; records stay small

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from confidence_core.action_query import OPS, comparison
-from confidence_core.ontology import Ontology, UnknownName
+from actions.ontology import Ontology, UnknownName
+from actions.queries import OPS, comparison
 from contracts.action_path import PropertyFilter
 
 

@@ -1,5 +1,5 @@
 """Does the answer state what the question asks for? Two checks the name-and-figure check
-(confidence_core/answer_check.py) cannot make, since a wrong answer can be made of true values:
+(confidence/answer_check.py) cannot make, since a wrong answer can be made of true values:
 - adequacy: a "how many" is answered with a number, a "which" or "who" with a name (not with a duration);
 - faithfulness to a ranking: a superlative question ("which supplier has the most orders") is answered with
   the row the query ranked first, not with another row that is also in the results.
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence_core.answer_check import compose_from_rows, show_value
+from confidence.answer_check import compose_from_rows, show_value
 
 # The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
 ORDERED_KEY = "ordered_by"

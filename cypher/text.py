@@ -140,7 +140,7 @@ _RELATIONSHIP = re.compile(r"\)\s*<?-\s*(?:\[[^\]]*\]\s*)?-?>?\s*\(")
 def query_shape(query: str) -> dict[str, float]:
     """How much a query computes, whatever it is about: whether it aggregates (count, sum, average, min, max)
     and how many relationships its patterns walk. Harder shapes go wrong more often, so they are evidence
-    for the calibrator (confidence_core/evidence.py); nothing here knows a label or a wording."""
+    for the calibrator (confidence/evidence.py); nothing here knows a label or a wording."""
     blanked = blank_strings(query)
     return {"aggregates": float(bool(_AGGREGATE.search(blanked))),
             "hops": float(len(_RELATIONSHIP.findall(blanked)))}

@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence_core.cypher_text import STRING_PAIR, blank_strings, labelled_variables, unescaped
-from confidence_core.knowledge import entity_terms
-from confidence_core.redaction import REDACTED
-from confidence_core.schema_repair import display_property
 from contracts.query_path import Grounding
+from contracts.redaction import REDACTED
+from cypher.schema_repair import display_property
+from cypher.text import STRING_PAIR, blank_strings, labelled_variables, unescaped
+from questions.neighbourhood import entity_terms
 
 _CALENDAR = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
              "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from confidence_core.cypher_tokens import blank_code, keywords
+from cypher.tokens import blank_code, keywords
 
 WRITE_CLAUSES = frozenset({"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH"})
 # FalkorDB's procedures that only read (`CALL dbms.procedures()` lists each with its mode): the schema, the

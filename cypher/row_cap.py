@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.cypher_tokens import blank_code, depths, keywords
+from cypher.tokens import blank_code, depths, keywords
 
 _INTEGER = re.compile(r"\s*(\d+)\b")
 

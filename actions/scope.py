@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from confidence_core.ontology import Ontology
+from actions.ontology import Ontology
 from contracts.action_path import ActionIntent, PropertyFilter, filters_text
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from confidence_core.asked_for import asked_label, route, schema_words
-from confidence_core.grounding import singular
 from contracts.query_path import Grounding
+from questions.asked_for import asked_label, route, schema_words
+from questions.named_terms import singular
 
 Rel = tuple[str, str, str]  # (source label, relationship type, target label)
 MAX_ROUTES = 6  # lines of routes shown (each costs prompt tokens)

@@ -1,4 +1,4 @@
-"""Confidence as a probability: a logistic model from an answer's evidence features (confidence_core/evidence.py)
+"""Confidence as a probability: a logistic model from an answer's evidence features (confidence/evidence.py)
 to the probability that the answer is right, fitted on labelled runs (`tg-confidence calibrate`) and shipped
 as a small JSON file. Logistic rather than isotonic: a few hundred labelled runs and fifteen features are
 too few for a step function per feature, and the weights explain themselves ("an empty graph result
@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from confidence_core.evidence import FEATURES
+from confidence.evidence import FEATURES
 
 FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most

@@ -6,9 +6,9 @@ import hashlib
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from confidence_core.override_signing import sign, signed_message, verify
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
+from overrides.signing import sign, signed_message, verify
 
 
 def token_digest(token: str) -> str:

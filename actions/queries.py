@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from confidence_core.ontology import ActionDefinition, Ontology, Precondition, UnknownName
+from actions.ontology import ActionDefinition, Ontology, Precondition, UnknownName
 
 OPS = {"eq": "=", "ne": "<>", "in": "IN", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 RECORD_LABEL = "ActionRecord"  # bookkeeping nodes, in the instance graph so the write stays one query
@@ -89,7 +89,7 @@ def execution_query(ontology: Ontology, class_name: str, action_name: str, entit
     """Returns (before, after, failures, already_applied, and when already applied the recorded change
     as keys, before values, after values) for the entity; applies nothing when any precondition fails
     or the key was used before. `parameters` are the action's declared parameters' values, already
-    checked against their types (confidence_core/action_values.py); they are kept in the record.
+    checked against their types (actions/values.py); they are kept in the record.
     `expected`: property values the entity must still hold, or nothing is applied (an undo: the values the
     undone action left, so a later change is never silently overwritten)."""
     action = ontology.require_action(class_name, action_name)

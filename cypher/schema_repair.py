@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from confidence_core.cypher_repair import AGGREGATE, DISTINCT, clauses, free_name, split_items
-from confidence_core.cypher_text import blank_strings, labelled_variables, replace_outside_strings
+from cypher.clause_order import AGGREGATE, DISTINCT, clauses, free_name, split_items
+from cypher.text import blank_strings, labelled_variables, replace_outside_strings
 
 Nodes = dict[str, list[str]]
 Relationship = tuple[str, str, str]

@@ -4,9 +4,9 @@ only a requester (AgentRequest.user) that names one holding the role 'act'. Pure
 
 from __future__ import annotations
 
-from confidence_core.override import UNAUTHORIZED
 from contracts.override import Role
 from contracts.run import AgentSettings
+from overrides.checks import UNAUTHORIZED
 
 NOT_CHANGED = "Nothing was changed."
 

@@ -1,4 +1,4 @@
-"""The evidence behind an answer, as numbers: what the calibrator (confidence_core/calibrator.py) maps to
+"""The evidence behind an answer, as numbers: what the calibrator (confidence/calibrator.py) maps to
 the probability that the answer is right. Every feature says how the answer was reached (the steps that
 support it, the rows, names found or not, retries, how the written answer checked out), never what it is
 about: nothing here knows a domain, a graph or a wording. Pure functions."""

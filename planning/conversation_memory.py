@@ -8,8 +8,6 @@ import json
 import re
 from typing import Any
 
-from confidence_core.grounding import mentions
-from confidence_core.memory import trim
 from contracts.action_path import BatchSummary, parameters_text
 from contracts.conversation import (
     ANSWER_CHARS,
@@ -24,6 +22,8 @@ from contracts.conversation import (
     EntityResult,
 )
 from contracts.wire import AgentStep
+from planning.step_context import trim
+from questions.named_terms import mentions
 
 HISTORY_STEPS = 12  # the last steps of a request's own history that a prompt gets to see
 HISTORY_STEP_CHARS = 600

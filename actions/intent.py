@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from confidence_core.action_values import check_filters, check_parameters
-from confidence_core.ontology import Ontology, UnknownName
+from actions.ontology import Ontology, UnknownName
+from actions.values import check_filters, check_parameters
 from contracts.action_path import FILTER_OPS, ActionIntent, PropertyFilter
 
 NO_SELECTION = "name the entities: entity_ids, or related_class and related_name, or filters"
