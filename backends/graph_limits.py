@@ -2,7 +2,7 @@
 foresaw (`UNWIND range(1, 30000000) AS x RETURN x`, a cross product) is stopped there rather than built, sent
 and parsed by the worker. `up` and the test fixtures load the module with these (embedded/parts.py); the
 Compose file sets the same in FALKORDB_ARGS (a test holds it to this definition); another deployment sets
-them as README "FalkorDB's limits" says."""
+them as docs/running.md, "FalkorDB's limits" says."""
 
 from __future__ import annotations
 

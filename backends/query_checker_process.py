@@ -3,7 +3,7 @@ started and spoken to by backends/query_checker.py.
 
 It exists so that the worker never imports cypher-guardrail: the library loads pandas (and numpy) when it is
 imported and uses DataFrames while it checks, ~46 MB of the worker's resident set for checks that take 0.4-4 ms
-(BENCHMARKS.md, "Memory"). Here that cost is paid once, in a process of its own, whatever the worker runs.
+(docs/benchmarks/memory.md). Here that cost is paid once, in a process of its own, whatever the worker runs.
 
 Protocol: one JSON object a line on stdin, one reply a line on stdout, in order.
 - `{"id": n, "schema": key, "load": {"nodes": {label: [keys]}, "rels": [[a, type, b]], "rel_props": {type: [keys]},

@@ -133,5 +133,5 @@ async def replay_command(args: argparse.Namespace) -> int:
             print(f"NONDETERMINISM {outcome.workflow_id}: {outcome.error}")
     if failed:
         print(f"\n{failed} of {len(histories)} histories do not replay on this code: runs like them would fail if "
-              "it were deployed. Guard the change with workflow.patched() (see README).", file=sys.stderr)
+              "it were deployed. Guard the change with workflow.patched() (see docs/operations.md).", file=sys.stderr)
     return FAILED if failed else 0

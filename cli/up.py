@@ -94,7 +94,7 @@ def actions_line(args: argparse.Namespace, config: ServiceConfig) -> str:
     if args.open_actions or config.agent.open_actions:
         return ("actions are OPEN (development): anyone who can reach this stack's Temporal or Pulsar may start "
                 "and approve changes to the graph, the requester included; configure identities "
-                "(agent.override_keys, README \"Human override\") before anyone else can reach it")
+                "(agent.override_keys, docs/confidence-and-decisions.md) before anyone else can reach it")
     return ("actions are closed: no identities are configured, so requests that change data are refused; to try "
             "them on this machine: tg-confidence up --open-actions")
 

@@ -3,7 +3,7 @@
 Each turn is still one ConfidenceAgentWorkflow; the memory lives in one ConversationWorkflow per
 conversation (id `conversation-<conversation id>`), which the turns read at their start and write at their
 end. It is bounded: the last WINDOW turns in full (each trimmed), older ones as one line each, the whole
-well under Temporal's payload warning size (README, "Conversations and the chat UI").
+well under Temporal's payload warning size (docs/running.md, "Conversations and the chat UI").
 """
 
 from __future__ import annotations

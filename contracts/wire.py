@@ -51,7 +51,7 @@ class AgentRequest(BaseModel):
     plan: str = ""
     # Who asks (TrustGraph 1.x's field, which its clients still send): whose request an approval would be
     # (the requester may not approve its own action) and, with identities configured, who must hold the
-    # role 'act' to start one. Claimed by the caller, not proven: README "Human override".
+    # role 'act' to start one. Claimed by the caller, not proven: docs/security.md, "Closed by default".
     user: str = ""
 
     @field_validator(

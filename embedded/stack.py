@@ -211,7 +211,7 @@ class EmbeddedStack:
             "TGCA_AUDIT_PATH": str(self.o.data_dir / "audit.jsonl"),
             **({"TGCA_ONTOLOGY_PATH": str(demo_graph.ONTOLOGY_PATH)} if self.o.load_demo_graph else {}),
             # The embedded dev server registers them; an external cluster needs
-            # `temporal operator search-attribute create` first (see README).
+            # `temporal operator search-attribute create` first (see docs/operations.md, "Search attributes").
             "TGCA_AGENT__SEARCH_ATTRIBUTES": "false" if self.o.temporal_address else "true",
             **self.o.extra_env,
         }

@@ -15,7 +15,7 @@ def closed_without_identities(what: str) -> str:
     """Why `what` was refused on a worker with neither identities nor the development flag, and what to do."""
     return (f"{what} was refused before any change: no identities are configured to approve changes "
             "(agent.override_keys), and this worker is not marked as a development setup. Configure identities "
-            "(tg-confidence keys new; README \"Human override\"), or, on a development machine only, set "
+            "(tg-confidence keys new; docs/security.md), or, on a development machine only, set "
             "agent.open_actions (TGCA_AGENT__OPEN_ACTIONS=true, or tg-confidence up --open-actions). "
             f"{NOT_CHANGED}")
 

@@ -53,7 +53,7 @@ stage 2 "virtualenv .venv and pip" "seconds"
 # This checkout's own code compiled to bytecode now, as a wheel install would be. The workflow sandbox
 # re-imports the workflow modules for every new run; where nothing writes .pyc files
 # (PYTHONDONTWRITEBYTECODE, which this and many CI and container images set) each run compiled them from
-# source: 15-20 % of the worker's CPU per request (BENCHMARKS.md, "Where a request's CPU goes").
+# source: 15-20 % of the worker's CPU per request (docs/benchmarks/throughput-and-latency.md, "Where a request's CPU goes").
 compile_project() {
     .venv/bin/python -c 'import compileall, sys, tomllib
 packages = tomllib.load(open("pyproject.toml", "rb"))["tool"]["setuptools"]["packages"]

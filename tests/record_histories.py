@@ -4,7 +4,7 @@
     .venv/bin/python -m tests.record_histories batch           # only the named scenarios
 
 Run it only when a workflow change is meant to be incompatible (and then guard running workflows with
-`workflow.patched`, see README); otherwise the committed histories are what keeps such changes out.
+`workflow.patched`, see docs/operations.md); otherwise the committed histories are what keeps such changes out.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A history recorded by an older version replays cleanly only if the new code makes the same decisions in
 the same order; otherwise the Replayer reports non-determinism, which is what would break the runs still
-in flight when that code is deployed. Guard such changes with `workflow.patched(...)` (see README).
+in flight when that code is deployed. Guard such changes with `workflow.patched(...)` (see docs/operations.md,
+"Debugging by replay").
 """
 
 from __future__ import annotations

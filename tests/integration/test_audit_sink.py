@@ -99,7 +99,7 @@ async def test_a_hung_sink_costs_a_run_its_write_timeout_not_a_hang(tmp_path: Pa
     assert lines == ['{"run": 1}\n']
     path.unlink()  # the mount is replaced by a working volume
     await sink.aclose()
-    assert path.read_text() == '{"run": 1}\n'  # the timed-out write may land twice (README); here once more
+    assert path.read_text() == '{"run": 1}\n'  # the timed-out write may land twice (docs/operations.md); here once more
 
 
 async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(harness_factory, seed_graph: str,

@@ -118,7 +118,7 @@ def test_a_step_that_cannot_run_is_refused(fields: dict[str, object]) -> None:
 
 
 def test_the_default_settings_are_the_documented_ones() -> None:
-    """The README's defaults: threshold 0.75, 3 retries, 8 steps, 8192 context, sequential."""
+    """The documented defaults (docs/configuration.md): threshold 0.75, 3 retries, 8 steps, 8192 context, sequential."""
     defaults = AgentSettings()
     assert (defaults.confidence_threshold, defaults.max_retries, defaults.max_steps) == (0.75, 3, 8)
     assert defaults.max_context_size == 8192 and defaults.parallel_execution is False
