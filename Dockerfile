@@ -1,5 +1,5 @@
-# One image for the worker, the bridge, the chat API and the demo-graph loader (docker-compose.yml picks the
-# command).
+# One image for the worker, the bridge, the chat API and the one-shots that run this project's code
+# (docker-compose.yml builds it once, as tg-confidence-agent:local, and picks each service's command).
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml requirements.lock README.md ./

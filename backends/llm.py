@@ -54,6 +54,18 @@ class LLMClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    async def answers(self) -> None:
+        """Returns when the server answers GET /models with this client's key: the cheapest request an
+        OpenAI-compatible server serves (and `tg-confidence up` asks of an external one). Raises with why not:
+        no answer, or HTTP 4xx/5xx (a refused key, llama.cpp's 503 while it loads the model)."""
+        try:
+            response = await self._http.get("/models")
+        except httpx.HTTPError as exc:
+            raise RuntimeError(f"{self.base_url} is unreachable: {type(exc).__name__}: {exc}") from exc
+        if response.status_code >= 400:
+            raise RuntimeError(f"{self.base_url} answered HTTP {response.status_code} to GET /models: "
+                               f"{response.text[:200]}")
+
     def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
         if self.json_mode == "json_schema":
             return {"type": "json_schema", "json_schema": {"name": "output", "schema": schema, "strict": True}}

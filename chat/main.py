@@ -38,6 +38,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")
     p.add_argument("--ontology-path", help="the domain's ontology YAML: enables /actions (env TGCA_ONTOLOGY_PATH)")
     p.add_argument("--temporal-ui-url", help="Temporal Web UI base URL for run links (env TGCA_TEMPORAL_UI_URL)")
+    p.add_argument("--check-config", action="store_true",
+                   help="only check that the API may start as configured: exit 0, or 1 saying why not")
     return p.parse_args(argv)
 
 
@@ -93,6 +95,10 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    config = config_from_args(parse_args(argv))
+    args = parse_args(argv)
+    config = config_from_args(args)
+    if args.check_config:  # docker-compose.yml's chat-config one-shot: a refusal fails `up` instead of a restart loop
+        refused = refusal(config)
+        raise SystemExit(f"tg-confidence-chat: {refused}" if refused else 0)
     configure_logging(config.log_level, config.log_format)
     run_until_signalled(serve, config)

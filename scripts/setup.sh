@@ -56,7 +56,7 @@ stage 2 "virtualenv .venv and pip" "seconds"
 # source: 15-20 % of the worker's CPU per request (docs/benchmarks/throughput-and-latency.md, "Where a request's CPU goes").
 compile_project() {
     .venv/bin/python -c 'import compileall, sys, tomllib
-packages = tomllib.load(open("pyproject.toml", "rb"))["tool"]["setuptools"]["packages"]
+packages = {p.partition(".")[0] for p in tomllib.load(open("pyproject.toml", "rb"))["tool"]["setuptools"]["packages"]}
 sys.exit(not all(compileall.compile_dir(p, quiet=1, workers=0) for p in packages))'
 }
 

@@ -1,9 +1,10 @@
 """The process's HTTP port: Prometheus metrics, and `/healthz` for container health checks.
 
-`/healthz` answers 200 `{"status": "ok", "checks": {...}}` when every part the process talks to answers
-now, 503 with the failing part's error otherwise. The checks run on the service's own event loop, where its
-Temporal and Pulsar clients live, so a loop that is stuck or gone reads as unhealthy too. Any other path
-serves the metrics, as prometheus_client's own server does.
+`/healthz` answers 200 `{"status": "ok", "checks": {...}}` when every part the process needs answers now
+(Temporal; Pulsar when it publishes; the LLM server when it calls one), 503 with the failing part's error
+otherwise. The checks run on the service's own event loop, where its Temporal and Pulsar clients live, so a
+loop that is stuck or gone reads as unhealthy too. Any other path serves the metrics, as prometheus_client's
+own server does.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import MetricsHandler
 from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
+
+from backends.llm import LLMClient
 
 Check = Callable[[], Awaitable[None]]  # returns when the part answers; raises or hangs when it does not
 
@@ -44,6 +47,12 @@ def pulsar_check(client: AsyncPulsarClient, topic: str) -> Check:
         await client.get_topic_partitions(topic)
 
     return check
+
+
+def llm_check(client: LLMClient) -> Check:
+    """The OpenAI-compatible server lists its models: a worker that plans, queries or synthesises answers
+    nothing without it, so it is not healthy without it either."""
+    return client.answers
 
 
 async def run_checks(checks: Mapping[str, Check], timeout_s: float = CHECK_TIMEOUT_S) -> dict[str, str]:

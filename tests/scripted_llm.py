@@ -64,6 +64,7 @@ class ScriptedLLM:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.warm_ups: list[dict[str, Any]] = []  # kept apart: a script answers the questions it is given
+        self.gets: list[dict[str, Any]] = []  # GET requests (the model listing): path and Authorization
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -79,6 +80,10 @@ class ScriptedLLM:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
+                owner.gets.append({"path": self.path, "authorization": self.headers.get("Authorization")})
+                if self.path != "/v1/models":  # the one listing an OpenAI-compatible server has
+                    self._send(404, {"error": {"message": f"no {self.path}"}})
+                    return
                 self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
             def do_POST(self) -> None:

@@ -16,10 +16,11 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from activities.agent_metrics import AgentMetrics
 from activities.audit_sink import AuditSink
 from backends.factory import make_backends
+from backends.llm import LLMClient
 from service.config import ServiceConfig
 from service.connections import connect_temporal, pulsar_client
 from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser
-from service.health import pulsar_check, start_health_server, temporal_check
+from service.health import CHECK_TIMEOUT_S, llm_check, pulsar_check, start_health_server, temporal_check
 from service.lifecycle import configure_logging, run_until_signalled
 from service.response_publisher import ResponsePublisher
 from service.trustgraph_metrics import describe_processor, process_info
@@ -28,6 +29,10 @@ from worker.pending_overrides import count_pending_overrides
 from worker.prompt_warm_up import warm_prompt_cache
 
 log = structlog.get_logger(__name__)
+
+# The families whose activities call the LLM server (planning and routing, graph queries, synthesis); with
+# TrustGraph's services as the backend the LLM is TrustGraph's, reached over Pulsar.
+LLM_FAMILIES = frozenset({"planning", "tools", "synthesis"})
 
 
 def _bool(text: str) -> bool:
@@ -78,10 +83,16 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
                                    config.processor_id)
                  if "workflows" in families else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
-    if config.metrics_port:  # metrics, and /healthz: Temporal, and Pulsar when this worker publishes
+    # The LLM server's own probe: a client apart from the activities', bounded by the health check's timeout.
+    llm_probe = (LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key,
+                           min(config.llm_timeout_s, CHECK_TIMEOUT_S))
+                 if config.metrics_port and config.tool_backend == "local" and families & LLM_FAMILIES else None)
+    if config.metrics_port:  # metrics, and /healthz: Temporal; Pulsar when it publishes; the LLM when it calls one
         checks = {"temporal": temporal_check(client)}
         if publisher is not None:
             checks["pulsar"] = pulsar_check(publisher.client, config.response_topic)
+        if llm_probe is not None:
+            checks["llm"] = llm_check(llm_probe)
         start_health_server(config.metrics_port, checks, config.metrics_host)
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
@@ -97,6 +108,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
         task.cancel()
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     await backends.aclose()
+    if llm_probe is not None:
+        await llm_probe.aclose()
     await audit_sink.aclose()
     if publisher is not None:
         await publisher.close()

@@ -194,7 +194,8 @@ def problems(spec: dict[str, Any]) -> list[str]:
             if condition != "service_completed_successfully" and is_one_shot(target):
                 found.append(f"{name}: depends on the one-shot {dependency} without waiting for it to complete")
             wanted = set(target.get("profiles", []))
-            if wanted and not (profiles and profiles <= wanted):
+            # `required: false` (Compose 2.20+): a dependency its profiles leave out is dropped, not refused.
+            if wanted and not (profiles and profiles <= wanted) and how.get("required", True):
                 found.append(f"{name}: depends on {dependency}, which only profiles {sorted(wanted)} start")
         for mount in service.get("volumes", []):
             source = mount.split(":")[0] if isinstance(mount, str) else mount.get("source", "")
@@ -214,9 +215,13 @@ PINNED = re.compile(r"^(v?\d+\.\d+(\.\d+)*(-[\w.]+)?|server-b\d+)$")
 
 
 def unpinned(spec: dict[str, Any]) -> list[str]:
+    """Images pulled from a registry without a version; an image one of the services builds is not pulled."""
     found = []
+    built = {service.get("image") for service in spec["services"].values() if "build" in service}
     for name, service in spec["services"].items():
         image = service.get("image")
+        if image in built:
+            continue
         if image is None:
             if "build" not in service:
                 found.append(f"{name}: neither an image nor a build")
@@ -226,6 +231,30 @@ def unpinned(spec: dict[str, Any]) -> list[str]:
         if not (digest.startswith("sha256:") or PINNED.match(tag)):
             found.append(f"{name}: {image} is not pinned to a version")
     return found
+
+
+def all_profiles(spec: dict[str, Any]) -> set[str]:
+    return {profile for service in spec["services"].values() for profile in service.get("profiles", [])}
+
+
+def active(spec: dict[str, Any], profiles: set[str]) -> set[str]:
+    """The services `docker compose --profile ... up` starts: those without profiles and those of a profile
+    given (a required dependency on any other is refused: problems() above)."""
+    return {name for name, service in spec["services"].items()
+            if not service.get("profiles") or profiles & set(service["profiles"])}
+
+
+def profile_sets(spec: dict[str, Any]) -> list[set[str]]:
+    names = sorted(all_profiles(spec))
+    return [{p for i, p in enumerate(names) if mask >> i & 1} for mask in range(1 << len(names))]
+
+
+def builds(spec: dict[str, Any], profiles: set[str]) -> list[str]:
+    """The images `up` builds: each active service with a `build` builds its `image` (its own
+    `<project>-<service>` image when it names none); services sharing an image name build it once."""
+    return sorted({service.get("image") or f"{spec.get('name')}-{name}"
+                   for name, service in spec["services"].items()
+                   if name in active(spec, profiles) and "build" in service})
 
 
 def published_addresses(spec: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
@@ -281,11 +310,18 @@ def test_the_semantic_checks_catch_what_compose_would_refuse() -> None:
     spec["services"]["worker"]["depends_on"]["llm"] = {"condition": "service_healthy"}
     spec["services"]["falkordb"]["image"] = "falkordb/falkordb:latest"
     spec["services"]["pulsar"]["image"] = "apachepulsar/pulsar"
+    spec["services"]["bridge"]["depends_on"]["demo-graph"] = {"condition": "service_completed_successfully"}
+    spec["services"]["chat"]["image"] = "tg-confidence-agent:latest"  # no longer the image the worker builds
     found = "\n".join(problems(spec) + unpinned(spec))
     for expected in ("demo-graph: waits for falkordb to complete", "bridge: a long-running service without",
                      "chat: waits for bridge to be healthy", "worker: depends on llm, which only profiles",
-                     "falkordb/falkordb:latest is not pinned", "apachepulsar/pulsar is not pinned"):
+                     "bridge: depends on demo-graph, which only profiles ['demo']",
+                     "falkordb/falkordb:latest is not pinned", "apachepulsar/pulsar is not pinned",
+                     "tg-confidence-agent:latest is not pinned"):
         assert expected in found
+    del spec["services"]["bridge"]["image"]
+    spec["services"]["bridge"]["build"] = "."  # an image of its own again: a second build
+    assert builds(spec, set()) == ["tg-confidence-agent-bridge", "tg-confidence-agent:local"]
 
 
 def test_every_variable_has_a_default_or_is_documented() -> None:
@@ -438,7 +474,7 @@ def test_the_namespace_and_search_attribute_one_shots_register_once(tmp_path: Pa
 def test_the_image_copies_every_package_it_installs() -> None:
     """A package missing from the Dockerfile installs nothing and the service fails to import at start."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    packages = set(pyproject["tool"]["setuptools"]["packages"])
+    packages = {p.partition(".")[0] for p in pyproject["tool"]["setuptools"]["packages"]}  # chat.static: in chat
     dockerfile = DOCKERFILE.read_text()
     copied = {line.split()[1] for line in dockerfile.splitlines() if line.startswith("COPY ") and "./" in line}
     assert packages <= copied, sorted(packages - copied)
@@ -489,7 +525,8 @@ def test_the_demo_graph_loads_once_falkordb_answers() -> None:
     assert command[:3] == ["python", "-m", "embedded.demo_graph"]
     assert command[command.index("--url") + 1] == env["TGCA_FALKORDB_URL"]
     assert command[command.index("--graph") + 1] == env["TGCA_GRAPH_NAME"]
-    assert services["worker"]["depends_on"]["demo-graph"] == {"condition": "service_completed_successfully"}
+    assert services["worker"]["depends_on"]["demo-graph"] == {"condition": "service_completed_successfully",
+                                                              "required": False}  # only with its profile
 
 
 # --- The TrustGraph overlay ------------------------------------------------------------------------------
@@ -521,3 +558,139 @@ def test_the_overlay_joins_trustgraphs_network_pulsar_and_topics(monkeypatch: py
     config = ServiceConfig()
     assert config.request_topics == [agent_request_topic("acme", "research")]  # TrustGraph's agent topics
     assert config.response_topic == agent_response_topic("acme", "research")
+
+
+# --- What the documented commands start ------------------------------------------------------------------
+
+DOCS = ROOT / "docs" / "production-compose.md"
+PROJECT_CODE = ("tg-confidence", "python")  # commands of the services that run this project's image
+
+
+@pytest.mark.parametrize("spec", [load(COMPOSE), merged_spec()], ids=["base", "with the trustgraph overlay"])
+def test_the_image_is_built_once_whatever_the_profiles(spec: dict[str, Any]) -> None:
+    built = [name for name, service in spec["services"].items() if "build" in service]
+    assert built == ["worker"] and not spec["services"]["worker"].get("profiles")  # every profile set has it
+    image = spec["services"]["worker"]["image"]
+    ours = {name for name, service in spec["services"].items()
+            if str((service.get("command") or [""])[0]).startswith(PROJECT_CODE)}
+    assert {"worker", "bridge", "chat", "chat-config", "demo-graph"} <= ours
+    assert {name: spec["services"][name]["image"] for name in ours} == dict.fromkeys(ours, image)
+    for profiles in profile_sets(spec):
+        assert builds(spec, profiles) == [image], profiles
+
+
+@pytest.mark.parametrize("spec", [load(COMPOSE), merged_spec()], ids=["base", "with the trustgraph overlay"])
+def test_the_demo_graph_is_loaded_only_with_its_profile(spec: dict[str, Any]) -> None:
+    services = spec["services"]
+    assert services["demo-graph"]["profiles"] == ["demo"]
+    for profiles in profile_sets(spec):
+        assert ("demo-graph" in active(spec, profiles)) == ("demo" in profiles)
+    for name, service in services.items():  # nothing else needs it: each wait for it is dropped without it
+        how = _as_mapping("depends_on", service.get("depends_on", {})).get("demo-graph")
+        assert how is None or how.get("required") is False, name
+
+
+@pytest.mark.parametrize("spec", [load(COMPOSE), merged_spec()], ids=["base", "with the trustgraph overlay"])
+def test_the_worker_is_not_healthy_without_an_llm_and_waits_for_the_local_one(
+        spec: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LLM is a profile of its own (the weights must be there, or another endpoint is used): the worker's
+    health check includes it, so a stack that cannot answer does not come up healthy; with the profile on the
+    worker starts once the model has loaded."""
+    from worker.main import LLM_FAMILIES, parse_args
+
+    worker = spec["services"]["worker"]
+    assert spec["services"]["llm"]["profiles"] == ["llm"] and "llm" not in active(spec, set())
+    assert worker["depends_on"]["llm"] == {"condition": "service_healthy", "required": False}
+    assert "/healthz" in " ".join(worker["healthcheck"]["test"])
+    for key in [k for k in os.environ if k.startswith(("TGCA_", "TEMPORAL_", "PULSAR_HOST"))]:
+        monkeypatch.delenv(key)
+    for key, value in interpolate(_as_mapping("environment", worker["environment"]), {}).items():
+        if value is not None:
+            monkeypatch.setenv(key, str(value))
+    args = parse_args(worker["command"][1:])
+    assert ServiceConfig().tool_backend == "local"  # the worker's own LLM client, hence its own llm check
+    assert set(args.families.split(",")) & LLM_FAMILIES
+    host = re.search(r"//([\w-]+):", ServiceConfig().llm_base_url).group(1)  # type: ignore[union-attr]
+    aliases = spec["services"]["llm"].get("networks", {}).get("default", {}).get("aliases", [])
+    assert host in {"llm", *aliases}  # by default the worker's LLM is the profile's
+
+
+DOCKER_STAND_IN = """#!/bin/sh
+# Records each `docker` call with the variables compose would read; starts nothing.
+{python} -c 'import json, os, sys; print(json.dumps({{"argv": sys.argv[1:], "env": dict(os.environ)}}))' "$@" \
+    >> "$DOCKER_CALLS"
+"""
+
+
+def documented_up_commands(tmp_path: Path) -> list[tuple[set[str], dict[str, str]]]:
+    """Each `docker compose ... up` in the docs' bash blocks, run by bash against a stand-in `docker`: the
+    profiles it turns on and the environment compose would interpolate with."""
+    stand_in = tmp_path / "bin" / "docker"
+    stand_in.parent.mkdir()
+    stand_in.write_text(DOCKER_STAND_IN.format(python=sys.executable))
+    stand_in.chmod(0o755)
+    calls = tmp_path / "calls"
+    blocks = re.findall(r"```bash\n(.*?)```", DOCS.read_text(), re.S)
+    for block in [b for b in blocks if "docker compose" in b]:
+        env = {"PATH": f"{stand_in.parent}:{Path(sys.executable).parent}:/usr/bin:/bin", "DOCKER_CALLS": str(calls),
+               "HOME": str(tmp_path)}
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, block + done.stderr
+    found = []
+    for line in calls.read_text().splitlines():
+        call = json.loads(line)
+        argv, env = call["argv"], call["env"]
+        if argv[:1] == ["compose"] and "up" in argv:
+            profiles = {argv[i + 1] for i, arg in enumerate(argv) if arg == "--profile"}
+            found.append((profiles | set(filter(None, env.get("COMPOSE_PROFILES", "").split(","))), env))
+    return found
+
+
+def test_each_documented_command_starts_a_stack_that_can_answer(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from chat.auth import Authenticator
+    from chat.main import refusal
+
+    spec = load(COMPOSE)
+    commands = documented_up_commands(tmp_path)
+    assert len(commands) >= 3 and any("chat" in profiles for profiles, _ in commands)
+    for profiles, env in commands:
+        started = active(spec, profiles)
+        assert {"worker", "bridge", "temporal", "pulsar", "falkordb"} <= started
+        worker_env = interpolate(spec["services"]["worker"]["environment"], env)
+        # An LLM the worker reaches: the profile's, or an endpoint of the caller's own.
+        assert "llm" in started or not worker_env["TGCA_LLM_BASE_URL"].startswith("http://llm:"), profiles
+        if "chat" not in profiles:
+            continue
+        assert {"chat", "chat-config"} <= started
+        for key in [k for k in os.environ if k.startswith(("TGCA_", "TEMPORAL_", "PULSAR_HOST"))]:
+            monkeypatch.delenv(key)
+        for key, value in interpolate(spec["services"]["chat"]["environment"], env).items():
+            monkeypatch.setenv(key, str(value))
+        config = ServiceConfig()
+        assert refusal(config) == ""  # the chat starts on 0.0.0.0 with these tokens
+        assert Authenticator(config.http_tokens).caller(f"Bearer {env['CHAT_TOKEN']}").roles  # and lets them in
+
+
+def test_the_chat_config_one_shot_fails_up_without_tokens_and_passes_with_the_documented_ones(
+        tmp_path: Path) -> None:
+    """chat-config's own command, run with the chat's environment: the refusal the chat would make, said once
+    and as a failed one-shot (which fails `up`), not as a chat restarting."""
+    service = load(COMPOSE)["services"]["chat-config"]
+    assert is_one_shot(service) and service["profiles"] == ["chat"]
+    assert load(COMPOSE)["services"]["chat"]["depends_on"]["chat-config"] == {
+        "condition": "service_completed_successfully"}
+    assert merged_spec()["services"]["chat"]["depends_on"]["chat-config"] == {
+        "condition": "service_completed_successfully"}
+    assert service["environment"] == load(COMPOSE)["services"]["chat"]["environment"]
+    command = [sys.executable, "-m", "chat", *service["command"][1:]]
+    assert service["command"][0] == "tg-confidence-chat"
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("TGCA_", "TEMPORAL_"))}
+    without = subprocess.run(command, env={**base, **interpolate(service["environment"], {})}, capture_output=True,
+                             text=True, timeout=60)
+    assert without.returncode == 1 and "no http_tokens" in without.stderr
+    documented = next(env for profiles, env in documented_up_commands(tmp_path) if "chat" in profiles)
+    with_tokens = subprocess.run(command, env={**base, **interpolate(service["environment"], documented)},
+                                 capture_output=True, text=True, timeout=60)
+    assert with_tokens.returncode == 0, with_tokens.stderr

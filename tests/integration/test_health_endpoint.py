@@ -18,10 +18,11 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 from temporalio.testing import WorkflowEnvironment
 
+from backends.llm import LLMClient
 from contracts.names import TaskQueues
 from embedded.processes import ManagedProcess, free_port
 from service.connections import pulsar_client
-from service.health import HealthServer, pulsar_check, start_health_server, temporal_check
+from service.health import HealthServer, llm_check, pulsar_check, run_checks, start_health_server, temporal_check
 from tests.scripted_llm import ScriptedLLM
 
 
@@ -75,9 +76,11 @@ async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
         await asyncio.gather(*(part.wait_ready(60) for part in parts.values()))
 
         for name, port in ports.items():
-            status, body = await healthz(port)
-            assert status == 200, parts[name].log_tail()
-            assert body == {"status": "ok", "checks": {"temporal": "ok", "pulsar": "ok"}}
+            assert (await healthz(port))[0] == 200, parts[name].log_tail()
+        # The worker plans and answers with the LLM server: it is healthy only while that answers too.
+        assert (await healthz(ports["worker"]))[1] == {"status": "ok", "checks": {"temporal": "ok", "pulsar": "ok",
+                                                                                  "llm": "ok"}}
+        assert (await healthz(ports["bridge"]))[1] == {"status": "ok", "checks": {"temporal": "ok", "pulsar": "ok"}}
         async with httpx.AsyncClient(timeout=10) as http:
             worker_metrics = await http.get(f"http://127.0.0.1:{ports['worker']}/metrics")
             bridge_metrics = await http.get(f"http://127.0.0.1:{ports['bridge']}/metrics")
@@ -94,6 +97,49 @@ async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
     finally:
         for part in parts.values():
             part.stop()
+
+
+async def test_a_worker_whose_llm_server_does_not_answer_is_unhealthy(
+        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path) -> None:
+    """docker-compose.yml's worker points at the `llm` service: without it (its profile off, the model still
+    loading, another endpoint down) the worker's health check fails and names the LLM, so `docker compose up`
+    does not report a stack that cannot answer as healthy."""
+    nothing_there = f"http://127.0.0.1:{free_port()}/v1"
+    env = service_env(temporal_env, pulsar_url, falkordb_url, nothing_there, unique, tmp_path)
+    port = free_port()
+    worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log",
+                            env={**env, "TGCA_METRICS_PORT": str(port)}, ports={"metrics": port})
+
+    async def answering(_: ManagedProcess) -> bool:
+        return (await healthz(port))[0] in (200, 503)
+
+    worker.ready = answering
+    try:
+        worker.start()
+        await worker.wait_ready(60)
+        status, body = await healthz(port)
+        assert status == 503 and body["status"] == "unavailable", body
+        assert body["checks"]["temporal"] == body["checks"]["pulsar"] == "ok"  # only the LLM is missing
+        assert f"{nothing_there} is unreachable" in body["checks"]["llm"], body
+        probe = f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{port}/healthz', timeout=4)"
+        done = await asyncio.create_subprocess_exec(sys.executable, "-c", probe, stderr=asyncio.subprocess.DEVNULL)
+        assert await done.wait() != 0  # the compose health check's command fails
+    finally:
+        worker.stop()
+
+
+async def test_the_llm_check_asks_the_server_for_its_models_with_the_configured_key(llm: ScriptedLLM) -> None:
+    answering = LLMClient(llm.base_url, "scripted", api_key="k-1")
+    refused = LLMClient(llm.base_url.replace("/v1", "/missing"), "scripted")
+    try:
+        outcomes = await run_checks({"answering": llm_check(answering), "refused": llm_check(refused)})
+    finally:
+        await answering.aclose()
+        await refused.aclose()
+    assert outcomes["answering"] == "ok"
+    assert "HTTP 404 to GET /models" in outcomes["refused"]
+    assert [(r["path"], r["authorization"]) for r in llm.gets] == [("/v1/models", "Bearer k-1"),
+                                                                   ("/missing/models", None)]
 
 
 async def test_healthz_is_503_and_names_the_part_that_does_not_answer(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,19 @@ def test_options_are_checked_before_anything_is_installed(tmp_path: Path, argv: 
     done = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), *argv], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == code and said in done.stdout + done.stderr
+
+
+def test_the_package_builds_without_warnings_and_ships_the_chat_ui(tmp_path: Path) -> None:
+    """The wheel build setup.sh and the Dockerfile run (pip, isolated build) says nothing about the project's own
+    metadata: the licence as an SPDX expression, the chat UI's files as a package of their own."""
+    repo = fresh_copy(tmp_path / "repo")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w",
+                           str(tmp_path / "wheel"), "."], cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = done.stdout + done.stderr
+    assert "warning" not in said.lower(), said[-4000:]
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        assert "chat/static/index.html" in built.namelist()
+        metadata = next(built.read(n).decode() for n in built.namelist() if n.endswith(".dist-info/METADATA"))
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
