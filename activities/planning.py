@@ -11,14 +11,16 @@ import structlog
 from temporalio import activity
 
 from backends import Backends
-from backends.grounding import described_for_writer, existence_query, ground, relabelled_query
+from backends.graph_store import GraphStore
+from backends.grounding import described_for_writer, existence_query, ground, holds_value, misplaced_names
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
+from contracts.tool_spec import ToolSpec
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
-from questions.named_terms import ignored_names
+from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
 from tools import registry
-from tools.spec import ToolSpec
+from tools.base import Tool
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
@@ -36,6 +38,24 @@ def describe_tools(tools: dict[str, ToolSpec]) -> str:
         lines.append(f"- {tool.name}: {tool.description} Arguments: {{{args}}}")
     return "\n".join(lines)
 
+
+
+async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, tool: Tool,
+                           backends: Backends) -> str | None:
+    """`query` with a misplaced name's node relabelled (questions.named_terms.relabel) and the tool's
+    certain fixes applied, when the result has no problem left; None otherwise."""
+    for label, prop, value in named_lookups(query):
+        if misplaced_name(label, prop, value, grounding) is None:
+            continue
+        homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
+        candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
+        if candidate is None or await holds_value(graph, label, prop, value):
+            continue
+        arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
+        fixed = arguments["query"]
+        if not await tool.check(arguments, backends) and not await misplaced_names(fixed, grounding, graph):
+            return fixed
+    return None
 
 class PlanningActivities:
     def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None) -> None:

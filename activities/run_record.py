@@ -1,5 +1,5 @@
 """The end-of-run activity: the run's metrics into Prometheus and its audit record, sanitized, handed to
-the audit sink (activities/audit_sink.py) as one JSON line. One activity, so a run costs one round trip
+the audit sink (service/audit_sink.py) as one JSON line. One activity, so a run costs one round trip
 for both; a sink that fails queues the record and the run ends as if it had been written."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import json
 import structlog
 from temporalio import activity
 
-from activities.agent_metrics import AgentMetrics
-from activities.audit_sink import AuditSink
 from contracts.names import Activities
 from contracts.records import RunRecord
 from contracts.redaction import sanitize
+from service.agent_metrics import AgentMetrics
+from service.audit_sink import AuditSink
 
 log = structlog.get_logger(__name__)
 

@@ -22,12 +22,10 @@ from questions.named_terms import (
     name_tokens,
     named_lookups,
     property_comparisons,
-    relabel,
 )
 
 if TYPE_CHECKING:
     from backends import Backends
-    from tools.base import Tool
 
 log = structlog.get_logger(__name__)
 
@@ -178,7 +176,7 @@ async def described_for_writer(question: str, grounding: Grounding, backends: Ba
     return "\n".join(part for part in (describe_grounding(grounding), *joins) if part)
 
 
-async def _holds(graph: GraphStore, label: str, prop: str, value: str) -> bool:
+async def holds_value(graph: GraphStore, label: str, prop: str, value: str) -> bool:
     """Does any node of `label` store exactly `value` in `prop`?"""
     held = await graph.ro_query(f"MATCH {_entity(label)}RETURN count(n)", {"prop": prop, "value": value})
     return bool(held.rows and held.rows[0][0])
@@ -192,10 +190,10 @@ async def compared_where_held(query: str, graph: GraphStore) -> str | None:
     fixed = query
     bound = labelled_variables(blank_strings(query))
     for variable, label, prop, value in property_comparisons(query):
-        if await _holds(graph, label, prop, value):
+        if await holds_value(graph, label, prop, value):
             continue
         homes = [other for other, other_label in bound.items()
-                 if other_label != label and await _holds(graph, other_label, prop, value)]
+                 if other_label != label and await holds_value(graph, other_label, prop, value)]
         if len(homes) == 1:
             fixed = move_comparison(fixed, variable, prop, value, homes[0])
     return fixed if fixed != query else None
@@ -229,24 +227,6 @@ async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -
     problems = []
     for label, prop, value in named_lookups(query):
         problem = misplaced_name(label, prop, value, grounding)
-        if problem is not None and not await _holds(graph, label, prop, value):
+        if problem is not None and not await holds_value(graph, label, prop, value):
             problems.append(problem)
     return problems
-
-
-async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, tool: Tool,
-                           backends: Backends) -> str | None:
-    """`query` with a misplaced name's node relabelled (questions.named_terms.relabel) and the tool's
-    certain fixes applied, when the result has no problem left; None otherwise."""
-    for label, prop, value in named_lookups(query):
-        if misplaced_name(label, prop, value, grounding) is None:
-            continue
-        homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
-        candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
-        if candidate is None or await _holds(graph, label, prop, value):
-            continue
-        arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
-        fixed = arguments["query"]
-        if not await tool.check(arguments, backends) and not await misplaced_names(fixed, grounding, graph):
-            return fixed
-    return None

@@ -127,7 +127,7 @@ class LLMClient:
 
 
 class LlmObserver(Protocol):
-    """Told of every LLM call as it ends (activities/agent_metrics.py AgentMetrics)."""
+    """Told of every LLM call as it ends (service/agent_metrics.py AgentMetrics)."""
 
     def llm_call(self, seconds: float, model: str, in_tokens: int | None, out_tokens: int | None) -> None: ...
 

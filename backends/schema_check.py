@@ -33,8 +33,8 @@ from cypher.schema_repair import (
     undefined_name,
     unknown_type_hops,
 )
-from cypher.sql_habits import subquery_hint
 from cypher.text import NODE_LABEL, blank_strings
+from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route
 from questions.schema_routes import connections
 
@@ -153,7 +153,7 @@ class SchemaCheck:
         return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
 
     async def sql_hint(self, query: str) -> str | None:
-        """For a query with an SQL subquery, the Cypher pattern to write instead (cypher.sql_habits)."""
+        """For a query with an SQL subquery, the Cypher pattern to write instead (planning.sql_habits)."""
         schema = await self._current()
         return subquery_hint(query, schema.nodes, schema.rels)
 

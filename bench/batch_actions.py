@@ -33,7 +33,6 @@ from prometheus_client import CollectorRegistry
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.agent_metrics import AgentMetrics
 from backends.factory import make_backends
 from contracts.names import SEARCH_ATTRIBUTES, WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentSettings
@@ -41,6 +40,7 @@ from contracts.wire import AgentRequest, AgentResponse
 from embedded.demo_graph import ONTOLOGY_PATH
 from embedded.parts import falkordb_server, temporal_server
 from embedded.processes import free_port
+from service.agent_metrics import AgentMetrics
 from service.config import ServiceConfig
 from service.lifecycle import configure_logging
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing, question_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Histogram
 
-from activities.agent_metrics import FAST_BUCKETS
+from service.agent_metrics import FAST_BUCKETS
 
 REQUEST_SECONDS = Histogram(
     "tgca_bridge_request_seconds", "Decode one AgentRequest, start (or find) its workflow and acknowledge it",

@@ -34,13 +34,13 @@ from chat.ownership import (
 from chat.runs import RunStream, RunStreams
 from chat.same_site import SameSiteOnly
 from chat.stream_slots import StreamSlot, StreamSlots, TooManyStreams
-from cli.actions import undo_refusal
 from contracts.conversation import ConversationMemory
 from contracts.names import WORKFLOW_NAME
 from contracts.override import Decision, Override, OverrideIdentity, Role
 from contracts.run import AgentRunResult, RunStatus
 from contracts.wire import AgentRequest
 from overrides.checks import refusal_reason, signed_decision
+from overrides.undo_policy import undo_refusal
 from service.run_client import AgentRun, conversation_memory
 
 log = structlog.get_logger(__name__)

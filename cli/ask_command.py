@@ -11,12 +11,12 @@ from cli.ask_view import AnswerOnlyView, AskView, JsonView, PlainView, TerminalV
 from cli.decide import default_decider, default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
 from cli.inline_override import InlineDecider
-from cli.terminal import can_prompt, styled
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest
 from service import defaults
 from service.config import ServiceConfig
 from service.flags import add_flow_args, config_from_args
+from service.terminal import can_prompt, styled
 
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -86,7 +86,7 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
 
 def view_for(*, json_output: bool, answer_only: bool) -> AskView:
     """JSON and the bare answer are for programs wherever they go; colour and live lines only for a person
-    at a terminal (cli/terminal.py); otherwise the plain lines scripts already parse."""
+    at a terminal (service/terminal.py); otherwise the plain lines scripts already parse."""
     if json_output:
         return JsonView()
     if answer_only:

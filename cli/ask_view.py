@@ -26,10 +26,10 @@ from rich.table import Column
 from rich.text import Text
 
 from cli.render import render
-from cli.terminal import console
 from contracts.action_path import parse_action_event
 from contracts.wire import AgentResponse
 from contracts.wire_codec import response_to_wire
+from service.terminal import console
 
 
 class AskView(Protocol):

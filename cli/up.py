@@ -14,7 +14,6 @@ from pathlib import Path
 from cli.ask_command import agent_topics, inline_decider, run_ask
 from cli.decide import default_decider, default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
-from cli.progress import byte_progress
 from embedded.model_weights import (
     MODEL_FILENAME,
     PART_COUNT,
@@ -24,6 +23,7 @@ from embedded.model_weights import (
     resolve_model,
 )
 from embedded.processes import PartStartError
+from embedded.progress import byte_progress
 from embedded.stack import EmbeddedStack, StackOptions, default_data_dir
 from embedded.stack_control import leftovers, stop_parts, wait_for_guard
 from embedded.stack_state import StackState, StateError

@@ -168,7 +168,7 @@ def main() -> None:
     """`python -m embedded.model_weights [PATH]`: resolve (join, verify, cache) and print the weights' path."""
     import sys
 
-    from cli.progress import byte_progress  # a bar on a terminal (setup.sh's weights stage), a line otherwise
+    from embedded.progress import byte_progress  # a bar on a terminal (setup.sh's weights stage), a line otherwise
 
     explicit = Path(sys.argv[1]) if len(sys.argv) > 1 else None
     try:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from contracts.plan import ExecutionPlan, ExecutionStep
 from contracts.run import AgentSettings
-from tools.spec import ToolSpec
+from contracts.tool_spec import ToolSpec
 
 MAX_ARGUMENT_CHARS = 4000
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from http.server import ThreadingHTTPServer
 from threading import Thread
+from typing import Protocol
 from urllib.parse import urlparse
 
 from prometheus_client import REGISTRY, CollectorRegistry
@@ -23,9 +24,13 @@ from prometheus_client.exposition import MetricsHandler
 from pulsar.asyncio import Client as AsyncPulsarClient
 from temporalio.client import Client
 
-from backends.llm import LLMClient
-
 Check = Callable[[], Awaitable[None]]  # returns when the part answers; raises or hangs when it does not
+
+
+class ModelLister(Protocol):
+    """An LLM client that can ask its server for the model list (backends/llm.LLMClient)."""
+
+    async def answers(self) -> None: ...
 
 CHECK_TIMEOUT_S = 3.0  # well inside a container health check's own timeout
 
@@ -49,7 +54,7 @@ def pulsar_check(client: AsyncPulsarClient, topic: str) -> Check:
     return check
 
 
-def llm_check(client: LLMClient) -> Check:
+def llm_check(client: ModelLister) -> Check:
     """The OpenAI-compatible server lists its models: a worker that plans, queries or synthesises answers
     nothing without it, so it is not healthy without it either."""
     return client.answers

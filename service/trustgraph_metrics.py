@@ -8,7 +8,7 @@ trustgraph-base 2.x: every series carries the `processor` label (the processor i
 - every response published (worker and bridge): `tg_producer_messages_total`, the response topic as `producer`;
 - the agent (worker): `tg_agent_session_total{outcome}`, `tg_agent_iteration_count`,
   `tg_agent_tool_invocation_total`, `tg_agent_tool_duration_seconds`, `tg_agent_tool_error_total`,
-  `tg_agent_llm_duration_seconds` (TrustGraphAgentMetrics, owned by activities/agent_metrics.py);
+  `tg_agent_llm_duration_seconds` (TrustGraphAgentMetrics, owned by service/agent_metrics.py);
 - token metering: `tg_metering_tokens_total{model, direction}`, counted here only for an LLM this service calls
   itself; with `tool_backend: trustgraph` TrustGraph's metering service already counts the text-completion
   responses, and counting them here too would double them;

@@ -20,12 +20,12 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.agent_metrics import AgentMetrics
 from activities.publish import PublishActivities
 from backends.factory import make_backends
 from contracts.names import WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
 from contracts.wire import AgentRequest, AgentResponse
+from service.agent_metrics import AgentMetrics
 from service.config import ServiceConfig
 from tests.scripted_llm import is_planning, is_synthesis
 from worker.families import FAMILIES, build_workers

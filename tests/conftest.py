@@ -23,7 +23,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.agent_metrics import AgentMetrics
 from activities.publish import PublishActivities
 from backends.factory import make_backends
 from bridge.relay import RequestRelay, Routing
@@ -32,6 +31,7 @@ from contracts.topics import agent_request_topic, agent_subscription
 from embedded import demo_graph
 from embedded.parts import DEV_SERVER_DYNAMIC_CONFIG, falkordb_server, pulsar_broker, temporal_binary
 from embedded.processes import ManagedProcess, free_port
+from service.agent_metrics import AgentMetrics
 from service.config import McpServerConfig, ServiceConfig
 from service.connections import pulsar_client
 from service.defaults import PROCESSOR_ID

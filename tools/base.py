@@ -15,7 +15,7 @@ from confidence.ladder import Rung
 if TYPE_CHECKING:
     from backends import Backends
     from contracts.query_path import StepInput, StepOutput
-    from tools.spec import ToolSpec
+    from contracts.tool_spec import ToolSpec
 
 
 class Tool(ABC):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.ontology_tool import OntologyTool
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from actions.ontology import Ontology

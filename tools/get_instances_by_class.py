@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.ontology_tool import MAX_LIMIT, BadArguments, OntologyTool, int_argument
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from actions.ontology import Ontology

@@ -13,6 +13,7 @@ from confidence.answer_fit import ORDERED_KEY
 from confidence.ladder import Rung
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec
 from cypher.clause_order import repaired
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
@@ -20,7 +21,6 @@ from planning.adjusters import broadened_query
 from questions.named_terms import unused_names
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from confidence.overall import REFUSALS, text_result_confidence
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.base import Tool
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends, RagAnswer

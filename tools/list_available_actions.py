@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from actions.ontology import UnknownName
 from actions.queries import describe_action
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.action_tool import ActionLookupTool, action_output
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends

@@ -9,8 +9,8 @@ from jsonschema import Draft202012Validator
 
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec, json_schema_summary
 from tools.base import Tool
-from tools.spec import ToolArgument, ToolSpec, json_schema_summary
 
 if TYPE_CHECKING:
     from backends import Backends

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from confidence.overall import text_result_confidence
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec
 from planning.step_context import format_context
 from tools.base import Tool
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends

@@ -22,13 +22,13 @@ import tools as package
 from contracts.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
 from contracts.query_path import StepInput, StepOutput
 from contracts.redaction import redact_text
+from contracts.tool_spec import ToolSpec
 from tools.base import Tool
 from tools.cache import ResultCache
-from tools.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from activities.agent_metrics import AgentMetrics
     from backends import Backends
+    from service.agent_metrics import AgentMetrics
 
 _FRAME_MODULES = {"base", "spec", "registry", "cache", "ontology_tool", "action_tool"}
 

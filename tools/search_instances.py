@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from backends.graph_store import PROPERTY_TEXT
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.ontology_tool import MAX_LIMIT, BadArguments, OntologyTool, instance, int_argument, label
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from actions.ontology import Ontology

@@ -9,8 +9,8 @@ from actions.ontology import UnknownName
 from actions.queries import validation_query
 from backends.graph_store import GraphQueryError
 from contracts.query_path import StepInput, StepOutput
+from contracts.tool_spec import ToolArgument, ToolSpec
 from tools.action_tool import ActionLookupTool, action_output
-from tools.spec import ToolArgument, ToolSpec
 
 if TYPE_CHECKING:
     from backends import Backends

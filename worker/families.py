@@ -15,8 +15,6 @@ from temporalio.worker import Interceptor, Worker
 
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
-from activities.agent_metrics import AgentMetrics
-from activities.audit_sink import AuditSink
 from activities.conversation import ConversationActivities
 from activities.follow_up import FollowUpActivities
 from activities.planning import PlanningActivities
@@ -26,6 +24,8 @@ from activities.synthesis import SynthesisActivities
 from backends import Backends
 from contracts.names import Activities, TaskQueues
 from contracts.run import AgentSettings
+from service.agent_metrics import AgentMetrics
+from service.audit_sink import AuditSink
 from service.calibrator_file import CalibratorFile
 from service.config import ServiceConfig
 from service.redacted_failures import with_redacted_failures

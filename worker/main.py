@@ -13,10 +13,10 @@ import asyncio
 import structlog
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
-from activities.agent_metrics import AgentMetrics
-from activities.audit_sink import AuditSink
 from backends.factory import make_backends
 from backends.llm import LLMClient
+from service.agent_metrics import AgentMetrics
+from service.audit_sink import AuditSink
 from service.config import ServiceConfig
 from service.connections import connect_temporal, pulsar_client
 from service.flags import add_backend_args, add_common_args, config_from_args, entry_parser

@@ -16,10 +16,10 @@ from temporalio.worker import (
     WorkflowInterceptorClassInput,
 )
 
-from activities.agent_metrics import AgentMetrics
 from contracts.names import Handlers
 from contracts.override import OverrideRejected
 from overrides.checks import UNAUTHORIZED
+from service.agent_metrics import AgentMetrics
 
 UPDATE, SIGNAL = Handlers.SUBMIT_OVERRIDE, Handlers.OVERRIDE
 

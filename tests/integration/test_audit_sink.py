@@ -14,9 +14,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 from temporalio.client import WorkflowFailureError
 
-from activities.agent_metrics import AgentMetrics
-from activities.audit_sink import AuditSink
 from contracts.run import AgentRunResult
+from service.agent_metrics import AgentMetrics
+from service.audit_sink import AuditSink
 from tests.agent_harness import plan, responder
 
 

@@ -221,7 +221,7 @@ async def test_in_a_pipe_ask_prints_plain_lines_and_never_prompts(
 JOIN = """
 import hashlib, sys
 from pathlib import Path
-from cli.progress import byte_progress
+from embedded.progress import byte_progress
 from embedded.model_weights import join_parts
 parts = [Path(sys.argv[1]) / f"part{n}.bin" for n in range(3)]
 for n, part in enumerate(parts):

@@ -6,9 +6,9 @@ import pytest
 from prometheus_client import CollectorRegistry
 from temporalio.exceptions import ApplicationError
 
-from activities.agent_metrics import AgentMetrics
 from backends.llm import LLMClient, MeteredChatModel
 from embedded.processes import free_port
+from service.agent_metrics import AgentMetrics
 from tests.scripted_llm import ScriptedLLM
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -20,13 +20,13 @@ from cli.ask_command import view_for
 from cli.ask_view import AnswerOnlyView, JsonView, PlainView, TerminalView
 from cli.inline_override import InlineDecider
 from cli.override_choice import Choice, describe, parse_choice, question
-from cli.progress import byte_progress
-from cli.terminal import styled
 from cli.tty_input import LineReader
 from contracts.override import OverrideRequest, Role
 from contracts.run import RunStatus
 from contracts.wire import AgentResponse
 from embedded.model_weights import join_parts
+from embedded.progress import byte_progress
+from service.terminal import styled
 
 WEAK = OverrideRequest(step_id="s1", function="GraphQuery", score=0.3, threshold=0.8, reasoning="Empty result",
                        retries=0, arguments={"query": "MATCH (n) RETURN n"}, timeout_s=600, challenge="run/1/s1")

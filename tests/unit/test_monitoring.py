@@ -13,7 +13,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 
 import activities.actions  # noqa: F401  (registers the action metrics)
 import bridge.bridge_metrics  # noqa: F401  (registers the bridge's metrics)
-from activities.agent_metrics import AgentMetrics
+from service.agent_metrics import AgentMetrics
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "monitoring/grafana/dashboards/tg-confidence-agent.json"

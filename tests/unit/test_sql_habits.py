@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cypher.sql_habits import subquery_hint
+from planning.sql_habits import subquery_hint
 
 NODES = {"Book": ["title"], "Author": ["name"], "Genre": ["name"], "Library": ["city"]}
 RELS = {("Author", "WROTE", "Book"), ("Book", "IN_GENRE", "Genre"), ("Library", "HOLDS", "Book")}

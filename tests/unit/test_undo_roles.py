@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.actions import undo_refusal
 from contracts.override import OverrideIdentity, Role
 from overrides.signing import new_key_pair
+from overrides.undo_policy import undo_refusal
 
 
 def identity(tmp_path: Path, name: str, roles: list[Role]) -> tuple[OverrideIdentity, Path]:

@@ -17,7 +17,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from cli.terminal import console, styled
+from service.terminal import console, styled
 
 ByteProgress = Callable[[int, int], None]  # (bytes done, bytes in all)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import structlog
 
-from activities.agent_metrics import AgentMetrics
+from service.agent_metrics import AgentMetrics
 
 log = structlog.get_logger(__name__)
 
