@@ -39,7 +39,7 @@ def describe(request: OverrideRequest) -> list[str]:
 
 def _approval(request: OverrideRequest) -> str:
     """An action batch's approval request in one sentence (its arguments are the batch's figures, as
-    workflows/action_path.py names them)."""
+    workflows/action_flow.py names them)."""
     a = request.arguments
     if not {"action_name", "targets", "entity_type"} <= a.keys():
         return f"Approval needed: {request.function} ({request.reasoning})"

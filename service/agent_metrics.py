@@ -1,7 +1,7 @@
 """The agent's Prometheus metrics (`agent_*`). Each step attempt is recorded by the tool activity that runs it
 (tools/registry.py), as it ends: a run that climbs the retry ladder and then waits for a human shows its
 retries at once. What needs the whole run (its time, its plan's size, whether retried steps recovered) is
-recorded once per run by activities/run_record.py."""
+recorded once per run by activities/audit_record.py."""
 
 from __future__ import annotations
 

@@ -15,11 +15,11 @@ from temporalio.worker import Interceptor, Worker
 
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
-from activities.conversation import ConversationActivities
+from activities.audit_record import RunRecordActivities
+from activities.conversation_activities import ConversationActivities
 from activities.follow_up import FollowUpActivities
 from activities.planning import PlanningActivities
 from activities.publish import PublishActivities, Publisher
-from activities.run_record import RunRecordActivities
 from activities.synthesis import SynthesisActivities
 from backends import Backends
 from contracts.names import Activities, TaskQueues
@@ -35,7 +35,7 @@ from worker.log_context import LogContextInterceptor
 from worker.override_rejections import OverrideRejectionCounter
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
-from workflows.conversation import ConversationWorkflow
+from workflows.conversation_workflow import ConversationWorkflow
 from workflows.sandbox import WORKFLOW_RUNNER
 
 FAMILIES = ("workflows", "planning", "tools", "synthesis", "audit")

@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
-from workflows.action_path import ActionPath
+from workflows.action_flow import ActionPath
 from workflows.errors import LOCAL_ACTIVITY_FAILED, failure_message
-from workflows.query_path import QueryPath
+from workflows.query_flow import QueryPath
+from workflows.record_builder import run_record
 from workflows.run_context import RunAborted, RunContext
-from workflows.run_record import run_record
 from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 

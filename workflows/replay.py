@@ -19,7 +19,7 @@ from temporalio.worker import Replayer
 
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
-from workflows.conversation import ConversationWorkflow
+from workflows.conversation_workflow import ConversationWorkflow
 from workflows.sandbox import WORKFLOW_RUNNER
 
 
