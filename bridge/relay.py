@@ -23,6 +23,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.canary import takes_request
 from bridge.run_summary import run_details, run_summary
+from bridge.trustgraph_loop import loop_request
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.redaction import redact_text
@@ -144,6 +145,18 @@ class RequestRelay:
             await self._ack(message)
             return
         r = self.routing
+        loop = loop_request(request)
+        if loop:
+            if r.react_request_topic:
+                await self._forward(request_id, message.data(), reason="trustgraph-loop")
+            else:
+                log.warning("trustgraph_loop_request_refused", request_id=request_id, what=loop)
+                await self._reply_error(topic, request_id, f"This request is {loop}, which this service does not "
+                                        "serve. Run TrustGraph's agent-manager on a topic of its own and give "
+                                        "the bridge that topic as react_request_topic: it forwards such requests "
+                                        "there (docs/trustgraph.md).")
+            await self._ack(message)
+            return
         if not takes_request(request_id, r.enabled, r.traffic_percentage):
             await self._forward(request_id, message.data(), reason="canary")
             await self._ack(message)
