@@ -79,9 +79,10 @@ def flow_env(config: ServiceConfig) -> dict[str, str]:
 
 
 def actions_env(args: argparse.Namespace, config: ServiceConfig) -> dict[str, str]:
-    """--open-actions: the development flag, and self-approval (the chat's local user asks and approves).
-    Configured identities always win: then the flag changes nothing."""
-    if not args.open_actions or config.agent.override_keys:
+    """Open actions (--open-actions, or agent.open_actions from the file or TGCA_AGENT__OPEN_ACTIONS) come with
+    self-approval on this stack: the chat's one local user both asks and approves. Configured identities
+    always win: then neither changes anything."""
+    if config.agent.override_keys or not (args.open_actions or config.agent.open_actions):
         return {}
     return {"TGCA_AGENT__OPEN_ACTIONS": "true", "TGCA_AGENT__ALLOW_SELF_APPROVAL": "true"}
 

@@ -31,6 +31,12 @@ def capped_rows(query: str, cap: int) -> str:
     literal LIMIT above `cap` lowered to it; a LIMIT given by a parameter or an expression is left as it is."""
     blanked = blank_code(query)
     level = depths(blanked)
+    for position, word in keywords(blanked):
+        if word == "UNION" and level[position] == 0 and not blanked[position + len(word):].lstrip().upper() \
+                .startswith("ALL"):
+            # A plain UNION drops duplicates after its parts made their rows: a LIMIT in one part would
+            # change the answer (and hide that it did). Left whole; FalkorDB's RESULTSET_SIZE bounds it.
+            return query
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in the original text
     for start, end in _segments(blanked, level):
         top = [(p, w) for p, w in keywords(blanked[:end]) if p >= start and level[p] == 0]

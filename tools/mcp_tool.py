@@ -84,7 +84,9 @@ class McpTool(Tool):
             return _refused(f"arguments are not JSON: {exc}", request.retry_count)
         name = request.step.arguments.get("tool", "")
         info = (await backends.mcp.list_tools()).get(name)
-        if info is not None and not info.read_only and not request.approved:
+        if info is None:  # unknown now: whether it changes things cannot be told, so it is not called
+            return _refused(f"no connected MCP server offers the tool {name!r} now", request.retry_count)
+        if not info.read_only and not request.approved:
             why = approval_reason(info)
             return StepOutput(success=False, output=f"{name} was not called: {why}", needs_approval=why,
                               deterministic=True, confidence=ConfidenceMetrics(

@@ -114,3 +114,37 @@ async def test_without_identities_or_the_flag_a_destructive_mcp_tool_is_never_ca
     assert "TGCA_AGENT__OPEN_ACTIONS=true" in refusal.content
     assert not any(m.message_type == "observation" and "Approval needed" in m.content for m in messages)
     assert called(calls) == []
+
+
+class FlakyListing:
+    """An MCP backend whose first listing misses a destructive tool that a later one offers (a server late
+    to answer, a listing that expired between the check and the call), and that records every call."""
+
+    def __init__(self) -> None:
+        self.listings, self.calls = 0, []
+
+    async def list_tools(self) -> dict[str, Any]:
+        from backends.mcp import McpToolInfo
+        self.listings += 1
+        return {} if self.listings == 1 else {
+            "cancel_order": McpToolInfo("orders", "cancel_order", "Cancel a purchase order.", {"type": "object"},
+                                        None, read_only=False, destructive=True)}
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> Any:
+        self.calls.append(name)
+        from backends.mcp import McpCallResult
+        return McpCallResult(is_error=False, text=f"cancelled {arguments}", structured=None, output_schema=None)
+
+
+async def test_a_tool_missing_from_the_listing_is_not_called_unapproved() -> None:
+    from types import SimpleNamespace
+
+    from contracts.plan import ExecutionStep
+    from contracts.query_path import StepInput
+    from tools.mcp_tool import McpTool
+
+    mcp = FlakyListing()
+    step = ExecutionStep(id="s1", function="McpTool", arguments={"tool": "cancel_order", "arguments": ARGUMENTS})
+    out = await McpTool().run(StepInput(question=QUESTION, step=step), SimpleNamespace(mcp=mcp))  # type: ignore[arg-type]
+    assert mcp.calls == [] and not out.success
+    assert "no connected MCP server offers the tool 'cancel_order'" in out.output

@@ -117,6 +117,9 @@ def test_up_opens_actions_only_when_asked_and_says_which_it_is() -> None:
     assert actions_env(opened, config) == {"TGCA_AGENT__OPEN_ACTIONS": "true",
                                            "TGCA_AGENT__ALLOW_SELF_APPROVAL": "true"}
     assert "actions are OPEN (development): anyone who can reach" in actions_line(opened, config)
+    # opened by the file or TGCA_AGENT__OPEN_ACTIONS: the chat's one local user may still approve its requests
+    from_file = ServiceConfig(agent=AgentSettings(open_actions=True))
+    assert actions_env(closed, from_file) == actions_env(opened, config)
     keyed = ServiceConfig(agent=AgentSettings(override_keys=[{
         "name": "ops", "public_key": "A" * 43 + "=", "roles": ["approve"]}]))
     assert actions_env(opened, keyed) == {} and "signed decisions" in actions_line(opened, keyed)

@@ -21,6 +21,9 @@ from cypher.row_cap import capped_rows
     ("MATCH (n) CALL { WITH n MATCH (n)-->(m) RETURN m } RETURN m",
      "MATCH (n) CALL { WITH n MATCH (n)-->(m) RETURN m } RETURN m LIMIT 201"),
     ("RETURN 1 AS x UNION ALL RETURN 2 AS x LIMIT 3", "RETURN 1 AS x LIMIT 201 UNION ALL RETURN 2 AS x LIMIT 3"),
+    # a plain UNION drops duplicates after its parts: a LIMIT in a part would change the answer
+    ("UNWIND range(1, 1000) AS x RETURN x / 300 AS v UNION RETURN -1 AS v",
+     "UNWIND range(1, 1000) AS x RETURN x / 300 AS v UNION RETURN -1 AS v"),
     ("MATCH (n) RETURN n LIMIT $k", "MATCH (n) RETURN n LIMIT $k"),
     ("CALL db.labels()", "CALL db.labels()"),
 ])
