@@ -419,6 +419,7 @@ async def test_a_failed_run_falls_back_to_the_existing_agent(make_stack) -> None
 CONTINUATION = {"question": "Who leads on orders?", "history": [
     {"thought": "I should query the graph", "action": "knowledge-query", "arguments": {"question": "orders"},
      "observation": "Acme Industrial has 135 orders", "step_type": "react"}]}
+SUPERVISOR = {"question": "Compare the suppliers", "pattern": "supervisor"}
 SUB_GOAL = {"question": "Count the orders of Acme Industrial", "correlation_id": "parent-1",
             "parent_session_id": "session-1", "subagent_goal": "Count the orders of Acme Industrial",
             "expected_siblings": 2}
@@ -426,22 +427,26 @@ SUB_GOAL = {"question": "Count the orders of Acme Industrial", "correlation_id":
 
 async def test_requests_of_trustgraph_s_own_loop_go_to_its_agent_and_start_no_run(make_stack) -> None:
     """A ReAct continuation and a supervisor's sub-goal, sent back onto the agent topic by TrustGraph's
-    orchestrator, reach TrustGraph's agent (react_request_topic) and never become runs of this service."""
+    orchestrator, and a request for the supervisor pattern reach TrustGraph's agent (react_request_topic) and
+    never become runs of this service; a plan-then-execute request is answered here."""
     react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic))
         forwarded: list[str] = []
         react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
         await asyncio.sleep(0.5)
-        ids = [str(uuid.uuid4()), str(uuid.uuid4())]
+        ids = [str(uuid.uuid4()) for _ in range(3)]
         results = [await dialog(stack, request_id, send=json.dumps(body).encode())
-                   for request_id, body in zip(ids, (CONTINUATION, SUB_GOAL), strict=True)]
+                   for request_id, body in zip(ids, (CONTINUATION, SUB_GOAL, SUPERVISOR), strict=True)]
+        served = await dialog(stack, str(uuid.uuid4()), send=json.dumps(
+            {"question": "Who leads on orders?", "pattern": "plan-then-execute"}).encode())
         react.cancel()
         runs = [w async for w in stack.client.list_workflows(" OR ".join(f"WorkflowId = '{workflow_id_for(i)}'"
                                                                           for i in ids))]
     assert forwarded == ids
     assert all(messages[-1]["content"] == "answered by react" for messages in results)
     assert runs == []
+    assert served[-1]["content"].startswith(ANSWER)  # a pattern this service serves is answered here
 
 
 async def test_without_trustgraph_s_agent_a_loop_request_gets_an_error_naming_the_topology(make_stack) -> None:
@@ -453,3 +458,13 @@ async def test_without_trustgraph_s_agent_a_loop_request_gets_an_error_naming_th
     assert messages[-1]["message_type"] == "error" and "react_request_topic" in messages[-1]["error"]["message"]
     assert "continuation of TrustGraph's agent loop" in messages[-1]["error"]["message"]
     assert runs == []
+
+
+async def test_a_pattern_only_trustgraph_has_gets_an_error_without_its_agent(make_stack) -> None:
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        messages = await dialog(stack, str(uuid.uuid4()), send=json.dumps(
+            {"question": "Compare the suppliers", "pattern": "map-reduce"}).encode())
+    said = messages[-1]["error"]["message"]
+    assert messages[-1]["message_type"] == "error" and "the pattern 'map-reduce'" in said
+    assert "react_request_topic" in said
