@@ -10,13 +10,18 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+from backends.mcp import McpCallResult, McpToolInfo
+from contracts.plan import ExecutionStep
+from contracts.query_path import StepInput
 from contracts.wire import AgentRequest
 from service.config import McpServerConfig
 from tests.attacks.test_open_by_default import send, text_of
 from tests.integration.test_action_path import pending_status
 from tests.scripted_llm import ScriptedLLM, is_planning, is_routing, is_synthesis
+from tools.mcp_tool import McpTool
 
 SERVER = '''
 import os
@@ -124,7 +129,6 @@ class FlakyListing:
         self.listings, self.calls = 0, []
 
     async def list_tools(self) -> dict[str, Any]:
-        from backends.mcp import McpToolInfo
         self.listings += 1
         return {} if self.listings == 1 else {
             "cancel_order": McpToolInfo("orders", "cancel_order", "Cancel a purchase order.", {"type": "object"},
@@ -132,17 +136,10 @@ class FlakyListing:
 
     async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> Any:
         self.calls.append(name)
-        from backends.mcp import McpCallResult
         return McpCallResult(is_error=False, text=f"cancelled {arguments}", structured=None, output_schema=None)
 
 
 async def test_a_tool_missing_from_the_listing_is_not_called_unapproved() -> None:
-    from types import SimpleNamespace
-
-    from contracts.plan import ExecutionStep
-    from contracts.query_path import StepInput
-    from tools.mcp_tool import McpTool
-
     mcp = FlakyListing()
     step = ExecutionStep(id="s1", function="McpTool", arguments={"tool": "cancel_order", "arguments": ARGUMENTS})
     out = await McpTool().run(StepInput(question=QUESTION, step=step), SimpleNamespace(mcp=mcp))  # type: ignore[arg-type]
