@@ -13,6 +13,7 @@ from temporalio import activity
 from backends import Backends
 from backends.graph_store import GraphStore
 from backends.grounding import described_for_writer, existence_query, ground, holds_value, misplaced_names
+from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
@@ -98,18 +99,21 @@ class PlanningActivities:
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems
+        usable_evidence: dict[str, float] = {}
         for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
-                                                      temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE)
+                                                      temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE,
+                                                      logprobs=True)
             try:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
                 problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
                 doubts = [] if problems or usable is not None else await self._doubts(request.question, plan)
                 if not problems and not doubts:
-                    return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding)
+                    return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding,
+                                          token_evidence=plan_evidence(completion.token_logprobs))
                 if not problems:
-                    usable = plan
+                    usable, usable_evidence = plan, plan_evidence(completion.token_logprobs)
                 problems += doubts
             except PlanParseError as exc:
                 problems = exc.problems
@@ -121,7 +125,8 @@ class PlanningActivities:
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
             ]
         if usable is not None:  # a doubt is worth a repair, not a run without an answer
-            return PlanningOutput(plan=usable, attempts=PLAN_ATTEMPTS, grounding=grounding)
+            return PlanningOutput(plan=usable, attempts=PLAN_ATTEMPTS, grounding=grounding,
+                                  token_evidence=usable_evidence)
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
             return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(

@@ -9,10 +9,12 @@ from temporalio import activity
 from actions.catalogue import CATALOGUE, about_actions, catalogue_answer
 from backends import Backends
 from backends.grounding import vocabulary
+from backends.llm import Completion
 from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 from confidence.answer_fit import fit, refit
 from confidence.calibrator import CalibratorError, capped
 from confidence.evidence import verification_features
+from confidence.token_evidence import answer_evidence
 from contracts.conversation import FollowUpInput
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
@@ -21,6 +23,8 @@ from planning.step_context import trim
 from service.calibrator_file import CalibratorFile
 
 log = structlog.get_logger(__name__)
+# Answers stated as the model wrote them (not composed or restated from the rows).
+WRITTEN_AS_STATED = frozenset({"verified", "rewritten", "declined"})
 
 
 def fitted(question: str, synthesis: SynthesisOutput, outputs: list[str]) -> SynthesisOutput:
@@ -43,7 +47,9 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrato
     calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
-    features = {**evidence, **verification_features(synthesis.verification), **(answer_fit or {})}
+    # The model's sureness of its words is evidence only for an answer stated as it wrote it.
+    written = synthesis.token_evidence if synthesis.verification in WRITTEN_AS_STATED else {}
+    features = {**evidence, **verification_features(synthesis.verification), **(answer_fit or {}), **written}
     try:
         probability, reasons = calibrator_file.current().state(features)
     except CalibratorError as exc:
@@ -91,7 +97,7 @@ class SynthesisActivities:
             {"role": "user", "content": self.prompts.render(
                 "synthesis_user", question=request.question, results=results)},
         ]
-        completion = await self.llm.chat(messages, max_tokens=400)
+        completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
         evidence = "\n".join([request.question, *(r.output for r in request.results), facts])
         known = await self._vocabulary()
         draft = completion.text.strip()
@@ -101,7 +107,7 @@ class SynthesisActivities:
         log.warning("answer_unsupported", claims=first)
         messages += [{"role": "assistant", "content": draft},
                      {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))}]
-        completion = await self.llm.chat(messages, max_tokens=400)
+        completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
         rewritten = completion.text.strip()
         if rewritten and not unsupported_claims(rewritten, evidence, known, outputs):
             return self._output(rewritten, completion, "declined" if declines(rewritten, outputs) else "rewritten",
@@ -109,9 +115,10 @@ class SynthesisActivities:
         return self._output(compose_from_rows(request.question, outputs), completion, "composed", first)
 
     @staticmethod
-    def _output(answer: str, completion, verification: str, unsupported: list[str]) -> SynthesisOutput:  # type: ignore[no-untyped-def]
+    def _output(answer: str, completion: Completion, verification: str, unsupported: list[str]) -> SynthesisOutput:
         return SynthesisOutput(answer=answer, model=completion.model, in_tokens=completion.in_tokens,
-                               out_tokens=completion.out_tokens, verification=verification, unsupported=unsupported)
+                               out_tokens=completion.out_tokens, verification=verification, unsupported=unsupported,
+                               token_evidence=answer_evidence(completion.token_logprobs))
 
     @activity.defn(name=Activities.ANSWER_DIRECTLY)
     async def answer_directly(self, request: RouteInput) -> SynthesisOutput:

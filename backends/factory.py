@@ -34,7 +34,7 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None,
         return Backends(llm=llm, prompts=prompts, templates=TrustGraphTemplates(services, config.trustgraph_prompts),
                         rag=TrustGraphRag(services), mcp=mcp, closers=[llm])
     llm = _metered(LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
-                             config.llm_json_mode), observer, config.llm_model, meter_tokens=True)
+                             config.llm_json_mode, config.llm_logprobs), observer, config.llm_model, meter_tokens=True)
     graph = GraphStore(config.falkordb_url, config.graph_name)
     ontology = Ontology.load(Path(config.ontology_path)) if config.ontology_path else None
     schema = SchemaCheck(graph)

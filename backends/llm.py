@@ -8,6 +8,7 @@ non-retryable, so a misconfiguration fails fast with a clear message instead of 
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -20,12 +21,17 @@ from contracts.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
 JsonMode = Literal["json_object_schema", "json_schema"]
 
 
+TokenLogprobs = tuple[tuple[str, float], ...]  # each written token's text and log-probability, in order
+
+
 @dataclass(frozen=True)
 class Completion:
     text: str
     model: str
     in_tokens: int | None
     out_tokens: int | None
+    # Only when asked for (`logprobs=True`) and the server gave them, all of them well-formed; else None.
+    token_logprobs: TokenLogprobs | None = None
 
 
 class ChatModel(Protocol):
@@ -34,17 +40,19 @@ class ChatModel(Protocol):
     base_url: str
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0) -> Completion: ...
+                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion: ...
 
     async def aclose(self) -> None: ...
 
 
 class LLMClient:
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 120.0,
-                 json_mode: JsonMode = "json_object_schema") -> None:
+                 json_mode: JsonMode = "json_object_schema", logprobs: bool = True) -> None:
+        """`logprobs`: False never asks the server for log-probabilities (for one that rejects the field)."""
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.json_mode = json_mode
+        self.logprobs = logprobs
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # Temporal owns retries; the HTTP client makes exactly one attempt per call.
         self._http = httpx.AsyncClient(
@@ -72,13 +80,17 @@ class LLMClient:
         return {"type": "json_object", "schema": schema}
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
+        """`logprobs`: ask for the written tokens' log-probabilities (OpenAI's `logprobs: true`; llama.cpp,
+        vLLM and the embedded server give them). A server that ignores it gives a completion without them."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "max_tokens": max_tokens,
             "temperature": temperature,
         }
+        if logprobs and self.logprobs:
+            body["logprobs"] = True
         if json_schema is not None:
             body["response_format"] = self._response_format(json_schema)
         try:
@@ -123,7 +135,26 @@ class LLMClient:
             model=data.get("model") or self.model,
             in_tokens=usage.get("prompt_tokens"),
             out_tokens=usage.get("completion_tokens"),
+            token_logprobs=token_logprobs(choice.get("logprobs"), text),
         )
+
+
+def token_logprobs(given: object, text: str) -> TokenLogprobs | None:
+    """OpenAI's `choices[0].logprobs.content` as (token, logprob) pairs, or None unless every entry is a
+    token and a finite non-positive number and the tokens spell the text: a server's odd answer is no
+    evidence, never an error."""
+    content = given.get("content") if isinstance(given, dict) else None
+    if not isinstance(content, list) or not content:
+        return None
+    pairs = []
+    for entry in content:
+        token = entry.get("token") if isinstance(entry, dict) else None
+        logprob = entry.get("logprob") if isinstance(entry, dict) else None
+        if (not isinstance(token, str) or isinstance(logprob, bool) or not isinstance(logprob, (int, float))
+                or not math.isfinite(logprob) or logprob > 0):
+            return None
+        pairs.append((token, float(logprob)))
+    return tuple(pairs) if "".join(t for t, _ in pairs) == text else None
 
 
 class LlmObserver(Protocol):
@@ -150,12 +181,12 @@ class MeteredChatModel:
         self._meter_tokens = meter_tokens
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
         started = time.monotonic()
         completion: Completion | None = None
         try:
             completion = await self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
-                                               temperature=temperature)
+                                               temperature=temperature, logprobs=logprobs)
             return completion
         finally:
             metered = self._meter_tokens and completion is not None

@@ -163,7 +163,8 @@ class TrustGraphLLM:
         self.base_url = services.topics["text-completion"][0]
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0) -> Completion:
+                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
+        """`logprobs` is not served: TrustGraph's text-completion gives none (the evidence then lacks them)."""
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns = [m for m in messages if m["role"] != "system"]
         if len(turns) == 1:

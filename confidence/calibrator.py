@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from confidence.evidence import FEATURES
+from confidence.evidence import FEATURES, MAY_BE_MISSING
 
 FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
@@ -58,13 +58,18 @@ class Calibrator:
         bounded log scale with a small weight, is exempt)."""
         out = []
         for name, (low, high) in self.ranges.items():
-            value = features.get(name, 0.0)
+            value = self.value(features, name)
             if name not in EXTRAPOLATES and (value < low - RANGE_SLACK or value > high + RANGE_SLACK):
                 out.append(f"{name} {value:.2f}")
         return out
 
+    def value(self, features: dict[str, float], name: str) -> float:
+        """A feature's value; one a run may lack (MAY_BE_MISSING) reads as the typical answer's when absent."""
+        default = self.means.get(name, 0.0) if name in MAY_BE_MISSING else 0.0
+        return features.get(name, default)
+
     def probability(self, features: dict[str, float]) -> float:
-        z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
+        z = self.bias + sum(w * self.value(features, name) for name, w in self.weights.items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
     def state(self, features: dict[str, float]) -> tuple[float | None, str]:
@@ -152,7 +157,15 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     # An excluded feature gets no weight and no range: it neither moves nor blocks a calibrated answer (for a
     # feature whose meaning changed after the labelled runs were recorded).
     names = [n for n in FEATURES if n not in exclude]
-    x = np.array([[features.get(n, 0.0) for n in names] for features, _ in samples], dtype=float)
+    x = np.array([[features.get(n, math.nan if n in MAY_BE_MISSING else 0.0) for n in names]
+                  for features, _ in samples], dtype=float)
+    # A feature a run may lack is read as the mean of the runs that have it; one no run has gets no weight
+    # and no range, like an excluded one.
+    present = ~np.isnan(x)
+    kept = present.any(axis=0)
+    names = [n for n, keep in zip(names, kept, strict=True) if keep]
+    x, present = x[:, kept], present[:, kept]
+    x = np.where(present, x, np.nansum(x, axis=0) / np.maximum(present.sum(axis=0), 1))
     y = np.array([1.0 if label else 0.0 for _, label in samples])
     design = np.hstack([np.ones((len(x), 1)), x])
     penalty = l2 * np.eye(design.shape[1])

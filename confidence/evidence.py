@@ -35,7 +35,15 @@ FEATURES: dict[str, str] = {
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",
+    # from the model's token log-probabilities (confidence/token_evidence.py); absent when none were given
+    "query_token_p": "how sure the model was of its query's words",
+    "query_weakest_p": "the model's least sure word in its query",
+    "answer_token_p": "how sure the model was of its answer's words",
+    "answer_weakest_p": "the model's least sure word in its answer",
 }
+# Features a run may lack (the LLM server gave no log-probabilities): the calibrator reads the typical value
+# for them, never 0, which would read as a model that was sure of nothing.
+MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p"})
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 

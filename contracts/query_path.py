@@ -66,6 +66,8 @@ class PlanningOutput(BaseModel):
     attempts: int = 1
     grounding: Grounding = Field(default_factory=Grounding)
     note: str = ""  # said to the caller before the plan: e.g. that it is the plan of last resort
+    # How sure the model was of the plan's queries (confidence/token_evidence.py); empty without logprobs.
+    token_evidence: dict[str, float] = Field(default_factory=dict)
 
 
 class StepInput(BaseModel):
@@ -137,6 +139,8 @@ class SynthesisOutput(BaseModel):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     confidence_reasons: str = ""
     evidence: dict[str, float] = Field(default_factory=dict)  # the features the calibrator read
+    # How sure the model was of the written answer's words (confidence/token_evidence.py); empty without them.
+    token_evidence: dict[str, float] = Field(default_factory=dict)
 
 
 class AdjustInput(BaseModel):

@@ -63,6 +63,9 @@ class ServiceConfig(BaseSettings):
     # How to ask for schema-constrained JSON: llama-cpp-python's server reads
     # {"type": "json_object", "schema": ...}; OpenAI, vLLM and llama.cpp's own server read "json_schema".
     llm_json_mode: Literal["json_object_schema", "json_schema"] = "json_object_schema"
+    # Ask for the written tokens' log-probabilities where they are evidence (the planner's queries, the
+    # answer): OpenAI's `logprobs: true`. Off only for a server that rejects the field.
+    llm_logprobs: bool = True
     # One one-token call per system prompt when a worker starts, so a server that caches prompt prefixes
     # has them evaluated before the first question (worker/prompt_warm_up.py).
     llm_warm_up: bool = True

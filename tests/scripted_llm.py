@@ -58,9 +58,17 @@ def is_synthesis(body: dict[str, Any]) -> bool:
     return "step results" in body["messages"][-1]["content"].lower()
 
 
+def scripted_logprobs(text: str, logprob: float) -> list[dict[str, Any]]:
+    """OpenAI's `logprobs.content` for `text`, cut into 4-character tokens, each at `logprob`."""
+    return [{"token": text[i:i + 4], "logprob": logprob, "bytes": None, "top_logprobs": []}
+            for i in range(0, len(text), 4)]
+
+
 class ScriptedLLM:
     def __init__(self, responder: Responder, *, raw: bool = False) -> None:
-        """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers)."""
+        """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers). A responder
+        with a `token_logprob(body) -> float` attribute answers requests asking for `logprobs` with every token
+        at that log-probability (a server that gives none, otherwise)."""
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.warm_ups: list[dict[str, Any]] = []  # kept apart: a script answers the questions it is given
@@ -104,10 +112,14 @@ class ScriptedLLM:
                     self.end_headers()
                     self.wfile.write(data)
                     return
+                choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
+                                          "finish_reason": "stop"}
+                logprob = getattr(owner.responder, "token_logprob", None)
+                if body.get("logprobs") and logprob is not None and not is_warm_up(body):
+                    choice["logprobs"] = {"content": scripted_logprobs(text, logprob(body))}
                 self._send(200, {
                     "id": f"cmpl-{len(owner.requests)}", "object": "chat.completion", "model": "scripted",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": "stop"}],
+                    "choices": [choice],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                 })
 

@@ -64,7 +64,7 @@ class QueryPath:
         results = await self.execute(plan)
         usable = [r for r in results if r.success]
         evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
-        evidence = run_evidence([r.confidence for r in usable], len(plan.steps))
+        evidence = {**run_evidence([r.confidence for r in usable], len(plan.steps)), **planning.token_evidence}
         ctx.phase("synthesizing")
         answer, synthesis = await self._synthesize(plan, usable, results, evidence, planning.grounding.facts)
         score = evidence_score

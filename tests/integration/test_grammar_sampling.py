@@ -120,3 +120,44 @@ def test_a_schema_llama_cpp_cannot_parse_is_an_error_not_a_crash(model: Any) -> 
                                      response_format={"type": "json_object", "schema": schema})
     assert _ask(model, {"type": "object", "properties": {"tool": {"type": "string"}}, "required": ["tool"]},
                 "Pick a tool.", 0.0)  # the model still serves
+
+
+def _use_token_logprobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from embedded import token_logprobs
+
+    for name in ("_init_sampler", "create_chat_completion"):
+        monkeypatch.setattr(llama_cpp.Llama, name, getattr(llama_cpp.Llama, name))
+    assert install() and token_logprobs.install()
+
+
+def test_the_written_tokens_log_probabilities_are_the_ones_llama_cpp_python_gives_with_all_logits(
+        model: Any, plan_schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorded as each token is sampled, without keeping every prompt token's logits: the same numbers the
+    stock server gives a model loaded with logits_all, and the same plan as without them."""
+    from embedded.model_weights import resolve_model
+
+    messages = [{"role": "user", "content": "Name three primary colours, comma separated."}]
+    stock_model = llama_cpp.Llama(str(resolve_model().path), n_ctx=512, n_threads=os.cpu_count() or 2,
+                                  logits_all=True, verbose=False)
+    try:
+        stock = stock_model.create_chat_completion(messages, temperature=0.0, max_tokens=20, logprobs=True,
+                                                   top_logprobs=1)
+    finally:
+        stock_model.close()
+    plain = _ask(model, plan_schema, QUESTIONS[0], 0.0)
+    _use_token_logprobs(monkeypatch)
+    model.reset()
+    ours = model.create_chat_completion(messages, temperature=0.0, max_tokens=20, logprobs=True)["choices"][0]
+    want = [(t["token"], t["logprob"]) for t in stock["choices"][0]["logprobs"]["content"]]
+    got = [(t["token"], t["logprob"]) for t in ours["logprobs"]["content"]]
+    assert ours["message"]["content"] == stock["choices"][0]["message"]["content"]
+    assert [t for t, _ in got] == [t for t, _ in want][:len(got)] and len(got) >= len(want) - 1
+    assert all(abs(a - b) < 0.05 for (_, a), (_, b) in zip(got, want, strict=False))
+
+    model.reset()
+    planned = model.create_chat_completion(
+        [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTIONS[0]}], temperature=0.0,
+        max_tokens=400, response_format={"type": "json_object", "schema": plan_schema}, logprobs=True)["choices"][0]
+    assert planned["message"]["content"] == plain
+    assert "".join(t["token"] for t in planned["logprobs"]["content"]) == plain
+    assert all(t["logprob"] <= 0 for t in planned["logprobs"]["content"])
