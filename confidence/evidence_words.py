@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from confidence.evidence import FEATURES, MAX_HOPS_FEATURE
 
 MAX_NAMES = 3  # names quoted in one phrase; the rest are counted ("and 2 more")
+MAX_NAME_CHARS = 60  # a longer name or value is cut: the line is one line
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,16 @@ def _listed(items: list[str]) -> str:
 
 
 def _quoted(names: list[str]) -> str:
-    return _listed([f"'{n}'" for n in names])
+    return _listed([f"'{n if len(n) <= MAX_NAME_CHARS else n[:MAX_NAME_CHARS - 3] + '...'}'" for n in names])
 
 
 def _the_query(figures: Figures) -> str:
     return "the queries" if len(figures.graph()) > 1 else "the query"
+
+
+def _a_query(figures: Figures) -> str:
+    """For what one query of several may have done (aggregated, walked relationships)."""
+    return "a query" if len(figures.graph()) > 1 else "the query"
 
 
 def _step_score(v: float, f: Figures) -> str:
@@ -115,7 +121,7 @@ def _row_count(v: float, f: Figures) -> str:
 
 
 def _truncated(v: float, f: Figures) -> str:
-    return f"{_the_query(f)} returned more rows than were kept"
+    return f"{_a_query(f)} returned more rows than were kept"
 
 
 def _text_only(v: float, f: Figures) -> str:
@@ -131,10 +137,12 @@ def _refusal(v: float, f: Figures) -> str:
 
 
 def _retries(v: float, f: Figures) -> str:
-    retries = sum(s.retries for s in f.steps) if f.steps else round(v * 3)
-    if not f.steps and v >= 1.0:
-        return "the steps needed 3 retries or more"
     subject = "the step" if len(f.steps) == 1 else "the steps"
+    retries = sum(s.retries for s in f.steps)
+    if not retries:  # not sent (a run started before they were): the feature counts up to 3
+        if v >= 1.0:
+            return f"{subject} needed 3 retries or more"
+        retries = round(v * 3)
     return f"{subject} needed {_plural(retries, 'retry', 'retries')}"
 
 
@@ -193,14 +201,14 @@ def _multi_step(v: float, f: Figures) -> str:
 
 
 def _aggregates(v: float, f: Figures) -> str:
-    return "the query aggregates its rows (a count, sum, average, minimum or maximum)"
+    return f"{_a_query(f)} aggregates its rows (a count, sum, average, minimum or maximum)"
 
 
 def _hops(v: float, f: Figures) -> str:
     walked = max((s.signals.get("hops", 0.0) for s in f.graph()), default=0.0) or v * MAX_HOPS_FEATURE
     hops = round(walked)
     more = " or more" if hops >= MAX_HOPS_FEATURE and not f.graph() else ""
-    return f"the query walks {_plural(hops, 'relationship')}{more}"
+    return f"{_a_query(f)} walks {_plural(hops, 'relationship')}{more}"
 
 
 WORDS: dict[str, Callable[[float, Figures], str]] = {

@@ -50,6 +50,9 @@ CASES = [
     ("multi_step", measured(rows(2), rows(3), planned=3), "the plan took 3 steps"),
     ("step_score", measured(ConfidenceMetrics(score=0.85, signals={"rows": 2.0})), "the step scored 0.85"),
     ("hops", measured(rows(4, hops=2.0)), "the query walks 2 relationships"),
+    ("hops", measured(rows(4, hops=1.0), rows(2, hops=3.0)), "a query walks 3 relationships"),
+    ("aggregates", measured(rows(1, aggregates=1.0), rows(2)), "a query aggregates its rows"),
+    ("unused_name", measured(rows(7, unused_names=["A" * 100])), f"the question's name '{'A' * 57}...'"),
     ("ungrounded_text", measured(ConfidenceMetrics(score=0.6, signals={"grounded_share": 0.6})),
      "only 60% of a generated text's names and figures are in its evidence"),
 ]
