@@ -11,9 +11,10 @@ from backends import Backends
 from backends.grounding import vocabulary
 from backends.llm import Completion
 from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
-from confidence.answer_fit import fit, refit
+from confidence.answer_fit import fit, ranking, refit, superlative
 from confidence.calibrator import CalibratorError, capped
 from confidence.evidence import verification_features
+from confidence.evidence_words import Figures, StepFigures
 from confidence.token_evidence import answer_evidence
 from contracts.conversation import FollowUpInput
 from contracts.names import Activities
@@ -40,18 +41,26 @@ def fitted(question: str, synthesis: SynthesisOutput, outputs: list[str]) -> Syn
     return synthesis.model_copy(update={"answer": answer, "verification": how})
 
 
+def figures(request: SynthesisInput) -> Figures:
+    """What the supporting steps measured, for the figures the confidence line states."""
+    ranked = ranking([r.output for r in request.results]) if superlative(request.question) else None
+    return Figures(steps=[StepFigures(signals=r.signals, names=r.names, retries=r.retry_count)
+                          for r in request.results], ranked_rows=len(ranked.rows) if ranked else 0)
+
+
 def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrator_file: CalibratorFile,
-               answer_fit: dict[str, float] | None = None) -> SynthesisOutput:
+               answer_fit: dict[str, float] | None = None, measured: Figures | None = None) -> SynthesisOutput:
     """The probability that the answer is right, from its evidence, how the written answer checked out and
-    whether it states what was asked (`answer_fit`: confidence/answer_fit.Fit.features). An unusable
-    calibrator file is said in `confidence_reasons` (and logged); the evidence score stands."""
+    whether it states what was asked (`answer_fit`: confidence/answer_fit.Fit.features), said with what the
+    run `measured`. An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence
+    score stands."""
     if not evidence:  # a caller that sends no evidence (an older workflow) keeps its own score
         return synthesis
     # The model's sureness of its words is evidence only for an answer stated as it wrote it.
     written = synthesis.token_evidence if synthesis.verification in WRITTEN_AS_STATED else {}
     features = {**evidence, **verification_features(synthesis.verification), **(answer_fit or {}), **written}
     try:
-        probability, reasons = calibrator_file.current().state(features)
+        probability, reasons = calibrator_file.current().state(features, measured)
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
         probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features)
@@ -78,7 +87,7 @@ class SynthesisActivities:
         # An answer saying the thing does not exist states no figure or name, and needs none.
         absent = written.verification == "absent"
         answer_fit = {} if absent else fit(request.question, written.answer, outputs).features()
-        return calibrated(written, request.evidence, self.calibrator, answer_fit)
+        return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request))
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from confidence.evidence import FEATURES, MAY_BE_MISSING
+from confidence.evidence_words import Figures, listed, phrase
 
 FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
@@ -53,15 +54,19 @@ class Calibrator:
     # extrapolate (a partial plan, a retry, a text-only answer it never saw), so it says so instead.
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-    def unseen(self, features: dict[str, float]) -> list[str]:
+    def outside(self, features: dict[str, float]) -> list[str]:
         """The features whose value lies clearly outside what the calibrator was fitted on (the row count, a
         bounded log scale with a small weight, is exempt)."""
         out = []
         for name, (low, high) in self.ranges.items():
             value = self.value(features, name)
             if name not in EXTRAPOLATES and (value < low - RANGE_SLACK or value > high + RANGE_SLACK):
-                out.append(f"{name} {value:.2f}")
+                out.append(name)
         return out
+
+    def unseen(self, features: dict[str, float]) -> list[str]:
+        """`outside`, each with its value (for an operator: the features' own names)."""
+        return [f"{name} {self.value(features, name):.2f}" for name in self.outside(features)]
 
     def value(self, features: dict[str, float], name: str) -> float:
         """A feature's value; one a run may lack (MAY_BE_MISSING) reads as the typical answer's when absent."""
@@ -72,16 +77,19 @@ class Calibrator:
         z = self.bias + sum(w * self.value(features, name) for name, w in self.weights.items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def state(self, features: dict[str, float]) -> tuple[float | None, str]:
+    def state(self, features: dict[str, float], figures: Figures | None = None) -> tuple[float | None, str]:
         """The answer's stated confidence and why: the probability (two decimals) with the evidence that
         moved it, or None when the evidence is unlike any it was fitted on (the evidence score stands).
-        The one rule both the synthesis worker and the benchmark's offline restatement apply."""
-        unseen = self.unseen(features)
-        if unseen:
-            return capped(None, f"not calibrated (the calibrator has seen no answer with {', '.join(unseen)}); "
+        The one rule both the synthesis worker and the benchmark's offline restatement apply. `figures`: what
+        the run measured, for the words (confidence/evidence_words.py)."""
+        outside = self.outside(features)
+        if outside:
+            present = [phrase(n, features, figures) for n in outside if features.get(n, 0.0) > 0]
+            unlike = f": {listed(present)}" if present else ""
+            return capped(None, f"not calibrated (unlike every answer the calibrator was fitted on{unlike}); "
                                 "the evidence score stands", features)
-        probability, reasons = capped(round(self.probability(features), 2), f"calibrated: {self.explain(features)}",
-                                      features)
+        probability, reasons = capped(round(self.probability(features), 2),
+                                      f"calibrated: {self.explain(features, figures)}", features)
         return probability, reasons + self.escalation_note(probability)
 
     def escalation_note(self, probability: float | None) -> str:
@@ -93,22 +101,18 @@ class Calibrator:
         return (f"; below {threshold:.2f}, the confidence above which answers were right {target:.0%} of the time on "
                 "graphs left out of fitting: check this answer before relying on it")
 
-    def explain(self, features: dict[str, float]) -> str:
+    def explain(self, features: dict[str, float], figures: Figures | None = None) -> str:
         """The evidence present in this answer that moved its probability most, compared with a typical
-        answer. Only what is there is named: the absence of something ("no empty result") tells a reader
+        answer, in words a user can check, with the run's figures where it has them ("the query returned 12
+        rows"). Only what is there is named: the absence of something ("no empty result") tells a reader
         nothing they can check."""
         moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()
                         if features.get(n, 0.0) > 0), key=lambda m: -abs(m[0]))
-
-        def said(name: str) -> str:
-            words = FEATURES.get(name, name)
-            return words if features.get(name, 0.0) >= self.means.get(name, 0.0) else f"less of {words}"
-
-        raised = [said(n) for move, n in moves[:EXPLAINED] if move > 0.05]
-        lowered = [said(n) for move, n in moves[:EXPLAINED] if move < -0.05]
-        parts = ([f"raised by {', '.join(raised)}"] if raised else []) + (
-            [f"lowered by {', '.join(lowered)}"] if lowered else [])
-        return "; ".join(parts) or "typical evidence"
+        raised = [phrase(n, features, figures) for move, n in moves[:EXPLAINED] if move > 0.05]
+        lowered = [phrase(n, features, figures) for move, n in moves[:EXPLAINED] if move < -0.05]
+        parts = ([f"raised because {listed(raised)}"] if raised else []) + (
+            [f"lowered because {listed(lowered)}"] if lowered else [])
+        return "; ".join(parts) or "its evidence is like a typical answer's"
 
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "kind": "logistic", "bias": round(self.bias, 6),

@@ -12,6 +12,9 @@ class ConfidenceMetrics(BaseModel):
     # The measured facts behind the score, named by the tool (rows returned, names found nowhere, share of a
     # text grounded in its evidence, ...): the calibrator's inputs (confidence/evidence.py).
     signals: dict[str, float] = Field(default_factory=dict)
+    # The names behind a count among the signals ("unused_names" -> the question's names the query ignores), so
+    # the answer's confidence line can quote them (confidence/evidence_words.py). Empty in older runs.
+    names: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class ExecutionStep(BaseModel):

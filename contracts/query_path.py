@@ -105,6 +105,11 @@ class SupportingResult(BaseModel):
     function: str
     output: str
     score: float
+    # What the step measured (ConfidenceMetrics), for the figures the answer's confidence line states ("the
+    # query returned 12 rows"); empty from runs started before they were sent.
+    signals: dict[str, float] = Field(default_factory=dict)
+    names: dict[str, list[str]] = Field(default_factory=dict)
+    retry_count: int = 0
 
 
 class SynthesisInput(BaseModel):

@@ -49,7 +49,9 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
     signals = {"rows": float(row_count), "checked_values": float(len(literals or [])),
                "unmatched_values": float(missing), "absent_names": float(nowhere),
                "truncated": float(truncated), "error": float(bool(error))}
-    return scored.model_copy(update={"signals": signals})
+    names = {"absent_names": [*(absent or []), *(unnamed or [])],
+             "unmatched_values": [value for value, _, exists in literals or [] if not exists]}
+    return scored.model_copy(update={"signals": signals, "names": {k: v for k, v in names.items() if v}})
 
 
 def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int,
@@ -211,7 +213,8 @@ class GraphQuery(Tool):
         if misplaced:  # not "entities verified to exist": they exist, but not where the query looked
             confidence = confidence.model_copy(update={
                 "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
-                "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))}})
+                "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))},
+                "names": {k: v for k, v in confidence.names.items() if k != "unmatched_values"}})
         if backends.schema is not None and await backends.schema.unasked(request.question, [query]):
             # the rows are about other things than the question asks for: evidence for the calibrator
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
@@ -220,8 +223,11 @@ class GraphQuery(Tool):
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",
                 "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement}})
         # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
-        shape = {**query_shape(query), "unused_names": float(len(unused_names(query, grounding)))}
-        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape}})
+        ignored = unused_names(query, grounding)
+        shape = {**query_shape(query), "unused_names": float(len(ignored))}
+        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape},
+                                                   "names": {**confidence.names, "unused_names": ignored}
+                                                   if ignored else confidence.names})
         return StepOutput(success=True, output=output, confidence=confidence)
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:

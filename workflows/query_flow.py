@@ -156,7 +156,9 @@ class QueryPath:
             Activities.SYNTHESIZE,
             SynthesisInput(question=self.ctx.question,
                            results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
-                                                     output=r.output, score=r.confidence.score) for r in usable],
+                                                     output=r.output, score=r.confidence.score,
+                                                     signals=r.confidence.signals, names=r.confidence.names,
+                                                     retry_count=r.confidence.retry_count) for r in usable],
                            max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts),
             SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
         return synthesis.answer, synthesis

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from confidence.calibrator import Calibrator, CalibratorError, fit
 from confidence.evidence import FEATURES
+from confidence.evidence_words import Figures, StepFigures
 
 pytestmark = pytest.mark.unit
 
@@ -67,7 +68,7 @@ def test_the_file_round_trips_to_the_same_probabilities() -> None:
 def test_the_reasoning_names_the_evidence_that_moved_the_score() -> None:
     calibrator = fit(labelled())
     why = calibrator.explain({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 1.0})
-    assert why.startswith("lowered by") and FEATURES["empty_result"] in why
+    assert why == "lowered because the query returned 0 rows"
 
 
 @pytest.mark.parametrize(("text", "complaint"), [
@@ -101,9 +102,31 @@ def test_only_evidence_that_is_present_is_named() -> None:
     calibrator = fit(labelled())
     features = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 0.0}
     why = calibrator.explain(features)
-    assert "no " not in why and FEATURES["empty_result"] not in why
+    assert "no " not in why and "0 rows" not in why and "empty" not in why
     # With the empty result present, it is named.
-    assert FEATURES["empty_result"] in calibrator.explain({**features, "empty_result": 1.0})
+    assert "the query returned 0 rows" in calibrator.explain({**features, "empty_result": 1.0})
+
+
+def test_the_line_states_the_runs_figures_in_words_not_feature_names() -> None:
+    """What a user reads: the rows and the name the query ignored, as the run measured them."""
+    calibrator = Calibrator(weights={"row_count": -1.0, "unused_name": -1.0, "ranked_first": 1.0}, bias=0.0)
+    features = {"graph_rows": 1.0, "coverage": 1.0, "row_count": 0.37, "unused_name": 1.0, "ranked_first": 1.0}
+    figures = Figures(steps=[StepFigures(signals={"rows": 12.0, "unused_names": 1.0},
+                                         names={"unused_names": ["Globex Supply"]})], ranked_rows=12)
+    _, why = calibrator.state(features, figures)
+    assert why == ("calibrated: raised because the answer names the first of the 12 rows the query ranked; "
+                   "lowered because the query ignores the question's name 'Globex Supply' and the query returned "
+                   "12 rows")
+    assert not any(name in why for name in FEATURES)
+
+
+def test_evidence_outside_the_fitted_range_is_said_in_words() -> None:
+    calibrator = Calibrator.from_json(fit(labelled()).to_json())
+    figures = Figures(steps=[StepFigures(signals={"rows": 4.0})])
+    probability, why = calibrator.state({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}, figures)
+    assert probability is None
+    assert why == ("not calibrated (unlike every answer the calibrator was fitted on: 1 of 3 planned steps gave a "
+                   "usable result); the evidence score stands")
 
 
 def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
