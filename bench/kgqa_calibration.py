@@ -25,7 +25,7 @@ from bench.kgqa import results
 from bench.kgqa.metrics import auroc, expected_calibration_error
 from bench.kgqa.selective import choose_threshold, risk_coverage, svg_curve
 from confidence.calibrator import Calibrator, CalibratorError, fit
-from confidence.evidence import FEATURES
+from confidence.evidence import FEATURES, MAY_BE_MISSING
 from service.calibrator_file import CalibratorFile
 
 HIGH = 0.9
@@ -124,9 +124,13 @@ def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: floa
     right = [bool(r["correct"]) for r in records]
     lines = ["| evidence | runs where present | AUROC alone | mean AUROC without it (gain) |", "|---|---|---|---|"]
     for name in FEATURES:
-        values = [float(r["evidence"].get(name, 0.0)) for r in records]
-        present = sum(v > 0 for v in values)
-        alone = auroc(values, right) if present else None
+        if name in MAY_BE_MISSING:  # judged over the runs that have it (the LLM server gave log-probabilities)
+            pairs = [(float(r["evidence"][name]), ok) for r, ok in zip(records, right, strict=True)
+                     if name in r["evidence"]]
+        else:
+            pairs = [(float(r["evidence"].get(name, 0.0)), ok) for r, ok in zip(records, right, strict=True)]
+        present = sum(v > 0 for v, _ in pairs)
+        alone = auroc([v for v, _ in pairs], [ok for _, ok in pairs]) if present else None
         try:
             without = [r["auroc"] for r in leave_one_out(by_graph, target, frozenset({name})) if r["auroc"] is not None]
         except CalibratorError:
