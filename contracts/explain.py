@@ -171,7 +171,7 @@ def step_goal(step_id: str, tool: str, arguments: dict[str, str]) -> str:
 class Attempt:
     """One call of a step's tool: the retry-ladder rung that chose its arguments, and how it scored."""
 
-    rung: str  # initial, same, repair, simplify, human
+    rung: str  # initial, or the retry ladder's rung (same, repair, adjusted, simplified) or human
     arguments: dict[str, str]
     confidence: Confidence
     output: str
