@@ -20,16 +20,27 @@ class Publisher(Protocol):
     async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None: ...
 
 
+class ExplainStore(Protocol):
+    """Where explain triples are kept for later queries: ResponsePublisher writes them to the flow's triples
+    store, as TrustGraph's agent does."""
+
+    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None: ...
+
+
 class PublishActivities:
     """The same work under both names (docs/architecture.md: how a run's messages reach the caller)."""
 
     def __init__(self, publisher: Publisher) -> None:
         self.publisher = publisher
+        # A publisher that can store explain triples does (Pulsar's); a test's recorder only records.
+        self.store: ExplainStore | None = publisher if hasattr(publisher, "store_explain") else None  # type: ignore[assignment]
 
     async def _send_in_order(self, message: EmitInput) -> None:
         """After a retry, messages already sent go out again with the same message_id, which is how clients
         recognise and drop them."""
         for response in message.responses:
+            if response.message_type == "explain" and self.store is not None:
+                await self.store.store_explain(message.topic, message.collection, response)
             await self.publisher.publish(message.topic, message.request_id, response)
             log.debug("published", request_id=message.request_id, message_id=response.message_id,
                       message_type=response.message_type)

@@ -39,6 +39,8 @@ def events_of(message: AgentResponse, state: StreamState) -> list[dict[str, Any]
         return events
     if kind == "error":
         return [{"type": "error", "content": message.error.message if message.error else message.content}]
+    if kind == "explain":  # provenance triples for TrustGraph's clients: the chat shows its confidence event
+        return []
     return [{"type": kind, "content": message.content}]
 
 

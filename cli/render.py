@@ -45,7 +45,7 @@ def render(message: AgentResponse) -> str:
     action_line = render_action_event(body) if message.message_type == "observation" else None
     if action_line is not None:
         return action_line
-    if message.message_type == "answer" and not body:
-        return ""
+    if (message.message_type == "answer" and not body) or message.message_type == "explain":
+        return ""  # explain messages carry provenance triples for TrustGraph's clients, no text
     indented = textwrap.indent(body, " " * 4).lstrip()
     return f"[{message.message_type}] {indented}"

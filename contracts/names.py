@@ -42,6 +42,9 @@ BATCH_NEEDS_PARENT = "batch-needs-parent"
 # retries per step) and take the approval policy (open_actions, the role 'act', no self-approval,
 # approve_every_action), under this one marker.
 FEATURES_GUARDED = "features-guarded"
+# Patch id of runs that have every feature of FEATURES_GUARDED and send their provenance in TrustGraph's
+# explainability form (explain messages, contracts/explain.py), under this one marker.
+FEATURES_EXPLAINED = "features-explained"
 
 
 

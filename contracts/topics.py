@@ -41,5 +41,27 @@ def paired_response_topic(request_topic: str, otherwise: str) -> str:
     return f"{_PERSISTENCE['response']}://{found['space']}/response/{found['name']}"
 
 
+# The agent's response queue, as TrustGraph names it (`.../response/agent:<workspace>:<flow>`, or 1.x-2.3's
+# `.../response/agent:<flow>`).
+_AGENT_RESPONSE = re.compile(r"^(?:non-)?persistent://(?P<space>[^/]+)/response/agent:(?P<rest>.+)$")
+
+
+def explainability_topic(response_topic: str) -> str:
+    """Where TrustGraph's agent in the flow answering on `response_topic` writes its explain triples: its
+    `explainability` queue, the flow's triples store (`flow:tg:triples-store:<workspace>:<flow>` in TrustGraph's
+    flow blueprints); "" for a response topic not named as TrustGraph names the agent's."""
+    found = _AGENT_RESPONSE.match(response_topic)
+    if found is None:
+        return ""
+    return f"{_PERSISTENCE['flow']}://{found['space']}/flow/triples-store:{found['rest']}"
+
+
+def hears_explain(response_topic: str) -> bool:
+    """Whether callers on this response topic get `explain` messages: all but those on 1.x's `agent:<flow>`
+    queue, whose clients predate explainability (each such message would reach them with every field null)."""
+    found = _AGENT_RESPONSE.match(response_topic)
+    return found is None or ":" in found["rest"]
+
+
 def is_persistent(topic: str) -> bool:
     return topic.startswith("persistent://")

@@ -77,6 +77,28 @@ class ErrorInfo(BaseModel):
 MessageType = Literal["thought", "action", "observation", "answer", "explain", "error"]
 
 
+class Term(BaseModel):
+    """An RDF term as TrustGraph's `Term` dataclass travels on Pulsar (every field written): `type` is "i"
+    (IRI, in `iri`) or "l" (literal, in `value`, with an optional `datatype`)."""
+
+    type: Literal["i", "b", "l", "t"]
+    iri: str = ""
+    id: str = ""
+    value: str = ""
+    datatype: str = ""
+    language: str = ""
+    triple: None = None  # quoted triples are never sent
+
+
+class Triple(BaseModel):
+    """TrustGraph's `Triple` (a quad: `g` names the graph), as it travels on Pulsar."""
+
+    s: Term
+    p: Term
+    o: Term
+    g: str | None = None
+
+
 class AgentResponse(BaseModel):
     message_type: MessageType
     content: str = ""
@@ -84,6 +106,7 @@ class AgentResponse(BaseModel):
     end_of_dialog: bool = False
     explain_id: str | None = None
     explain_graph: str | None = None
+    explain_triples: list[Triple] = Field(default_factory=list)  # with message_type "explain" (contracts/explain.py)
     message_id: str = ""
     error: ErrorInfo | None = None
     in_token: int | None = None
@@ -97,3 +120,4 @@ class EmitInput(BaseModel):
     topic: str
     request_id: str
     responses: list[AgentResponse]
+    collection: str = "default"  # the request's: where its explain triples are stored

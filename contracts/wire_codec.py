@@ -70,7 +70,7 @@ def response_to_wire(response: AgentResponse) -> dict[str, object]:
         "end_of_dialog": response.end_of_dialog,
         "explain_id": response.explain_id,
         "explain_graph": response.explain_graph,
-        "explain_triples": [],
+        "explain_triples": [t.model_dump() for t in response.explain_triples],
         "message_id": response.message_id,
         # Legacy clients treat a non-null answer as final: keep it null until the final message.
         "answer": response.content if final_answer else None,
@@ -86,6 +86,14 @@ def response_to_wire(response: AgentResponse) -> dict[str, object]:
 
 def encode_response(response: AgentResponse) -> bytes:
     return json.dumps(response_to_wire(response), separators=(",", ":")).encode("utf-8")
+
+
+def encode_explain_store(response: AgentResponse, collection: str) -> bytes:
+    """An explain message's triples as the TrustGraph `Triples` message its agent writes to the flow's triples
+    store (`metadata.id` the entity, `metadata.collection` the request's), so they can be queried later."""
+    triples = {"metadata": {"id": response.explain_id or "", "root": "", "collection": collection},
+               "triples": [t.model_dump() for t in response.explain_triples]}
+    return json.dumps(triples, separators=(",", ":")).encode("utf-8")
 
 
 class ResponseDecodeError(ValueError):
@@ -123,6 +131,9 @@ def _response(data: dict) -> AgentResponse:  # type: ignore[type-arg]
         content=content or "",
         end_of_message=bool(data.get("end_of_message", True)),
         end_of_dialog=bool(data.get("end_of_dialog", kind in ("answer", "error"))),
+        explain_id=data.get("explain_id") or None,
+        explain_graph=data.get("explain_graph") or None,
+        explain_triples=data.get("explain_triples") or [],
         message_id=data.get("message_id") or "",
         error=ErrorInfo(**data["error"]) if data.get("error") else None,
     )

@@ -16,8 +16,9 @@ from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Producer
 from temporalio.exceptions import ApplicationError
 
+from contracts.topics import explainability_topic
 from contracts.wire import AgentResponse
-from contracts.wire_codec import encode_response
+from contracts.wire_codec import encode_explain_store, encode_response
 from service.connections import PULSAR_ERRORS
 from service.trustgraph_metrics import PRODUCED
 
@@ -48,10 +49,20 @@ class ResponsePublisher:
         with self._seconds.time() if self._seconds is not None else nullcontext():
             await self._publish(topic, request_id, response)
 
+    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None:
+        """An explain message's triples, written where TrustGraph's agent writes its own (the flow's triples
+        store, contracts/topics.explainability_topic), before the caller is told of them."""
+        topic = explainability_topic(response_topic)
+        if topic and response.explain_triples:
+            await self._send(topic, encode_explain_store(response, collection), {})
+
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        await self._send(topic, encode_response(response), {"id": request_id})
+
+    async def _send(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:
         try:
             producer = await self._producer(topic)
-            await producer.send(encode_response(response), properties={"id": request_id})
+            await producer.send(payload, properties=properties)
             if self._processor:
                 PRODUCED.labels(processor=self._processor, producer=topic).inc()
         except PULSAR_ERRORS as exc:

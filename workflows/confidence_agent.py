@@ -55,6 +55,7 @@ class ConfidenceAgentWorkflow:
         except RunAborted as exc:
             ctx.phase("aborted")
             message = redact_text(exc.message)  # it quotes the human's reason
+            ctx.trace.failure(message, "aborted")
             ctx.emit(error_response(message))
             result = AgentRunResult(answer="", error=message, plan=ctx.status.plan)
         except ActivityError as exc:

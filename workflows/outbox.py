@@ -27,8 +27,9 @@ LOCAL_RETRY_THRESHOLD = timedelta(seconds=2)
 
 class Outbox:
     def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str,
-                 from_worker: bool = False) -> None:
+                 from_worker: bool = False, collection: str = "default") -> None:
         self._topic, self._request_id, self._queue, self._prefix = topic, request_id, bridge_queue, id_prefix
+        self._collection = collection  # where the publisher stores explain triples (EmitInput.collection)
         self.from_worker = from_worker  # publish locally; False only for runs recorded before it (their replay)
         self._seq = 0
         self._queued: list[AgentResponse] = []
@@ -47,7 +48,8 @@ class Outbox:
     async def _send(self) -> None:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
-            message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch)
+            message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch,
+                                collection=self._collection)
             if self.from_worker:
                 await workflow.execute_local_activity(
                     Activities.PUBLISH, message,

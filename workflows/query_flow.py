@@ -59,6 +59,7 @@ class QueryPath:
                             for s in plan.steps]
         ctx.metrics.plan_steps = len(plan.steps)
         ctx.say("observation", f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}")
+        ctx.trace.planned(plan)
 
         ctx.phase("executing")
         results = await self.execute(plan)
@@ -79,7 +80,7 @@ class QueryPath:
         ctx.evidence = evidence
         final = f"{answer}\n\n{self._confidence_line(score, why, usable, synthesis)}"
         ctx.phase("completed")
-        await ctx.answer(final, synthesis)
+        await ctx.answer(final, synthesis, why)
         return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results, evidence=evidence,
                               evidence_score=evidence_score)
 
@@ -97,7 +98,7 @@ class QueryPath:
             how = f"{confidence:.2f} - read from the action definitions; nothing was changed"
         answer = f"{synthesis.answer}\n\nConfidence: {how}"
         ctx.phase("completed")
-        await ctx.answer(answer, synthesis)
+        await ctx.answer(answer, synthesis, how)
         return AgentRunResult(answer=answer, confidence=confidence)
 
     async def answer_from_conversation(self, turn: TurnMemory) -> AgentRunResult:
@@ -112,7 +113,7 @@ class QueryPath:
         ctx.status.final_confidence = score
         answer = f"{synthesis.answer}\n\nConfidence: {score:.2f}{' (low)' if score < LOW_CONFIDENCE else ''} - {why}"
         ctx.phase("completed")
-        await ctx.answer(answer, synthesis)
+        await ctx.answer(answer, synthesis, why)
         return AgentRunResult(answer=answer, confidence=score)
 
     async def execute(self, plan: ExecutionPlan) -> list[StepResult]:

@@ -13,6 +13,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 from workflows.activity_options import FamilyOptions
+from workflows.explain_trace import ExplainTrace
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
@@ -21,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         ALL_FEATURES,
         CONVERSATION_MEMORY,
         ERROR_AWARE_LADDER,
+        FEATURES_EXPLAINED,
         FEATURES_GUARDED,
         INTENT_ROUTER,
         SA_AWAITING_OVERRIDE,
@@ -35,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.records import RunMetrics, StepAudit
     from contracts.redaction import redact_text
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
+    from contracts.topics import hears_explain
     from contracts.wire import AgentResponse
     from contracts.wire_codec import error_response
     from overrides.checks import (
@@ -79,12 +82,16 @@ class Features:
     override_limits: bool = False  # bounded override fields and human retries (overrides/checks.py)
     # open_actions, the role 'act', no self-approval and approve_every_action (overrides/action_gate.py)
     approval_policy: bool = False
+    explain: bool = False  # provenance sent as TrustGraph `explain` messages (workflows/explain_trace.py)
 
     @classmethod
     def of_this_run(cls) -> Features:
         # A run started since FEATURES_GUARDED records one patch marker for all of them: each marker also costs
         # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
         # Older runs replay with the marker(s) they recorded.
+        if workflow.patched(FEATURES_EXPLAINED):
+            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
+                       override_limits=True, approval_policy=True, explain=True)
         if workflow.patched(FEATURES_GUARDED):
             return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
                        override_limits=True, approval_policy=True)
@@ -100,7 +107,9 @@ class RunContext:
         self.inp = inp
         self.question = inp.request.question
         self.workflow_id = workflow.info().workflow_id
-        self.outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, self.workflow_id)
+        self.outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, self.workflow_id,
+                             collection=inp.request.collection)
+        self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id)
         self.status = RunStatus()
         self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it
         self.audit: dict[str, StepAudit] = {}
@@ -122,6 +131,8 @@ class RunContext:
         """Decide, first thing in the run, which recorded behaviours it has (before any activity)."""
         self.features = Features.of_this_run()
         self.outbox.from_worker = self.features.worker_publish
+        self.trace.enabled = self.features.explain and hears_explain(self.inp.response_topic)
+        self.trace.session(self.question, self.iso_now(), self.inp.request.collection)
 
     def configure(self, settings: AgentSettings) -> None:
         """The settings this run executes with (known once the worker's own were read)."""
@@ -137,8 +148,10 @@ class RunContext:
         # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
         self.emit(AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True))
 
-    async def answer(self, answer: str, synthesis: SynthesisOutput | None) -> None:
+    async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
+        """The answer, after its provenance; `why`: the reasons for its stated confidence (status.final_confidence)."""
         answer = redact_text(answer)  # before chunking: a secret split across chunks would slip through
+        self.trace.answer(answer, self.status.final_confidence, why, self.evidence)
         tokens = ({"in_token": synthesis.in_tokens, "out_token": synthesis.out_tokens, "model": synthesis.model}
                   if synthesis else {})
         if self.inp.request.streaming:
@@ -170,6 +183,7 @@ class RunContext:
         self.phase("failed")
         if self.inp.fallback_on_failure:
             return AgentRunResult(answer="", error=message, plan=self.status.plan, needs_fallback=True)
+        self.trace.failure(message, "error")
         self.emit(error_response(message))
         return AgentRunResult(answer="", error=message, plan=self.status.plan)
 

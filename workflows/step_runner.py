@@ -66,6 +66,8 @@ class StepRunner:
             audit.attempts.append(AttemptAudit(rung=rung.value if retry else "initial", arguments=arguments,
                                                confidence_score=score, reasoning=out.confidence.reasoning,
                                                output=out.output if settings.include_raw_outputs else ""))
+            ctx.trace.attempt(step.id, rung_text or "initial", arguments, out.confidence, out.output,
+                              out.error or "")
             met = out.success and score >= step.confidence_threshold
             verdict = "meets" if met else "is below"
             ctx.say("observation", f"{trim(out.output, OBSERVATION_PREVIEW)}\nConfidence {score:.2f} {verdict} the "
@@ -218,6 +220,7 @@ class StepRunner:
                 self.ctx.metrics.retried_steps_recovered += 1
         confidence = out.confidence.model_copy(update={"retry_count": retry})
         self.ctx.finished.append(confidence)
+        self.ctx.trace.step(step, audit, confidence, out.output, success)
         return StepResult(step_id=step.id, success=success, output=out.output, confidence=confidence,
                           execution_time_ms=out.execution_time_ms)
 

@@ -55,8 +55,14 @@ async def top_supplier(falkordb_url: str) -> tuple[str, int]:
 async def test_question_answered_end_to_end_with_steps_streamed(make_stack, falkordb_url: str) -> None:
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url)
-        messages = await collect(stack, "Which supplier has the most purchase orders?")
+        everything = await collect(stack, "Which supplier has the most purchase orders?")
 
+    # Between them, TrustGraph's explain messages (tests/contract/test_explainability.py reads them).
+    explains = [m.explain_id for m in everything if m.message_type == "explain"]
+    session = explains[0]
+    assert explains == [session, f"{session}/plan", f"{session}/step/orders", f"{session}/step/interpret",
+                        f"{session}/synthesis"]
+    messages = [m for m in everything if m.message_type != "explain"]
     kinds = [m.message_type for m in messages]
     assert kinds == ["thought", "observation", "thought", "observation", "thought", "observation", "answer"]
     assert "Plan with 2 step(s)" in messages[1].content
@@ -67,7 +73,7 @@ async def test_question_answered_end_to_end_with_steps_streamed(make_stack, falk
     assert final.end_of_dialog and final.error is None
     assert final.content.startswith(f"{name} has the most purchase orders ({count}).")
     assert re.search(r"Confidence: 0\.\d\d( \(low\))? - ", final.content)  # the shipped calibrator decides which
-    assert len({m.message_id for m in messages}) == len(messages)
+    assert len({m.message_id for m in everything}) == len(everything)
     # The planner saw the live graph schema, not a hard-coded one.
     planner_prompt = llm.requests[0]["messages"][0]["content"]
     assert "(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)" in planner_prompt
@@ -212,7 +218,7 @@ async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) 
         await handle.result()
         events = [e async for e in handle.fetch_history_events()]
 
-    assert messages[-1].message_type == "answer" and len(messages) == 7
+    assert messages[-1].message_type == "answer" and len(messages) == 7 + 5  # 5: TrustGraph's explain messages
     scheduled = [e.activity_task_scheduled_event_attributes.activity_type.name for e in events
                  if e.HasField("activity_task_scheduled_event_attributes")]
     assert sorted(scheduled) == sorted(["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run"])

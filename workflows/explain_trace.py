@@ -1,0 +1,104 @@
+"""The run's provenance, sent as it happens in TrustGraph's explainability form: one `explain` message per
+entity (the question, the plan, each step, the answer or the failure), as TrustGraph's agent sends them
+(contracts/explain.py builds the triples). Only runs that started with FEATURES_EXPLAINED send any: older
+histories replay without them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from confidence.evidence import FEATURES
+    from contracts.explain import (
+        GRAPH_RETRIEVAL,
+        Attempt,
+        Confidence,
+        Decision,
+        Evidence,
+        StepTrace,
+        Uris,
+        answer_triples,
+        effects,
+        failure_triples,
+        plan_triples,
+        session_triples,
+        step_triples,
+    )
+    from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
+    from contracts.records import StepAudit
+    from contracts.wire import AgentResponse, Triple
+
+
+def step_confidence(metrics: ConfidenceMetrics, threshold: float | None = None) -> Confidence:
+    """A tool's confidence with the measured facts it named (confidence/evidence.py says what each means)."""
+    evidence = [Evidence(name, value, FEATURES.get(name, "")) for name, value in sorted(metrics.signals.items())]
+    return Confidence(metrics.score, metrics.reasoning, evidence, threshold)
+
+
+class ExplainTrace:
+    def __init__(self, emit: Callable[[AgentResponse], None], session_id: str) -> None:
+        self._emit = emit
+        self.uris = Uris(session_id)
+        self.enabled = False  # set for runs that started with FEATURES_EXPLAINED
+        self.plan: ExecutionPlan | None = None
+        self._attempts: dict[str, list[Attempt]] = {}
+        self._confident: list[str] = []  # steps whose confidence the answer builds on
+        self._usable: list[str] = []
+        self._last = self.uris.session  # the latest entity: what a failure derives from
+
+    def _send(self, explain_id: str, triples: list[Triple]) -> None:
+        if self.enabled:
+            self._emit(AgentResponse(message_type="explain", content="", end_of_message=True, explain_id=explain_id,
+                                     explain_graph=GRAPH_RETRIEVAL, explain_triples=triples))
+            self._last = explain_id
+
+    def session(self, question: str, started: str, collection: str) -> None:
+        self._send(self.uris.session, session_triples(self.uris, question, started, collection))
+
+    def planned(self, plan: ExecutionPlan) -> None:
+        self.plan = plan
+        self._send(self.uris.plan, plan_triples(self.uris, [
+            (s.id, s.function, s.arguments, s.dependencies, s.confidence_threshold) for s in plan.steps]))
+
+    def attempt(self, step_id: str, rung: str, arguments: dict[str, str], metrics: ConfidenceMetrics, output: str,
+                error: str = "") -> None:
+        if self.enabled:
+            self._attempts.setdefault(step_id, []).append(
+                Attempt(rung, dict(arguments), step_confidence(metrics), output, error))
+
+    def step(self, step: ExecutionStep, audit: StepAudit, metrics: ConfidenceMetrics, output: str,
+             usable: bool) -> None:
+        if not self.enabled:
+            return
+        decided = audit.override
+        decision = (Decision(decided.get("decision", ""), decided.get("by", ""), decided.get("reason", ""))
+                    if decided else None)
+        trace = StepTrace(step_id=step.id, tool=step.function, outcome=audit.outcome, usable=usable,
+                          started=audit.start_time, ended=audit.end_time,
+                          attempts=self._attempts.pop(step.id, []),
+                          confidence=step_confidence(metrics, step.confidence_threshold), output=output,
+                          dependencies=step.dependencies, decision=decision)
+        self._confident.append(step.id)
+        if usable:
+            self._usable.append(step.id)
+        self._send(self.uris.step(step.id), step_triples(self.uris, trace))
+
+    def answer(self, answer: str, score: float | None, reasons: str, evidence: dict[str, float]) -> None:
+        if not self.enabled:
+            return
+        confidence = None
+        if score is not None:
+            moved = effects(reasons, evidence, FEATURES)
+            confidence = Confidence(score, reasons, [
+                Evidence(name, value, FEATURES.get(name, ""), moved.get(name, ""))
+                for name, value in sorted(evidence.items())])
+        planned = self.plan is not None
+        uris = self.uris
+        self._send(uris.synthesis if planned else uris.final, answer_triples(
+            uris, answer, confidence, reasons, [s for s in self._confident if s in self._usable], self._usable,
+            planned, "plan-complete" if planned else "final-answer"))
+
+    def failure(self, message: str, termination: str) -> None:
+        self._send(self.uris.final, failure_triples(self.uris, message, termination, self._last))
