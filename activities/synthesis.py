@@ -59,13 +59,16 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrato
     # The model's sureness of its words is evidence only for an answer stated as it wrote it.
     written = synthesis.token_evidence if synthesis.verification in WRITTEN_AS_STATED else {}
     features = {**evidence, **verification_features(synthesis.verification), **(answer_fit or {}), **written}
+    effects: dict[str, str] = {}
     try:
-        probability, reasons = calibrator_file.current().state(features, measured)
+        calibrator = calibrator_file.current()
+        probability, reasons = calibrator.state(features, measured)
+        effects = calibrator.effects(features) if probability is not None else {}
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
         probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features)
     return synthesis.model_copy(update={"evidence": features, "confidence": probability,
-                                        "confidence_reasons": reasons})
+                                        "confidence_reasons": reasons, "evidence_effects": effects})
 
 
 class SynthesisActivities:

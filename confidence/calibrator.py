@@ -101,15 +101,21 @@ class Calibrator:
         return (f"; below {threshold:.2f}, the confidence above which answers were right {target:.0%} of the time on "
                 "graphs left out of fitting: check this answer before relying on it")
 
+    def effects(self, features: dict[str, float]) -> dict[str, str]:
+        """The present evidence that moved this answer's probability most from a typical answer's, each
+        "raised" or "lowered", the largest move first (what `explain` puts in words)."""
+        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()
+                        if features.get(n, 0.0) > 0), key=lambda m: -abs(m[0]))
+        return {n: "raised" if move > 0 else "lowered" for move, n in moves[:EXPLAINED] if abs(move) > 0.05}
+
     def explain(self, features: dict[str, float], figures: Figures | None = None) -> str:
         """The evidence present in this answer that moved its probability most, compared with a typical
         answer, in words a user can check, with the run's figures where it has them ("the query returned 12
         rows"). Only what is there is named: the absence of something ("no empty result") tells a reader
         nothing they can check."""
-        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()
-                        if features.get(n, 0.0) > 0), key=lambda m: -abs(m[0]))
-        raised = [phrase(n, features, figures) for move, n in moves[:EXPLAINED] if move > 0.05]
-        lowered = [phrase(n, features, figures) for move, n in moves[:EXPLAINED] if move < -0.05]
+        moved = self.effects(features)
+        raised = [phrase(n, features, figures) for n, how in moved.items() if how == "raised"]
+        lowered = [phrase(n, features, figures) for n, how in moved.items() if how == "lowered"]
         parts = ([f"raised because {listed(raised)}"] if raised else []) + (
             [f"lowered because {listed(lowered)}"] if lowered else [])
         return "; ".join(parts) or "its evidence is like a typical answer's"

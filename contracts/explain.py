@@ -286,20 +286,3 @@ def failure_triples(uris: Uris, message: str, termination: str, after: str) -> l
     g.add(a, TG + "terminationReason", literal(termination))
     g.add(a, TG + "toolError", literal(summary(message)))
     return g.triples
-
-
-def effects(reasons: str, evidence: dict[str, float], meanings: dict[str, str]) -> dict[str, str]:
-    """Which evidence the stated reasons say raised or lowered an answer's confidence ("raised by A, B;
-    lowered by C", A.. being the features' meanings, or "less of" them)."""
-    raised, _, lowered = reasons.partition("lowered by")
-    raised = raised.partition("raised by")[2]
-    found: dict[str, str] = {}
-    for name, value in evidence.items():
-        words = meanings.get(name, name)
-        if not value or not words:
-            continue
-        if words in raised:
-            found[name] = "raised"
-        elif words in lowered:
-            found[name] = "lowered"
-    return found

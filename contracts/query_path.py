@@ -144,6 +144,8 @@ class SynthesisOutput(BaseModel):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     confidence_reasons: str = ""
     evidence: dict[str, float] = Field(default_factory=dict)  # the features the calibrator read
+    # The evidence that moved the calibrated confidence most: feature -> "raised" or "lowered".
+    evidence_effects: dict[str, str] = Field(default_factory=dict)
     # How sure the model was of the written answer's words (confidence/token_evidence.py); empty without them.
     token_evidence: dict[str, float] = Field(default_factory=dict)
 

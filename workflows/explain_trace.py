@@ -20,7 +20,6 @@ with workflow.unsafe.imports_passed_through():
         StepTrace,
         Uris,
         answer_triples,
-        effects,
         failure_triples,
         plan_triples,
         session_triples,
@@ -85,12 +84,13 @@ class ExplainTrace:
             self._usable.append(step.id)
         self._send(self.uris.step(step.id), step_triples(self.uris, trace))
 
-    def answer(self, answer: str, score: float | None, reasons: str, evidence: dict[str, float]) -> None:
+    def answer(self, answer: str, score: float | None, reasons: str, evidence: dict[str, float],
+               moved: dict[str, str]) -> None:
+        """`moved`: the evidence the calibrator says raised or lowered `score` (SynthesisOutput.evidence_effects)."""
         if not self.enabled:
             return
         confidence = None
         if score is not None:
-            moved = effects(reasons, evidence, FEATURES)
             confidence = Confidence(score, reasons, [
                 Evidence(name, value, FEATURES.get(name, ""), moved.get(name, ""))
                 for name, value in sorted(evidence.items())])

@@ -151,7 +151,8 @@ class RunContext:
     async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
         """The answer, after its provenance; `why`: the reasons for its stated confidence (status.final_confidence)."""
         answer = redact_text(answer)  # before chunking: a secret split across chunks would slip through
-        self.trace.answer(answer, self.status.final_confidence, why, self.evidence)
+        self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
+                          synthesis.evidence_effects if synthesis else {})
         tokens = ({"in_token": synthesis.in_tokens, "out_token": synthesis.out_tokens, "model": synthesis.model}
                   if synthesis else {})
         if self.inp.request.streaming:

@@ -15,7 +15,6 @@ from contracts.explain import (
     Evidence,
     StepTrace,
     Uris,
-    effects,
     session_triples,
     step_triples,
 )
@@ -58,10 +57,5 @@ def test_a_confidence_without_measured_facts_names_its_reasoning_as_evidence() -
         assert (fact, TGCA + "value", "the tool failed: timeout") in facts
 
 
-def test_effects_read_which_evidence_raised_or_lowered_the_answer() -> None:
-    meanings = {"graph_rows": "rows from the knowledge graph", "retries": "the retries the steps needed",
-                "hops": "the relationships a query walks"}
-    reasons = "calibrated: raised by rows from the knowledge graph; lowered by the retries the steps needed"
-    assert effects(reasons, {"graph_rows": 1.0, "retries": 2.0, "hops": 1.0}, meanings) == \
-        {"graph_rows": "raised", "retries": "lowered"}
+def test_evidence_that_moved_nothing_names_no_effect() -> None:
     assert Evidence("rows", 3.0).effect == ""
