@@ -13,6 +13,7 @@ from temporalio import activity
 from backends import Backends
 from backends.graph_store import GraphStore
 from backends.grounding import described_for_writer, existence_query, ground, holds_value, misplaced_names
+from backends.llm import Completion
 from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -100,6 +101,7 @@ class PlanningActivities:
         problems: list[str] = []
         usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems
         usable_evidence: dict[str, float] = {}
+        usable_note = ""
         for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
                                                       temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE,
@@ -111,9 +113,11 @@ class PlanningActivities:
                 doubts = [] if problems or usable is not None else await self._doubts(request.question, plan)
                 if not problems and not doubts:
                     return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding,
-                                          token_evidence=plan_evidence(completion.token_logprobs))
+                                          token_evidence=plan_evidence(completion.token_logprobs),
+                                          evidence_note=self._logprobs_note(completion))
                 if not problems:
                     usable, usable_evidence = plan, plan_evidence(completion.token_logprobs)
+                    usable_note = self._logprobs_note(completion)
                 problems += doubts
             except PlanParseError as exc:
                 problems = exc.problems
@@ -126,7 +130,7 @@ class PlanningActivities:
             ]
         if usable is not None:  # a doubt is worth a repair, not a run without an answer
             return PlanningOutput(plan=usable, attempts=PLAN_ATTEMPTS, grounding=grounding,
-                                  token_evidence=usable_evidence)
+                                  token_evidence=usable_evidence, evidence_note=usable_note)
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
             return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
@@ -135,6 +139,13 @@ class PlanningActivities:
                 "directly."))
         return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
                               attempts=PLAN_ATTEMPTS, grounding=grounding)
+
+    def _logprobs_note(self, completion: Completion) -> str:
+        """Said when token log-probabilities were asked for and the server gave none (or none well-formed)."""
+        if completion.token_logprobs is not None or not self.backends.llm.logprobs:
+            return ""
+        return ("The LLM server gave no token log-probabilities for this plan: how sure the model was of its "
+                "queries is left out of the confidence.")
 
     @staticmethod
     def _existence_plan(request: PlanningInput, tools: dict[str, ToolSpec],

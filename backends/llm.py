@@ -38,6 +38,7 @@ class ChatModel(Protocol):
     """What activities need of an LLM: LLMClient (OpenAI-compatible) or TrustGraphLLM (text-completion)."""
 
     base_url: str
+    logprobs: bool  # whether `chat(logprobs=True)` asks the server for them (TrustGraph's service has none)
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
                    max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion: ...
@@ -176,6 +177,7 @@ class MeteredChatModel:
     def __init__(self, inner: ChatModel, observer: LlmObserver, model: str, meter_tokens: bool) -> None:
         self.inner = inner
         self.base_url = inner.base_url
+        self.logprobs: bool = getattr(inner, "logprobs", False)  # whether it asks for them (LLMClient)
         self._observer = observer
         self._model = model
         self._meter_tokens = meter_tokens

@@ -161,6 +161,7 @@ class TrustGraphLLM:
     def __init__(self, services: TrustGraphServices) -> None:
         self.services = services
         self.base_url = services.topics["text-completion"][0]
+        self.logprobs = False  # TrustGraph's text-completion gives no token log-probabilities
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
                    max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:

@@ -58,7 +58,11 @@ class QueryPath:
         ctx.status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
                             for s in plan.steps]
         ctx.metrics.plan_steps = len(plan.steps)
-        ctx.say("observation", f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}")
+        said = f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}"
+        if planning.evidence_note:  # what the confidence will lack, said with the plan and kept in the audit
+            said = f"{said}\n{planning.evidence_note}"
+            ctx.notes.append(planning.evidence_note)
+        ctx.say("observation", said)
         ctx.trace.planned(plan)
 
         ctx.phase("executing")

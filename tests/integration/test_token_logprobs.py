@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,8 +48,17 @@ async def test_the_plans_query_and_the_answer_are_scored_by_how_sure_the_model_w
     assert sure.confidence is not None and unsure.confidence is not None
 
 
-async def test_a_server_without_log_probabilities_leaves_them_out_and_the_answer_stays_calibrated(
-        harness_factory) -> None:
+async def test_a_server_without_log_probabilities_leaves_them_out_says_so_and_stays_calibrated(
+        harness_factory, tmp_path: Path) -> None:
     result = await answer(harness_factory, Conversation([plan(("s1", "GraphQuery", {"query": QUERY}, []))]))
     assert not {"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p"} & set(result.evidence)
     assert result.confidence is not None and "not calibrated" not in result.answer
+    said = "The LLM server gave no token log-probabilities for this plan"
+    records = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert any(said in note for note in records[-1]["notes"])  # the audit record of the run asked last
+
+
+async def test_a_server_that_gives_them_is_not_said_to_lack_them(harness_factory, tmp_path: Path) -> None:
+    await answer(harness_factory, SureOfSome(plan_logprob=-0.1, answer_logprob=-0.1))
+    records = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert not any("token log-probabilities" in note for note in records[-1]["notes"])
