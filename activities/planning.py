@@ -17,7 +17,7 @@ from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
-from contracts.tool_spec import ToolSpec
+from contracts.tool_spec import ToolAccess, ToolScope, ToolSpec
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
 from tools import registry
@@ -59,13 +59,21 @@ async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, 
     return None
 
 class PlanningActivities:
-    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None) -> None:
-        """`tool_names`: the deployment's `tools` setting (None: the tools offered by default)."""
+    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None,
+                 tool_access: dict[str, ToolAccess] | None = None) -> None:
+        """`tool_names`: the deployment's `tools` setting (None: the tools offered by default); `tool_access`:
+        its `tool_groups` (which request groups a built-in tool is offered to; default: "default")."""
         self.backends = backends
         self.tool_names = list(tool_names) if tool_names is not None else None
+        self.tool_access = tool_access or {}
 
-    async def catalogue(self) -> dict[str, ToolSpec]:
-        return await registry.catalogue(self.backends, self.tool_names)
+    async def catalogue(self, scope: ToolScope | None = None) -> dict[str, ToolSpec]:
+        return await registry.catalogue(self.backends, self.tool_names, scope, self.tool_access)
+
+    def framing(self, request: PlanningInput) -> str:
+        """What the caller (or its task type) asks the planner to bear in mind, as TrustGraph's agent adds
+        the request's framing to its prompt."""
+        return request.scope.framing
 
     async def _schema(self) -> str:
         graph = self.backends.graph
@@ -86,16 +94,19 @@ class PlanningActivities:
 
     @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
-        tools = await self.catalogue()
+        tools = await self.catalogue(request.scope.tools)
+        if not tools:  # TrustGraph's agent would have no tool either: say which request fields left none
+            return PlanningOutput(error=f"No tool is offered to this request's {request.scope.tools.said()}: "
+                                        "ask with a group its tools are in (\"*\" for every group).")
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
         system = await self.system_prompt(tools)
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": prompts.render("planner_user", question=request.question,
-                                                       grounding=await described_for_writer(
-                                                           request.question, grounding, self.backends))},
-        ]
+        user = prompts.render("planner_user", question=request.question,
+                              grounding=await described_for_writer(request.question, grounding, self.backends))
+        framing = self.framing(request)
+        if framing:  # after the question, so the system prompt stays the same for every request
+            user = f"{user.rstrip()}\nAdditional context: {framing}\n"
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from backends.llm import ChatModel
     from backends.mcp import McpCallResult, McpToolInfo
     from backends.schema_check import SchemaCheck
+    from contracts.tool_spec import ToolAccess
     from service.prompts import PromptTemplates
 
 
@@ -31,7 +32,9 @@ class RagAnswer:
 
 
 class GraphRag(Protocol):
-    async def answer(self, question: str) -> RagAnswer: ...
+    async def answer(self, question: str, collection: str = "") -> RagAnswer:
+        """`collection`: the request's (TrustGraph's graph-RAG); "": the configured one. The local graph has none."""
+        ...
 
 
 class TemplateService(Protocol):
@@ -42,6 +45,10 @@ class TemplateService(Protocol):
         ...
 
     async def apply(self, name: str, input_text: str, context: str) -> str: ...
+
+    def access(self, name: str) -> ToolAccess:
+        """Which requests (groups, states) the template is offered to."""
+        ...
 
 
 class McpGateway(Protocol):

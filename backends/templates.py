@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from backends.llm import ChatModel
 from backends.trustgraph import TrustGraphServices
+from contracts.tool_spec import ToolAccess
 from service.prompts import PromptTemplates
 
 
@@ -15,6 +16,9 @@ class LocalTemplates:
 
     def templates(self) -> dict[str, str]:
         return self.prompts.tool_templates()
+
+    def access(self, name: str) -> ToolAccess:
+        return ToolAccess()
 
     async def apply(self, name: str, input_text: str, context: str) -> str:
         text = self.prompts.render(PromptTemplates.TOOL_PREFIX + name, input=input_text, context=context)
@@ -28,6 +32,9 @@ class TrustGraphTemplates:
 
     def templates(self) -> dict[str, str]:
         return dict(self._templates)
+
+    def access(self, name: str) -> ToolAccess:
+        return ToolAccess()
 
     async def apply(self, name: str, input_text: str, context: str) -> str:
         return await self.services.prompt(name, {"input": input_text, "context": context})

@@ -134,8 +134,9 @@ class TrustGraphServices:
         return Completion(text="".join(r.get("response") or "" for r in responses), model=last.get("model") or "",
                           in_tokens=last.get("in_token"), out_tokens=last.get("out_token"))
 
-    async def graph_rag(self, query: str) -> GraphRagResult:
-        payload = {"query": query, "collection": self.collection, "streaming": False}
+    async def graph_rag(self, query: str, collection: str = "") -> GraphRagResult:
+        """`collection`: the request's; "": the configured `trustgraph_collection`."""
+        payload = {"query": query, "collection": collection or self.collection, "streaming": False}
         responses = await self._final("graph-rag", payload, "end_of_session")
         explain = [r for r in responses if r.get("message_type") == "explain"]
         text = "".join(r.get("response") or "" for r in responses if r.get("message_type") != "explain")
