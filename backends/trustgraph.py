@@ -25,6 +25,9 @@ from contracts.topics import queue_topic
 
 log = structlog.get_logger(__name__)
 SERVICES = ("text-completion", "graph-rag", "prompt", "mcp-tool")
+# The queue each service is reached on, where TrustGraph's 2.x flow blueprints wire the agent: its
+# `prompt-request` goes to the RAG prompt service (`prompt-rag`), the others to the service's own name.
+AGENT_QUEUES = {"prompt": "prompt-rag"}
 # TrustGraph error types a later attempt will not fix.
 NON_RETRYABLE = {"invalid-request", "bad-request", "not-found", "unauthorized", "forbidden"}
 
@@ -110,8 +113,10 @@ class TrustGraphServices:
         self.timeout_s = timeout_s
         overrides = topic_overrides or {}
         self.topics = {
-            service: (overrides.get(f"{service}.request") or queue_topic("request", service, workspace, flow),
-                      overrides.get(f"{service}.response") or queue_topic("response", service, workspace, flow))
+            service: (overrides.get(f"{service}.request")
+                      or queue_topic("request", AGENT_QUEUES.get(service, service), workspace, flow),
+                      overrides.get(f"{service}.response")
+                      or queue_topic("response", AGENT_QUEUES.get(service, service), workspace, flow))
             for service in SERVICES
         }
 
