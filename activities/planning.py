@@ -58,6 +58,10 @@ async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, 
             return fixed
     return None
 
+# TrustGraph's tool types that are this service's built-in tools.
+CONFIGURED_BUILT_INS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion"}
+
+
 class PlanningActivities:
     def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None,
                  tool_access: dict[str, ToolAccess] | None = None) -> None:
@@ -68,12 +72,29 @@ class PlanningActivities:
         self.tool_access = tool_access or {}
 
     async def catalogue(self, scope: ToolScope | None = None) -> dict[str, ToolSpec]:
-        return await registry.catalogue(self.backends, self.tool_names, scope, self.tool_access)
+        return await registry.catalogue(self.backends, self.tool_names, scope, self._access())
+
+    def _access(self) -> dict[str, ToolAccess]:
+        """Built-in tools' groups: TrustGraph's config, where `tool` entries of its knowledge-query or
+        text-completion type put KnowledgeQuery or TextCompletion in their groups, else `tool_groups`."""
+        access = dict(self.tool_access)
+        config = self.backends.trustgraph_config
+        if config is not None:
+            for kind, name in CONFIGURED_BUILT_INS.items():
+                entries = list(config.current.of_kind(kind).values())
+                if entries:
+                    access[name] = ToolAccess(groups=sorted({g for t in entries for g in t.access.groups}),
+                                              states=sorted({s for t in entries for s in t.access.states}))
+        return access
 
     def framing(self, request: PlanningInput) -> str:
-        """What the caller (or its task type) asks the planner to bear in mind, as TrustGraph's agent adds
-        the request's framing to its prompt."""
-        return request.scope.framing
+        """What the planner is asked to bear in mind, as TrustGraph's agent adds it to its prompt: the `agent`
+        config's additional context, then the request's framing (or, without one, its task type's)."""
+        scope = request.scope
+        config = self.backends.trustgraph_config
+        context = config.current.additional_context if config is not None else ""
+        framing = scope.framing or (config.current.task_framing.get(scope.task_type, "") if config else "")
+        return "\n".join(part for part in (context, framing) if part)
 
     async def _schema(self) -> str:
         graph = self.backends.graph

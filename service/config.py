@@ -103,6 +103,9 @@ class ServiceConfig(BaseSettings):
     trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
         "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
     trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
+    # Read TrustGraph's config service (its `tool`, `mcp-tool`, `agent` and `agent-task-type` entries for this
+    # workspace) at start and on every config push: the tools configured there are offered to the planner.
+    trustgraph_config: bool = True
     # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
     # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
