@@ -103,6 +103,7 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
         "tool": {"lookup-order": json.dumps(LOOKUP), "triage-note": json.dumps(TRIAGE)},
         "mcp-tool": {"orders": json.dumps({"remote-name": "orders", "url": "http://orders:8000/mcp"})},
         "agent": {"additional-context": json.dumps("Answer for the operations team.")},
+        "agent-task-type": {"audit": json.dumps({"name": "audit", "framing": "Cite the order ids."})},
     }
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
     stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False)
@@ -112,7 +113,7 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
         agent = await tg_agent(stack)
         ops = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"]))
         triage = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"],
-                                                    state="triage"))
+                                                    state="triage", task_type="audit"))
         unscoped = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?"))
         # The config service changes the tools and pushes the notice: the next request sees the new set.
         await config_service.put(workspace, "tool", {"shipping-summary": SHIPPING})
@@ -131,5 +132,8 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
     assert "triage-note" not in first  # applicable only in the state "triage"
     assert "Additional context: Answer for the operations team." in plans[0]["prompt"]
     assert "lookup-order" in in_triage and "triage-note: Write a triage note" in in_triage
+    # A task type of the agent-task-type config brings its framing (the request has none of its own).
+    assert "Additional context: Answer for the operations team.\nCite the order ids." in plans[1]["prompt"]
+    assert "Cite the order ids." not in plans[0]["prompt"]
     assert "lookup-order" not in default and "triage-note" not in default  # not in the group "default"
     assert "shipping-summary: Summarise a shipment" in pushed and "lookup-order" not in pushed
