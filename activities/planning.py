@@ -18,7 +18,7 @@ from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
-from contracts.tool_spec import ToolSpec
+from contracts.tool_spec import ToolAccess, ToolScope, ToolSpec
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
 from tools import registry
@@ -59,14 +59,43 @@ async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, 
             return fixed
     return None
 
+# TrustGraph's tool types that are this service's built-in tools.
+CONFIGURED_BUILT_INS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion"}
+
+
 class PlanningActivities:
-    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None) -> None:
-        """`tool_names`: the deployment's `tools` setting (None: the tools offered by default)."""
+    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None,
+                 tool_access: dict[str, ToolAccess] | None = None) -> None:
+        """`tool_names`: the deployment's `tools` setting (None: the tools offered by default); `tool_access`:
+        its `tool_groups` (which request groups a built-in tool is offered to; default: "default")."""
         self.backends = backends
         self.tool_names = list(tool_names) if tool_names is not None else None
+        self.tool_access = tool_access or {}
 
-    async def catalogue(self) -> dict[str, ToolSpec]:
-        return await registry.catalogue(self.backends, self.tool_names)
+    async def catalogue(self, scope: ToolScope | None = None) -> dict[str, ToolSpec]:
+        return await registry.catalogue(self.backends, self.tool_names, scope, self._access())
+
+    def _access(self) -> dict[str, ToolAccess]:
+        """Built-in tools' groups: TrustGraph's config, where `tool` entries of its knowledge-query or
+        text-completion type put KnowledgeQuery or TextCompletion in their groups, else `tool_groups`."""
+        access = dict(self.tool_access)
+        config = self.backends.trustgraph_config
+        if config is not None:
+            for kind, name in CONFIGURED_BUILT_INS.items():
+                entries = list(config.current.of_kind(kind).values())
+                if entries:
+                    access[name] = ToolAccess(groups=sorted({g for t in entries for g in t.access.groups}),
+                                              states=sorted({s for t in entries for s in t.access.states}))
+        return access
+
+    def framing(self, request: PlanningInput) -> str:
+        """What the planner is asked to bear in mind, as TrustGraph's agent adds it to its prompt: the `agent`
+        config's additional context, then the request's framing (or, without one, its task type's)."""
+        scope = request.scope
+        config = self.backends.trustgraph_config
+        context = config.current.additional_context if config is not None else ""
+        framing = scope.framing or (config.current.task_framing.get(scope.task_type, "") if config else "")
+        return "\n".join(part for part in (context, framing) if part)
 
     async def _schema(self) -> str:
         graph = self.backends.graph
@@ -87,16 +116,19 @@ class PlanningActivities:
 
     @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
-        tools = await self.catalogue()
+        tools = await self.catalogue(request.scope.tools)
+        if not tools:  # TrustGraph's agent would have no tool either: say which request fields left none
+            return PlanningOutput(error=f"No tool is offered to this request's {request.scope.tools.said()}: "
+                                        "ask with a group its tools are in (\"*\" for every group).")
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
         system = await self.system_prompt(tools)
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": prompts.render("planner_user", question=request.question,
-                                                       grounding=await described_for_writer(
-                                                           request.question, grounding, self.backends))},
-        ]
+        user = prompts.render("planner_user", question=request.question,
+                              grounding=await described_for_writer(request.question, grounding, self.backends))
+        framing = self.framing(request)
+        if framing:  # after the question, so the system prompt stays the same for every request
+            user = f"{user.rstrip()}\nAdditional context: {framing}\n"
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
         usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from backends.llm import ChatModel
     from backends.mcp import McpCallResult, McpToolInfo
     from backends.schema_check import SchemaCheck
+    from backends.trustgraph_config import TrustGraphConfig
+    from contracts.tool_spec import ToolAccess
     from service.prompts import PromptTemplates
 
 
@@ -31,7 +33,9 @@ class RagAnswer:
 
 
 class GraphRag(Protocol):
-    async def answer(self, question: str) -> RagAnswer: ...
+    async def answer(self, question: str, collection: str = "") -> RagAnswer:
+        """`collection`: the request's (TrustGraph's graph-RAG); "": the configured one. The local graph has none."""
+        ...
 
 
 class TemplateService(Protocol):
@@ -42,6 +46,10 @@ class TemplateService(Protocol):
         ...
 
     async def apply(self, name: str, input_text: str, context: str) -> str: ...
+
+    def access(self, name: str) -> ToolAccess:
+        """Which requests (groups, states) the template is offered to."""
+        ...
 
 
 class McpGateway(Protocol):
@@ -63,6 +71,13 @@ class Backends:
     max_rows: int = 200  # rows a graph query keeps
     graph_candidates: int = 1  # queries per graph step compared for agreement (tools/query_candidates.py)
     closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
+    # TrustGraph's config service (TrustGraph mode): its tools, the agent's additional context, task types.
+    trustgraph_config: TrustGraphConfig | None = None
+
+    async def start(self) -> None:
+        """What must listen before the worker serves: TrustGraph's config pushes."""
+        if self.trustgraph_config is not None:
+            await self.trustgraph_config.start()
 
     async def aclose(self) -> None:
         for closer in self.closers:

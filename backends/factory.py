@@ -13,6 +13,7 @@ from backends.mcp import McpTools
 from backends.schema_check import SchemaCheck
 from backends.templates import LocalTemplates, TrustGraphTemplates
 from backends.trustgraph import PulsarRequestResponse, TrustGraphLLM, TrustGraphMcp, TrustGraphServices
+from backends.trustgraph_config import TrustGraphConfig
 from service.config import ServiceConfig
 from service.connections import pulsar_client
 from service.prompts import PromptTemplates
@@ -26,13 +27,17 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None,
     server: TrustGraph meters its own text-completion service)."""
     prompts = prompts or PromptTemplates.load()
     if config.tool_backend == "trustgraph":
-        services = TrustGraphServices(PulsarRequestResponse(pulsar_client(config.pulsar_url)), config.workspace,
-                                      config.flow, config.trustgraph_collection, config.llm_timeout_s,
-                                      config.trustgraph_topics)
+        rr = PulsarRequestResponse(pulsar_client(config.pulsar_url))
+        services = TrustGraphServices(rr, config.workspace, config.flow, config.trustgraph_collection,
+                                      config.llm_timeout_s, config.trustgraph_topics)
         llm = _metered(TrustGraphLLM(services), observer, config.llm_model, meter_tokens=False)
-        mcp = TrustGraphMcp(services, config.trustgraph_mcp_tools) if config.trustgraph_mcp_tools else None
-        return Backends(llm=llm, prompts=prompts, templates=TrustGraphTemplates(services, config.trustgraph_prompts),
-                        rag=TrustGraphRag(services), mcp=mcp, closers=[llm])
+        tg_config = TrustGraphConfig(rr, config.workspace) if config.trustgraph_config else None
+        mcp = (TrustGraphMcp(services, config.trustgraph_mcp_tools, tg_config)
+               if config.trustgraph_mcp_tools or tg_config is not None else None)
+        return Backends(llm=llm, prompts=prompts,
+                        templates=TrustGraphTemplates(services, config.trustgraph_prompts, tg_config),
+                        rag=TrustGraphRag(services), mcp=mcp, trustgraph_config=tg_config,
+                        closers=[*([tg_config] if tg_config is not None else []), llm])
     llm = _metered(LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, config.llm_timeout_s,
                              config.llm_json_mode, config.llm_logprobs), observer, config.llm_model, meter_tokens=True)
     graph = GraphStore(config.falkordb_url, config.graph_name)

@@ -21,7 +21,7 @@ class LocalGraphRag:
         self.llm = llm
         self.prompts = prompts
 
-    async def answer(self, question: str) -> RagAnswer:
+    async def answer(self, question: str, collection: str = "") -> RagAnswer:
         ids: list[int] = []
         facts: list[str] = []
         for term in entity_terms(question):
@@ -54,6 +54,6 @@ class TrustGraphRag:
     def __init__(self, services: TrustGraphServices) -> None:
         self.services = services
 
-    async def answer(self, question: str) -> RagAnswer:
-        rag = await self.services.graph_rag(question)
+    async def answer(self, question: str, collection: str = "") -> RagAnswer:
+        rag = await self.services.graph_rag(question, collection)
         return RagAnswer(answer=rag.text, output=rag.text, sources=rag.sources, explained=rag.explained)

@@ -10,7 +10,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
@@ -21,6 +21,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from temporalio.exceptions import ApplicationError
 
+from contracts.tool_spec import ToolAccess
 from service.mcp_servers import McpServerConfig, expand
 
 log = structlog.get_logger(__name__)
@@ -39,6 +40,7 @@ class McpToolInfo:
     # may change things, and destructively unless marked otherwise: it is called only once a human approved.
     read_only: bool = False
     destructive: bool = True
+    access: ToolAccess = field(default_factory=ToolAccess)  # the requests (groups, states) it is offered to
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulsar
 import structlog
@@ -23,8 +23,14 @@ from backends.llm import Completion
 from backends.mcp import McpCallResult, McpToolInfo
 from contracts.topics import queue_topic
 
+if TYPE_CHECKING:
+    from backends.trustgraph_config import ConfiguredTool, TrustGraphConfig
+
 log = structlog.get_logger(__name__)
 SERVICES = ("text-completion", "graph-rag", "prompt", "mcp-tool")
+# The queue each service is reached on, where TrustGraph's 2.x flow blueprints wire the agent: its
+# `prompt-request` goes to the RAG prompt service (`prompt-rag`), the others to the service's own name.
+AGENT_QUEUES = {"prompt": "prompt-rag"}
 # TrustGraph error types a later attempt will not fix.
 NON_RETRYABLE = {"invalid-request", "bad-request", "not-found", "unauthorized", "forbidden"}
 
@@ -110,8 +116,10 @@ class TrustGraphServices:
         self.timeout_s = timeout_s
         overrides = topic_overrides or {}
         self.topics = {
-            service: (overrides.get(f"{service}.request") or queue_topic("request", service, workspace, flow),
-                      overrides.get(f"{service}.response") or queue_topic("response", service, workspace, flow))
+            service: (overrides.get(f"{service}.request")
+                      or queue_topic("request", AGENT_QUEUES.get(service, service), workspace, flow),
+                      overrides.get(f"{service}.response")
+                      or queue_topic("response", AGENT_QUEUES.get(service, service), workspace, flow))
             for service in SERVICES
         }
 
@@ -134,8 +142,9 @@ class TrustGraphServices:
         return Completion(text="".join(r.get("response") or "" for r in responses), model=last.get("model") or "",
                           in_tokens=last.get("in_token"), out_tokens=last.get("out_token"))
 
-    async def graph_rag(self, query: str) -> GraphRagResult:
-        payload = {"query": query, "collection": self.collection, "streaming": False}
+    async def graph_rag(self, query: str, collection: str = "") -> GraphRagResult:
+        """`collection`: the request's; "": the configured `trustgraph_collection`."""
+        payload = {"query": query, "collection": collection or self.collection, "streaming": False}
         responses = await self._final("graph-rag", payload, "end_of_session")
         explain = [r for r in responses if r.get("message_type") == "explain"]
         text = "".join(r.get("response") or "" for r in responses if r.get("message_type") != "explain")
@@ -179,16 +188,28 @@ class TrustGraphLLM:
 
 
 class TrustGraphMcp:
-    """McpTool over TrustGraph's mcp-tool service: the tools configured by name, called by name."""
+    """McpTool over TrustGraph's mcp-tool service: the tools configured by name (`trustgraph_mcp_tools`) and the
+    `tool` entries of type mcp-tool in TrustGraph's config (with their arguments and groups), called by name."""
 
-    def __init__(self, services: TrustGraphServices, tools: dict[str, str]) -> None:
+    def __init__(self, services: TrustGraphServices, tools: dict[str, str],
+                 config: TrustGraphConfig | None = None) -> None:
         self.services = services
         self.tools = tools  # name -> description
+        self.config = config
+
+    def _configured(self) -> dict[str, ConfiguredTool]:
+        return self.config.current.of_kind("mcp-tool") if self.config is not None else {}
 
     async def list_tools(self) -> dict[str, McpToolInfo]:
-        return {name: McpToolInfo("trustgraph", name, text, {"type": "object"}, None)
-                for name, text in self.tools.items()}
+        found = {name: McpToolInfo("trustgraph", name, text, {"type": "object"}, None)
+                 for name, text in self.tools.items()}
+        for name, t in self._configured().items():
+            found[name] = McpToolInfo("trustgraph", name, t.description, t.input_schema(), None, access=t.access)
+        return found
 
     async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> McpCallResult:
-        text = await self.services.mcp_tool(name, arguments)
+        configured = self._configured().get(name)
+        # A configured tool calls the MCP tool its entry names (TrustGraph's `mcp-tool` key).
+        target = str(configured.data.get("mcp-tool") or name) if configured is not None else name
+        text = await self.services.mcp_tool(target, arguments)
         return McpCallResult(is_error=False, text=text, structured=None, output_schema=None)

@@ -187,7 +187,9 @@ class ScriptedTrustGraph:
     async def start(self) -> None:
         serve = [(queue_id("request", "config"), queue_id("response", "config"), ConfigRequest, self._config, "")]
         for flow in (REACT_FLOW, SERVICE_FLOW):
+            # This service's Prompt tool asks on prompt-rag, where TrustGraph's 2.x blueprint wires the agent.
             for service, schema, handler in (("prompt", PromptRequest, self._prompt),
+                                             ("prompt-rag", PromptRequest, self._prompt),
                                              ("text-completion", TextCompletionRequest, self._completion),
                                              ("graph-rag", GraphRagQuery, self._graph_rag)):
                 serve.append((queue_id("request", service, flow), queue_id("response", service, flow), schema,

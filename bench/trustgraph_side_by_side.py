@@ -125,7 +125,10 @@ async def measure(runs: int, warm_up: int, parallel: bool) -> tuple[list[dict[st
     venv = ensure_venv()
     script = Script()
     extra = {"TGCA_TOOL_BACKEND": "trustgraph", "TGCA_WORKSPACE": WORKSPACE, "TGCA_FLOW": SERVICE_FLOW,
-             "TGCA_AGENT__PARALLEL_EXECUTION": "true" if parallel else "false"}
+             "TGCA_AGENT__PARALLEL_EXECUTION": "true" if parallel else "false",
+             # The stand-in config service tells when TrustGraph's agent has read its tools: this service's
+             # worker reading them too would be taken for it. Its planner is measured on its own tools.
+             "TGCA_TRUSTGRAPH_CONFIG": "false"}
     rows: list[dict[str, Any]] = []
     load: dict[str, Any] = {"before": os.getloadavg()}
     async with deployment(not_the_llm, **extra) as d:

@@ -7,13 +7,14 @@ from typing import Literal
 from pydantic import AliasChoices, BaseModel, Field
 
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
-from contracts.run import AgentSettings
+from contracts.run import AgentSettings, RequestScope
 
 
 class PlanningInput(BaseModel):
     question: str
     plan_id: str
     settings: AgentSettings
+    scope: RequestScope = Field(default_factory=RequestScope)  # the request's group, state, framing, ...
 
 
 class EntityMatch(BaseModel):
@@ -87,6 +88,8 @@ class StepInput(BaseModel):
     # A human approved calling the tool with exactly these arguments (a tool that changes things is otherwise
     # not called: its output says it needs approval).
     approved: bool = False
+    # The request's collection for TrustGraph's graph-RAG; "": the worker's configured one.
+    collection: str = ""
 
 
 class StepOutput(BaseModel):

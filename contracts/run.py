@@ -10,7 +10,10 @@ from pydantic import BaseModel, Field
 from contracts.names import TaskQueues
 from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
+from contracts.tool_spec import ToolScope
 from contracts.wire import AgentRequest
+
+DEFAULT_COLLECTION = "default"  # AgentRequest's own default: a request that names no collection
 
 
 class AgentSettings(BaseModel):
@@ -78,6 +81,24 @@ class AgentSettings(BaseModel):
 WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "max_human_retries",
                  "audit_enabled", "action_confidence_threshold", "action_approval_above", "action_max_targets",
                  "open_actions", "allow_self_approval", "approve_every_action")
+
+
+class RequestScope(BaseModel):
+    """What one request's TrustGraph fields ask of its planner and tools (docs/trustgraph-contract.md). Taken
+    from the run's request by the workflow, so runs recorded before it read the defaults: no scope."""
+
+    tools: ToolScope = Field(default_factory=ToolScope)  # `group` and `state`: which tools are offered
+    # `collection`: where TrustGraph's graph-RAG looks; "" (the request named none, or "default"): the
+    # worker's `trustgraph_collection`.
+    collection: str = ""
+    framing: str = ""  # `framing`: told to the planner, as TrustGraph's agent adds it to its prompt
+    task_type: str = ""  # `task_type`: a task type of TrustGraph's `agent-task-type` config gives its framing
+
+    @classmethod
+    def of(cls, request: AgentRequest) -> RequestScope:
+        collection = "" if request.collection == DEFAULT_COLLECTION else request.collection
+        return cls(tools=ToolScope(groups=request.group, state=request.state), collection=collection,
+                   framing=request.framing, task_type=request.task_type)
 
 
 class AgentRunInput(BaseModel):

@@ -15,6 +15,36 @@ class Criticality(StrEnum):
     MUTATION = "mutation"  # changes the graph: never below the action threshold
 
 
+DEFAULT_GROUP = "default"
+ANY = "*"
+
+
+class ToolAccess(BaseModel):
+    """Which requests a tool is offered to, in the terms of TrustGraph's tool config: the `group`s it belongs
+    to and the `applicable-states` it may be used in (2.11.1's defaults: the group "default", any state)."""
+
+    groups: list[str] = Field(default_factory=lambda: [DEFAULT_GROUP])
+    states: list[str] = Field(default_factory=lambda: [ANY])
+
+
+class ToolScope(BaseModel):
+    """A request's view of the tools: its `group` and `state` (TrustGraph's AgentRequest fields)."""
+
+    groups: list[str] | None = None  # None: TrustGraph's default, the group "default"; "*" names every group
+    state: str = ""  # "": TrustGraph's "undefined"
+
+    def admits(self, access: ToolAccess) -> bool:
+        """As TrustGraph 2.11.1's tool filter: one group in common (or "*" asked for), and the state applicable."""
+        requested = self.groups if self.groups is not None else [DEFAULT_GROUP]
+        state = self.state or "undefined"
+        return ((ANY in requested or bool(set(access.groups) & set(requested)))
+                and (ANY in access.states or state in access.states))
+
+    def said(self) -> str:
+        groups = ", ".join(self.groups) if self.groups else "none" if self.groups is not None else DEFAULT_GROUP
+        return f"group(s) {groups}" + (f" in state {self.state!r}" if self.state else "")
+
+
 class ToolArgument(BaseModel):
     name: str
     description: str
@@ -42,6 +72,10 @@ class ToolSpec(BaseModel):
     choices: dict[str, dict[str, Any]] = Field(default_factory=dict)
     choice_argument: str = ""
     json_argument: str = ""
+    # Which requests it is offered to (a request's `group` and `state`); a choice's own access, where the
+    # choices come from TrustGraph's tool config, is in `choice_access` (absent: the tool's).
+    access: ToolAccess = Field(default_factory=ToolAccess)
+    choice_access: dict[str, ToolAccess] = Field(default_factory=dict)
 
     def required_arguments(self) -> set[str]:
         return {a.name for a in self.arguments if a.required}

@@ -21,6 +21,7 @@ from pydantic_settings import (
 from contracts.names import TaskQueues
 from contracts.override import Role
 from contracts.run import AgentSettings
+from contracts.tool_spec import ToolAccess
 from contracts.topics import agent_request_topic, agent_response_topic, paired_response_topic
 from service import defaults
 from service.config_keys import unknown_settings
@@ -102,6 +103,9 @@ class ServiceConfig(BaseSettings):
     trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
         "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
     trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
+    # Read TrustGraph's config service (its `tool`, `mcp-tool`, `agent` and `agent-task-type` entries for this
+    # workspace) at start and on every config push: the tools configured there are offered to the planner.
+    trustgraph_config: bool = True
     # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
     # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])
@@ -112,6 +116,9 @@ class ServiceConfig(BaseSettings):
     # The tools the planner may use (and the tools worker registers); None: each tool's offered_by_default.
     # Names are the tools' (tools/*.py); a tool whose backend is missing (no graph, no ontology) is left out.
     tools: list[str] | None = None
+    # The request groups (AgentRequest.group) each built-in tool is offered to; a tool not named here is in
+    # TrustGraph's default group, "default". Tools from TrustGraph's config carry their own groups.
+    tool_groups: dict[str, list[str]] = Field(default_factory=dict)
     # Queries compared per graph step (the planner's and graph_candidates - 1 written independently); 1: off.
     graph_candidates: int = Field(default=1, ge=1, le=5)
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
@@ -160,6 +167,9 @@ class ServiceConfig(BaseSettings):
         if not self.response_topic:
             self.response_topic = agent_response_topic(self.workspace, self.flow)
         return self
+
+    def tool_access(self) -> dict[str, ToolAccess]:
+        return {name: ToolAccess(groups=groups) for name, groups in self.tool_groups.items()}
 
     def response_topic_for(self, request_topic: str) -> str:
         """Where the answers to a request on `request_topic` go (and where its caller listens)."""

@@ -134,6 +134,7 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         client = temporal_env.client
         backends = make_backends(config)
         stack.push_async_callback(backends.aclose)
+        await backends.start()
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url, processor=PROCESSOR_ID)

@@ -15,7 +15,7 @@ from confidence.ladder import Rung
 if TYPE_CHECKING:
     from backends import Backends
     from contracts.query_path import StepInput, StepOutput
-    from contracts.tool_spec import ToolSpec
+    from contracts.tool_spec import ToolScope, ToolSpec
 
 
 class Tool(ABC):
@@ -29,9 +29,10 @@ class Tool(ABC):
         """Whether this worker's backends can run the tool at all (e.g. GraphQuery needs a local graph)."""
         return True
 
-    async def describe(self, backends: Backends) -> ToolSpec | None:
+    async def describe(self, backends: Backends, scope: ToolScope | None = None) -> ToolSpec | None:
         """The spec the planner sees now; None when there is nothing to offer at the moment (e.g. no MCP
-        server answers). Tools whose choices are found at run time override this."""
+        server answers). Tools whose choices are found at run time override this, offering only the choices
+        `scope` (a request's group and state) admits; the registry checks the tool's own access."""
         return self.spec if self.available(backends) else None
 
     @abstractmethod

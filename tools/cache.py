@@ -18,7 +18,8 @@ class ResultCache:
 
     @staticmethod
     def key(request: StepInput) -> str:
-        material = json.dumps([request.step.function, request.step.arguments, request.context], sort_keys=True)
+        material = json.dumps([request.step.function, request.step.arguments, request.context,
+                               *([request.collection] if request.collection else [])], sort_keys=True)
         return hashlib.sha256(material.encode()).hexdigest()
 
     def get(self, request: StepInput) -> StepOutput | None:

@@ -58,7 +58,8 @@ class KnowledgeQuery(Tool):
     )
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
-        rag = await backends.rag.answer(request.step.arguments.get("question") or request.question)
+        rag = await backends.rag.answer(request.step.arguments.get("question") or request.question,
+                                        collection=request.collection)
         # "Nothing by that name" is a result in its own right, scored low, not a failure.
         success = bool(rag.answer.strip()) or rag.entities_found == 0
         return StepOutput(success=success, output=rag.output, confidence=score(rag, request.retry_count))

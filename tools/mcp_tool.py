@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
-from contracts.tool_spec import ToolArgument, ToolSpec, json_schema_summary
+from contracts.tool_spec import ToolArgument, ToolScope, ToolSpec, json_schema_summary
 from tools.base import Tool
 
 if TYPE_CHECKING:
@@ -63,11 +63,13 @@ class McpTool(Tool):
     def available(self, backends: Backends) -> bool:
         return backends.mcp is not None
 
-    async def describe(self, backends: Backends) -> ToolSpec | None:
-        """The MCP tools the connected servers offer at this moment; None when none answers."""
+    async def describe(self, backends: Backends, scope: ToolScope | None = None) -> ToolSpec | None:
+        """The MCP tools the connected servers offer at this moment (those in the request's groups); None when
+        none answers."""
         if backends.mcp is None:
             return None
-        found = await backends.mcp.list_tools()
+        found = {name: t for name, t in (await backends.mcp.list_tools()).items()
+                 if scope is None or scope.admits(t.access)}
         if not found:
             return None
         listing = "; ".join(f"{name} ({t.description}) input {json_schema_summary(t.input_schema)}"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from confidence.overall import text_result_confidence
 from contracts.query_path import StepInput, StepOutput
-from contracts.tool_spec import ToolArgument, ToolSpec
+from contracts.tool_spec import ToolArgument, ToolScope, ToolSpec
 from planning.step_context import format_context
 from tools.base import Tool
 
@@ -25,8 +25,9 @@ class Prompt(Tool):
         choice_argument="template",
     )
 
-    async def describe(self, backends: Backends) -> ToolSpec | None:
-        templates = backends.templates.templates()
+    async def describe(self, backends: Backends, scope: ToolScope | None = None) -> ToolSpec | None:
+        templates = {name: text for name, text in backends.templates.templates().items()
+                     if scope is None or scope.admits(backends.templates.access(name))}
         if not templates:
             return None
         listing = "; ".join(f"{name}: {text}" for name, text in templates.items())

@@ -22,7 +22,7 @@ import tools as package
 from contracts.payload_limits import STEP_OUTPUT_BYTES, trimmed_to_bytes
 from contracts.query_path import StepInput, StepOutput
 from contracts.redaction import redact_text
-from contracts.tool_spec import ToolSpec
+from contracts.tool_spec import ToolAccess, ToolScope, ToolSpec
 from tools.base import Tool
 from tools.cache import ResultCache
 
@@ -68,11 +68,16 @@ def enabled_tools(backends: Backends, names: Iterable[str] | None = None) -> lis
     return [all_tools()[n] for n in wanted if all_tools()[n].available(backends)]
 
 
-async def catalogue(backends: Backends, names: Iterable[str] | None = None) -> dict[str, ToolSpec]:
-    """What the planner may use right now (a tool whose choices are found at run time may have none)."""
+async def catalogue(backends: Backends, names: Iterable[str] | None = None, scope: ToolScope | None = None,
+                    access: dict[str, ToolAccess] | None = None) -> dict[str, ToolSpec]:
+    """What the planner may use right now (a tool whose choices are found at run time may have none). With
+    `scope` (a request's group and state), only the tools and choices it admits, as TrustGraph's agent
+    filters its tools; `access`: the deployment's groups for built-in tools (`tool_groups`)."""
     specs: dict[str, ToolSpec] = {}
     for t in enabled_tools(backends, names):
-        spec = await t.describe(backends)
+        if scope is not None and not scope.admits((access or {}).get(t.name, t.spec.access)):
+            continue
+        spec = await t.describe(backends, scope)
         if spec is not None:
             specs[spec.name] = spec
     return specs

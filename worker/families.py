@@ -135,7 +135,7 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
             [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
             [*logged, OverrideRejectionCounter(metrics)])
     if family == "planning":
-        planning = PlanningActivities(backends, config.tools)
+        planning = PlanningActivities(backends, config.tools, config.tool_access())
         routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts, backends.graph)
         follow_up = FollowUpActivities(backends.llm, backends.prompts)
         return Hosting([planning.plan, planning.adjust_step, routing.route, routing.plan_action,

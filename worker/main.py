@@ -77,6 +77,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     metrics = AgentMetrics(processor=config.processor_id)
     describe_processor(config.processor_id, process_info(config, "worker"))
     backends = make_backends(config, observer=metrics)
+    await backends.start()
     audit_sink = AuditSink(config.audit_path, metrics)
     # The workflows family publishes its runs' messages (workflows/outbox.py): it alone needs Pulsar.
     publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,

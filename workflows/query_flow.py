@@ -21,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.plan import ExecutionPlan, StepResult
     from contracts.query_path import PlanningInput, PlanningOutput, SupportingResult, SynthesisInput, SynthesisOutput
     from contracts.routing import RouteInput
-    from contracts.run import AgentRunResult, StepState, StepStatus
+    from contracts.run import AgentRunResult, RequestScope, StepState, StepStatus
     from planning.conversation_memory import conversation_confidence
     from planning.dag import dependents_of, ready_steps
     from planning.plan_parser import describe_plan
@@ -47,7 +47,8 @@ class QueryPath:
         ctx = self.ctx
         ctx.say("thought", f"Planning how to answer: {ctx.question}")
         planning = await ctx.options.planning.run(
-            Activities.PLAN, PlanningInput(question=ctx.question, plan_id=ctx.workflow_id, settings=ctx.settings),
+            Activities.PLAN, PlanningInput(question=ctx.question, plan_id=ctx.workflow_id, settings=ctx.settings,
+                                           scope=RequestScope.of(ctx.inp.request)),
             PlanningOutput, summary="plan the steps")
         if planning.plan is None:
             return await ctx.fail(planning.error or "The planner produced no plan.")

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.plan import ConfidenceMetrics, ExecutionStep, StepResult
     from contracts.query_path import AdjustInput, AdjustOutput, StepInput, StepOutput
     from contracts.records import AttemptAudit, StepAudit
-    from contracts.run import StepState, StepStatus
+    from contracts.run import RequestScope, StepState, StepStatus
     from overrides.action_gate import closed_without_identities
     from planning.adjusters import ADJUSTERS
     from planning.step_context import select_context, trim
@@ -178,7 +178,7 @@ class StepRunner:
                 step.function,
                 StepInput(question=ctx.question, step=step.model_copy(update={"arguments": arguments}),
                           context=context, retry_count=retry, workflow_id=ctx.workflow_id, rung=rung,
-                          approved=approved),
+                          approved=approved, collection=RequestScope.of(ctx.inp.request).collection),
                 StepOutput, start_to_close=timedelta(milliseconds=step.timeout_ms),
                 summary=f"step {step.id}: {step.function}" + (f" (retry {retry})" if retry else ""))
         except ActivityError as exc:

@@ -29,9 +29,11 @@ GRAPH_RAG_ANSWER = "Acme Industrial is based in Mexico."
 async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, list[dict[str, Any]]]) -> None:
     client = pulsar_client(pulsar_url)
     services = ("text-completion", "graph-rag", "prompt")
-    consumers = {s: await client.subscribe(f"non-persistent://tg/request/{s}:{workspace}:default", f"{s}-svc",
-                                           consumer_type=pulsar.ConsumerType.Shared) for s in services}
-    producers = {s: await client.create_producer(f"non-persistent://tg/response/{s}:{workspace}:default",
+    # The queues TrustGraph's 2.x flow blueprint gives its agent: the prompt service is the RAG one, prompt-rag.
+    queues = {"text-completion": "text-completion", "graph-rag": "graph-rag", "prompt": "prompt-rag"}
+    consumers = {s: await client.subscribe(f"non-persistent://tg/request/{queues[s]}:{workspace}:default",
+                                           f"{s}-svc", consumer_type=pulsar.ConsumerType.Shared) for s in services}
+    producers = {s: await client.create_producer(f"non-persistent://tg/response/{queues[s]}:{workspace}:default",
                                                  batching_enabled=False) for s in services}
 
     async def serve(service: str) -> None:
