@@ -107,8 +107,10 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
     }
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
     stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False)
-    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, workspace, seen))
+    listening = asyncio.Event()
+    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, workspace, seen, listening))
     try:
+        await asyncio.wait_for(listening.wait(), 30)
         await config_service.fetched(4)  # tool, mcp-tool, agent, agent-task-type: read at start
         agent = await tg_agent(stack)
         ops = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"]))

@@ -69,8 +69,9 @@ async def test_collection_reaches_trustgraphs_graph_rag(make_stack, tg_agent, un
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
     stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False,
                              service={"trustgraph_collection": "configured"})
-    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen))
-    await asyncio.sleep(0.5)
+    listening = asyncio.Event()
+    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen, listening))
+    await asyncio.wait_for(listening.wait(), 30)
     try:
         agent = await tg_agent(stack)
         research = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", collection="research"))

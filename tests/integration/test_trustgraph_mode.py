@@ -26,7 +26,10 @@ PLAN = {"steps": [
 GRAPH_RAG_ANSWER = "Acme Industrial is based in Mexico."
 
 
-async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, list[dict[str, Any]]]) -> None:
+async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, list[dict[str, Any]]],
+                              ready: asyncio.Event | None = None) -> None:
+    """TrustGraph's services on their non-persistent queues; `ready` is set once they listen (a request sent
+    before that is lost, as on TrustGraph's own non-persistent topics)."""
     client = pulsar_client(pulsar_url)
     services = ("text-completion", "graph-rag", "prompt")
     # The queues TrustGraph's 2.x flow blueprint gives its agent: the prompt service is the RAG one, prompt-rag.
@@ -35,6 +38,8 @@ async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, l
                                            f"{s}-svc", consumer_type=pulsar.ConsumerType.Shared) for s in services}
     producers = {s: await client.create_producer(f"non-persistent://tg/response/{queues[s]}:{workspace}:default",
                                                  batching_enabled=False) for s in services}
+    if ready is not None:
+        ready.set()
 
     async def serve(service: str) -> None:
         while True:
@@ -69,8 +74,9 @@ async def test_trustgraph_mode_answers_with_trustgraphs_llm_and_graph(make_stack
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
     # No local LLM and no override wait: a weak step would end the run instead of hanging the test.
     stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False)
-    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen))
-    await asyncio.sleep(0.5)
+    listening = asyncio.Event()
+    stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen, listening))
+    await asyncio.wait_for(listening.wait(), 30)
     try:
         messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Where is Acme Industrial?"),
                                          request_topic=stack.request_topic, response_topic=stack.config.response_topic,
