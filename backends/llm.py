@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import httpx
 from temporalio.exceptions import ApplicationError
 
+from contracts.llm_usage import LlmUsage
 from contracts.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
 
 JsonMode = Literal["json_object_schema", "json_schema"]
@@ -32,6 +36,47 @@ class Completion:
     out_tokens: int | None
     # Only when asked for (`logprobs=True`) and the server gave them, all of them well-formed; else None.
     token_logprobs: TokenLogprobs | None = None
+
+
+@dataclass
+class UsageMeter:
+    """The completions of one activity (worker/llm_usage.py opens one per activity), each counted once however
+    many layers (LLMClient, MeteredChatModel) hand it on."""
+
+    _counted: list[Completion] = field(default_factory=list)  # kept, so an id() is never reused meanwhile
+
+    def add(self, completion: Completion) -> None:
+        if not any(c is completion for c in self._counted):
+            self._counted.append(completion)
+
+    def usage(self) -> LlmUsage:
+        total = LlmUsage()
+        for c in self._counted:
+            total = total.plus(LlmUsage(calls=1, in_tokens=_count(c.in_tokens) or 0,
+                                        out_tokens=_count(c.out_tokens) or 0, model=c.model))
+        return total
+
+
+_meter: ContextVar[UsageMeter | None] = ContextVar("llm_usage_meter", default=None)
+
+
+@contextmanager
+def metering() -> Iterator[UsageMeter]:
+    """Count the LLM calls made in this context (an activity, and the tasks it starts) into a fresh meter."""
+    meter = UsageMeter()
+    token = _meter.set(meter)
+    try:
+        yield meter
+    finally:
+        _meter.reset(token)
+
+
+def counted(completion: Completion) -> Completion:
+    """Add `completion` to the current activity's meter, if one is open."""
+    meter = _meter.get()
+    if meter is not None:
+        meter.add(completion)
+    return completion
 
 
 class ChatModel(Protocol):
@@ -104,7 +149,7 @@ class LLMClient:
             raise ApplicationError(
                 f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
             ) from exc
-        return self._parse(response)
+        return counted(self._parse(response))
 
     def _parse(self, response: httpx.Response) -> Completion:
         status = response.status_code
@@ -189,7 +234,8 @@ class MeteredChatModel:
         try:
             completion = await self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
                                                temperature=temperature, logprobs=logprobs)
-            return completion
+            # Counted here too, for a model that does not count itself (TrustGraph's text-completion).
+            return counted(completion)
         finally:
             metered = self._meter_tokens and completion is not None
             self._observer.llm_call(time.monotonic() - started, self._model,

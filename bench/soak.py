@@ -50,6 +50,7 @@ from temporalio.service import RPCError
 
 from bench.harness import percentile
 from contracts.action_path import parse_action_event
+from contracts.delivery import DELIVERY_PROPERTY
 from contracts.names import workflow_id_for
 from contracts.override import Override
 from embedded import demo_graph
@@ -140,7 +141,7 @@ class Caller:
         self.rng = rng
         self.requests: dict[str, Request] = {}
         self.follow_up_of: dict[str, tuple[str, str]] = {}  # follow-up id -> (request id, challenge)
-        self.message_ids: dict[tuple[str, str], str] = {}  # (request id, message_id) -> content
+        self.message_ids: dict[tuple[str, str], str] = {}  # (request id, delivery id) -> content
         self.repeated = 0  # a message delivered again (at least once: allowed, the client drops it)
         self.conflicting = 0  # the same message id with other content (never allowed)
         self.send_failures = 0
@@ -210,9 +211,10 @@ class Caller:
                 body = json.loads(message.data())
             except ValueError:
                 continue
-            await self.take(request_id, body)
+            await self.take(request_id, body, str(message.properties().get(DELIVERY_PROPERTY) or ""))
 
-    async def take(self, request_id: str, body: dict[str, Any]) -> None:
+    async def take(self, request_id: str, body: dict[str, Any], delivery_id: str = "") -> None:
+        """`delivery_id`: the message's (contracts/delivery.py); the chunks of one answer share a message_id."""
         if request_id in self.follow_up_of:
             owner, challenge = self.follow_up_of[request_id]
             self.requests[owner].follow_ups[challenge].reply = body
@@ -221,7 +223,7 @@ class Caller:
         if request is None:
             return
         request.last_heard = time.monotonic()
-        key = (request_id, str(body.get("message_id") or ""))
+        key = (request_id, delivery_id or str(body.get("message_id") or ""))
         content = str(body.get("content") or "") + str(body.get("error") or "")
         if key[1] and key in self.message_ids:
             self.repeated += 1

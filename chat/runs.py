@@ -17,6 +17,7 @@ from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Consumer, Producer
 
 from chat.events import is_final
+from contracts.delivery import Repeats, delivered
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
@@ -32,13 +33,13 @@ class RunStream:
     workflow_id: str
     messages: list[AgentResponse] = field(default_factory=list)
     finished: bool = False
-    _seen: set[str] = field(default_factory=set)
+    _repeats: Repeats = field(default_factory=Repeats)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def add(self, message: AgentResponse) -> None:
-        if message.message_id and message.message_id in self._seen:
-            return  # an emit retried after a timeout: the same message again
-        self._seen.add(message.message_id)
+        """`message` with its delivery id (contracts/delivery.py): the chunks of one answer share a message_id."""
+        if self._repeats.repeated(message):
+            return  # a publish retried after a timeout: the same message again
         self.messages.append(message)
         self.finished = self.finished or is_final(message)
         self._changed.set()
@@ -101,7 +102,7 @@ class RunStreams:
             stream = self._streams.get(str((message.properties() or {}).get("id", "")))
             if stream is None:
                 return  # another client's request
-            stream.add(decode_response(message.data()))
+            stream.add(delivered(decode_response(message.data()), message.properties()))
         except ResponseDecodeError as exc:
             log.warning("bad_response", error=str(exc))
         except Exception:  # a fault of ours with one message must not end every stream

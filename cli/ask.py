@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pulsar
 import structlog
 
+from contracts.delivery import Repeats, delivered
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 from service.connections import PULSAR_ERRORS, pulsar_client
@@ -36,7 +37,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             await producer.send(encode_request(request), properties={"id": request_id})
         except PULSAR_ERRORS as exc:
             raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
-        seen: set[str] = set()
+        repeats = Repeats()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -54,13 +55,13 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             if (message.properties() or {}).get("id") != request_id:
                 continue
             try:
-                response = decode_response(message.data())
+                response = delivered(decode_response(message.data()), message.properties())
             except ResponseDecodeError as exc:  # not ours to stop on: said, and the run's next message awaited
                 log.warning("bad_response", request_id=request_id, error=str(exc))
                 continue
-            if response.message_id and response.message_id in seen:
-                continue  # an emit retried after a timeout: same message again
-            seen.add(response.message_id)
+            if repeats.repeated(response):
+                continue  # a publish retried after a timeout: same message again (the chunks of one answer
+                # share a message_id: a repeat is known by its delivery id)
             handed = loop.time()
             yield response
             # The time the caller holds a message (a person answering an inline override prompt) is not

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from contracts.llm_usage import LlmUsage
 from contracts.query_path import StepInput, StepOutput
 from contracts.wire import AgentResponse
 
@@ -77,6 +78,7 @@ class ActionPlanningOutput(BaseModel):
     # A question about what can be done ("which actions are available for X?"), answered from the action
     # definitions instead of a plan: nothing is looked up or changed.
     answer: str | None = None
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
 
 
 class ResolveTargetsInput(BaseModel):

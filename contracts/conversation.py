@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from contracts.llm_usage import LlmUsage
+
 CONVERSATION_WORKFLOW_NAME = "ConversationWorkflow"
 WINDOW = 6  # turns kept in full
 EARLIER_LINES = 30  # older turns, one line each; the oldest are dropped beyond this
@@ -94,6 +96,7 @@ class FollowUpOutput(BaseModel):
     question: str  # standalone: references replaced by what they refer to
     from_conversation: bool = False  # the conversation already holds the answer: no graph needed
     changed: bool = False
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
 
 
 def conversation_workflow_id(conversation_id: str) -> str:

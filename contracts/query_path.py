@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from contracts.llm_usage import LlmUsage
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
 from contracts.run import AgentSettings, RequestScope
 
@@ -71,6 +72,7 @@ class PlanningOutput(BaseModel):
     token_evidence: dict[str, float] = Field(default_factory=dict)
     # Why the plan has no token evidence though it was asked for (the server gave none); said and audited.
     evidence_note: str = ""
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
 
 
 class StepInput(BaseModel):
@@ -103,6 +105,7 @@ class StepOutput(BaseModel):
     deterministic: bool = False
     # Not called: why a human must approve the call first (an MCP tool its server does not mark read-only).
     needs_approval: str = ""
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
 
 
 class SupportingResult(BaseModel):
@@ -153,6 +156,7 @@ class SynthesisOutput(BaseModel):
     evidence_effects: dict[str, str] = Field(default_factory=dict)
     # How sure the model was of the written answer's words (confidence/token_evidence.py); empty without them.
     token_evidence: dict[str, float] = Field(default_factory=dict)
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
 
 
 class AdjustInput(BaseModel):
@@ -167,3 +171,4 @@ class AdjustInput(BaseModel):
 
 class AdjustOutput(BaseModel):
     arguments: dict[str, str]
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from contracts.llm_usage import LlmUsage
 
 
 class Intent(StrEnum):
@@ -20,3 +22,4 @@ class RouteInput(BaseModel):
 class RouteOutput(BaseModel):
     intent: Intent
     reasoning: str = ""
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)

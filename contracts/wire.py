@@ -107,7 +107,11 @@ class AgentResponse(BaseModel):
     explain_id: str | None = None
     explain_graph: str | None = None
     explain_triples: list[Triple] = Field(default_factory=list)  # with message_type "explain" (contracts/explain.py)
+    # One per entity (a thought, an observation, the answer), shared by all of its chunks, as TrustGraph's.
     message_id: str = ""
+    # Not in the JSON: the Pulsar property `delivery_id`, one per message and the same when it is sent again,
+    # which is what a client drops repeats by (docs/trustgraph-contract.md, "Ordering and delivery").
+    delivery_id: str = ""
     error: ErrorInfo | None = None
     in_token: int | None = None
     out_token: int | None = None

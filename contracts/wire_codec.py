@@ -136,7 +136,15 @@ def _response(data: dict) -> AgentResponse:  # type: ignore[type-arg]
         explain_triples=data.get("explain_triples") or [],
         message_id=data.get("message_id") or "",
         error=ErrorInfo(**data["error"]) if data.get("error") else None,
+        in_token=_tokens(data.get("in_token")),
+        out_token=_tokens(data.get("out_token")),
+        model=data.get("model") if isinstance(data.get("model"), str) else None,
     )
+
+
+def _tokens(value: object) -> int | None:
+    """A token count as sent, or None for anything that is not one: a reader never fails over accounting."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def error_response(message: str, message_id: str = "") -> AgentResponse:

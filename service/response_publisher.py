@@ -16,6 +16,7 @@ from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Producer
 from temporalio.exceptions import ApplicationError
 
+from contracts.delivery import DELIVERY_PROPERTY
 from contracts.topics import explainability_topic
 from contracts.wire import AgentResponse
 from contracts.wire_codec import encode_explain_store, encode_response
@@ -57,7 +58,13 @@ class ResponsePublisher:
             await self._send(topic, encode_explain_store(response, collection), {})
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
-        await self._send(topic, encode_response(response), {"id": request_id})
+        properties = {"id": request_id}
+        # One per message, the same when it is sent again (contracts/delivery.py); a message queued before it
+        # existed (a run in flight) has a message_id per message, which serves the same.
+        delivery = response.delivery_id or response.message_id
+        if delivery:
+            properties[DELIVERY_PROPERTY] = delivery
+        await self._send(topic, encode_response(response), properties)
 
     async def _send(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:
         try:

@@ -132,14 +132,14 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
             **({} if mcp_servers is None else {"mcp_servers": mcp_servers}),  # default: the demo server
         ).model_copy(update=service or {})  # `service`: other ServiceConfig fields (a FalkorDB URL, an API key)
         client = temporal_env.client
-        backends = make_backends(config)
+        metrics = AgentMetrics(CollectorRegistry())
+        backends = make_backends(config, observer=metrics)  # as the worker makes them (worker/main.py)
         stack.push_async_callback(backends.aclose)
         await backends.start()
         pulsar_conn = pulsar_client(pulsar_url)
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url, processor=PROCESSOR_ID)
-        workers = build_workers(client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()),
-                                publisher=publisher)
+        workers = build_workers(client, config, set(FAMILIES), backends, metrics, publisher=publisher)
         workers.append(Worker(client, task_queue=queues.bridge, activities=[PublishActivities(publisher).emit]))
         for w in workers:
             await stack.enter_async_context(w)

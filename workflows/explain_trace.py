@@ -53,6 +53,12 @@ class ExplainTrace:
                                      explain_graph=GRAPH_RETRIEVAL, explain_triples=triples))
             self._last = explain_id
 
+    @property
+    def answer_uri(self) -> str:
+        """The answer's entity: its explain message's explain_id, and the message_id of its chunks (as
+        TrustGraph's agent names its answer messages), whether or not explain messages are sent."""
+        return self.uris.synthesis if self.plan is not None else self.uris.final
+
     def session(self, question: str, started: str, collection: str) -> None:
         self._send(self.uris.session, session_triples(self.uris, question, started, collection))
 
@@ -96,7 +102,7 @@ class ExplainTrace:
                 for name, value in sorted(evidence.items())])
         planned = self.plan is not None
         uris = self.uris
-        self._send(uris.synthesis if planned else uris.final, answer_triples(
+        self._send(self.answer_uri, answer_triples(
             uris, answer, confidence, reasons, [s for s in self._confident if s in self._usable], self._usable,
             planned, "plan-complete" if planned else "final-answer"))
 

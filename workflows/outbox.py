@@ -37,9 +37,11 @@ class Outbox:
         self._failure: BaseException | None = None  # a sender that gave up: the run must not end as if delivered
 
     def emit(self, response: AgentResponse) -> None:
+        """`response.message_id`, when set, names the entity it is a chunk of; otherwise the message is one."""
         self._seq += 1
         # Stable per message: an emit retried after a timeout carries the same id, so clients dedupe.
-        response.message_id = f"{self._prefix}#{self._seq}"
+        response.delivery_id = f"{self._prefix}#{self._seq}"
+        response.message_id = response.message_id or response.delivery_id
         self._queued.append(response)
         if self._sender is None or self._sender.done():
             self._note_failure()

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 
-from workflows.activity_options import FamilyOptions
+from workflows.activity_options import FamilyOptions, LlmTally
 from workflows.explain_trace import ExplainTrace
 from workflows.outbox import Outbox
 
@@ -125,6 +125,7 @@ class RunContext:
         self._override_lock = asyncio.Lock()
         self._override_requests = 0
         self.features = Features()
+        self.llm_usage = LlmTally()  # every activity's LLM usage, for the final message (as TrustGraph's agent)
         self.configure(inp.settings or AgentSettings())
 
     def begin(self) -> None:
@@ -137,7 +138,7 @@ class RunContext:
     def configure(self, settings: AgentSettings) -> None:
         """The settings this run executes with (known once the worker's own were read)."""
         self.settings = settings
-        self.options = FamilyOptions.of(settings, self.inp.queues)
+        self.options = FamilyOptions.of(settings, self.inp.queues, self.llm_usage)
 
     # -- the caller's messages -----------------------------------------------------------------
 
@@ -153,17 +154,19 @@ class RunContext:
         answer = redact_text(answer)  # before chunking: a secret split across chunks would slip through
         self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
                           synthesis.evidence_effects if synthesis else {})
-        tokens = ({"in_token": synthesis.in_tokens, "out_token": synthesis.out_tokens, "model": synthesis.model}
-                  if synthesis else {})
+        # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, and one
+        # message_id (the answer's entity) on every chunk of the answer.
+        tokens = self.llm_usage.tokens()
+        entity = self.trace.answer_uri
         if self.inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
-            messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False)
+            messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False, message_id=entity)
                         for chunk in answer_chunks(answer)]
             messages.append(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
-                                          **tokens))
+                                          message_id=entity, **tokens))
         else:
             messages = [AgentResponse(message_type="answer", content=answer, end_of_message=True, end_of_dialog=True,
-                                      **tokens)]
+                                      message_id=entity, **tokens)]
         if self.hold_answer:
             self.held.extend(messages)
             return

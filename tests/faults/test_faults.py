@@ -78,7 +78,7 @@ class Deployment:
         return self.bridge
 
     async def ask(self, question: str, topic: int = 0) -> list[AgentResponse]:
-        """Every response, duplicates included (ask() drops repeated message_ids; this keeps them)."""
+        """Every response (ask() drops repeated deliveries, known by their delivery_id)."""
         request = AgentRequest(question=question)
         return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
                                      request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[topic],
@@ -147,11 +147,11 @@ async def test_worker_killed_mid_run_restarts_and_no_completed_step_runs_again(d
 
 
 def assert_delivered_in_order(messages: list[AgentResponse]) -> None:
-    """At least once, in order: every message id of the run arrives, first sightings in sequence, and a
+    """At least once, in order: every delivery id of the run arrives, first sightings in sequence, and a
     repeat (published again after a crash) is the same message, so a client that drops it loses nothing."""
     first: dict[str, AgentResponse] = {}
     for m in messages:
-        assert first.setdefault(m.message_id, m) == m
+        assert first.setdefault(m.delivery_id, m) == m
     numbers = [int(i.rsplit("#", 1)[1]) for i in first]
     assert numbers == list(range(1, len(numbers) + 1))
 

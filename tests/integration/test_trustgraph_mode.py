@@ -94,3 +94,6 @@ async def test_trustgraph_mode_answers_with_trustgraphs_llm_and_graph(make_stack
     assert "GraphQuery" not in json.dumps(seen["text-completion"][0]["schema"])  # no local graph in this mode
     assert seen["graph-rag"][0]["query"] == "Where is Acme Industrial based?"
     assert seen["prompt"][0]["id"] == "question" and json.loads(seen["prompt"][0]["terms"]["input"]).startswith("Where")
+    # The run's usage, as TrustGraph's agent reports it: every text-completion call's tokens, on the last message.
+    calls = len(seen["text-completion"])
+    assert calls >= 2 and (final.in_token, final.out_token, final.model) == (5 * calls, 7 * calls, "tg-llm")

@@ -212,3 +212,15 @@ def test_anything_but_a_response_object_is_one_clear_decode_error(payload: bytes
 
     with pytest.raises(ResponseDecodeError):
         decode_response(payload)
+
+
+def test_a_final_answer_s_usage_is_read_back_and_nonsense_counts_as_none() -> None:
+    """The CLI and the chat read the run's usage off the final answer; a count that is no count is left out
+    rather than losing the message."""
+    final = AgentResponse(message_type="answer", content="", end_of_dialog=True, in_token=40, out_token=20,
+                          model="scripted")
+    decoded = decode_response(encode_response(final))
+    assert (decoded.in_token, decoded.out_token, decoded.model) == (40, 20, "scripted")
+    odd = decode_response(b'{"message_type": "answer", "content": "a", "in_token": "many", "out_token": -1, '
+                          b'"model": 7}')
+    assert odd.content == "a" and (odd.in_token, odd.out_token, odd.model) == (None, None, None)

@@ -1,0 +1,46 @@
+"""Dropping repeated deliveries. Messages are delivered at least once: a retried publish sends them again.
+A chunk of an entity shares its message_id with the entity's other chunks (as TrustGraph's do), so the
+message_id alone cannot tell a repeat from the next chunk: every message this service publishes carries the
+Pulsar property `delivery_id`, one per message and the same when it is sent again."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from contracts.wire import AgentResponse
+
+DELIVERY_PROPERTY = "delivery_id"
+
+
+def delivered(response: AgentResponse, properties: Mapping[str, str] | None) -> AgentResponse:
+    """`response` as decoded from a Pulsar message, with that message's delivery id."""
+    response.delivery_id = str((properties or {}).get(DELIVERY_PROPERTY) or "")
+    return response
+
+
+def delivery_key(response: AgentResponse) -> str | None:
+    """What one delivery is recognised by: its delivery id; from a publisher that sets none (an older version of
+    this service, TrustGraph's own agent) the message_id of a whole message. None for a chunk without a
+    delivery id, which is never dropped: it cannot be told from the entity's next chunk."""
+    if response.delivery_id:
+        return f"delivery:{response.delivery_id}"
+    if response.message_id and response.end_of_message:
+        return f"message:{response.message_id}"
+    return None
+
+
+class Repeats:
+    """The delivery keys seen for one request."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+
+    def repeated(self, response: AgentResponse) -> bool:
+        """True when `response` was delivered before (and should be dropped); remembers it otherwise."""
+        key = delivery_key(response)
+        if key is None:
+            return False
+        if key in self._seen:
+            return True
+        self._seen.add(key)
+        return False
