@@ -18,6 +18,8 @@ FORMAT = 1
 EXPLAINED = 3  # the features named in the reasoning: those that moved the score most
 RANGE_SLACK = 0.1  # how far outside the fitted range a feature may be before the model is not trusted there
 EXTRAPOLATES = {"row_count"}
+# The most an answer whose evidence lies outside every labelled answer's is stated at.
+UNSEEN_CEILING = 0.5
 # The most an answer that declines (says the results lack what was asked, though rows came back) is stated
 # at: whatever its evidence, it answers nothing, and the rows it was given answer something else.
 DECLINED_CEILING = 0.3
@@ -79,17 +81,24 @@ class Calibrator:
 
     def state(self, features: dict[str, float], figures: Figures | None = None) -> tuple[float | None, str]:
         """The answer's stated confidence and why: the probability (two decimals) with the evidence that
-        moved it, or None when the evidence is unlike any it was fitted on (the evidence score stands).
+        moved it; evidence unlike any it was fitted on is read as the nearest it was, at most UNSEEN_CEILING.
         The one rule both the synthesis worker and the benchmark's offline restatement apply. `figures`: what
         the run measured, for the words (confidence/evidence_words.py)."""
         outside = self.outside(features)
         if outside:
+            # Evidence unlike any labelled answer: read as the nearest value it was fitted on, and never vouched
+            # for above UNSEEN_CEILING (the evidence score, often 0.9, stated wrong answers as sure: measured).
             present = [phrase(n, features, figures) for n in outside if features.get(n, 0.0) > 0]
             unlike = f": {listed(present)}" if present else ""
-            return capped(None, f"not calibrated (unlike every answer the calibrator was fitted on{unlike}); "
-                                "the evidence score stands", features)
-        probability, reasons = capped(round(self.probability(features), 2),
-                                      f"calibrated: {self.explain(features, figures)}", features)
+            nearest = {**features, **{n: min(max(self.value(features, n), self.ranges[n][0]), self.ranges[n][1])
+                                      for n in outside}}
+            probability, reasons = capped(
+                round(min(UNSEEN_CEILING, self.probability(nearest)), 2),
+                f"partly calibrated (unlike every answer the calibrator was fitted on{unlike}, so read as the "
+                f"nearest it was, at most {UNSEEN_CEILING:.2f}): {self.explain(nearest, figures)}", features)
+        else:
+            probability, reasons = capped(round(self.probability(features), 2),
+                                          f"calibrated: {self.explain(features, figures)}", features)
         return probability, reasons + self.escalation_note(probability)
 
     def escalation_note(self, probability: float | None) -> str:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from confidence.calibrator import Calibrator, CalibratorError, fit
+from confidence.calibrator import UNSEEN_CEILING, Calibrator, CalibratorError, fit
 from confidence.evidence import FEATURES
 from confidence.evidence_words import Figures, StepFigures
 
@@ -123,10 +123,19 @@ def test_the_line_states_the_runs_figures_in_words_not_feature_names() -> None:
 def test_evidence_outside_the_fitted_range_is_said_in_words() -> None:
     calibrator = Calibrator.from_json(fit(labelled()).to_json())
     figures = Figures(steps=[StepFigures(signals={"rows": 4.0})])
-    probability, why = calibrator.state({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}, figures)
-    assert probability is None
-    assert why == ("not calibrated (unlike every answer the calibrator was fitted on: 1 of 3 planned steps gave a "
-                   "usable result); the evidence score stands")
+    _, why = calibrator.state({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}, figures)
+    assert why.startswith("partly calibrated (unlike every answer the calibrator was fitted on: 1 of 3 planned steps "
+                          "gave a usable result, so read as the nearest it was, at most 0.50): ")
+
+
+def test_evidence_outside_the_fitted_range_is_never_stated_as_sure() -> None:
+    """Read as the nearest fitted value, and at most UNSEEN_CEILING: the evidence score (0.9 for a query that
+    returned rows) stated wrong answers with unseen evidence as sure."""
+    calibrator = Calibrator.from_json(fit(labelled()).to_json())
+    seen = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0}
+    assert calibrator.state(seen)[0] > UNSEEN_CEILING  # the same evidence, within range, is stated higher
+    probability, _ = calibrator.state({**seen, "coverage": 1 / 3})
+    assert probability is not None and probability <= UNSEEN_CEILING
 
 
 def test_evidence_unlike_any_labelled_answer_is_named_not_calibrated() -> None:
