@@ -41,9 +41,11 @@ FEATURES: dict[str, str] = {
     "answer_token_p": "how sure the model was of its answer's words",
     "answer_weakest_p": "the model's least sure word in its answer",
 }
-# Features a run may lack (the LLM server gave no log-probabilities): the calibrator reads the typical value
-# for them, never 0, which would read as a model that was sure of nothing.
-MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p"})
+# Features a run may lack (the LLM server gave no log-probabilities; no candidate queries ran): the calibrator
+# reads the typical value for them, never 0, which would read as a model that was sure of nothing or as
+# candidates that all agreed.
+MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p",
+                            "disagreement"})
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 
@@ -74,8 +76,9 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "ungrounded_text": 1.0 - min(grounded, default=1.0),
         "refusal": float(any(s.get("refusal", 0) > 0 for s in text)),
         "retries": min(3.0, float(sum(m.retry_count for m in usable))) / 3,
-        "disagreement": max((1.0 - s.get("agreement", 1.0) for s in graph if s.get("candidates", 1) > 1),
-                            default=0.0),
+        # only where candidate queries ran (graph_candidates > 1): otherwise there is no agreement to measure
+        **({"disagreement": max(voted)} if (voted := [1.0 - s.get("agreement", 1.0) for s in graph
+                                                      if s.get("candidates", 1) > 1]) else {}),
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),
