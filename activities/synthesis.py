@@ -49,7 +49,8 @@ def figures(request: SynthesisInput) -> Figures:
 
 
 def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrator_file: CalibratorFile,
-               answer_fit: dict[str, float] | None = None, measured: Figures | None = None) -> SynthesisOutput:
+               answer_fit: dict[str, float] | None = None, measured: Figures | None = None,
+               evidence_score: float | None = None) -> SynthesisOutput:
     """The probability that the answer is right, from its evidence, how the written answer checked out and
     whether it states what was asked (`answer_fit`: confidence/answer_fit.Fit.features), said with what the
     run `measured`. An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence
@@ -62,7 +63,7 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrato
     effects: dict[str, str] = {}
     try:
         calibrator = calibrator_file.current()
-        probability, reasons = calibrator.state(features, measured)
+        probability, reasons = calibrator.state(features, measured, evidence_score)
         effects = calibrator.effects(features) if probability is not None else {}
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
@@ -90,7 +91,8 @@ class SynthesisActivities:
         # An answer saying the thing does not exist states no figure or name, and needs none.
         absent = written.verification == "absent"
         answer_fit = {} if absent else fit(request.question, written.answer, outputs).features()
-        return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request))
+        return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request),
+                          request.evidence_score)
 
     async def _written(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]

@@ -79,9 +79,11 @@ class Calibrator:
         z = self.bias + sum(w * self.value(features, name) for name, w in self.weights.items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def state(self, features: dict[str, float], figures: Figures | None = None) -> tuple[float | None, str]:
+    def state(self, features: dict[str, float], figures: Figures | None = None,
+              evidence_score: float | None = None) -> tuple[float | None, str]:
         """The answer's stated confidence and why: the probability (two decimals) with the evidence that
-        moved it; evidence unlike any it was fitted on is read as the nearest it was, at most UNSEEN_CEILING.
+        moved it; evidence unlike any it was fitted on is read as the nearest it was, at most UNSEEN_CEILING
+        and the run's `evidence_score` (when given).
         The one rule both the synthesis worker and the benchmark's offline restatement apply. `figures`: what
         the run measured, for the words (confidence/evidence_words.py)."""
         outside = self.outside(features)
@@ -92,10 +94,11 @@ class Calibrator:
             unlike = f": {listed(present)}" if present else ""
             nearest = {**features, **{n: min(max(self.value(features, n), self.ranges[n][0]), self.ranges[n][1])
                                       for n in outside}}
+            ceiling = min(UNSEEN_CEILING, evidence_score if evidence_score is not None else 1.0)
             probability, reasons = capped(
-                round(min(UNSEEN_CEILING, self.probability(nearest)), 2),
+                round(min(ceiling, self.probability(nearest)), 2),
                 f"partly calibrated (unlike every answer the calibrator was fitted on{unlike}, so read as the "
-                f"nearest it was, at most {UNSEEN_CEILING:.2f}): {self.explain(nearest, figures)}", features)
+                f"nearest it was, at most {ceiling:.2f}): {self.explain(nearest, figures)}", features)
         else:
             probability, reasons = capped(round(self.probability(features), 2),
                                           f"calibrated: {self.explain(features, figures)}", features)

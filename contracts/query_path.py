@@ -130,6 +130,8 @@ class SynthesisInput(BaseModel):
     # a figure a query missed ("how many people live in X" planned as a count) is still in front of the
     # answer's writer, and an answer that quotes it is checked against it like a step result.
     facts: list[str] = Field(default_factory=list)
+    # The run's evidence score: where the calibrator must extrapolate, the answer is stated no higher.
+    evidence_score: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class SynthesisOutput(BaseModel):

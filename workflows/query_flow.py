@@ -72,7 +72,8 @@ class QueryPath:
         evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
         evidence = {**run_evidence([r.confidence for r in usable], len(plan.steps)), **planning.token_evidence}
         ctx.phase("synthesizing")
-        answer, synthesis = await self._synthesize(plan, usable, results, evidence, planning.grounding.facts)
+        answer, synthesis = await self._synthesize(plan, usable, results, evidence, planning.grounding.facts,
+                                                   evidence_score)
         score = evidence_score
         if synthesis is not None:
             evidence = synthesis.evidence or evidence
@@ -154,7 +155,8 @@ class QueryPath:
         return [results[s.id] for s in plan.steps if s.id in results]
 
     async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult], results: list[StepResult],
-                          evidence: dict[str, float], facts: list[str]) -> tuple[str, SynthesisOutput | None]:
+                          evidence: dict[str, float], facts: list[str],
+                          evidence_score: float | None = None) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
@@ -165,7 +167,8 @@ class QueryPath:
                                                      output=r.output, score=r.confidence.score,
                                                      signals=r.confidence.signals, names=r.confidence.names,
                                                      retry_count=r.confidence.retry_count) for r in usable],
-                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts),
+                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts,
+                           evidence_score=evidence_score),
             SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
         return synthesis.answer, synthesis
 

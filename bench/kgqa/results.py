@@ -75,7 +75,7 @@ def recalibrate(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[
         if not evidence.get("coverage") or r.get("error"):
             fresh.append(r)
             continue
-        probability, _ = calibrator.state(evidence)  # None: live, the evidence score stands
+        probability, _ = calibrator.state(evidence, evidence_score=r.get("evidence_score"))
         fresh.append({**r, "confidence": r.get("evidence_score") if probability is None else probability})
         changed += 1
     return fresh, changed

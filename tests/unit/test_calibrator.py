@@ -168,3 +168,11 @@ def test_an_answer_below_the_escalation_threshold_says_it_should_be_checked() ->
     assert high is not None and high >= 0.8 and "check this answer" not in high_reasons
     # a calibrator without a chosen threshold says nothing of it
     assert "check" not in Calibrator(weights={"step_score": 4.0}, bias=-2.0).state({"step_score": 0.5})[1]
+
+
+def test_evidence_outside_the_fitted_range_is_stated_no_higher_than_the_runs_evidence_score() -> None:
+    """A weak step a human accepted scores 0.3 on its evidence: extrapolating must not raise it."""
+    calibrator = Calibrator.from_json(fit(labelled()).to_json())
+    unseen = {"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}
+    probability, why = calibrator.state(unseen, evidence_score=0.3)
+    assert probability == 0.3 and "at most 0.30" in why
