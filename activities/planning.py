@@ -131,9 +131,7 @@ class PlanningActivities:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []
-        usable: ExecutionPlan | None = None  # the latest plan with only doubts about it, not problems
-        usable_evidence: dict[str, float] = {}
-        usable_note = ""
+        usable: tuple[ExecutionPlan, Completion] | None = None  # the latest plan with only doubts, not problems
         for attempt in range(1, PLAN_ATTEMPTS + 1):
             completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
                                                       temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE,
@@ -144,12 +142,9 @@ class PlanningActivities:
                 problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
                 doubts = [] if problems or usable is not None else await self._doubts(request.question, plan)
                 if not problems and not doubts:
-                    return PlanningOutput(plan=plan, attempts=attempt, grounding=grounding,
-                                          token_evidence=plan_evidence(completion.token_logprobs),
-                                          evidence_note=self._logprobs_note(completion))
+                    return self._planned(plan, attempt, grounding, completion)
                 if not problems:
-                    usable, usable_evidence = plan, plan_evidence(completion.token_logprobs)
-                    usable_note = self._logprobs_note(completion)
+                    usable = plan, completion
                 problems += doubts
             except PlanParseError as exc:
                 problems = exc.problems
@@ -161,8 +156,8 @@ class PlanningActivities:
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
             ]
         if usable is not None:  # a doubt is worth a repair, not a run without an answer
-            return PlanningOutput(plan=usable, attempts=PLAN_ATTEMPTS, grounding=grounding,
-                                  token_evidence=usable_evidence, evidence_note=usable_note)
+            usable_plan, usable_completion = usable
+            return self._planned(usable_plan, PLAN_ATTEMPTS, grounding, usable_completion)
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
             return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
@@ -172,12 +167,16 @@ class PlanningActivities:
         return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
                               attempts=PLAN_ATTEMPTS, grounding=grounding)
 
-    def _logprobs_note(self, completion: Completion) -> str:
-        """Said when token log-probabilities were asked for and the server gave none (or none well-formed)."""
-        if completion.token_logprobs is not None or not self.backends.llm.logprobs:
-            return ""
-        return ("The LLM server gave no token log-probabilities for this plan: how sure the model was of its "
-                "queries is left out of the confidence.")
+    def _planned(self, plan: ExecutionPlan, attempts: int, grounding: Grounding,
+                 completion: Completion) -> PlanningOutput:
+        """The plan with how sure the model was of its queries (or, when the server gave no token
+        log-probabilities though they were asked for, a note saying they are missing)."""
+        missing = completion.token_logprobs is None and self.backends.llm.logprobs
+        return PlanningOutput(plan=plan, attempts=attempts, grounding=grounding,
+                              token_evidence=plan_evidence(completion.token_logprobs),
+                              evidence_note=("The LLM server gave no token log-probabilities for this plan: how "
+                                             "sure the model was of its queries is left out of the confidence."
+                                             if missing else ""))
 
     @staticmethod
     def _existence_plan(request: PlanningInput, tools: dict[str, ToolSpec],
