@@ -140,7 +140,7 @@ class PlanningActivities:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
                 problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
-                doubts = [] if problems or usable is not None else await self._doubts(request.question, plan)
+                doubts = [] if problems or usable is not None else await self._doubts(request.question, plan, grounding)
                 if not problems and not doubts:
                     return self._planned(plan, attempt, grounding, completion)
                 if not problems:
@@ -192,17 +192,18 @@ class PlanningActivities:
         except PlanParseError:
             return None
 
-    async def _doubts(self, question: str, plan: ExecutionPlan) -> list[str]:
+    async def _doubts(self, question: str, plan: ExecutionPlan, grounding: Grounding) -> list[str]:
         """What makes a runnable plan look like an answer to another question: the question asks for a kind
-        of thing ("which supplier") that none of its graph queries matches. Said to the planner once; a plan that
-        keeps it still runs (the question's wording may name the kind loosely)."""
+        of thing ("which supplier") that none of its graph queries matches, spells out a relationship more
+        often than the queries walk it, or the queries return only what the question names. Said to the
+        planner once; a plan that keeps them still runs (the question's wording may be loose)."""
         schema = self.backends.schema
         queries = [str(s.arguments.get("query", "")) for s in plan.steps
                    if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema]
         if schema is None or not queries:
             return []
         doubt = await schema.unasked(question, queries)
-        return [doubt] if doubt else []
+        return ([doubt] if doubt else []) + await schema.walk_doubts(question, queries, grounding)
 
     @staticmethod
     def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:

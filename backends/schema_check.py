@@ -37,6 +37,7 @@ from cypher.text import NODE_LABEL, blank_strings
 from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route
 from questions.schema_routes import connections
+from questions.walks import returns_only_named, short_walks
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -151,6 +152,19 @@ class SchemaCheck:
         path = route(sorted(used & nodes.keys()), label, rels)
         reach = f" (the schema reaches it as {path})" if path else ""
         return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
+
+    async def walk_doubts(self, question: str, queries: list[str], grounding: Grounding) -> list[str]:
+        """Relationships the question spells out more often than the queries walk them, and queries that
+        return only the things the question names (questions.walks)."""
+        schema = await self._current()
+        doubts = short_walks(question, queries, {rel_type for _, rel_type, _ in schema.rels})
+        for query in queries:
+            named = returns_only_named(query, grounding)
+            if named:
+                doubts.append(f"the query returns only {', '.join(named)}, the thing the question names itself: "
+                              "return the nodes the question asks for, the ones the walk reaches")
+                break
+        return doubts
 
     async def sql_hint(self, query: str) -> str | None:
         """For a query with an SQL subquery, the Cypher pattern to write instead (planning.sql_habits)."""

@@ -32,6 +32,8 @@ FEATURES: dict[str, str] = {
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
+    "short_walk": "a query that walks the question's relationships fewer times than it names them, or returns "
+                  "only the things the question names",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",
@@ -82,6 +84,7 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),
+        "short_walk": float(bool(graph) and all(s.get("short_walk", 0) > 0 for s in graph)),
         **verification_features(verification),
         # whether the answer states what was asked: known once it is written (activities/synthesis.py)
         "ranked_first": 0.0, "inadequate": 0.0,

@@ -196,6 +196,11 @@ def _unasked_label(v: float, f: Figures) -> str:
            "asks for"
 
 
+def _short_walk(v: float, f: Figures) -> str:
+    return (f"{_the_query(f)} {'walk' if len(f.graph()) > 1 else 'walks'} the relationships the question spells "
+            "out fewer times than it names them, or returns only what the question names")
+
+
 def _multi_step(v: float, f: Figures) -> str:
     return f"the plan took {f.planned_steps} steps" if f.planned_steps > 1 else "the plan took several steps"
 
@@ -226,7 +231,8 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "truncated": _truncated, "text_only": _text_only, "ungrounded_text": _ungrounded_text, "refusal": _refusal,
     "retries": _retries, "disagreement": _disagreement, "rewritten": _rewritten, "composed": _composed,
     "declined": _declined, "reranked": _reranked, "ranked_first": _ranked_first, "inadequate": _inadequate,
-    "unused_name": _unused_name, "unasked_label": _unasked_label, "multi_step": _multi_step,
+    "unused_name": _unused_name, "unasked_label": _unasked_label,
+    "short_walk": _short_walk, "multi_step": _multi_step,
     "aggregates": _aggregates, "hops": _hops,
     "query_token_p": _sureness("its query"), "query_weakest_p": _least_sure("its query"),
     "answer_token_p": _sureness("the answer"), "answer_weakest_p": _least_sure("the answer"),

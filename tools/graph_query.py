@@ -218,6 +218,9 @@ class GraphQuery(Tool):
         if backends.schema is not None and await backends.schema.unasked(request.question, [query]):
             # the rows are about other things than the question asks for: evidence for the calibrator
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
+        if backends.schema is not None and await backends.schema.walk_doubts(request.question, [query], grounding):
+            # a walk shorter than the question spells out, or rows of the named things themselves
+            confidence = confidence.model_copy(update={"signals": {**confidence.signals, "short_walk": 1.0}})
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",

@@ -430,3 +430,32 @@ async def test_the_planner_and_the_answer_writer_see_how_two_named_things_are_co
     assert connection in planning
     [synthesis] = [b for b in llm.requests if is_synthesis(b)]
     assert connection in synthesis["messages"][-1]["content"]
+
+
+RETURNS_START = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
+                 "RETURN p.payment_id AS payment")
+RETURNS_REACHED = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
+                   "RETURN i.invoice_number AS invoice")
+
+
+async def test_a_plan_that_returns_only_the_named_start_is_sent_back_once(harness_factory) -> None:
+    """"Which families does Medici reach through married into, then married into?" was answered "Medici" at 0.9:
+    the query walked from the named family and returned that family's own name. The planner hears it."""
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": RETURNS_START}, [])),
+                        plan(("s1", "GraphQuery", {"query": RETURNS_REACHED}, []))])
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which invoices does payment PAY-00481 settle?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert "the query returns only p, the thing the question names itself" in repair
+    assert runs_of(harness, RETURNS_START) == 0 and runs_of(harness, RETURNS_REACHED) == 1
+    assert result.evidence["short_walk"] == 0.0
+
+
+async def test_a_plan_kept_with_a_short_walk_runs_and_the_calibrator_reads_it(harness_factory) -> None:
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": RETURNS_START}, []))], answer="PAY-00481.")
+    harness = await harness_factory(llm, GRAPH)
+    result: AgentRunResult = await (await harness.start("Which invoices does payment PAY-00481 settle?")).result()
+
+    assert len(llm.planning_requests()) == 2 and runs_of(harness, RETURNS_START) == 1
+    assert result.error is None and result.evidence["short_walk"] == 1.0

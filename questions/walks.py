@@ -1,0 +1,140 @@
+"""Whether a plan's queries walk the relationships the question spells out, as often as it spells them, and
+return what they reach rather than the thing the question starts from. A small model asked to "follow married
+into, then married into" writes one hop; asked which families a named family reaches, it returns the named
+family's own name. Both are doubts said to the planner once (activities/planning.py) and evidence for the
+calibrator. Pure functions over the question's words, the schema's relationship types and the query text:
+nothing here knows a graph or a domain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from contracts.query_path import Grounding
+from cypher.text import blank_strings, unescaped
+from questions.asked_for import schema_words
+from questions.named_terms import singular
+
+MIN_SINGLE_WORD = 4  # a one-word type shorter than this ("IN", "HAS") is too common a word to count by
+UNBOUNDED_HOPS = 99  # `[:R*]` or `[:R*2..]`: as many hops as any question names
+
+# A relationship pattern's inside: `[r:A|B*1..3]`, `[:A]`, `[*2]`
+_REL_PATTERN = re.compile(r"\[\s*\w*\s*(?::\s*((?:`?\w+`?\s*\|?\s*:?\s*)+))?(\*\s*(\d*)\s*(?:\.\.\s*(\d*))?)?\s*"
+                          r"(?:\{[^}]*\})?\s*\]")
+_WORD = re.compile(r"[a-z0-9]+")
+_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
+_TAIL = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT|UNION)\b", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
+_NODE = re.compile(r"\(\s*(\w+)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
+_WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _words(text: str) -> list[str]:
+    return [singular(w) for w in _WORD.findall(text.lower())]
+
+
+def named_times(question: str, rel_types: set[str]) -> dict[str, int]:
+    """How many times the question spells each relationship type out in its own words ("follow married into,
+    then married into": MARRIED_INTO twice), for the types it spells out at least once."""
+    said = _words(question)
+    counts: dict[str, int] = {}
+    for rel_type in rel_types:
+        phrase = _words(schema_words(rel_type))
+        if not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
+            continue
+        times, i = 0, 0
+        while i + len(phrase) <= len(said):
+            if said[i:i + len(phrase)] == phrase:
+                times, i = times + 1, i + len(phrase)
+            else:
+                i += 1
+        if times:
+            counts[rel_type] = times
+    return counts
+
+
+def walked_times(query: str) -> dict[str, int]:
+    """How many hops of each relationship type the query's patterns walk: `[:R]` one, `[:R*2]` two, `[:R*1..3]`
+    three (at most), `[:R*]` as many as any question names."""
+    counts: dict[str, int] = {}
+    for types, star, low, high in _REL_PATTERN.findall(blank_strings(query)):
+        if not types:
+            continue
+        if not star:
+            hops = 1
+        elif high:
+            hops = int(high)
+        elif "." in star:
+            hops = UNBOUNDED_HOPS  # `*2..`: no upper bound
+        else:
+            hops = int(low) if low else UNBOUNDED_HOPS
+        for rel_type in {t.strip(" `:") for t in types.split("|")} - {""}:
+            counts[rel_type] = counts.get(rel_type, 0) + hops
+    return counts
+
+
+def short_walks(question: str, queries: list[str], rel_types: set[str]) -> list[str]:
+    """Doubts for the planner: each relationship type the question spells out more times than the plan's
+    queries walk it (a type spelled once and never walked included), with what to write instead."""
+    said = named_times(question, rel_types)
+    walked: dict[str, int] = {}
+    for query in queries:
+        for rel_type, hops in walked_times(query).items():
+            walked[rel_type] = walked.get(rel_type, 0) + hops
+    doubts = []
+    for rel_type, times in sorted(said.items()):
+        hops = walked.get(rel_type, 0)
+        if hops >= times:
+            continue
+        if hops == 0:
+            doubts.append(f"the question names {rel_type} ('{schema_words(rel_type)}'), which no query walks")
+        else:
+            chain = "".join(["(a)"] + [f"-[:{rel_type}]->(n{i})" for i in range(1, times + 1)])
+            doubts.append(f"the question follows {rel_type} {times} times, one after the other, but the query "
+                          f"walks it {hops} time{'s' if hops > 1 else ''}: write one hop per time it is named, "
+                          f"as in {chain} (each arrow the way the question goes), and return the last node")
+    return doubts
+
+
+def _named_variables(blanked: str, query: str, names: set[str]) -> set[str]:
+    """The variables the query binds to one of the question's names: `(f:Family {name: 'Medici'})` or
+    `WHERE f.name = 'Medici'`."""
+    found = set()
+    for node in _NODE.finditer(blanked):
+        if node.group(2):
+            literal = query[node.start(2):node.end(2)]
+            if any(_unquoted(m) in names for m in _STRING.finditer(literal)):
+                found.add(node.group(1))
+    for equals in _WHERE_EQUALS.finditer(blanked):
+        literal = query[equals.start(2):equals.end(2)]
+        if _unquoted(_STRING.match(literal)) in names:
+            found.add(equals.group(1))
+    return found
+
+
+def _unquoted(match: re.Match[str] | None) -> str:
+    if match is None:
+        return ""
+    return unescaped(match.group(1) if match.group(1) is not None else match.group(2) or "")
+
+
+def returns_only_named(query: str, grounding: Grounding) -> list[str]:
+    """The variables a query returns when it walks relationships from the question's named things but returns
+    only those things themselves (`MATCH (f {name: 'Medici'})-[:R]->(g) RETURN f.name`): the answer would be
+    the name the question gave. Empty when the query returns anything it reached, or walks nothing."""
+    names = {m.value for m in grounding.matches if m.same_name()}
+    blanked = blank_strings(query)
+    if not names or not walked_times(query):
+        return []
+    returns = list(_RETURN.finditer(blanked))
+    if not returns:
+        return []
+    tail = blanked[returns[-1].end():]
+    cut = _TAIL.search(tail)
+    returned = tail[:cut.start()] if cut else tail
+    # `f.name AS family`: the alias after AS names a column, not a variable
+    used = {v for v in _IDENTIFIER.findall(re.sub(r"\bAS\s+\w+", " ", returned, flags=re.IGNORECASE))
+            if v.upper() not in {"DISTINCT", "AS", "TRUE", "FALSE", "NULL", "AND", "OR", "NOT"}}
+    named = _named_variables(blanked, query, names)
+    return sorted(used) if used and used <= named else []

@@ -1,0 +1,69 @@
+"""A plan's queries against the relationships its question spells out (questions/walks.py): the doubts the
+planner hears once, and the evidence the calibrator reads."""
+
+from __future__ import annotations
+
+from contracts.query_path import EntityMatch, Grounding
+from questions.walks import named_times, returns_only_named, short_walks, walked_times
+
+RELS = {"MARRIED_INTO", "PART_OF", "IN_SUBREGION", "NEIGHBOUR_OF", "BORDERS", "IN"}
+
+
+def grounded(*names: str) -> Grounding:
+    return Grounding(matches=[EntityMatch(mention=n, label="Thing", property="name", value=n, how="exact")
+                              for n in names])
+
+
+def test_a_relationship_spelled_out_twice_is_counted_twice() -> None:
+    question = "Starting at Pazzi, follow married into, then married into: which families do you reach?"
+    assert named_times(question, RELS) == {"MARRIED_INTO": 2}
+
+
+def test_a_short_common_word_type_is_never_counted() -> None:
+    """"in" opens half the questions in English: a type named IN is no evidence of a walk asked for."""
+    assert "IN" not in named_times("Which cities in France are in Europe, in the north?", RELS)
+
+
+def test_hops_are_counted_per_pattern_and_from_variable_lengths() -> None:
+    query = ("MATCH (a {name: '[:BORDERS]'})-[:MARRIED_INTO]->(b)-[r:MARRIED_INTO|PART_OF*2]->(c)"
+             "-[:NEIGHBOUR_OF*1..3]-(d)-[:BORDERS*]-(e) RETURN e")
+    assert walked_times(query) == {"MARRIED_INTO": 3, "PART_OF": 2, "NEIGHBOUR_OF": 3, "BORDERS": 99}
+
+
+def test_a_walk_shorter_than_the_question_spells_out_is_a_doubt_with_the_chain_to_write() -> None:
+    question = "Which families are reached from Pazzi by following married into and then married into?"
+    one_hop = "MATCH (f:Family {name: 'Pazzi'})-[:MARRIED_INTO]->(g:Family) RETURN g.name"
+    [doubt] = short_walks(question, [one_hop], RELS)
+    assert "follows MARRIED_INTO 2 times" in doubt and "walks it 1 time" in doubt
+    assert "(a)-[:MARRIED_INTO]->(n1)-[:MARRIED_INTO]->(n2)" in doubt
+    two_hops = "MATCH (f:Family {name: 'Pazzi'})-[:MARRIED_INTO]->(:Family)-[:MARRIED_INTO]->(g) RETURN g.name"
+    assert short_walks(question, [two_hops], RELS) == []
+
+
+def test_hops_split_over_a_plan_s_steps_count_together() -> None:
+    question = "Which families are reached from Pazzi by following married into and then married into?"
+    steps = ["MATCH ({name: 'Pazzi'})-[:MARRIED_INTO]->(g) RETURN g.name",
+             "MATCH (g {name: $name})-[:MARRIED_INTO]->(h) RETURN h.name"]
+    assert short_walks(question, steps, RELS) == []
+
+
+def test_a_relationship_the_question_names_and_no_query_walks_is_a_doubt() -> None:
+    question = "Which regions is Chile part of?"
+    doubts = short_walks(question, ["MATCH (c {name: 'Chile'})-[:IN_SUBREGION]->(s) RETURN s.name"], RELS)
+    assert doubts == ["the question names PART_OF ('part of'), which no query walks"]
+
+
+def test_a_query_returning_only_the_named_start_is_caught_in_either_way_of_naming_it() -> None:
+    inline = ("MATCH (f:Family {name: 'Medici'})-[:MARRIED_INTO]->(f2:Family) "
+              "RETURN f.name AS family, count(*) AS marriages ORDER BY marriages DESC LIMIT 5")
+    where = "MATCH (f:Family)-[:MARRIED_INTO]->(g) WHERE f.name = 'Medici' RETURN DISTINCT f.name"
+    assert returns_only_named(inline, grounded("Medici")) == ["f"]
+    assert returns_only_named(where, grounded("Medici")) == ["f"]
+
+
+def test_a_query_returning_what_it_reached_or_walking_nothing_is_no_doubt() -> None:
+    reached = "MATCH (f:Family {name: 'Medici'})-[:MARRIED_INTO]->(g) RETURN f.name AS start, g.name AS family"
+    counted = "MATCH (f:Family {name: 'Medici'})-[:MARRIED_INTO]->(g) RETURN count(g) AS families"
+    own_property = "MATCH (c:Country {name: 'Chile'}) RETURN c.population"
+    for query in (reached, counted, own_property):
+        assert returns_only_named(query, grounded("Medici", "Chile")) == [], query
