@@ -37,7 +37,7 @@ from cypher.text import NODE_LABEL, blank_strings
 from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route
 from questions.schema_routes import connections
-from questions.walks import returns_only_named, short_walks
+from questions.walks import orders_by_named, returns_only_named, short_walks
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -155,7 +155,7 @@ class SchemaCheck:
 
     async def walk_doubts(self, question: str, queries: list[str], grounding: Grounding) -> list[str]:
         """Relationships the question spells out more often than the queries walk them, and queries that
-        return only the things the question names (questions.walks)."""
+        return, or rank by, only the things the question names (questions.walks)."""
         schema = await self._current()
         doubts = short_walks(question, queries, {rel_type for _, rel_type, _ in schema.rels})
         for query in queries:
@@ -163,6 +163,12 @@ class SchemaCheck:
             if named:
                 doubts.append(f"the query returns only {', '.join(named)}, the thing the question names itself: "
                               "return the nodes the question asks for, the ones the walk reaches")
+                break
+        for query in queries:
+            ranked = orders_by_named(query, grounding)
+            if ranked:
+                doubts.append(f"the query ranks its rows by {', '.join(ranked)}, the thing the question names, "
+                              "which is the same on every row: rank by the property of the nodes the walk reaches")
                 break
         return doubts
 

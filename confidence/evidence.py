@@ -33,7 +33,7 @@ FEATURES: dict[str, str] = {
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "short_walk": "a query that walks the question's relationships fewer times than it names them, or returns "
-                  "only the things the question names",
+                  "or ranks by only the things the question names",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",

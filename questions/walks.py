@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from contracts.query_path import Grounding
-from cypher.text import blank_strings, unescaped
+from cypher.text import blank_strings, ordered_by, unescaped
 from questions.asked_for import schema_words
 from questions.named_terms import singular
 
@@ -136,5 +136,30 @@ def returns_only_named(query: str, grounding: Grounding) -> list[str]:
     # `f.name AS family`: the alias after AS names a column, not a variable
     used = {v for v in _IDENTIFIER.findall(re.sub(r"\bAS\s+\w+", " ", returned, flags=re.IGNORECASE))
             if v.upper() not in {"DISTINCT", "AS", "TRUE", "FALSE", "NULL", "AND", "OR", "NOT"}}
+    named = _named_variables(blanked, query, names)
+    return sorted(used) if used and used <= named else []
+
+
+def _variables(expression: str) -> set[str]:
+    return {v for v in _IDENTIFIER.findall(expression)
+            if v.upper() not in {"DISTINCT", "ASC", "DESC", "ASCENDING", "DESCENDING", "TRUE", "FALSE", "NULL"}}
+
+
+def orders_by_named(query: str, grounding: Grounding) -> list[str]:
+    """The variables a query ranks its rows by when they are only the question's named things, which are
+    the same on every row (`MATCH (c {name: 'Albania'})-[:R]->(n) RETURN n.name, c.area AS area ORDER BY
+    area`): the ranking orders nothing. Read through a RETURN alias."""
+    names = {m.value for m in grounding.matches if m.same_name()}
+    order = ordered_by(query)
+    blanked = blank_strings(query)
+    returns = list(_RETURN.finditer(blanked))
+    if not names or order is None or not returns or not walked_times(query):
+        return []
+    key = re.sub(r"\s+(ASC|DESC|ASCENDING|DESCENDING)$", "", order.split(",")[0].strip(), flags=re.IGNORECASE)
+    tail = query[returns[-1].end():]
+    aliases = {alias: expression for expression, alias in
+               re.findall(r"([^,]+?)\s+AS\s+`?(\w+)`?", blank_strings(tail), flags=re.IGNORECASE)}
+    expression = aliases.get(key.strip("`"), key)
+    used = _variables(re.sub(r"^\s*DISTINCT\b", "", expression, flags=re.IGNORECASE))
     named = _named_variables(blanked, query, names)
     return sorted(used) if used and used <= named else []

@@ -15,6 +15,7 @@ from contracts.plan import ConfidenceMetrics
 from contracts.query_path import StepInput, StepOutput
 from contracts.tool_spec import ToolArgument, ToolSpec
 from cypher.clause_order import repaired
+from cypher.null_order import ranked_without_nulls
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
 from planning.adjusters import broadened_query
@@ -165,11 +166,13 @@ class GraphQuery(Tool):
         alias, a RETURN mid-query) are rewritten, and relationships written against their direction or
         between labels they do not join are corrected where the schema leaves no doubt, and a value compared on
         a node whose label never stores it moves to the one node that does: the small model often hands the
-        same query back when asked to repair these."""
+        same query back when asked to repair these. A descending ranking by a property leaves out the rows
+        without it (cypher/null_order.py)."""
         query = arguments.get("query")
         if not query or refusals(query):  # no read: refused as it is, never EXPLAINed or rewritten
             return None
         fixed = repaired(query) or query
+        fixed = ranked_without_nulls(fixed) or fixed  # FalkorDB ranks a missing value above every other
         if backends.schema is not None:
             fixed = await backends.schema.corrected(fixed) or fixed
         if backends.graph is not None:

@@ -4,7 +4,7 @@ planner hears once, and the evidence the calibrator reads."""
 from __future__ import annotations
 
 from contracts.query_path import EntityMatch, Grounding
-from questions.walks import named_times, returns_only_named, short_walks, walked_times
+from questions.walks import named_times, orders_by_named, returns_only_named, short_walks, walked_times
 
 RELS = {"MARRIED_INTO", "PART_OF", "IN_SUBREGION", "NEIGHBOUR_OF", "BORDERS", "IN"}
 
@@ -67,3 +67,13 @@ def test_a_query_returning_what_it_reached_or_walking_nothing_is_no_doubt() -> N
     own_property = "MATCH (c:Country {name: 'Chile'}) RETURN c.population"
     for query in (reached, counted, own_property):
         assert returns_only_named(query, grounded("Medici", "Chile")) == [], query
+
+
+def test_a_ranking_by_the_named_start_orders_nothing() -> None:
+    """"Among Albania's neighbours, which has the lowest area?" ranked by Albania's own area (the same on every
+    row) and named Serbia and Montenegro at 0.9."""
+    by_start = ("MATCH (c:Country {name: 'Albania'})-[:NEIGHBOUR_OF]->(n:Country) "
+                "RETURN n.name AS neighbour, c.area_km2 AS area ORDER BY area ASC LIMIT 1")
+    by_reached = by_start.replace("c.area_km2", "n.area_km2")
+    assert orders_by_named(by_start, grounded("Albania")) == ["c"]
+    assert orders_by_named(by_reached, grounded("Albania")) == []
