@@ -55,3 +55,21 @@ async def test_a_label_written_in_the_wrong_case_or_reversed_hop_is_corrected_ag
         assert (await store.ro_query(fixed)).rows == [[2]]
     finally:
         await store.aclose()
+
+
+async def test_a_descending_ranking_names_the_highest_value_not_a_missing_one(falkordb_url: str, unique: str) -> None:
+    """FalkorDB sorts null above every value: "which book has the most pages" named a book without pages."""
+    from cypher.null_order import ranked_without_nulls
+
+    async with seeded_graph(falkordb_url, f"pages-{unique}",
+                            "CREATE (:Book {title: 'Long', pages: 900}), (:Book {title: 'Unknown'}), "
+                            "(:Book {title: 'Short', pages: 20})") as name:
+        store = GraphStore(falkordb_url, name)
+        try:
+            query = "MATCH (b:Book) RETURN b.title AS book, b.pages AS pages ORDER BY pages DESC LIMIT 1"
+            assert (await store.ro_query(query)).rows == [["Unknown", None]]  # as the model wrote it
+            fixed = ranked_without_nulls(query)
+            assert fixed is not None
+            assert (await store.ro_query(fixed)).rows == [["Long", 900]]
+        finally:
+            await store.aclose()
