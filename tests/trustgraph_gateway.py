@@ -21,6 +21,7 @@ them and its FalkorDB query service answers the `triples` queries that `tg-show-
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import uuid
@@ -33,6 +34,7 @@ from typing import Any
 import pulsar
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from falkordb.asyncio import FalkorDB
 from trustgraph.base.serialization import dataclass_to_dict, dict_to_dataclass
 from trustgraph.schema import (
     ConfigPush,
@@ -42,6 +44,7 @@ from trustgraph.schema import (
     Error,
     IamRequest,
     IamResponse,
+    Triples,
     WorkspaceChanges,
 )
 
@@ -94,6 +97,7 @@ class StandIns:
 
     pulsar_url: str
     config: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (workspace, type) -> key -> JSON
+    sent: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # workspace -> triples sent to its store
     version: int = 1
     signing_key: str = ""
     _client: Any = None
@@ -121,10 +125,25 @@ class StandIns:
             self.config.setdefault((ws, kind), {}).update(entries)
             if not ws.startswith("_"):
                 changes.setdefault(kind, []).append(ws)
+        self.sent[workspace] = set()
+        store = await self._client.subscribe(topic(f"flow:tg:triples-store:{workspace}:{flow}"),
+                                             f"sent-{uuid.uuid4().hex[:8]}",
+                                             initial_position=pulsar.InitialPosition.Earliest)
+        self._tasks.append(asyncio.create_task(self._note(store, self.sent[workspace])))
         self.version += 1
         push = ConfigPush(version=self.version, changes=changes,
                           workspace_changes=WorkspaceChanges(created=[workspace]))
         await self._notify.send(json.dumps(dataclass_to_dict(push)).encode())
+
+    async def _note(self, consumer: Any, into: set[tuple[str, ...]]) -> None:
+        """Each triple sent to a triples store, as the FalkorDB writer tells its edges apart."""
+        while True:
+            message = await consumer.receive()
+            await consumer.acknowledge(message)
+            sent = dict_to_dataclass(json.loads(message.data()), Triples)
+            collection = sent.metadata.collection if sent.metadata else ""
+            into.update((collection or "default", t.s.iri, t.p.iri, t.o.type, t.o.iri if t.o.type == "i" else t.o.value)
+                        for t in sent.triples)
 
     async def _serve(self, request_queue: str, response_queue: str, schema: type, handler: Handler) -> None:
         consumer = await self._client.subscribe(topic(request_queue), f"standin-{uuid.uuid4().hex[:8]}",
@@ -173,6 +192,20 @@ class Gateway:
     gateway: ManagedProcess
     writer: ManagedProcess
     query: ManagedProcess
+    graph: Any  # the writer's FalkorDB graph
+
+    async def stored(self, workspace: str, timeout_s: float = 60) -> None:
+        """Wait until TrustGraph's writer has stored every triple sent to the workspace's triples store so far
+        (its edges, one per distinct triple): a run's explain triples are sent before its answer, and the writer
+        stores them as it gets to them."""
+        count = "MATCH ()-[r:Rel {workspace: $ws}]->() RETURN count(r)"
+        for _ in range(int(timeout_s * 10)):
+            [[edges]] = (await self.graph.query(count, {"ws": workspace})).result_set
+            if self.services.sent[workspace] and edges >= len(self.services.sent[workspace]):
+                return
+            await asyncio.sleep(0.1)
+        raise TimeoutError(f"the writer stored {edges} of {len(self.services.sent[workspace])} triples:\n"
+                           f"{self.writer.log_tail(30)}")
 
     async def start_flow(self, workspace: str, flow: str, timeout_s: float = 30) -> None:
         """Start a flow and wait until the gateway routes it, the writer stores its triples (its collections
@@ -210,7 +243,17 @@ async def running_gateway(pulsar_url: str, falkordb_url: str, log_dir: Path) -> 
         async def listening(_: ManagedProcess) -> bool:
             return await tcp_open(port)
 
-        falkor = ["-g", falkordb_url, "--database", f"tg-explain-{uuid.uuid4().hex[:8]}"]
+        database = f"tg-explain-{uuid.uuid4().hex[:8]}"
+        falkor = ["-g", falkordb_url, "--database", database]
+        db = FalkorDB.from_url(falkordb_url)
+        stack.push_async_callback(db.aclose)
+        graph = db.select_graph(database)
+        await graph.query("RETURN 1")  # the client's lazy imports now, not inside a running workflow worker
+
+        async def delete_graph() -> None:  # after the writer has stopped
+            with contextlib.suppress(Exception):  # never written: nothing to delete
+                await graph.delete()
+        stack.push_async_callback(delete_graph)
         parts = [
             _process("api-gateway", ["-p", pulsar_url, "--port", str(port), "--timeout", "120"], log_dir,
                      ports={"http": port}, ready=listening),
@@ -221,7 +264,7 @@ async def running_gateway(pulsar_url: str, falkordb_url: str, log_dir: Path) -> 
             part.start()
         for part in parts:
             await part.wait_ready(60)
-        yield Gateway(f"http://127.0.0.1:{port}/", services, *parts)
+        yield Gateway(f"http://127.0.0.1:{port}/", services, *parts, graph)
 
 
 @dataclass(frozen=True)

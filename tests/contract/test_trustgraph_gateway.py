@@ -100,6 +100,7 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     with ScriptedLLM(answers) as llm:
         stack = await flow(llm.base_url)
         ran = await invoke(gateway, stack, "-x", "-v")
+        await gateway.stored(stack.config.workspace)
         listed = await run_cli("tg-list-explain-traces", "-u", gateway.url, *tg(gateway, stack))
         session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
         shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
@@ -150,6 +151,7 @@ async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow,
         batch = await invoke(gateway, stack, "--no-streaming", question="Teleport me")
         explained = await invoke(gateway, stack, "-x", question="Teleport me")
         session = re.search(r"\[session\] (\S+)", explained.stderr).group(1)  # type: ignore[union-attr]
+        await gateway.stored(stack.config.workspace)
         conclusion = await query_graph(gateway, stack, f"{session}/final")
 
     for ran in (plain, batch, explained):
