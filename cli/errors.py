@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 FAILED = 1
@@ -12,3 +13,10 @@ UNREACHABLE_OR_BAD_INPUT = 2
 def error(message: str, code: int) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
+
+
+def quiet_broker_log(log_level: str | None) -> None:
+    """A broker that cannot be reached is said in one line (the command's `error: Pulsar at ... is unreachable`);
+    the Pulsar client's own reconnect attempts would print ten more before it. `-l DEBUG` shows them."""
+    if (log_level or "").upper() != "DEBUG":
+        logging.getLogger("pulsar").setLevel(logging.CRITICAL)

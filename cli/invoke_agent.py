@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 
 from cli.ask_command import agent_topics, run_ask
+from cli.errors import quiet_broker_log
 from service.flags import config_from_args, entry_parser
 from service.lifecycle import exit_now
 
@@ -39,4 +41,7 @@ async def invoke(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    exit_now(asyncio.run(invoke(parse_args(argv))))
+    args = parse_args(argv)
+    # -l is the plan here, as in tg-invoke-agent: TGCA_LOG_LEVEL=DEBUG shows the Pulsar client's log.
+    quiet_broker_log(os.environ.get("TGCA_LOG_LEVEL"))
+    exit_now(asyncio.run(invoke(args)))

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 
 from cli import actions, calibrate, keys, runs, stack_commands
 from cli.ask_command import add_parser as add_ask_parser
 from cli.ask_command import ask_command
+from cli.errors import quiet_broker_log
 from cli.up import add_parser as add_up_parser
 from cli.up import up
 from service.flags import HelpFormatter, add_common_args, entry_parser
@@ -59,8 +59,5 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    if (args.log_level or "").upper() != "DEBUG":
-        # A broker that cannot be reached is said in one line (PartUnreachable); the Pulsar client's own
-        # reconnect attempts would print ten more before it. `-l DEBUG` shows them.
-        logging.getLogger("pulsar").setLevel(logging.CRITICAL)
+    quiet_broker_log(args.log_level)
     exit_now(asyncio.run(COMMANDS[args.command](args)))

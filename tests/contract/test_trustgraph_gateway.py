@@ -1,0 +1,164 @@
+"""What a TrustGraph user sees of this service through TrustGraph 2.11.1's own api-gateway: its own
+`tg-invoke-agent` (plain, -v, -x, streaming and --no-streaming), `tg-list-explain-traces`,
+`tg-show-explain-trace` and `tg-query-graph`, run as a user runs them, against the gateway in front of the bridge
+and worker on the test broker, the explain triples stored by TrustGraph's own FalkorDB writer and read back by its
+FalkorDB query service (tests/trustgraph_gateway.py: what stands in for the TrustGraph services that cannot run
+here, and why). docs/trustgraph-contract.md, "Through TrustGraph's api-gateway"."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from tests.contract.test_trustgraph_contract import ANSWER, answers
+from tests.scripted_llm import ScriptedLLM
+from tests.trustgraph_gateway import Gateway, Ran, run_cli, running_gateway
+
+QUESTION = "Which supplier has the most purchase orders?"
+STATED = re.compile(r"^Confidence: (\d\.\d\d) - (calibrated: .+)$", re.MULTILINE)  # the answer's last line
+TG, TGCA = "https://trustgraph.ai/ns/", "urn:tgca:ns:"
+# TrustGraph 2.11.1's gateway reads `error.code`, which its own Error has not (docs/trustgraph-contract.md).
+GATEWAY_BUG = "Exception: 'Error' object has no attribute 'code'"
+
+
+@pytest_asyncio.fixture(scope="module")
+async def gateway(pulsar_url: str, falkordb_url: str, tmp_path_factory) -> AsyncIterator[Gateway]:  # type: ignore[no-untyped-def]
+    async with running_gateway(pulsar_url, falkordb_url, Path(tmp_path_factory.mktemp("gateway"))) as running:
+        yield running
+
+
+@pytest_asyncio.fixture
+async def flow(make_stack, gateway):  # type: ignore[no-untyped-def]
+    """start(llm_base_url) -> the stack, its flow started in TrustGraph (the gateway routes it)."""
+    async def start(llm_base_url: str):  # type: ignore[no-untyped-def]
+        stack = await make_stack(llm_base_url)
+        await gateway.start_flow(stack.config.workspace, stack.config.flow)
+        return stack
+    return start
+
+
+def tg(gateway: Gateway, stack) -> list[str]:  # type: ignore[no-untyped-def]
+    """The options every TrustGraph CLI takes to reach this flow through the gateway."""
+    return ["-w", stack.config.workspace, "-f", stack.config.flow]
+
+
+async def invoke(gateway: Gateway, stack, *options: str, question: str = QUESTION) -> Ran:  # type: ignore[no-untyped-def]
+    ran = await run_cli("tg-invoke-agent", "-u", gateway.url, *tg(gateway, stack), "-q", question, *options)
+    assert ran.code == 0, ran
+    return ran
+
+
+async def query_graph(gateway: Gateway, stack, subject: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """`tg-query-graph -s subject`: the subject's (predicate, object) pairs, as its JSON output gives them."""
+    ran = await run_cli("tg-query-graph", "-u", gateway.url, *tg(gateway, stack), "-s", subject, "--format", "json")
+    assert ran.code == 0 and not ran.stderr, ran
+
+    def value(term: dict[str, str]) -> str:
+        return term.get("i") or term.get("v") or ""
+    return [(value(t["p"]), value(t["o"])) for t in json.loads(ran.stdout)]
+
+
+def flat(text: str) -> str:
+    """tg-invoke-agent's output without its line wrapping and its 🤔/💡 prefixes."""
+    return " ".join(text.replace("\U0001f914", " ").replace("\U0001f4a1", " ").split())
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_tg_invoke_agent_prints_the_answer_with_its_stated_confidence(flow, gateway, streaming) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedLLM(answers) as llm:
+        stack = await flow(llm.base_url)
+        ran = await invoke(gateway, stack, *([] if streaming else ["--no-streaming"]))
+    # the answer once (streamed chunks joined, not repeated by the empty final message), nothing else
+    assert ran.stdout.startswith(ANSWER) and ran.stdout.count(ANSWER) == 1 and not ran.stderr, ran
+    [(score, reasons)] = STATED.findall(ran.stdout)
+    assert 0 < float(score) < 1 and "raised because" in reasons
+    assert "Planning" not in ran.stdout and "Plan with" not in ran.stdout  # without -v: the answer alone
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_verbose_shows_the_plan_steps_and_step_confidence_before_the_answer(flow, gateway, streaming) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedLLM(answers) as llm:
+        stack = await flow(llm.base_url)
+        ran = await invoke(gateway, stack, "-v", *([] if streaming else ["--no-streaming"]))
+    out = ran.stdout
+    assert out.startswith(f"\u2753 {QUESTION}")
+    thought, observation, answer = out.index("\U0001f914"), out.index("\U0001f4a1"), out.index(ANSWER)
+    assert thought < observation < answer  # tg-invoke-agent's thoughts and observations, then the answer
+    seen = flat(out)
+    assert f"Planning how to answer: {QUESTION}" in seen
+    assert "Plan with 1 step(s): 1. s1: GraphQuery(query=MATCH (po:PurchaseOrder)" in seen
+    assert re.search(r"Confidence \d\.\d\d meets the threshold 0\.80: Query returned 2 row\(s\)", seen), seen
+    assert STATED.search(out)
+
+
+async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confidence(flow, gateway) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedLLM(answers) as llm:
+        stack = await flow(llm.base_url)
+        ran = await invoke(gateway, stack, "-x", "-v")
+        await gateway.stored(stack.config.workspace)
+        listed = await run_cli("tg-list-explain-traces", "-u", gateway.url, *tg(gateway, stack))
+        session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
+        shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
+        step_confidence = await query_graph(gateway, stack, f"{session}/step/s1/confidence")
+        rows = await query_graph(gateway, stack, f"{session}/step/s1/confidence/evidence/rows")
+        answer_confidence = await query_graph(gateway, stack, f"{session}/synthesis/confidence")
+
+    # -x: TrustGraph's provenance events as it prints them for its own agent, each named by its URI
+    explained = ran.stderr
+    assert f"[session] {session}\n    Query: {QUESTION}\n" in explained
+    assert re.search(rf"\[plan\] {re.escape(session)}/plan\n    Step 0: s1: GraphQuery\(query=MATCH ", explained)
+    assert re.search(rf"\[step-result\] {re.escape(session)}/step/s1\n    Step: s1: GraphQuery\(query=", explained)
+    assert f"[synthesis] {session}/synthesis" in explained
+    assert [m for m in re.findall(r"\[([a-z-]+)\]", explained)] == ["session", "plan", "step-result", "synthesis"]
+
+    # read back from TrustGraph's store, through the gateway: the session listed, its trace in order
+    assert listed.code == 0 and re.search(rf"^{re.escape(session)}\s+Agent\s+{re.escape(QUESTION)}", listed.stdout,
+                                          re.MULTILINE), listed
+    assert shown.code == 0 and not shown.stderr, shown
+    trace = shown.stdout
+    assert trace.startswith(f"=== Agent Session: {session} ===\n\nQuestion: {QUESTION}\n")
+    sections = [trace.index(s) for s in ("--- Plan ---", "--- Step Result ---", "--- Synthesis ---")]
+    assert sections == sorted(sections)
+    assert "Plan with 1 steps:\n  0: s1: GraphQuery(query=MATCH (po:PurchaseOrder)" in trace
+    assert "Step: s1: GraphQuery(query=MATCH (po:PurchaseOrder)" in trace
+
+    # every confidence figure names its evidence: the step's is the one its observation stated
+    observed = float(re.search(r"Confidence (\d\.\d\d) meets the threshold", flat(ran.stdout)).group(1))  # type: ignore[union-attr]
+    step = dict(step_confidence)
+    assert float(step[TGCA + "score"]) == observed and step[TGCA + "reasoning"] == "Query returned 2 row(s)"
+    assert f"{session}/step/s1/confidence/evidence/rows" in {o for p, o in step_confidence if p == TGCA + "evidence"}
+    assert dict(rows)[TGCA + "feature"] == "rows" and dict(rows)[TGCA + "value"] == "2"
+    stated, reasons = STATED.search(ran.stdout).groups()  # type: ignore[union-attr]
+    answer = dict(answer_confidence)
+    assert f"{float(answer[TGCA + 'score']):.2f}" == stated and reasons.startswith(answer[TGCA + "reasoning"])
+    evidence = {o.rsplit("/", 1)[1] for p, o in answer_confidence if p == TGCA + "evidence"}
+    assert {"coverage", "aggregates", "step_score"} <= evidence
+
+
+async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow, gateway) -> None:  # type: ignore[no-untyped-def]
+    """TrustGraph 2.11.1's gateway cannot encode an agent's error (its translator reads `error.code`): the caller
+    gets the gateway's exception instead of the agent's message, whichever agent answers. The message is in the
+    run's trace: `tg-invoke-agent -x` names the session, whose Conclusion holds it (tg:toolError)."""
+    bad = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}]})
+    with ScriptedLLM(lambda body: (200, bad)) as llm:
+        stack = await flow(llm.base_url)
+        plain = await invoke(gateway, stack, question="Teleport me")
+        batch = await invoke(gateway, stack, "--no-streaming", question="Teleport me")
+        explained = await invoke(gateway, stack, "-x", question="Teleport me")
+        session = re.search(r"\[session\] (\S+)", explained.stderr).group(1)  # type: ignore[union-attr]
+        await gateway.stored(stack.config.workspace)
+        conclusion = await query_graph(gateway, stack, f"{session}/final")
+
+    for ran in (plain, batch, explained):
+        assert ran.stdout == GATEWAY_BUG + "\n", ran
+    assert f"[conclusion] {session}/final" in explained.stderr
+    reason = dict(conclusion)
+    assert TG + "Error" in {o for p, o in conclusion if p.endswith("#type")}
+    assert reason[TG + "terminationReason"] == "error"
+    assert reason[TG + "toolError"].startswith("Could not make a usable plan for this question: step s1 uses "
+                                               "unknown tool 'Teleport'")
