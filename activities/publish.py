@@ -9,6 +9,7 @@ import structlog
 from temporalio import activity
 
 from contracts.names import Activities
+from contracts.subagent import FAILED_PREFIX
 from contracts.wire import AgentResponse, EmitInput
 
 log = structlog.get_logger(__name__)
@@ -27,6 +28,20 @@ class ExplainStore(Protocol):
     async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None: ...
 
 
+class CompletionSender(Protocol):
+    """Sends a sub-goal's completion (an AgentRequest) to TrustGraph's agent: ResponsePublisher does."""
+
+    async def publish_request(self, topic: str, request_id: str, payload: bytes) -> None: ...
+
+
+def completion_text(response: AgentResponse) -> str:
+    """What the supervisor's aggregator is told: the answer, or why there is none (it then synthesises from
+    the other sub-goals; an error instead would end the caller's dialog while the siblings still run)."""
+    if response.message_type == "error":
+        return FAILED_PREFIX + (response.error.message if response.error else response.content)
+    return response.content
+
+
 class PublishActivities:
     """The same work under both names (docs/architecture.md: how a run's messages reach the caller)."""
 
@@ -39,6 +54,15 @@ class PublishActivities:
         """After a retry, messages already sent go out again with the same message_id, which is how clients
         recognise and drop them."""
         for response in message.responses:
+            if message.subagent is not None and response.end_of_dialog:
+                # A sub-goal's run never ends the caller's dialog: TrustGraph's supervisor does, once every
+                # sub-goal has reported. Sent again after a retry, it only repeats the same goal's result.
+                sender: CompletionSender = self.publisher  # type: ignore[assignment]
+                await sender.publish_request(message.subagent.topic, message.request_id,
+                                             message.subagent.completion(completion_text(response)))
+                log.info("subagent_completion_sent", request_id=message.request_id,
+                         correlation_id=message.subagent.correlation_id, topic=message.subagent.topic)
+                continue
             if response.message_type == "explain" and self.store is not None:
                 await self.store.store_explain(message.topic, message.collection, response)
             await self.publisher.publish(message.topic, message.request_id, response)

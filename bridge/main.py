@@ -66,7 +66,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         routing=Routing(enabled=config.confidence_agent_enabled,
                         traffic_percentage=config.confidence_agent_traffic_percentage,
                         fallback_to_react=config.confidence_agent_fallback_to_react,
-                        react_request_topic=config.react_request_topic),
+                        react_request_topic=config.react_request_topic,
+                        serve_subagent_goals=config.serve_subagent_goals),
         processor=config.processor_id,
     )
     await _subscribe(relay, config.pulsar_url)

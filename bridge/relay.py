@@ -23,11 +23,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.canary import takes_request
 from bridge.run_summary import run_details, run_summary
-from bridge.trustgraph_loop import loop_request
+from bridge.trustgraph_loop import loop_request, served_subgoal
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.redaction import redact_text
 from contracts.run import AgentRunInput, AgentRunResult
+from contracts.subagent import FAILED_PREFIX, SubagentReturn, subgoal_run_request
 from contracts.topics import is_persistent, paired_response_topic
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, error_response
@@ -48,6 +49,9 @@ class Routing:
     traffic_percentage: float = 100.0
     fallback_to_react: bool = False
     react_request_topic: str = ""
+    # Answer the sub-goals of TrustGraph's supervisor that reach this topic, and report each to it
+    # (contracts/subagent.py); off: they go to react_request_topic like the rest of its loop.
+    serve_subagent_goals: bool = True
 
 
 class RequestRelay:
@@ -145,7 +149,8 @@ class RequestRelay:
             await self._ack(message)
             return
         r = self.routing
-        loop = loop_request(request)
+        subagent = served_subgoal(request, r.serve_subagent_goals, r.react_request_topic)
+        loop = "" if subagent else loop_request(request)
         if loop:
             if r.react_request_topic:
                 await self._forward(request_id, message.data(), reason="trustgraph-loop")
@@ -157,22 +162,27 @@ class RequestRelay:
                                         "there (docs/trustgraph.md).")
             await self._ack(message)
             return
-        if not takes_request(request_id, r.enabled, r.traffic_percentage):
+        if subagent is None and not takes_request(request_id, r.enabled, r.traffic_percentage):
             await self._forward(request_id, message.data(), reason="canary")
             await self._ack(message)
             return
-        if await self._start(request_id, request, topic, message):
+        if await self._start(request_id, request, topic, message, subagent):
             await self._ack(message)
 
-    async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message) -> bool:
+    async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message,
+                     subagent: SubagentReturn | None = None) -> bool:
         """Start the run; False when the message was negatively acknowledged for redelivery."""
-        workflow_id = workflow_id_for(request_id)
+        # A supervisor's sub-goals all carry the parent's id: each gets a run of its own.
+        workflow_id = workflow_id_for(subagent.run_key(request_id) if subagent else request_id)
+        if subagent is not None:
+            request = subgoal_run_request(request)
         response_topic = self.response_topic_for(topic)
         # A secret pasted into a question answers nothing a graph holds: redacted here, it reaches neither the
         # run's history nor the model, the graph, the conversation's memory or a log.
         request = request.model_copy(update={"question": redact_text(request.question)})
         run_input = AgentRunInput(request=request, request_id=request_id, response_topic=response_topic,
-                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react)
+                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react,
+                                  subagent=subagent)
         try:
             handle = await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,
@@ -201,7 +211,7 @@ class RequestRelay:
             await self._reply_error(topic, request_id, f"The agent service cannot start the request: {exc}")
             return True
         log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
-        self._spawn(self._watchers, self._watch(handle, topic, request_id, message.data()))
+        self._spawn(self._watchers, self._watch(handle, topic, request_id, message.data(), subagent))
         return True
 
     async def _reused_id(self, workflow_id: str, request: AgentRequest) -> bool:
@@ -215,7 +225,8 @@ class RequestRelay:
             log.warning("duplicate_request_unchecked", workflow_id=workflow_id, error=str(exc))
         return False
 
-    async def _watch(self, handle, topic: str, request_id: str, payload: bytes) -> None:  # type: ignore[no-untyped-def]
+    async def _watch(self, handle, topic: str, request_id: str, payload: bytes,  # type: ignore[no-untyped-def]
+                     subagent: SubagentReturn | None = None) -> None:
         """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""
         try:
             result: AgentRunResult = await handle.result()
@@ -224,6 +235,9 @@ class RequestRelay:
             log.error("workflow_failed", request_id=request_id, workflow_id=handle.id, error=reason)
             if self.routing.fallback_to_react:
                 await self._forward(request_id, payload, reason="failed")
+            elif subagent is not None:  # the supervisor is told, not the caller (contracts/subagent.py)
+                await self._forward(request_id, subagent.completion(f"{FAILED_PREFIX}{reason}"),
+                                    reason="subagent-failed")
             else:
                 await self._reply_error(topic, request_id, f"The agent run failed: {reason}")
             return

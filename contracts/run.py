@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from contracts.names import TaskQueues
 from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
+from contracts.subagent import SubagentReturn
 from contracts.tool_spec import ToolScope
 from contracts.wire import AgentRequest
 
@@ -111,6 +112,9 @@ class AgentRunInput(BaseModel):
     queues: TaskQueues = Field(default_factory=TaskQueues)
     # The bridge forwards a failed run to the existing agent-manager: then the run stays silent on failure.
     fallback_on_failure: bool = False
+    # Set for a sub-goal of TrustGraph's supervisor that this service answers: the run's last message (its
+    # answer or its error) becomes the completion its aggregator waits for (contracts/subagent.py).
+    subagent: SubagentReturn | None = None
 
 
 class AgentRunResult(BaseModel):

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from contracts.subagent import SubagentReturn
+
 
 class PlanStep(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -125,3 +127,6 @@ class EmitInput(BaseModel):
     request_id: str
     responses: list[AgentResponse]
     collection: str = "default"  # the request's: where its explain triples are stored
+    # A sub-goal of TrustGraph's supervisor: the message that ends the dialog goes to the supervisor's
+    # aggregator as a completion (contracts/subagent.py), not to the caller.
+    subagent: SubagentReturn | None = None

@@ -95,6 +95,9 @@ class ServiceConfig(BaseSettings):
     confidence_agent_traffic_percentage: float = Field(default=100.0, ge=0, le=100)
     confidence_agent_fallback_to_react: bool = False
     react_request_topic: str = ""
+    # Answer the sub-goals of TrustGraph's supervisor that reach the request topics (its `next` topic is this
+    # service's) and report each to it on react_request_topic; false: they go there as TrustGraph's loop does.
+    serve_subagent_goals: bool = True
     # "trustgraph": the LLM, graph-rag, prompt and mcp-tool come from TrustGraph's services over Pulsar
     # (topics from workspace and flow, each overridable as "<service>.request"/"<service>.response").
     tool_backend: Literal["local", "trustgraph"] = "local"

@@ -50,6 +50,10 @@ class ResponsePublisher:
         with self._seconds.time() if self._seconds is not None else nullcontext():
             await self._publish(topic, request_id, response)
 
+    async def publish_request(self, topic: str, request_id: str, payload: bytes) -> None:
+        """An AgentRequest under the caller's `id`: a sub-goal's completion for TrustGraph's supervisor."""
+        await self._send(topic, payload, {"id": request_id})
+
     async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None:
         """An explain message's triples, written where TrustGraph's agent writes its own (the flow's triples
         store, contracts/topics.explainability_topic), before the caller is told of them."""

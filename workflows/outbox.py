@@ -17,6 +17,7 @@ from workflows.activity_options import DELIVERY_RETRY
 
 with workflow.unsafe.imports_passed_through():
     from contracts.names import Activities
+    from contracts.subagent import SubagentReturn
     from contracts.wire import AgentResponse, EmitInput
 
 MAX_BATCH = 500  # messages per activity: keeps each payload far below Temporal's limits
@@ -27,8 +28,10 @@ LOCAL_RETRY_THRESHOLD = timedelta(seconds=2)
 
 class Outbox:
     def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str,
-                 from_worker: bool = False, collection: str = "default") -> None:
+                 from_worker: bool = False, collection: str = "default",
+                 subagent: SubagentReturn | None = None) -> None:
         self._topic, self._request_id, self._queue, self._prefix = topic, request_id, bridge_queue, id_prefix
+        self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
         self._collection = collection  # where the publisher stores explain triples (EmitInput.collection)
         self.from_worker = from_worker  # publish locally; False only for runs recorded before it (their replay)
         self._seq = 0
@@ -51,7 +54,7 @@ class Outbox:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
             message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch,
-                                collection=self._collection)
+                                collection=self._collection, subagent=self._subagent)
             if self.from_worker:
                 await workflow.execute_local_activity(
                     Activities.PUBLISH, message,

@@ -108,7 +108,7 @@ class RunContext:
         self.question = inp.request.question
         self.workflow_id = workflow.info().workflow_id
         self.outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, self.workflow_id,
-                             collection=inp.request.collection)
+                             collection=inp.request.collection, subagent=inp.subagent)
         self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id)
         self.status = RunStatus()
         self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it

@@ -419,6 +419,11 @@ async def test_a_failed_run_falls_back_to_the_existing_agent(make_stack) -> None
 CONTINUATION = {"question": "Who leads on orders?", "history": [
     {"thought": "I should query the graph", "action": "knowledge-query", "arguments": {"question": "orders"},
      "observation": "Acme Industrial has 135 orders", "step_type": "react"}]}
+# As TrustGraph 2.11.1's orchestrator writes a ReAct continuation: no step type, the pattern it chose.
+ORCHESTRATOR_CONTINUATION = {"question": "Who leads on orders?", "pattern": "react", "task_type": "general",
+                             "session_id": "session-2", "history": [
+    {"thought": "I should query the graph", "action": "kq-orders", "arguments": {"question": "orders"},
+     "observation": "Acme Industrial has 135 orders"}]}
 SUPERVISOR = {"question": "Compare the suppliers", "pattern": "supervisor"}
 SUB_GOAL = {"question": "Count the orders of Acme Industrial", "correlation_id": "parent-1",
             "parent_session_id": "session-1", "subagent_goal": "Count the orders of Acme Industrial",
@@ -426,18 +431,19 @@ SUB_GOAL = {"question": "Count the orders of Acme Industrial", "correlation_id":
 
 
 async def test_requests_of_trustgraph_s_own_loop_go_to_its_agent_and_start_no_run(make_stack) -> None:
-    """A ReAct continuation and a supervisor's sub-goal, sent back onto the agent topic by TrustGraph's
-    orchestrator, and a request for the supervisor pattern reach TrustGraph's agent (react_request_topic) and
-    never become runs of this service; a plan-then-execute request is answered here."""
+    """A ReAct continuation and a supervisor's sub-goal (with serve_subagent_goals off), sent back onto the
+    agent topic by TrustGraph's orchestrator, and a request for the supervisor pattern reach TrustGraph's agent
+    (react_request_topic) and never become runs of this service; a plan-then-execute request is answered here."""
     react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
     with ScriptedLLM(answers) as llm:
-        stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic))
+        stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic,
+                                                               serve_subagent_goals=False))
         forwarded: list[str] = []
         react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
         await asyncio.sleep(0.5)
-        ids = [str(uuid.uuid4()) for _ in range(3)]
-        results = [await dialog(stack, request_id, send=json.dumps(body).encode())
-                   for request_id, body in zip(ids, (CONTINUATION, SUB_GOAL, SUPERVISOR), strict=True)]
+        ids = [str(uuid.uuid4()) for _ in range(4)]
+        results = [await dialog(stack, request_id, send=json.dumps(body).encode()) for request_id, body in zip(
+            ids, (CONTINUATION, ORCHESTRATOR_CONTINUATION, SUB_GOAL, SUPERVISOR), strict=True)]
         served = await dialog(stack, str(uuid.uuid4()), send=json.dumps(
             {"question": "Who leads on orders?", "pattern": "plan-then-execute"}).encode())
         react.cancel()

@@ -1,0 +1,106 @@
+"""A sub-goal of TrustGraph's supervisor on this service's topic: answered by a run of this service and reported
+to the supervisor's aggregator (react_request_topic) as the `subagent-completion` AgentRequest TrustGraph's own
+sub-agent sends (trustgraph-flow 2.11.1, orchestrator/pattern_base.py), read here with TrustGraph's schema
+class; the caller's dialog is never ended by a sub-goal, not even by one that fails."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import pulsar
+from trustgraph.base.serialization import dict_to_dataclass
+from trustgraph.schema import AgentRequest as TgAgentRequest
+
+from bridge.relay import Routing
+from service.connections import pulsar_client
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+
+ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
+PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
+             "ORDER BY orders DESC LIMIT 2"}}]})
+BAD_PLAN = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}]})
+GOALS = ("Which supplier has the most purchase orders?", "Which supplier comes second by purchase orders?")
+
+
+def answers(body: dict[str, Any]) -> tuple[int, str]:
+    if is_planning(body):
+        return 200, PLAN
+    if is_synthesis(body):
+        return 200, ANSWER
+    return 200, "noted"
+
+
+def sub_goal(goal: str, correlation_id: str) -> bytes:
+    """A sub-goal as TrustGraph's SupervisorPattern._decompose_and_fanout writes it."""
+    return json.dumps({"question": goal, "state": "", "group": ["default"], "history": [], "collection": "default",
+                       "streaming": False, "session_id": str(uuid.uuid4()), "conversation_id": "conv-parent",
+                       "pattern": "react", "task_type": "general", "framing": "", "correlation_id": correlation_id,
+                       "parent_session_id": "parent-session", "subagent_goal": goal,
+                       "expected_siblings": len(GOALS)}).encode()
+
+
+async def supervise(stack, goals: tuple[str, ...], react_topic: str) -> tuple[list[Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
+    """Send the sub-goals under one parent id; return the completions the aggregator's topic received (as
+    TrustGraph decodes them, with their id) and what the caller's response topic got meanwhile."""
+    parent, correlation_id = str(uuid.uuid4()), str(uuid.uuid4())
+    client = pulsar_client(stack.config.pulsar_url)
+    aggregator = await client.subscribe(react_topic, "agent-manager--orchestrator",
+                                        consumer_type=pulsar.ConsumerType.Shared)
+    caller = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
+                                    initial_position=pulsar.InitialPosition.Latest)
+    said: list[dict[str, Any]] = []
+
+    async def listen() -> None:
+        while True:
+            message = await caller.receive()
+            if message.properties().get("id") == parent:
+                said.append(json.loads(message.data()))
+
+    listening = asyncio.create_task(listen())
+    try:
+        producer = await client.create_producer(stack.request_topic, batching_enabled=False)
+        for goal in goals:
+            await producer.send(sub_goal(goal, correlation_id), properties={"id": parent})
+        completions = []
+        for _ in goals:
+            message = await asyncio.wait_for(aggregator.receive(), 60)
+            assert message.properties()["id"] == parent
+            completions.append(dict_to_dataclass(json.loads(message.data()), TgAgentRequest))
+        await asyncio.sleep(1)  # anything sent to the caller after the completions would arrive meanwhile
+    finally:
+        listening.cancel()
+        await client.close()
+    assert all(c.correlation_id == correlation_id for c in completions)
+    return completions, said
+
+
+async def test_sub_goals_are_answered_here_and_reported_to_the_supervisor_not_the_caller(make_stack) -> None:
+    react_topic = f"non-persistent://tg/request/agent-orchestrator:{uuid.uuid4().hex[:6]}:default"
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic))
+        completions, said = await supervise(stack, GOALS, react_topic)
+    assert sorted(c.subagent_goal for c in completions) == sorted(GOALS)  # siblings under one id: a run each
+    for completion in completions:
+        [step] = completion.history
+        assert step.step_type == "subagent-completion" and step.observation.startswith(ANSWER)
+        assert "Confidence: " in step.observation  # the supervisor combines answers that state their confidence
+        assert (completion.question, completion.expected_siblings) == (completion.subagent_goal, len(GOALS))
+        assert completion.parent_session_id == "parent-session" and completion.session_id
+        assert (completion.pattern, completion.streaming, completion.group) == ("", False, ["default"])
+    assert any(m["message_type"] == "thought" for m in said)  # the caller sees the sub-goals' progress
+    assert not [m for m in said if m["end_of_dialog"]]  # but only the supervisor ends its dialog
+
+
+async def test_a_sub_goal_that_fails_still_reports_and_never_ends_the_caller_s_dialog(make_stack) -> None:
+    react_topic = f"non-persistent://tg/request/agent-orchestrator:{uuid.uuid4().hex[:6]}:default"
+    with ScriptedLLM(lambda body: (200, BAD_PLAN)) as llm:
+        stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic))
+        [completion], said = await supervise(stack, GOALS[:1], react_topic)
+    [step] = completion.history
+    assert step.step_type == "subagent-completion"
+    assert step.observation.startswith("This sub-goal could not be answered: Could not make a usable plan")
+    assert not [m for m in said if m["end_of_dialog"] or m["message_type"] == "error"]
