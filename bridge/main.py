@@ -12,6 +12,7 @@ from temporalio.worker import Worker
 
 from activities.publish import PublishActivities
 from bridge.bridge_metrics import EMIT_SECONDS
+from bridge.flows import FlowRelays
 from bridge.relay import RequestRelay, Routing
 from contracts.topics import agent_subscription
 from service.config import ServiceConfig
@@ -35,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 SUBSCRIBE_PATIENCE_S = 20.0  # a broker slow to answer at start (seen under load) is not a broker that is down
 
 
-async def _subscribe(relay: RequestRelay, pulsar_url: str) -> None:
+async def _subscribe(relay: RequestRelay | FlowRelays, pulsar_url: str) -> None:
     """Subscribe to the request topics, trying again for up to SUBSCRIBE_PATIENCE_S: a bridge restarted
     while the broker is still busy with the old one's consumer timed out once and exited at once."""
     deadline = time.monotonic() + SUBSCRIBE_PATIENCE_S
@@ -57,18 +58,24 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     client = pulsar_client(config.pulsar_url)
     describe_processor(config.processor_id, process_info(config, "bridge"))
     publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id)
-    relay = RequestRelay(
-        temporal, client, publisher,
-        request_topics=config.request_topics,
-        subscription=agent_subscription(config.workspace, config.flow),
-        response_topic=config.response_topic,
-        queues=config.queues,
-        routing=Routing(enabled=config.confidence_agent_enabled,
-                        traffic_percentage=config.confidence_agent_traffic_percentage,
-                        fallback_to_react=config.confidence_agent_fallback_to_react,
-                        react_request_topic=config.react_request_topic),
-        processor=config.processor_id,
-    )
+    routing = Routing(enabled=config.confidence_agent_enabled,
+                      traffic_percentage=config.confidence_agent_traffic_percentage,
+                      fallback_to_react=config.confidence_agent_fallback_to_react,
+                      react_request_topic=config.react_request_topic)
+    relay: RequestRelay | FlowRelays
+    if config.trustgraph_flows:  # the flows TrustGraph's config service lists, as they start and stop
+        relay = FlowRelays(temporal, client, publisher, workspace=config.workspace, processor=config.processor_id,
+                           queues=config.queues, routing=routing)
+    else:
+        relay = RequestRelay(
+            temporal, client, publisher,
+            request_topics=config.request_topics,
+            subscription=agent_subscription(config.workspace, config.flow),
+            response_topic=config.response_topic,
+            queues=config.queues,
+            routing=routing,
+            processor=config.processor_id,
+        )
     await _subscribe(relay, config.pulsar_url)
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
                     max_concurrent_activities=256)
@@ -76,7 +83,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
                                                   "pulsar": pulsar_check(client, config.request_topics[0])},
                             config.metrics_host)
-    log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
+    log.info("bridge_ready", pulsar=config.pulsar_url,
+             topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows
+             else config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:
         relay_task = asyncio.create_task(relay.run())

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from contracts.flow import FlowTopics
 from contracts.names import TaskQueues
 from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
@@ -111,6 +112,9 @@ class AgentRunInput(BaseModel):
     queues: TaskQueues = Field(default_factory=TaskQueues)
     # The bridge forwards a failed run to the existing agent-manager: then the run stays silent on failure.
     fallback_on_failure: bool = False
+    # The TrustGraph flow the request came in on (the bridge following TrustGraph's flows): its activities call
+    # that flow's services. None: the worker's configured topics (runs recorded before flows were followed).
+    flow: FlowTopics | None = None
 
 
 class AgentRunResult(BaseModel):
