@@ -254,10 +254,13 @@ async def test_flows_started_and_stopped_in_trustgraph_are_served_and_dropped_wi
             with pytest.raises(RPCError):
                 await temporal_env.client.get_workflow_handle(workflow_id_for(request_id)).describe()
 
-        # flow-b still works.
+        # flow-b still works; asked there, flow-a's question gets flow-b's graph-rag answer, not flow-a's cached one.
         again = await asked(url, workspace, "flow-b", "Where is Acme Industrial based? Q-B2")
         assert again[-1].message_type == "answer" and "(flow-b)" in again[-1].content
         assert services.calls[("flow-b", "graph-rag", "Q-B2")] == 1
         assert services.calls[("flow-a", "text-completion", "Q-B2")] == 0
+        repeated = await asked(url, workspace, "flow-b", "Where is Acme Industrial based? Q-A1")
+        assert repeated[-1].message_type == "answer", [m.content for m in repeated]
+        assert services.calls[("flow-b", "graph-rag", "Q-A1")] == 1, services.calls
     finally:
         await services.stop()
