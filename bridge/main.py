@@ -30,6 +30,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = entry_parser("tg-confidence-bridge", __doc__)
     add_common_args(p)
     add_flow_args(p)
+    p.add_argument("--trustgraph-flows", action="store_const", const=True,
+                   help="serve the flows TrustGraph's config service lists for this processor, as tg-start-flow "
+                        "and tg-stop-flow change them (env TGCA_TRUSTGRAPH_FLOWS)")
     return p.parse_args(argv)
 
 
