@@ -41,7 +41,7 @@ from tests.contract.test_trustgraph_config import ConfigService, config_service 
 
 PROCESSOR = "agent-manager"
 FLOWS = ("flow-a", "flow-b")
-TAGS = ("Q-A1", "Q-B1", "Q-B2", "Q-HOLD")  # each question's own; Q-HOLD's graph-rag answer waits for the test
+TAGS = ("Q-A1", "Q-A2", "Q-B1", "Q-B2", "Q-HOLD")  # each question's own; Q-HOLD's graph-rag answer waits for the test
 
 
 def tag_of(text: str) -> str:
@@ -59,6 +59,12 @@ def queue(kind: str, service: str, workspace: str, flow: str) -> str:
     return f"{kind}:tg:{service}:{workspace}:{flow}"
 
 
+def service_queue(service: str, flow: str) -> str:
+    """The queue a flow's blueprint wires the agent's `service` to: flow-b's are named otherwise than the
+    convention (a blueprint may wire any queue), so only a run that reads the definition finds them."""
+    return f"{service}-large" if flow == "flow-b" else service
+
+
 def definition(workspace: str, flow: str) -> dict[str, Any]:
     """The agent's entry of a flow, as TrustGraph's flow service writes it under processor:agent-manager when
     `tg-start-flow` starts the flow (queue ids, not Pulsar topics; its prompt is the RAG prompt service's)."""
@@ -66,8 +72,8 @@ def definition(workspace: str, flow: str) -> dict[str, Any]:
               "response": queue("response", "agent", workspace, flow)}
     for spec, service in (("text-completion", "text-completion"), ("graph-rag", "graph-rag"),
                           ("prompt", "prompt-rag"), ("mcp-tool", "mcp-tool")):
-        topics[f"{spec}-request"] = queue("request", service, workspace, flow)
-        topics[f"{spec}-response"] = queue("response", service, workspace, flow)
+        topics[f"{spec}-request"] = queue("request", service_queue(service, flow), workspace, flow)
+        topics[f"{spec}-response"] = queue("response", service_queue(service, flow), workspace, flow)
     return {"topics": topics, "parameters": {}}
 
 
@@ -88,10 +94,11 @@ class FlowServices:
             for service, schema, handler in (("text-completion", TextCompletionRequest, self._completion),
                                              ("graph-rag", GraphRagQuery, self._graph_rag)):
                 consumer = await self.client.subscribe(
-                    pulsar_topic(queue("request", service, self.workspace, flow)), f"{service}-svc",
-                    consumer_type=pulsar.ConsumerType.Shared)
+                    pulsar_topic(queue("request", service_queue(service, flow), self.workspace, flow)),
+                    f"{service}-svc", consumer_type=pulsar.ConsumerType.Shared)
                 producer = await self.client.create_producer(
-                    pulsar_topic(queue("response", service, self.workspace, flow)), batching_enabled=False)
+                    pulsar_topic(queue("response", service_queue(service, flow), self.workspace, flow)),
+                    batching_enabled=False)
                 self._tasks.append(asyncio.create_task(self._serve(consumer, producer, schema, handler, flow)))
 
     async def _serve(self, consumer: Any, producer: Any, schema: type, handler: Any, flow: str) -> None:
@@ -262,5 +269,13 @@ async def test_flows_started_and_stopped_in_trustgraph_are_served_and_dropped_wi
         repeated = await asked(url, workspace, "flow-b", "Where is Acme Industrial based? Q-A1")
         assert repeated[-1].message_type == "answer", [m.content for m in repeated]
         assert services.calls[("flow-b", "graph-rag", "Q-A1")] == 1, services.calls
+
+        # tg-start-flow flow-a again: served again, on its own services.
+        await config_service.put(workspace, key, flows)
+        await bridge.wait_state(request_topic(workspace, "flow-a"), "running")
+        restarted = await asked(url, workspace, "flow-a", "Where is Acme Industrial based? Q-A2")
+        assert restarted[-1].message_type == "answer" and "(flow-a)" in restarted[-1].content
+        assert services.calls[("flow-a", "graph-rag", "Q-A2")] == 1
+        assert services.calls[("flow-b", "graph-rag", "Q-A2")] == 0
     finally:
         await services.stop()
