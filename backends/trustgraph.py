@@ -19,6 +19,7 @@ from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Consumer, Producer
 from temporalio.exceptions import ApplicationError
 
+from backends.flow_scope import current_flow
 from backends.llm import Completion
 from backends.mcp import McpCallResult, McpToolInfo
 from contracts.topics import queue_topic
@@ -123,10 +124,18 @@ class TrustGraphServices:
             for service in SERVICES
         }
 
+    def route(self, service: str) -> tuple[str, str]:
+        """The (request, response) topics of `service` for the current activity: its run's flow's own, as the
+        flow definition wires them, else the configured ones (workspace, flow and `trustgraph_topics`)."""
+        flow = current_flow()
+        if flow is not None and service in flow.services:
+            return flow.services[service]
+        return self.topics[service]
+
     async def _final(self, service: str, payload: dict[str, Any], done: str | None = None) -> list[dict[str, Any]]:
         """The responses to one request: the first one (a non-streaming answer, as TrustGraph's own client
         reads it), or with `done`, every one up to the one whose `done` flag is set."""
-        request_topic, response_topic = self.topics[service]
+        request_topic, response_topic = self.route(service)
         responses = []
         async for response in self.rr.stream(request_topic, response_topic, payload, self.timeout_s):
             responses.append(response)

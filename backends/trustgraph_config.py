@@ -1,13 +1,16 @@
-"""TrustGraph's configuration, read as its own processors read it: the types the agent uses are fetched from the
+"""TrustGraph's configuration, read as its own processors read it: the types a part uses are fetched from the
 config service (`getvalues` per type, for this workspace) at start, and fetched again whenever the config
 service pushes a notice (`ConfigPush`: a version and, per type, the workspaces it changed) that names one
-of them. The tools configured there are offered to the planner (backends/trustgraph.py maps them)."""
+of them. The worker reads the agent's tools there (offered to the planner; backends/trustgraph.py maps them);
+the bridge, when it follows TrustGraph's flows, reads the flows the agent runs in (`processor:<id>`, written by
+`tg-start-flow` and removed by `tg-stop-flow`) and serves each one's request topic (bridge/flows.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +19,9 @@ import structlog
 from pulsar.asyncio import Consumer
 
 from backends.trustgraph import PulsarRequestResponse
+from contracts.flow import FlowTopics
 from contracts.tool_spec import ANY, DEFAULT_GROUP, ToolAccess
+from contracts.topics import pulsar_topic
 
 log = structlog.get_logger(__name__)
 # TrustGraph's config queues (`request:tg:config`, `response:tg:config`, `notify:tg:config`) as Pulsar topics.
@@ -102,8 +107,12 @@ def parse_config(values: dict[str, dict[str, str]], version: int) -> AgentConfig
     return AgentConfig(version=version, tools=tools, additional_context=context, task_framing=framing)
 
 
-class TrustGraphConfig:
-    """The current AgentConfig of one workspace, kept up to date from TrustGraph's config service."""
+class ConfigFollower:
+    """Some config types of one workspace, kept up to date from TrustGraph's config service as its processors keep
+    theirs: fetched (`getvalues` per type) at start, and again on each push (`ConfigPush`) newer than what was
+    read that names one of the types for this workspace. Subclasses say which types and what to make of them."""
+
+    types: tuple[str, ...] = ()
 
     def __init__(self, rr: PulsarRequestResponse, workspace: str, timeout_s: float = 30.0,
                  topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH)) -> None:
@@ -111,14 +120,18 @@ class TrustGraphConfig:
         self.workspace = workspace
         self.timeout_s = timeout_s
         self.request_topic, self.response_topic, self.push_topic = topics
-        self.current = AgentConfig()
+        self.version = 0
         self.loaded = asyncio.Event()  # set once the first fetch succeeded
         self._consumer: Consumer | None = None
         self._task: asyncio.Task[None] | None = None
 
+    async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
+        """The types' values (type -> key -> JSON text) as of `version`."""
+        raise NotImplementedError
+
     async def start(self) -> None:
         """Listen for pushes first (none is missed while fetching), then fetch in the background: a config
-        service that is not up yet delays the tools it holds, never the worker."""
+        service that is not up yet delays what it holds, never the process."""
         self._consumer = await self.rr.client.subscribe(
             self.push_topic, f"tgca-config-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
             initial_position=pulsar.InitialPosition.Latest)
@@ -131,7 +144,7 @@ class TrustGraphConfig:
                 await self.refresh()
                 break
             except Exception as exc:  # not reachable yet: try again
-                log.warning("trustgraph_config_fetch_failed", error=str(exc), retry_in_s=delay)
+                log.warning("trustgraph_config_fetch_failed", error=str(exc), retry_in_s=delay, types=self.types)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX_S)
         assert self._consumer is not None
@@ -141,18 +154,18 @@ class TrustGraphConfig:
             try:
                 await self.on_push(json.loads(message.data()))
             except Exception as exc:  # one bad notice must not stop the listening
-                log.warning("trustgraph_config_push_failed", error=str(exc))
+                log.warning("trustgraph_config_push_failed", error=str(exc), types=self.types)
 
     async def on_push(self, push: dict[str, Any]) -> None:
-        """A newer version that changed one of the agent's types in this workspace: fetch them again."""
+        """A newer version that changed one of the types in this workspace: fetch them again."""
         version = int(push.get("version") or 0)
-        if version <= self.current.version:
+        if version <= self.version:
             return
         changes = push.get("changes") or {}
-        if any(self.workspace in (changes.get(t) or []) for t in CONFIG_TYPES):
+        if any(self.workspace in (changes.get(t) or []) for t in self.types):
             await self.refresh()
         else:
-            self.current = AgentConfig(**{**self.current.__dict__, "version": version})
+            self.version = version
 
     async def _values(self, config_type: str) -> tuple[dict[str, str], int]:
         request = {"operation": "getvalues", "workspace": self.workspace, "type": config_type}
@@ -162,12 +175,11 @@ class TrustGraphConfig:
         return {}, 0
 
     async def refresh(self) -> None:
-        fetched = {t: await self._values(t) for t in CONFIG_TYPES}
+        fetched = {t: await self._values(t) for t in self.types}
         version = max(v for _, v in fetched.values())
-        self.current = parse_config({t: values for t, (values, _) in fetched.items()}, version)
+        await self.apply({t: values for t, (values, _) in fetched.items()}, version)
+        self.version = version
         self.loaded.set()
-        log.info("trustgraph_config_loaded", version=version, workspace=self.workspace,
-                 tools=sorted(self.current.tools))
 
     async def aclose(self) -> None:
         if self._task is not None:
@@ -177,3 +189,64 @@ class TrustGraphConfig:
                 await self._consumer.close()
             except pulsar.PulsarException:
                 pass
+
+
+class TrustGraphConfig(ConfigFollower):
+    """The current AgentConfig of one workspace: the tools offered to the planner."""
+
+    types = CONFIG_TYPES
+
+    def __init__(self, rr: PulsarRequestResponse, workspace: str, timeout_s: float = 30.0,
+                 topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH)) -> None:
+        super().__init__(rr, workspace, timeout_s, topics)
+        self.current = AgentConfig()
+
+    async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
+        self.current = parse_config(values, version)
+        log.info("trustgraph_config_loaded", version=version, workspace=self.workspace,
+                 tools=sorted(self.current.tools))
+
+
+@dataclass(frozen=True)
+class AgentFlow:
+    """One flow the agent runs in: where its requests arrive, where they are answered, and its services."""
+
+    name: str
+    request_topic: str
+    response_topic: str
+    services: FlowTopics
+
+
+def parse_flows(workspace: str, values: dict[str, str]) -> dict[str, AgentFlow]:
+    """The flows of `processor:<id>` (flow -> its definition's JSON: `{"topics": {"request": ..., ...}}`); a
+    definition without a request or response topic is left out and logged."""
+    flows: dict[str, AgentFlow] = {}
+    for name, text in values.items():
+        try:
+            definition = json.loads(text)
+            topics = definition.get("topics") or {}
+            flows[name] = AgentFlow(name=name, request_topic=pulsar_topic(topics["request"]),
+                                    response_topic=pulsar_topic(topics["response"]),
+                                    services=FlowTopics.of_definition(workspace, name, definition))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            log.warning("trustgraph_flow_left_out", workspace=workspace, flow=name, error=repr(exc))
+    return flows
+
+
+FlowsChanged = Callable[[dict[str, AgentFlow]], Awaitable[None]]
+
+
+class FlowDefinitions(ConfigFollower):
+    """The flows TrustGraph's config service lists for this processor in this workspace, as TrustGraph's
+    FlowProcessor learns them: the type `processor:<id>`, one key per flow; `on_change` gets every version."""
+
+    def __init__(self, rr: PulsarRequestResponse, workspace: str, processor: str, on_change: FlowsChanged,
+                 timeout_s: float = 30.0) -> None:
+        super().__init__(rr, workspace, timeout_s)
+        self.types = (f"processor:{processor}",)
+        self.on_change = on_change
+
+    async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
+        flows = parse_flows(self.workspace, values.get(self.types[0], {}))
+        log.info("trustgraph_flows_loaded", version=version, workspace=self.workspace, flows=sorted(flows))
+        await self.on_change(flows)

@@ -12,6 +12,7 @@ from temporalio.worker import Worker
 
 from activities.publish import PublishActivities
 from bridge.bridge_metrics import EMIT_SECONDS
+from bridge.flows import FlowRelays
 from bridge.relay import RequestRelay, Routing
 from contracts.topics import agent_subscription
 from service.config import ServiceConfig
@@ -29,13 +30,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = entry_parser("tg-confidence-bridge", __doc__)
     add_common_args(p)
     add_flow_args(p)
+    p.add_argument("--trustgraph-flows", action="store_const", const=True,
+                   help="serve the flows TrustGraph's config service lists for this processor, as tg-start-flow "
+                        "and tg-stop-flow change them (env TGCA_TRUSTGRAPH_FLOWS)")
     return p.parse_args(argv)
 
 
 SUBSCRIBE_PATIENCE_S = 20.0  # a broker slow to answer at start (seen under load) is not a broker that is down
 
 
-async def _subscribe(relay: RequestRelay, pulsar_url: str) -> None:
+async def _subscribe(relay: RequestRelay | FlowRelays, pulsar_url: str) -> None:
     """Subscribe to the request topics, trying again for up to SUBSCRIBE_PATIENCE_S: a bridge restarted
     while the broker is still busy with the old one's consumer timed out once and exited at once."""
     deadline = time.monotonic() + SUBSCRIBE_PATIENCE_S
@@ -57,19 +61,25 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     client = pulsar_client(config.pulsar_url)
     describe_processor(config.processor_id, process_info(config, "bridge"))
     publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id)
-    relay = RequestRelay(
-        temporal, client, publisher,
-        request_topics=config.request_topics,
-        subscription=agent_subscription(config.workspace, config.flow),
-        response_topic=config.response_topic,
-        queues=config.queues,
-        routing=Routing(enabled=config.confidence_agent_enabled,
-                        traffic_percentage=config.confidence_agent_traffic_percentage,
-                        fallback_to_react=config.confidence_agent_fallback_to_react,
-                        react_request_topic=config.react_request_topic,
-                        serve_subagent_goals=config.serve_subagent_goals),
-        processor=config.processor_id,
-    )
+    routing = Routing(enabled=config.confidence_agent_enabled,
+                      traffic_percentage=config.confidence_agent_traffic_percentage,
+                      fallback_to_react=config.confidence_agent_fallback_to_react,
+                      react_request_topic=config.react_request_topic,
+                      serve_subagent_goals=config.serve_subagent_goals)
+    relay: RequestRelay | FlowRelays
+    if config.trustgraph_flows:  # the flows TrustGraph's config service lists, as they start and stop
+        relay = FlowRelays(temporal, client, publisher, workspace=config.workspace, processor=config.processor_id,
+                           queues=config.queues, routing=routing)
+    else:
+        relay = RequestRelay(
+            temporal, client, publisher,
+            request_topics=config.request_topics,
+            subscription=agent_subscription(config.workspace, config.flow),
+            response_topic=config.response_topic,
+            queues=config.queues,
+            routing=routing,
+            processor=config.processor_id,
+        )
     await _subscribe(relay, config.pulsar_url)
     worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
                     max_concurrent_activities=256)
@@ -77,7 +87,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
                                                   "pulsar": pulsar_check(client, config.request_topics[0])},
                             config.metrics_host)
-    log.info("bridge_ready", pulsar=config.pulsar_url, topics=config.request_topics,
+    log.info("bridge_ready", pulsar=config.pulsar_url,
+             topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows
+             else config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
     async with worker:
         relay_task = asyncio.create_task(relay.run())

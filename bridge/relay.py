@@ -24,6 +24,7 @@ from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.canary import takes_request
 from bridge.run_summary import run_details, run_summary
 from bridge.trustgraph_loop import loop_request, served_subgoal
+from contracts.flow import FlowTopics
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
 from contracts.redaction import redact_text
@@ -58,8 +59,9 @@ class RequestRelay:
     def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
                  request_topics: list[str], subscription: str, response_topic: str,
                  queues: TaskQueues, routing: Routing | None = None, max_in_flight: int = 64,
-                 processor: str = PROCESSOR_ID) -> None:
+                 processor: str = PROCESSOR_ID, flow: FlowTopics | None = None) -> None:
         self.temporal = temporal
+        self.flow = flow  # the TrustGraph flow these topics belong to: its runs call that flow's services
         self.processor = processor  # the `processor` label of TrustGraph's consumer metrics
         self.pulsar = pulsar_client
         self.publisher = publisher
@@ -182,7 +184,7 @@ class RequestRelay:
         request = request.model_copy(update={"question": redact_text(request.question)})
         run_input = AgentRunInput(request=request, request_id=request_id, response_topic=response_topic,
                                   queues=self.queues, fallback_on_failure=self.routing.fallback_to_react,
-                                  subagent=subagent)
+                                  subagent=subagent, flow=self.flow)
         try:
             handle = await self.temporal.start_workflow(
                 WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,

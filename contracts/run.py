@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from contracts.flow import FlowTopics
 from contracts.names import TaskQueues
 from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
@@ -115,6 +116,9 @@ class AgentRunInput(BaseModel):
     # Set for a sub-goal of TrustGraph's supervisor that this service answers: the run's last message (its
     # answer or its error) becomes the completion its aggregator waits for (contracts/subagent.py).
     subagent: SubagentReturn | None = None
+    # The TrustGraph flow the request came in on (the bridge following TrustGraph's flows): its activities call
+    # that flow's services. None: the worker's configured topics (runs recorded before flows were followed).
+    flow: FlowTopics | None = None
 
 
 class AgentRunResult(BaseModel):

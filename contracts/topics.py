@@ -26,9 +26,10 @@ def agent_response_topic(workspace: str = "default", flow: str = "default") -> s
     return queue_topic("response", "agent", workspace, flow)
 
 
-def agent_subscription(workspace: str = "default", flow: str = "default") -> str:
-    """The Shared subscription name TrustGraph's agent-manager uses."""
-    return f"agent-manager--{workspace}--{flow}--request"
+def agent_subscription(workspace: str = "default", flow: str = "default", processor: str = "agent-manager") -> str:
+    """The Shared subscription name TrustGraph's agent-manager uses (its ConsumerSpec `request`, named
+    `<processor id>--<workspace>--<flow>--request`)."""
+    return f"{processor}--{workspace}--{flow}--request"
 
 
 def paired_response_topic(request_topic: str, otherwise: str) -> str:
@@ -65,3 +66,15 @@ def hears_explain(response_topic: str) -> bool:
 
 def is_persistent(topic: str) -> bool:
     return topic.startswith("persistent://")
+
+
+def pulsar_topic(queue: str) -> str:
+    """A TrustGraph queue id (`request:tg:agent:ws:flow`, as flow definitions name topics) as the Pulsar topic
+    trustgraph-base's Pulsar backend maps it to; a name that already is a Pulsar topic is kept."""
+    if "://" in queue:
+        return queue
+    parts = queue.split(":", 2)
+    if len(parts) != 3 or parts[0] not in _PERSISTENCE:
+        raise ValueError(f"{queue!r} is not a TrustGraph queue id (class:topicspace:topic)")
+    queue_class, space, name = parts
+    return f"{_PERSISTENCE[queue_class]}://{space}/{queue_class}/{name}"

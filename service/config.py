@@ -109,6 +109,10 @@ class ServiceConfig(BaseSettings):
     # Read TrustGraph's config service (its `tool`, `mcp-tool`, `agent` and `agent-task-type` entries for this
     # workspace) at start and on every config push: the tools configured there are offered to the planner.
     trustgraph_config: bool = True
+    # The bridge serves the flows TrustGraph's config service lists for this processor (`processor:<processor_id>`
+    # in this workspace: tg-start-flow adds one, tg-stop-flow removes it), each on its own request and response
+    # topic, instead of request_topics; each run calls its flow's services (bridge/flows.py, docs/trustgraph.md).
+    trustgraph_flows: bool = False
     # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
     # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])

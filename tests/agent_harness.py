@@ -22,6 +22,7 @@ from temporalio.worker import Worker
 
 from activities.publish import PublishActivities
 from backends.factory import make_backends
+from contracts.flow import FlowTopics
 from contracts.names import WORKFLOW_NAME, TaskQueues
 from contracts.run import AgentRunInput, AgentRunResult, AgentSettings
 from contracts.wire import AgentRequest, AgentResponse
@@ -50,10 +51,12 @@ class Harness:
         return sum(sample.value for family in self.registry.collect() for sample in family.samples
                    if sample.name == name and labels.items() <= sample.labels.items())
 
-    async def start(self, question: str, settings: AgentSettings | None = None, **request: Any) -> WorkflowHandle:
+    async def start(self, question: str, settings: AgentSettings | None = None, flow: FlowTopics | None = None,
+                    **request: Any) -> WorkflowHandle:
+        """`flow`: the TrustGraph flow the bridge would have taken the request from (its activities run in it)."""
         run_input = AgentRunInput(
             request=AgentRequest(question=question, **request), request_id=uuid.uuid4().hex,
-            response_topic="recorded", settings=settings, queues=self.config.queues)
+            response_topic="recorded", settings=settings, queues=self.config.queues, flow=flow)
         return await self.client.start_workflow(
             WORKFLOW_NAME, run_input, id=f"agent-test-{uuid.uuid4().hex[:12]}", task_queue=self.config.queues.workflow,
             result_type=AgentRunResult)

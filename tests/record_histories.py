@@ -21,6 +21,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from contracts.conversation import conversation_workflow_id
+from contracts.flow import FlowTopics
 from contracts.override import Override
 from embedded import demo_graph
 from embedded.parts import falkordb_server, scripts_binary
@@ -37,6 +38,9 @@ from tests.scripted_llm import (
 )
 
 HERE = Path(__file__).resolve().parent / "histories"
+FLOW = FlowTopics(workspace="default", flow="flow-b", services={
+    "text-completion": ("non-persistent://tg/request/text-completion:default:flow-b",
+                        "non-persistent://tg/response/text-completion:default:flow-b")})
 
 
 def plan(*steps: tuple[str, str, dict[str, str], list[str]]) -> str:
@@ -71,6 +75,8 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
     # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
     "worker_publish": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
     "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
+    # A run asked on a TrustGraph flow the bridge follows: its input carries the flow, its activities the header.
+    "flow": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
     # Every feature under one patch marker; every family on the workflow's task queue (activities eager).
     "shared_queue": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
                           ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"])), {}),
@@ -196,7 +202,8 @@ async def record(only: set[str]) -> None:
                 async with AsyncExitStack() as stack:
                     harness: Harness = await open_harness(stack, env.client, server.base_url, url, "seed",
                                                           data / "audit.jsonl", **agent)
-                    handle = await harness.start(f"scenario {name}: how are Entity X and Entity Y connected?")
+                    handle = await harness.start(f"scenario {name}: how are Entity X and Entity Y connected?",
+                                                 flow=FLOW if name == "flow" else None)
                     if name == "override_accept":
                         await harness.wait_for_override(handle)
                         await handle.signal("override", Override(step_id="s1", decision="accept", by="recorder"))

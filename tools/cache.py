@@ -6,6 +6,7 @@ import hashlib
 import json
 import time
 
+from backends.flow_scope import current_flow
 from contracts.query_path import StepInput, StepOutput
 
 MAX_ENTRIES = 1000
@@ -18,8 +19,11 @@ class ResultCache:
 
     @staticmethod
     def key(request: StepInput) -> str:
+        """A run on one TrustGraph flow never reads what another flow's services answered: the flow is in the key."""
+        flow = current_flow()
         material = json.dumps([request.step.function, request.step.arguments, request.context,
-                               *([request.collection] if request.collection else [])], sort_keys=True)
+                               *([request.collection] if request.collection else []),
+                               *([f"flow:{flow.key}"] if flow is not None else [])], sort_keys=True)
         return hashlib.sha256(material.encode()).hexdigest()
 
     def get(self, request: StepInput) -> StepOutput | None:

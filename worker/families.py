@@ -31,6 +31,7 @@ from service.config import ServiceConfig
 from service.redacted_failures import with_redacted_failures
 from tools import registry
 from tools.cache import ResultCache
+from worker.flow_context import FlowContextInterceptor
 from worker.llm_usage import LlmUsageInterceptor
 from worker.log_context import LogContextInterceptor
 from worker.override_rejections import OverrideRejectionCounter
@@ -114,8 +115,9 @@ def _collector_paused() -> Iterator[None]:
 
 def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backends, metrics: AgentMetrics,
              actions: ActionTools | None, audit_sink: AuditSink | None, publisher: Publisher | None) -> Hosting:
-    # Every family: each activity's log lines name its run, and its output carries its LLM usage.
-    logged: list[Interceptor] = [LogContextInterceptor(), LlmUsageInterceptor()]
+    # Every family: each activity's log lines name its run, its output carries its LLM usage, and it calls the
+    # TrustGraph services of its run's flow.
+    logged: list[Interceptor] = [LogContextInterceptor(), LlmUsageInterceptor(), FlowContextInterceptor()]
     if family == "workflows":
         # Without actions there is nothing to route (route would answer QUERY without asking the LLM): no
         # routing activity, one server round trip less per request.

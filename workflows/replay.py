@@ -20,6 +20,7 @@ from temporalio.worker import Replayer
 from workflows.action_batch import ActionBatchWorkflow
 from workflows.confidence_agent import ConfidenceAgentWorkflow
 from workflows.conversation_workflow import ConversationWorkflow
+from workflows.flow_header import FlowHeaderInterceptor
 from workflows.sandbox import WORKFLOW_RUNNER
 
 
@@ -46,7 +47,7 @@ def _quiet_runtime() -> Runtime:
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
     replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
                         data_converter=pydantic_data_converter, runtime=_quiet_runtime(),
-                        workflow_runner=WORKFLOW_RUNNER)
+                        workflow_runner=WORKFLOW_RUNNER, interceptors=[FlowHeaderInterceptor()])
     outcomes = []
     for history in histories:
         result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
