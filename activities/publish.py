@@ -23,9 +23,11 @@ class Publisher(Protocol):
 
 class ExplainStore(Protocol):
     """Where explain triples are kept for later queries: ResponsePublisher writes them to the flow's triples
-    store, as TrustGraph's agent does."""
+    store, with the librarian documents they link to, as TrustGraph's agent does; the message as stored is
+    what the caller gets."""
 
-    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None: ...
+    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse,
+                            answer: str = "") -> AgentResponse: ...
 
 
 class CompletionSender(Protocol):
@@ -40,6 +42,14 @@ def completion_text(response: AgentResponse) -> str:
     if response.message_type == "error":
         return FAILED_PREFIX + (response.error.message if response.error else response.content)
     return response.content
+
+
+def answer_text(message: EmitInput, explain: AgentResponse) -> str:
+    """The answer an explain message is about, when its chunks travel in the same batch (they carry the
+    answer entity's URI as message_id: workflows/run_context.answer); "" otherwise."""
+    chunks = [r for r in message.responses
+              if r.message_type == "answer" and explain.explain_id and r.message_id == explain.explain_id]
+    return "".join(r.content for r in chunks) if chunks and chunks[-1].end_of_message else ""
 
 
 class PublishActivities:
@@ -64,7 +74,8 @@ class PublishActivities:
                          correlation_id=message.subagent.correlation_id, topic=message.subagent.topic)
                 continue
             if response.message_type == "explain" and self.store is not None:
-                await self.store.store_explain(message.topic, message.collection, response)
+                response = await self.store.store_explain(message.topic, message.collection, response,
+                                                          answer_text(message, response))
             await self.publisher.publish(message.topic, message.request_id, response)
             log.debug("published", request_id=message.request_id, message_id=response.message_id,
                       message_type=response.message_type)

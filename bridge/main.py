@@ -60,7 +60,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
     describe_processor(config.processor_id, process_info(config, "bridge"))
-    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id)
+    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id,
+                                  librarian=config.trustgraph_librarian)
     routing = Routing(enabled=config.confidence_agent_enabled,
                       traffic_percentage=config.confidence_agent_traffic_percentage,
                       fallback_to_react=config.confidence_agent_fallback_to_react,

@@ -57,6 +57,18 @@ def explainability_topic(response_topic: str) -> str:
     return f"{_PERSISTENCE['flow']}://{found['space']}/flow/triples-store:{found['rest']}"
 
 
+def librarian_topics(response_topic: str) -> tuple[str, str] | None:
+    """TrustGraph's librarian of the workspace whose agent answers on `response_topic` (its request and response
+    topics, `request:tg:librarian:<workspace>` as TrustGraph's librarian, its gateway and its agent's flow
+    definitions name them); None for a response topic not named as TrustGraph 2.x names the agent's."""
+    found = _AGENT_RESPONSE.match(response_topic)
+    if found is None or ":" not in found["rest"]:
+        return None
+    workspace = found["rest"].partition(":")[0]
+    return tuple(f"{_PERSISTENCE[kind]}://{found['space']}/{kind}/librarian:{workspace}"  # type: ignore[return-value]
+                 for kind in ("request", "response"))
+
+
 def hears_explain(response_topic: str) -> bool:
     """Whether callers on this response topic get `explain` messages: all but those on 1.x's `agent:<flow>`
     queue, whose clients predate explainability (each such message would reach them with every field null)."""

@@ -113,6 +113,10 @@ class ServiceConfig(BaseSettings):
     # in this workspace: tg-start-flow adds one, tg-stop-flow removes it), each on its own request and response
     # topic, instead of request_topics; each run calls its flow's services (bridge/flows.py, docs/trustgraph.md).
     trustgraph_flows: bool = False
+    # Write each step result's and answer's content (with its confidence and the evidence behind it) to the
+    # workspace's TrustGraph librarian and link it from the explain trace, as TrustGraph's agent does, for runs
+    # answered on TrustGraph's agent topics (service/librarian_writer.py; never delays or fails a run).
+    trustgraph_librarian: bool = True
     # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
     # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])

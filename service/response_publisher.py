@@ -17,17 +17,22 @@ from pulsar.asyncio import Producer
 from temporalio.exceptions import ApplicationError
 
 from contracts.delivery import DELIVERY_PROPERTY
-from contracts.topics import explainability_topic
+from contracts.explain_documents import explain_document, linked
+from contracts.topics import explainability_topic, librarian_topics
 from contracts.wire import AgentResponse
 from contracts.wire_codec import encode_explain_store, encode_response
 from service.connections import PULSAR_ERRORS
+from service.librarian_writer import LibrarianWriter
 from service.trustgraph_metrics import PRODUCED
 
 
 class ResponsePublisher:
     def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None,
-                 processor: str = "") -> None:
+                 processor: str = "", librarian: bool = True) -> None:
         self.client = client
+        # Step results' and answers' documents for TrustGraph's librarian (service/librarian_writer.py):
+        # the `trustgraph_librarian` setting.
+        self.librarian = LibrarianWriter(client) if librarian else None
         self.pulsar_url = pulsar_url
         self._seconds = seconds  # time per message published, when the process exposes it
         self._processor = processor  # counted in tg_producer_messages_total under this processor id, when given
@@ -54,12 +59,28 @@ class ResponsePublisher:
         """An AgentRequest under the caller's `id`: a sub-goal's completion for TrustGraph's supervisor."""
         await self._send(topic, payload, {"id": request_id})
 
-    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse) -> None:
+    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse,
+                            answer: str = "") -> AgentResponse:
         """An explain message's triples, written where TrustGraph's agent writes its own (the flow's triples
-        store, contracts/topics.explainability_topic), before the caller is told of them."""
+        store, contracts/topics.explainability_topic), before the caller is told of them; a step result's or
+        an answer's content first written to the workspace's librarian and linked (tg:document), as TrustGraph's
+        agent does. Returns the message as stored, which is what the caller gets too. `answer`: the answer's
+        full text, when its chunks travel with the message."""
         topic = explainability_topic(response_topic)
-        if topic and response.explain_triples:
-            await self._send(topic, encode_explain_store(response, collection), {})
+        if not topic or not response.explain_triples:
+            return response
+        response = await self._document(response_topic, response, answer)
+        await self._send(topic, encode_explain_store(response, collection), {})
+        return response
+
+    async def _document(self, response_topic: str, response: AgentResponse, answer: str) -> AgentResponse:
+        librarian = librarian_topics(response_topic)
+        document = explain_document(response, answer) if self.librarian and librarian else None
+        if document is None or self.librarian is None or librarian is None:
+            return response
+        if not await self.librarian.save(librarian, document):
+            return response  # not sent: no link to a document that is not there (logged)
+        return linked(response, document)
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
         properties = {"id": request_id}
@@ -84,6 +105,8 @@ class ResponsePublisher:
             ) from exc
 
     async def close(self) -> None:
+        if self.librarian is not None:
+            await self.librarian.close()
         for producer in self._producers.values():
             try:
                 await producer.close()

@@ -8,6 +8,11 @@ they need that cannot run here, stood in for on TrustGraph's queues with TrustGr
   processors ask (`getvalues`, `getkeys-all-ws`, `getvalues-all-ws`, `config`). Starting a flow stores what
   `tg-start-flow` has flow-svc store (the `flow` entry with its interfaces, each processor's
   `processor:<id>` entry with its topics, the workspace, a `collection`) and pushes the change, as config-svc does.
+- librarian (`request:tg:librarian:<workspace>`): TrustGraph's `librarian` keeps its documents' metadata in
+  Cassandra and their content in an S3 object store (MinIO/Ceph), neither of which runs here. The stand-in keeps
+  them in memory and answers as librarian/librarian.py does the operations the agent and the CLIs use
+  (`add-document`, refusing an id it has; `get-document-content`; `get-document-metadata`; `stream-document`,
+  one chunk), on the per-workspace queues TrustGraph's librarian consumes (created as a workspace is).
 - IAM (`request:tg:iam`): `iam-svc` needs Cassandra; `no-auth-svc` runs, but answers the gateway's start-up request
   for the JWT signing key with an empty key, on which the 2.11.1 gateway retries 30 times, 2 s apart, before it
   listens. The stand-in is no-auth-svc's policy (an anonymous caller, every request allowed) with a signing key,
@@ -21,6 +26,7 @@ them and its FalkorDB query service answers the `triples` queries that `tg-show-
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -44,6 +50,8 @@ from trustgraph.schema import (
     Error,
     IamRequest,
     IamResponse,
+    LibrarianRequest,
+    LibrarianResponse,
     Triples,
     WorkspaceChanges,
 )
@@ -98,6 +106,8 @@ class StandIns:
     pulsar_url: str
     config: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (workspace, type) -> key -> JSON
     sent: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # workspace -> triples sent to its store
+    # workspace -> document id -> (metadata, content): what the librarian stand-in holds
+    documents: dict[str, dict[str, tuple[Any, bytes]]] = field(default_factory=dict)
     version: int = 1
     signing_key: str = ""
     _client: Any = None
@@ -126,6 +136,10 @@ class StandIns:
             if not ws.startswith("_"):
                 changes.setdefault(kind, []).append(ws)
         self.sent[workspace] = set()
+        if workspace not in self.documents:  # TrustGraph's librarian subscribes as the workspace is created
+            self.documents[workspace] = {}
+            await self._serve(f"request:tg:librarian:{workspace}", f"response:tg:librarian:{workspace}",
+                              LibrarianRequest, lambda request: self._librarian(workspace, request))
         store = await self._client.subscribe(topic(f"flow:tg:triples-store:{workspace}:{flow}"),
                                              f"sent-{uuid.uuid4().hex[:8]}",
                                              initial_position=pulsar.InitialPosition.Earliest)
@@ -173,6 +187,31 @@ class StandIns:
         else:
             return ConfigResponse(error=Error(type="bad-request", message=f"not stood in for: {op}"))
         return ConfigResponse(version=self.version, values=values)
+
+    async def _librarian(self, workspace: str, request: LibrarianRequest) -> LibrarianResponse:
+        """As librarian/librarian.py answers (its errors as librarian/service.py sends them)."""
+        stored = self.documents[workspace]
+        if request.operation == "add-document":
+            if request.document_metadata is None or not request.document_metadata.kind:
+                return LibrarianResponse(error=Error(type="request-error",
+                                                     message="Document kind (MIME type) is required"))
+            if request.document_metadata.id in stored:
+                return LibrarianResponse(error=Error(type="unexpected-error", message="Document already exists"))
+            stored[request.document_metadata.id] = (request.document_metadata, base64.b64decode(request.content))
+            return LibrarianResponse()
+        found = stored.get(request.document_id)
+        if request.operation in ("get-document-content", "stream-document", "get-document-metadata"):
+            if found is None:
+                return LibrarianResponse(error=Error(type="request-error",
+                                                     message=f"Document not found: {request.document_id}"))
+            metadata, content = found
+            if request.operation == "get-document-metadata":
+                return LibrarianResponse(document_metadata=metadata)
+            if request.operation == "stream-document":
+                return LibrarianResponse(content=base64.b64encode(content), chunk_index=0, chunks_received=1,
+                                         total_chunks=1, bytes_received=len(content), total_bytes=len(content))
+            return LibrarianResponse(content=base64.b64encode(content))
+        return LibrarianResponse(error=Error(type="request-error", message=f"not stood in for: {request.operation}"))
 
     async def _iam(self, request: IamRequest) -> IamResponse:
         if request.operation in ("authenticate-anonymous", "resolve-api-key"):

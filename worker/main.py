@@ -81,7 +81,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     audit_sink = AuditSink(config.audit_path, metrics)
     # The workflows family publishes its runs' messages (workflows/outbox.py): it alone needs Pulsar.
     publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,
-                                   config.processor_id)
+                                   config.processor_id, librarian=config.trustgraph_librarian)
                  if "workflows" in families else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
     # The LLM server's own probe: a client apart from the activities', bounded by the health check's timeout.

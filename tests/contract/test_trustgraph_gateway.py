@@ -107,13 +107,19 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
         step_confidence = await query_graph(gateway, stack, f"{session}/step/s1/confidence")
         rows = await query_graph(gateway, stack, f"{session}/step/s1/confidence/evidence/rows")
         answer_confidence = await query_graph(gateway, stack, f"{session}/synthesis/confidence")
+        # what -x names as each entity's document, fetched as a user fetches it
+        step_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
+                                 f"{session}/step/s1/doc")
+        answer_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
+                                   f"{session}/synthesis/doc")
 
     # -x: TrustGraph's provenance events as it prints them for its own agent, each named by its URI
     explained = ran.stderr
     assert f"[session] {session}\n    Query: {QUESTION}\n" in explained
     assert re.search(rf"\[plan\] {re.escape(session)}/plan\n    Step 0: s1: GraphQuery\(query=MATCH ", explained)
-    assert re.search(rf"\[step-result\] {re.escape(session)}/step/s1\n    Step: s1: GraphQuery\(query=", explained)
-    assert f"[synthesis] {session}/synthesis" in explained
+    assert re.search(rf"\[step-result\] {re.escape(session)}/step/s1\n    Step: s1: GraphQuery\(query=.*\n"
+                     rf"    Document: {re.escape(session)}/step/s1/doc\n", explained)
+    assert f"[synthesis] {session}/synthesis\n    Document: {session}/synthesis/doc\n" in explained
     assert [m for m in re.findall(r"\[([a-z-]+)\]", explained)] == ["session", "plan", "step-result", "synthesis"]
 
     # read back from TrustGraph's store, through the gateway: the session listed, its trace in order
@@ -138,6 +144,22 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     assert f"{float(answer[TGCA + 'score']):.2f}" == stated and reasons.startswith(answer[TGCA + "reasoning"])
     evidence = {o.rsplit("/", 1)[1] for p, o in answer_confidence if p == TGCA + "evidence"}
     assert {"coverage", "aggregates", "step_score"} <= evidence
+
+    # ... and each is written out where TrustGraph's CLIs read it: the librarian document the trace links
+    evidence_words = f"Confidence {observed:.2f} meets the threshold 0.80: Query returned 2 row(s)"
+    assert evidence_words in flat(ran.stdout) and STATED.search(ran.stdout)  # -x -v: as the run said them
+    assert step_doc.code == 0 and evidence_words in step_doc.stdout and "- rows = 2" in step_doc.stdout, step_doc
+    assert answer_doc.code == 0 and f"Confidence: {stated} - {reasons}" in answer_doc.stdout, answer_doc
+    moved = re.search(r"Evidence behind the stated confidence:\n(- .*\n)+", answer_doc.stdout)
+    assert moved and "- aggregates = 1 (a query that aggregates" in moved.group(0), answer_doc  # type: ignore[union-attr]
+    assert moved.group(0).index(", raised the figure") < moved.group(0).index("- coverage = 1")  # type: ignore[union-attr]
+    step_shown = trace[trace.index("--- Step Result ---"):trace.index("--- Synthesis ---")]
+    assert "Result:\n  Step s1: GraphQuery(query=MATCH" in step_shown
+    assert f"\n  {evidence_words}\n  Evidence behind this confidence:\n" in step_shown
+    assert "\n  - rows = 2\n" in step_shown
+    answer_shown = trace[trace.index("--- Synthesis ---"):]
+    assert f"Answer:\n  {ANSWER.splitlines()[0]}" in answer_shown
+    assert f"\n  Confidence: {stated} - {reasons}\n" in answer_shown and "\n  - coverage = " in answer_shown
 
 
 async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow, gateway) -> None:  # type: ignore[no-untyped-def]
