@@ -44,22 +44,27 @@ class LibrarianWriter:
         self.send_timeout_s = send_timeout_s
         self._producers: dict[str, Producer] = {}
         self._listeners: dict[str, asyncio.Task[None]] = {}
+        self._listening: dict[str, asyncio.Event] = {}
         self._pending: OrderedDict[str, str] = OrderedDict()  # request id -> document id
 
     async def save(self, topics: tuple[str, str], document: ExplainDocument) -> bool:
         """Send the document to the librarian; False (logged) if the broker did not take it in time."""
         request, response = topics
-        self._listen(response)
+        listening = self._listen(response)
         request_id = str(uuid.uuid4())
+        if not listening.is_set():  # once per workspace, so that the answer to this request is not missed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(listening.wait(), self.send_timeout_s)
+        self._pending[request_id] = document.id  # before sending: the answer may come back at once
+        while len(self._pending) > MAX_PENDING:
+            self._pending.popitem(last=False)
         try:
             await asyncio.wait_for(self._send(request, request_id, document), self.send_timeout_s)
         except (TimeoutError, *PULSAR_ERRORS) as exc:
+            self._pending.pop(request_id, None)
             self._producers.pop(request, None)
             log.warning("librarian_document_not_sent", document=document.id, topic=request, error=repr(exc))
             return False
-        self._pending[request_id] = document.id
-        while len(self._pending) > MAX_PENDING:
-            self._pending.popitem(last=False)
         return True
 
     async def _send(self, topic: str, request_id: str, document: ExplainDocument) -> None:
@@ -69,15 +74,21 @@ class LibrarianWriter:
             self._producers[topic] = producer
         await producer.send(json.dumps(add_document_request(document)).encode(), properties={"id": request_id})
 
-    def _listen(self, topic: str) -> None:
-        """The librarian's answers, read in the background: only a refusal is worth a log line."""
+    def _listen(self, topic: str) -> asyncio.Event:
+        """The librarian's answers, read in the background: only a refusal is worth a log line. The event is
+        set once the listener has subscribed (or could not)."""
         if topic not in self._listeners:
-            self._listeners[topic] = asyncio.create_task(self._answers(topic))
+            self._listening[topic] = asyncio.Event()
+            self._listeners[topic] = asyncio.create_task(self._answers(topic, self._listening[topic]))
+        return self._listening[topic]
 
-    async def _answers(self, topic: str) -> None:
+    async def _answers(self, topic: str, listening: asyncio.Event) -> None:
         consumer: Consumer | None = None
         try:
-            consumer = await self.client.subscribe(topic, f"tgca-librarian-{uuid.uuid4().hex[:12]}")
+            try:
+                consumer = await self.client.subscribe(topic, f"tgca-librarian-{uuid.uuid4().hex[:12]}")
+            finally:
+                listening.set()
             while True:
                 message = await consumer.receive()
                 await consumer.acknowledge(message)
@@ -102,6 +113,7 @@ class LibrarianWriter:
             task.cancel()
         await asyncio.gather(*self._listeners.values(), return_exceptions=True)
         self._listeners.clear()
+        self._listening.clear()
         for producer in self._producers.values():
             with contextlib.suppress(*PULSAR_ERRORS):
                 await producer.close()
