@@ -303,6 +303,12 @@ async def running_gateway(pulsar_url: str, falkordb_url: str, log_dir: Path) -> 
             part.start()
         for part in parts:
             await part.wait_ready(60)
+        # The gateway's first look at the workspaces replaces the set it knows: a flow started before that look
+        # is answered would be forgotten (its workspace "not found"), so none starts until the gateway says so.
+        for _ in range(600):
+            if "Known workspaces:" in parts[0].log_path.read_text(errors="replace"):
+                break
+            await asyncio.sleep(0.1)
         yield Gateway(f"http://127.0.0.1:{port}/", services, *parts, graph)
 
 
