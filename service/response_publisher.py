@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import nullcontext
 
+import structlog
 from prometheus_client import Histogram
 from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Producer
@@ -24,6 +25,8 @@ from contracts.wire_codec import encode_explain_store, encode_response
 from service.connections import PULSAR_ERRORS
 from service.librarian_writer import LibrarianWriter
 from service.trustgraph_metrics import PRODUCED
+
+log = structlog.get_logger(__name__)
 
 
 class ResponsePublisher:
@@ -75,11 +78,15 @@ class ResponsePublisher:
 
     async def _document(self, response_topic: str, response: AgentResponse, answer: str) -> AgentResponse:
         librarian = librarian_topics(response_topic)
-        document = explain_document(response, answer) if self.librarian and librarian else None
-        if document is None or self.librarian is None or librarian is None:
+        if self.librarian is None or librarian is None:
             return response
-        if not await self.librarian.save(librarian, document):
-            return response  # not sent: no link to a document that is not there (logged)
+        try:
+            document = explain_document(response, answer)
+            if document is None or not await self.librarian.save(librarian, document):
+                return response  # nothing to write, or not sent: no link to a document that is not there
+        except Exception as exc:  # a side effect: whatever goes wrong here, the run's messages still go out
+            log.warning("librarian_document_failed", explain_id=response.explain_id, error=repr(exc))
+            return response
         return linked(response, document)
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
