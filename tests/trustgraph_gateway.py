@@ -20,7 +20,8 @@ they need that cannot run here, stood in for on TrustGraph's queues with TrustGr
 
 The bridge writes its explain triples to the flow's `triples-store` queue; TrustGraph's FalkorDB writer stores
 them and its FalkorDB query service answers the `triples` queries that `tg-show-explain-trace` and
-`tg-list-explain-traces` make through the gateway.
+`tg-list-explain-traces` make through the gateway. The worker writes each step result's and answer's document to
+the workspace's librarian, which the stand-in keeps for `tg-show-explain-trace` and `tg-get-document-content`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """What a TrustGraph user sees of this service through TrustGraph 2.11.1's own api-gateway: its own
 `tg-invoke-agent` (plain, -v, -x, streaming and --no-streaming), `tg-list-explain-traces`,
-`tg-show-explain-trace` and `tg-query-graph`, run as a user runs them, against the gateway in front of the bridge
-and worker on the test broker, the explain triples stored by TrustGraph's own FalkorDB writer and read back by its
-FalkorDB query service (tests/trustgraph_gateway.py: what stands in for the TrustGraph services that cannot run
-here, and why). docs/trustgraph-contract.md, "Through TrustGraph's api-gateway"."""
+`tg-show-explain-trace`, `tg-get-document-content` and `tg-query-graph`, run as a user runs them, against the
+gateway in front of the bridge and worker on the test broker, the explain triples stored by TrustGraph's own
+FalkorDB writer and read back by its FalkorDB query service (tests/trustgraph_gateway.py: what stands in for the
+TrustGraph services that cannot run here, and why). docs/trustgraph-contract.md, "Through TrustGraph's
+api-gateway"."""
 
 from __future__ import annotations
 
