@@ -1,7 +1,8 @@
 """The demo graph's questions a new user tried (issue 36's report), asked end to end on the embedded stack and the
 real local model, each judged against a gold answer computed from the graph by a reference query: right, or
 wrong and stated how sure. The follow-up is asked in the same conversation. The action request is planned but
-never applied: its approval card is read for the number of targets, and the run is then aborted.
+never applied: its approval card is read for the number of targets, and nobody approves it (the run's
+plan gives a person 10 s, then it ends with nothing changed).
 
     .venv/bin/python bench/demo_questions.py --out bench/results/demo-questions.jsonl
 """
@@ -33,7 +34,6 @@ from contracts.wire import AgentRequest
 from embedded import demo_graph
 
 ACTION = "Pay all approved purchase orders of Northwind Traders"
-APPROVAL_TIMEOUT_S = 30  # the action's plan waits this long for a person; the run is aborted after reading it
 
 
 async def golds(graph: GraphStore) -> list[tuple[Question, str | None]]:
@@ -113,7 +113,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             records.append(asdict(result))
             print(f"{question.id}: {'right' if result.correct else 'wrong'} at {result.confidence} "
                   f"({seconds:.1f} s): {answer[:300]!r}", flush=True)
-        answer, error, seconds, seen = await ask_in(stack, ACTION, None, APPROVAL_TIMEOUT_S + 60)
+        answer, error, seconds, seen = await ask_in(stack, ACTION, None, args.timeout)
         card = next((text for text in seen if "Approval needed" in text), "")
         counted = [int(n) for n in re.findall(r"\bruns on (\d+) ", card)]
         records.append({"id": "demo-pay-northwind", "question": ACTION, "gold_targets": approved,
