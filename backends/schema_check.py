@@ -37,7 +37,7 @@ from cypher.text import NODE_LABEL, blank_strings
 from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route
 from questions.schema_routes import connections
-from questions.walks import orders_by_named, returns_only_named, short_walks
+from questions.walks import orders_by_named, returns_only_named, short_walks, without_names
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -157,7 +157,8 @@ class SchemaCheck:
         """Relationships the question spells out more often than the queries walk them, and queries that
         return, or rank by, only the things the question names (questions.walks)."""
         schema = await self._current()
-        doubts = short_walks(question, queries, {rel_type for _, rel_type, _ in schema.rels})
+        doubts = short_walks(without_names(question, grounding), queries,
+                             {rel_type for _, rel_type, _ in schema.rels})
         for query in queries:
             named = returns_only_named(query, grounding)
             if named:

@@ -74,9 +74,18 @@ def walked_times(query: str) -> dict[str, int]:
     return counts
 
 
+def without_names(question: str, grounding: Grounding) -> str:
+    """The question without the names it gives ("Globex Supply" does not spell out SUPPLIES)."""
+    names = {m.mention for m in grounding.matches} | {m.value for m in grounding.matches} | set(grounding.unmatched)
+    for name in sorted(names, key=len, reverse=True):
+        question = re.sub(re.escape(name), " ", question, flags=re.IGNORECASE) if name.strip() else question
+    return question
+
+
 def short_walks(question: str, queries: list[str], rel_types: set[str]) -> list[str]:
     """Doubts for the planner: each relationship type the question spells out more times than the plan's
-    queries walk it (a type spelled once and never walked included), with what to write instead."""
+    queries walk it (a type spelled once and never walked included), with what to write instead. The
+    question should come without the names it gives (`without_names`)."""
     said = named_times(question, rel_types)
     walked: dict[str, int] = {}
     for query in queries:

@@ -4,7 +4,14 @@ planner hears once, and the evidence the calibrator reads."""
 from __future__ import annotations
 
 from contracts.query_path import EntityMatch, Grounding
-from questions.walks import named_times, orders_by_named, returns_only_named, short_walks, walked_times
+from questions.walks import (
+    named_times,
+    orders_by_named,
+    returns_only_named,
+    short_walks,
+    walked_times,
+    without_names,
+)
 
 RELS = {"MARRIED_INTO", "PART_OF", "IN_SUBREGION", "NEIGHBOUR_OF", "BORDERS", "IN"}
 
@@ -77,3 +84,13 @@ def test_a_ranking_by_the_named_start_orders_nothing() -> None:
     by_reached = by_start.replace("c.area_km2", "n.area_km2")
     assert orders_by_named(by_start, grounded("Albania")) == ["c"]
     assert orders_by_named(by_reached, grounded("Albania")) == []
+
+
+def test_a_name_the_question_gives_spells_out_no_relationship() -> None:
+    """"Globex Supply" is a supplier's name, not the SUPPLIES relationship."""
+    question = "What is the total amount of unpaid invoices of Globex Supply?"
+    grounding = Grounding(matches=[EntityMatch(mention="Globex Supply", label="Supplier", property="name",
+                                               value="Globex Supply", how="exact")])
+    assert named_times(question, {"SUPPLIES"}) == {"SUPPLIES": 1}
+    assert short_walks(without_names(question, grounding), ["MATCH (i:Invoice) RETURN sum(i.amount)"],
+                       {"SUPPLIES"}) == []
