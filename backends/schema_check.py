@@ -35,9 +35,9 @@ from cypher.schema_repair import (
 )
 from cypher.text import NODE_LABEL, blank_strings
 from planning.sql_habits import subquery_hint
-from questions.asked_for import asked_label, route
+from questions.asked_for import asked_label, route, schema_words
 from questions.schema_routes import connections
-from questions.walks import orders_by_named, returns_only_named, short_walks, without_names
+from questions.walks import orders_by_named, returns_only_named, short_walks, unmatched_labels, without_names
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -154,11 +154,15 @@ class SchemaCheck:
         return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
 
     async def walk_doubts(self, question: str, queries: list[str], grounding: Grounding) -> list[str]:
-        """Relationships the question spells out more often than the queries walk them, and queries that
-        return, or rank by, only the things the question names (questions.walks)."""
+        """Relationships the question spells out more often than the queries walk them, labels it names that
+        no query matches, and queries that return, or rank by, only the things the question names
+        (questions.walks)."""
         schema = await self._current()
-        doubts = short_walks(without_names(question, grounding), queries,
-                             {rel_type for _, rel_type, _ in schema.rels})
+        plain = without_names(question, grounding)
+        doubts = short_walks(plain, queries, {rel_type for _, rel_type, _ in schema.rels})
+        used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
+        for label in unmatched_labels(plain, used | _reached(queries, schema.rels), sorted(schema.nodes)):
+            doubts.append(f"the question names {label} ('{schema_words(label)}'), which no query matches")
         for query in queries:
             named = returns_only_named(query, grounding)
             if named:

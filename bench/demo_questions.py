@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shlex
 import sys
@@ -96,6 +97,9 @@ async def ask_in(stack: Any, question: str, conversation: str | None, timeout_s:
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     command = shlex.join(["bench/demo_questions.py", *sys.argv[1:]])
+    # A throwaway development stack: actions are open, so the request reaches its approval card (which nobody
+    # accepts) instead of being refused for want of configured approvers.
+    os.environ["TGCA_AGENT__OPEN_ACTIONS"] = "true"
     async with running_stack("procurement", Interrupt(), say=lambda text: print(text, flush=True)) as running:
         stack = running.stack
         graph = GraphStore(stack.falkordb_url, stack.o.graph_name)

@@ -32,8 +32,8 @@ FEATURES: dict[str, str] = {
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
-    "short_walk": "a query that walks the question's relationships fewer times than it names them, or returns "
-                  "or ranks by only the things the question names",
+    "short_walk": "a query that walks the question's relationships fewer times than it names them, matches no "
+                  "kind of thing the question names, or returns or ranks by only the things it names",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",

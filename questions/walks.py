@@ -74,6 +74,21 @@ def walked_times(query: str) -> dict[str, int]:
     return counts
 
 
+def unmatched_labels(question: str, matched: set[str], labels: list[str]) -> list[str]:
+    """The labels the question names in its own words ("unpaid invoices": Invoice) that no query matches or
+    reaches (`matched`: the labels of the queries' nodes and at either end of their relationships). The
+    question should come without the names it gives (`without_names`)."""
+    said = _words(question)
+    found = []
+    for label in labels:
+        phrase = _words(schema_words(label))
+        if label in matched or not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
+            continue
+        if any(said[i:i + len(phrase)] == phrase for i in range(len(said) - len(phrase) + 1)):
+            found.append(label)
+    return found
+
+
 def without_names(question: str, grounding: Grounding) -> str:
     """The question without the names it gives ("Globex Supply" does not spell out SUPPLIES)."""
     names = {m.mention for m in grounding.matches} | {m.value for m in grounding.matches} | set(grounding.unmatched)

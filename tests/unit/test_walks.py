@@ -9,6 +9,7 @@ from questions.walks import (
     orders_by_named,
     returns_only_named,
     short_walks,
+    unmatched_labels,
     walked_times,
     without_names,
 )
@@ -94,3 +95,13 @@ def test_a_name_the_question_gives_spells_out_no_relationship() -> None:
     assert named_times(question, {"SUPPLIES"}) == {"SUPPLIES": 1}
     assert short_walks(without_names(question, grounding), ["MATCH (i:Invoice) RETURN sum(i.amount)"],
                        {"SUPPLIES"}) == []
+
+
+def test_a_label_the_question_names_and_no_query_matches_is_found() -> None:
+    """"the total amount of unpaid invoices of Globex Supply" summed purchase orders at 0.73: no query
+    touched an Invoice."""
+    question = "What is the total amount of unpaid invoices of ?"
+    labels = ["Invoice", "PurchaseOrder", "Supplier", "Tag"]
+    assert unmatched_labels(question, {"PurchaseOrder", "Supplier"}, labels) == ["Invoice"]
+    assert unmatched_labels(question, {"Invoice", "PurchaseOrder"}, labels) == []
+    assert unmatched_labels("How many purchase orders are open?", set(), labels) == ["PurchaseOrder"]
