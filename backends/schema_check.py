@@ -37,7 +37,7 @@ from cypher.text import NODE_LABEL, blank_strings
 from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route, schema_words
 from questions.schema_routes import connections
-from questions.walks import orders_by_named, returns_only_named, short_walks, unmatched_labels, without_names
+from questions.walks import named_start_doubts, short_walks, unmatched_labels, without_names
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -163,19 +163,7 @@ class SchemaCheck:
         used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
         for label in unmatched_labels(plain, used | _reached(queries, schema.rels), sorted(schema.nodes)):
             doubts.append(f"the question names {label} ('{schema_words(label)}'), which no query matches")
-        for query in queries:
-            named = returns_only_named(query, grounding)
-            if named:
-                doubts.append(f"the query returns only {', '.join(named)}, the thing the question names itself: "
-                              "return the nodes the question asks for, the ones the walk reaches")
-                break
-        for query in queries:
-            ranked = orders_by_named(query, grounding)
-            if ranked:
-                doubts.append(f"the query ranks its rows by {', '.join(ranked)}, the thing the question names, "
-                              "which is the same on every row: rank by the property of the nodes the walk reaches")
-                break
-        return doubts
+        return doubts + named_start_doubts(queries, grounding)
 
     async def sql_hint(self, query: str) -> str | None:
         """For a query with an SQL subquery, the Cypher pattern to write instead (planning.sql_habits)."""

@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import sys
-import time
 import uuid
 from dataclasses import asdict
 from pathlib import Path
@@ -28,10 +27,7 @@ from actions.ontology import Ontology
 from backends.graph_store import GraphStore
 from bench.kgqa.questions import Gold, Question
 from bench.kgqa.results import Result
-from bench.kgqa.runner import PLAN, Interrupt, _terminate, running_stack
-from cli.ask import AskTimeout, ask
-from contracts.topics import agent_request_topic, agent_response_topic
-from contracts.wire import AgentRequest
+from bench.kgqa.runner import Interrupt, ask_one, running_stack
 from embedded import demo_graph
 
 ACTION = "Pay all approved purchase orders of Northwind Traders"
@@ -72,28 +68,6 @@ async def golds(graph: GraphStore) -> list[tuple[Question, str | None]]:
     ]
 
 
-async def ask_in(stack: Any, question: str, conversation: str | None, timeout_s: float) -> tuple[str, str | None,
-                                                                                              float, list[str]]:
-    """The final answer, any error, the seconds it took, and every message's text (for the approval card)."""
-    request_id = str(uuid.uuid4())
-    parts, seen, error = [], [], None
-    started = time.perf_counter()
-    try:
-        async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN,
-                                                                conversation_id=conversation or ""),
-                                 request_topic=agent_request_topic(), response_topic=agent_response_topic(),
-                                 timeout_s=timeout_s, request_id=request_id):
-            seen.append(f"{message.message_type}: {message.content}")
-            if message.message_type == "answer":
-                parts.append(message.content)
-            if message.error is not None:
-                error = f"{message.error.type}: {message.error.message}"
-    except AskTimeout as exc:
-        error = f"timeout: {exc}"
-        await _terminate(stack, request_id, "demo questions: no answer within the timeout")
-    return "".join(parts).strip(), error, time.perf_counter() - started, seen
-
-
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     command = shlex.join(["bench/demo_questions.py", *sys.argv[1:]])
@@ -112,17 +86,20 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             await graph.aclose()
         conversations = {key: f"demo-{key}-{uuid.uuid4().hex[:8]}" for _, key in asked if key}
         for question, key in asked:
-            answer, error, seconds, _ = await ask_in(stack, question.text, conversations.get(key), args.timeout)
-            result = Result.judge(question, "procurement", answer, seconds, False, error, command)
+            outcome = await ask_one(stack, question.text, args.timeout, conversations.get(key, ""))
+            answer, seconds = outcome.answer, outcome.seconds
+            result = Result.judge(question, "procurement", answer, seconds, outcome.asked_human, outcome.error,
+                                  command, outcome.evidence, outcome.evidence_score, outcome.queries)
             records.append(asdict(result))
             print(f"{question.id}: {'right' if result.correct else 'wrong'} at {result.confidence} "
                   f"({seconds:.1f} s): {answer[:300]!r}", flush=True)
-        answer, error, seconds, seen = await ask_in(stack, ACTION, None, args.timeout)
-        card = next((text for text in seen if "Approval needed" in text), "")
+        action = await ask_one(stack, ACTION, args.timeout)
+        card = next((text for text in action.messages if "Approval needed" in text), "")
         counted = [int(n) for n in re.findall(r"\bruns on (\d+) ", card)]
         records.append({"id": "demo-pay-northwind", "question": ACTION, "gold_targets": approved,
                         "targets_said": counted[0] if counted else None, "approval_card": card[:2000],
-                        "answer": answer, "error": error, "seconds": round(seconds, 2), "command": command})
+                        "answer": action.answer, "error": action.error, "seconds": round(action.seconds, 2),
+                        "command": command})
         print(f"demo-pay-northwind: gold {approved} targets; the card says {counted[:1]}: {card[:400]!r}", flush=True)
     return records
 

@@ -187,3 +187,22 @@ def orders_by_named(query: str, grounding: Grounding) -> list[str]:
     used = _variables(re.sub(r"^\s*DISTINCT\b", "", expression, flags=re.IGNORECASE))
     named = _named_variables(blanked, query, names)
     return sorted(used) if used and used <= named else []
+
+
+_NAMED_START = (
+    (returns_only_named, "the query returns only {}, the thing the question names itself: return the nodes the "
+                         "question asks for, the ones the walk reaches"),
+    (orders_by_named, "the query ranks its rows by {}, the thing the question names, which is the same on every "
+                      "row: rank by the property of the nodes the walk reaches"),
+)
+
+
+def named_start_doubts(queries: list[str], grounding: Grounding) -> list[str]:
+    """Doubts for the planner: a query that returns, or ranks by, only the things the question names (the first
+    query found for each)."""
+    doubts = []
+    for find, say in _NAMED_START:
+        found = next((variables for query in queries if (variables := find(query, grounding))), None)
+        if found:
+            doubts.append(say.format(", ".join(found)))
+    return doubts

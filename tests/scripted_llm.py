@@ -58,6 +58,17 @@ def is_synthesis(body: dict[str, Any]) -> bool:
     return "step results" in body["messages"][-1]["content"].lower()
 
 
+def plan_then_answer(plan: str, answer: str) -> Callable[[dict[str, Any]], tuple[int, str]]:
+    """A model that plans every question with `plan` and answers every synthesis with `answer`."""
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        if is_planning(body):
+            return 200, plan
+        if is_synthesis(body):
+            return 200, answer
+        return 200, "noted"
+    return respond
+
+
 def scripted_logprobs(text: str, logprob: float) -> list[dict[str, Any]]:
     """OpenAI's `logprobs.content` for `text`, cut into 4-character tokens, each at `logprob`."""
     return [{"token": text[i:i + 4], "logprob": logprob, "bytes": None, "top_logprobs": []}

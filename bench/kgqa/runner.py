@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,6 +52,7 @@ class Outcome:
     evidence: dict[str, float] | None = None  # the run's evidence features, for calibration
     evidence_score: float | None = None  # its confidence before calibration
     queries: list[str] | None = None  # the plan's queries, to read why an answer went wrong
+    messages: list[str] = field(default_factory=list)  # every message's type and text, in order
 
 
 class Interrupt:
@@ -136,17 +137,21 @@ async def _run_result(stack: EmbeddedStack, request_id: str) -> AgentRunResult |
     return result
 
 
-async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outcome:
-    """The final answer (its chunks joined), whether a human was asked, and any error."""
+async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, conversation_id: str = "") -> Outcome:
+    """The final answer (its chunks joined), whether a human was asked, and any error; `conversation_id`
+    asks it as a turn of that conversation."""
     request_id = str(uuid.uuid4())
     parts: list[str] = []
+    messages: list[str] = []
     asked_human = False
     error: str | None = None
     started = time.perf_counter()
     try:
-        async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN),
+        async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN,
+                                                                conversation_id=conversation_id),
                                  request_topic=agent_request_topic(), response_topic=agent_response_topic(),
                                  timeout_s=timeout_s, request_id=request_id):
+            messages.append(f"{message.message_type}: {message.content}")
             if message.message_type == "observation" and any(k in message.content for k in HUMAN_ASKED):
                 asked_human = True
             if message.message_type == "answer":
@@ -164,10 +169,10 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float) -> Outc
     seconds = time.perf_counter() - started
     result = await _run_result(stack, request_id) if error is None else None
     if result is None:
-        return Outcome("".join(parts).strip(), seconds, asked_human, error)
+        return Outcome("".join(parts).strip(), seconds, asked_human, error, messages=messages)
     queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
     return Outcome("".join(parts).strip(), seconds, asked_human, error, result.evidence or None,
-                   result.evidence_score, queries)
+                   result.evidence_score, queries, messages)
 
 
 async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,

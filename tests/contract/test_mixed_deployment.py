@@ -23,7 +23,7 @@ from bridge.canary import takes_request
 from bridge.relay import Routing
 from contracts.names import workflow_id_for
 from service.connections import pulsar_client
-from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from tests.scripted_llm import ScriptedLLM, plan_then_answer
 from tests.trustgraph_orchestrator import SYNTHESIS, OrchestratorServices, orchestrator_process
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
@@ -34,13 +34,7 @@ GOALS = ["Which supplier has the most purchase orders?", "Which supplier has the
 SHARE = 50  # the canary: this service answers half the plain requests, TrustGraph's agent the rest
 
 
-def answers(body: dict[str, Any]) -> tuple[int, str]:
-    """This service's model: one graph query for every question, and its answer."""
-    if is_planning(body):
-        return 200, PLAN
-    if is_synthesis(body):
-        return 200, ANSWER
-    return 200, "noted"
+answers = plan_then_answer(PLAN, ANSWER)  # this service's model: one graph query for every question
 
 
 def request_ids(count: int, taken: bool) -> list[str]:

@@ -16,7 +16,7 @@ from trustgraph.schema import AgentRequest as TgAgentRequest
 
 from bridge.relay import Routing
 from service.connections import pulsar_client
-from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from tests.scripted_llm import ScriptedLLM, plan_then_answer
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
 PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
@@ -26,12 +26,7 @@ BAD_PLAN = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments
 GOALS = ("Which supplier has the most purchase orders?", "Which supplier comes second by purchase orders?")
 
 
-def answers(body: dict[str, Any]) -> tuple[int, str]:
-    if is_planning(body):
-        return 200, PLAN
-    if is_synthesis(body):
-        return 200, ANSWER
-    return 200, "noted"
+answers = plan_then_answer(PLAN, ANSWER)  # this service's model: one graph query for every question
 
 
 def sub_goal(goal: str, correlation_id: str) -> bytes:
