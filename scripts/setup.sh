@@ -63,7 +63,10 @@ sys.exit(not all(compileall.compile_dir(p, quiet=1, workers=0) for p in packages
 # TrustGraph's own programs for the contract tests (tests/contract): a venv of their own, so their pins
 # never meet the service's, and they run as separate processes, as in a TrustGraph deployment.
 install_trustgraph_programs() {
-    [ -x .venv-trustgraph/bin/python ] || "$PYTHON" -m venv .venv-trustgraph
+    if [ ! -x .venv-trustgraph/bin/python ]; then
+        rm -rf .venv-trustgraph  # a leftover that is no virtualenv (a link, a half-made copy) is replaced
+        "$PYTHON" -m venv .venv-trustgraph
+    fi
     .venv-trustgraph/bin/python -m pip install --quiet --upgrade "pip==26.3"
     .venv-trustgraph/bin/python -m pip install --quiet --no-deps -r requirements-trustgraph.lock
 }
