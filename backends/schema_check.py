@@ -146,7 +146,7 @@ class SchemaCheck:
         label = asked_label(question, list(nodes))
         if label is None or not queries:
             return None
-        used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
+        used = _used_labels(queries)
         if label in used or label in _reached(queries, rels):
             return None
         path = route(sorted(used & nodes.keys()), label, rels)
@@ -160,7 +160,7 @@ class SchemaCheck:
         schema = await self._current()
         plain = without_names(question, grounding)
         doubts = short_walks(plain, queries, {rel_type for _, rel_type, _ in schema.rels})
-        used = {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
+        used = _used_labels(queries)
         for label in unmatched_labels(plain, used | _reached(queries, schema.rels), sorted(schema.nodes)):
             doubts.append(f"the question names {label} ('{schema_words(label)}'), which no query matches")
         return doubts + named_start_doubts(queries, grounding)
@@ -183,6 +183,11 @@ class SchemaCheck:
             if message and message not in found:
                 found.append(message)
         return found
+
+
+def _used_labels(queries: list[str]) -> set[str]:
+    """The labels the queries' node patterns name."""
+    return {found for query in queries for found in NODE_LABEL.findall(blank_strings(query))}
 
 
 def _reached(queries: list[str], rels: set[tuple[str, str, str]]) -> set[str]:

@@ -269,3 +269,21 @@ def repaired(query: str) -> str | None:
     for repair in REPAIRS:
         fixed = repair(fixed)
     return fixed if fixed != query else None
+
+
+def ranked_by(query: str) -> tuple[str, bool] | None:
+    """What the final rows are ranked by first, read through a RETURN alias (`c.population AS population ...
+    ORDER BY population DESC` -> ("c.population", True)), and whether in descending order; None when the last
+    RETURN has no ORDER BY right after it."""
+    found = clauses(query)
+    last = max((i for i, c in enumerate(found) if c.keyword == "RETURN"), default=None)
+    if last is None or last + 1 >= len(found) or found[last + 1].keyword != "ORDER BY":
+        return None
+    keys = split_items(_body(query, found[last + 1]))
+    if not keys:
+        return None
+    direction = _DIRECTION.search(keys[0])
+    key = keys[0][:direction.start()].strip() if direction else keys[0]
+    descending = bool(direction) and direction.group(1).upper().startswith("DESC")
+    returned = split_items(DISTINCT.sub("", _body(query, found[last])))
+    return _aliases(returned).get(key.strip("`"), key), descending

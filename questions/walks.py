@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from contracts.query_path import Grounding
-from cypher.text import blank_strings, ordered_by, unescaped
+from cypher.clause_order import ranked_by
+from cypher.text import blank_strings, unescaped
 from questions.asked_for import schema_words
 from questions.named_terms import singular
 
@@ -34,24 +35,26 @@ def _words(text: str) -> list[str]:
     return [singular(w) for w in _WORD.findall(text.lower())]
 
 
+def _times_spelled(said: list[str], name: str) -> int:
+    """How many times the words `said` spell a schema name out ("married into"), not overlapping; 0 for a
+    one-word name too common to count by."""
+    phrase = _words(schema_words(name))
+    if not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
+        return 0
+    times, i = 0, 0
+    while i + len(phrase) <= len(said):
+        if said[i:i + len(phrase)] == phrase:
+            times, i = times + 1, i + len(phrase)
+        else:
+            i += 1
+    return times
+
+
 def named_times(question: str, rel_types: set[str]) -> dict[str, int]:
     """How many times the question spells each relationship type out in its own words ("follow married into,
     then married into": MARRIED_INTO twice), for the types it spells out at least once."""
     said = _words(question)
-    counts: dict[str, int] = {}
-    for rel_type in rel_types:
-        phrase = _words(schema_words(rel_type))
-        if not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
-            continue
-        times, i = 0, 0
-        while i + len(phrase) <= len(said):
-            if said[i:i + len(phrase)] == phrase:
-                times, i = times + 1, i + len(phrase)
-            else:
-                i += 1
-        if times:
-            counts[rel_type] = times
-    return counts
+    return {rel_type: times for rel_type in rel_types if (times := _times_spelled(said, rel_type))}
 
 
 def walked_times(query: str) -> dict[str, int]:
@@ -79,14 +82,7 @@ def unmatched_labels(question: str, matched: set[str], labels: list[str]) -> lis
     reaches (`matched`: the labels of the queries' nodes and at either end of their relationships). The
     question should come without the names it gives (`without_names`)."""
     said = _words(question)
-    found = []
-    for label in labels:
-        phrase = _words(schema_words(label))
-        if label in matched or not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
-            continue
-        if any(said[i:i + len(phrase)] == phrase for i in range(len(said) - len(phrase) + 1)):
-            found.append(label)
-    return found
+    return [label for label in labels if label not in matched and _times_spelled(said, label)]
 
 
 def without_names(question: str, grounding: Grounding) -> str:
@@ -174,17 +170,11 @@ def orders_by_named(query: str, grounding: Grounding) -> list[str]:
     the same on every row (`MATCH (c {name: 'Albania'})-[:R]->(n) RETURN n.name, c.area AS area ORDER BY
     area`): the ranking orders nothing. Read through a RETURN alias."""
     names = {m.value for m in grounding.matches if m.same_name()}
-    order = ordered_by(query)
-    blanked = blank_strings(query)
-    returns = list(_RETURN.finditer(blanked))
-    if not names or order is None or not returns or not walked_times(query):
+    ranking = ranked_by(query)
+    if not names or ranking is None or not walked_times(query):
         return []
-    key = re.sub(r"\s+(ASC|DESC|ASCENDING|DESCENDING)$", "", order.split(",")[0].strip(), flags=re.IGNORECASE)
-    tail = query[returns[-1].end():]
-    aliases = {alias: expression for expression, alias in
-               re.findall(r"([^,]+?)\s+AS\s+`?(\w+)`?", blank_strings(tail), flags=re.IGNORECASE)}
-    expression = aliases.get(key.strip("`"), key)
-    used = _variables(re.sub(r"^\s*DISTINCT\b", "", expression, flags=re.IGNORECASE))
+    blanked = blank_strings(query)
+    used = _variables(ranking[0])
     named = _named_variables(blanked, query, names)
     return sorted(used) if used and used <= named else []
 
