@@ -61,6 +61,10 @@ class SchemaCheck:
                 self._schema = (time.monotonic(), SchemaFacts(nodes, rels, rel_props, self.graph.graph_name))
             return self._schema[1]
 
+    async def facts(self) -> SchemaFacts:
+        """The schema as last read: each label's keys and the (from, type, to) relationships."""
+        return await self._current()
+
     async def _read_schema(self) -> tuple[dict[str, list[str]], set[tuple[str, str, str]], dict[str, list[str]]]:
         skip = {"skip": list(BOOKKEEPING_LABELS)}
         nodes: dict[str, list[str]] = {}

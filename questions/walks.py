@@ -35,19 +35,24 @@ def _words(text: str) -> list[str]:
     return [singular(w) for w in _WORD.findall(text.lower())]
 
 
-def _times_spelled(said: list[str], name: str) -> int:
-    """How many times the words `said` spell a schema name out ("married into"), not overlapping; 0 for a
+def _spelled_at(said: list[str], name: str) -> list[int]:
+    """Where the words `said` spell a schema name out ("married into"), not overlapping; nowhere for a
     one-word name too common to count by."""
     phrase = _words(schema_words(name))
     if not phrase or (len(phrase) == 1 and len(phrase[0]) < MIN_SINGLE_WORD):
-        return 0
-    times, i = 0, 0
+        return []
+    at, i = [], 0
     while i + len(phrase) <= len(said):
         if said[i:i + len(phrase)] == phrase:
-            times, i = times + 1, i + len(phrase)
+            at.append(i)
+            i += len(phrase)
         else:
             i += 1
-    return times
+    return at
+
+
+def _times_spelled(said: list[str], name: str) -> int:
+    return len(_spelled_at(said, name))
 
 
 def named_times(question: str, rel_types: set[str]) -> dict[str, int]:
@@ -55,6 +60,15 @@ def named_times(question: str, rel_types: set[str]) -> dict[str, int]:
     then married into": MARRIED_INTO twice), for the types it spells out at least once."""
     said = _words(question)
     return {rel_type: times for rel_type in rel_types if (times := _times_spelled(said, rel_type))}
+
+
+def spelled_walk(question: str, rel_types: set[str]) -> list[str]:
+    """The relationship types the question spells out, each time it spells one, in the order it does ("follow
+    married into, then appears with": [MARRIED_INTO, APPEARS_WITH]). The question should come without the
+    names it gives (`without_names`)."""
+    said = _words(question)
+    found = sorted((i, rel_type) for rel_type in rel_types for i in _spelled_at(said, rel_type))
+    return [rel_type for _, rel_type in found]
 
 
 def walked_times(query: str) -> dict[str, int]:

@@ -1,14 +1,17 @@
 """Several candidate queries for one graph step (the `graph_candidates` setting): besides the planner's
-query, the LLM writes others for the same question independently (sampled, so they can differ); each is
+query, the first other candidate is written the second way, as a filled-in query form compiled to Cypher
+(tools/intent_writer.py), and any further ones as free Cypher sampled from the LLM independently; each is
 checked like the planner's (fixed, EXPLAINed, schema-checked, never a write) and the valid ones run. Their
-answers are compared by value (confidence/agreement.py): the answer most candidates share is the
-step's, and how many share it is evidence for the calibrator."""
+answers are compared by value (confidence/agreement.py): the answer most candidates share is the step's,
+and how many share it is evidence for the calibrator. Two ways of writing a query that agree are stronger
+evidence than two samples of one way, which tend to repeat one misreading."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,6 +21,7 @@ from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import described_for_writer
 from confidence.agreement import answer_signature, vote
 from contracts.query_path import Grounding
+from tools.intent_writer import intent_query
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 SAMPLING_TEMPERATURE = 0.7
 QUERY_SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
+Writer = Callable[[], Awaitable[str]]  # writes one more query for the step's question
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Tally:
     valid: int = 1  # candidates that ran, the planner's included
     agreeing: int = 1  # of those, how many returned the chosen answer
     notes: list[str] = field(default_factory=list)  # candidates that could not run, and why
+    form_agrees: bool | None = None  # whether the query form's answer is the chosen one (None: it did not run)
 
     @property
     def agreement(self) -> float:
@@ -61,7 +67,7 @@ async def _messages(question: str, grounding: Grounding, backends: Backends) -> 
     ]
 
 
-async def _write(messages: list[dict[str, str]], backends: Backends) -> str:
+async def _free(messages: list[dict[str, str]], backends: Backends) -> str:
     completion = await backends.llm.chat(messages, json_schema=QUERY_SCHEMA, max_tokens=256,
                                          temperature=SAMPLING_TEMPERATURE)
     try:
@@ -73,11 +79,21 @@ async def _write(messages: list[dict[str, str]], backends: Backends) -> str:
     return query.strip()
 
 
-async def _candidate(tool: Tool, messages: list[dict[str, str]], backends: Backends,
-                     timeout_ms: int) -> tuple[str, QueryRows]:
+async def _writers(question: str, grounding: Grounding, backends: Backends) -> list[tuple[str, Writer]]:
+    """The other candidates' writers, by kind, in the order they are tried: the query form first (with a
+    schema to fill it from), then free Cypher sampled as often as the setting asks."""
+    messages = await _messages(question, grounding, backends)
+    writers: list[tuple[str, Writer]] = []
+    if backends.schema is not None:
+        writers.append(("form", lambda: intent_query(question, grounding, backends)))
+    free: Writer = lambda: _free(messages, backends)  # noqa: E731 (one closure, reused)
+    return writers + [("free", free)] * (backends.graph_candidates - 1)
+
+
+async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: int) -> tuple[str, QueryRows]:
     """One more query for the question, checked and run; ValueError says why it could not be used."""
     assert backends.graph is not None
-    query = await _write(messages, backends)
+    query = await write()
     arguments = await tool.fix({"query": query}, backends) or {"query": query}
     problems = await tool.check(arguments, backends)
     if problems:
@@ -95,25 +111,35 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     candidate still being written when the budget runs out is dropped and said so)."""
     found: list[tuple[str, QueryRows]] = [(query, rows)]
     notes: list[str] = []
+    form_at: int | None = None
     deadline = time.monotonic() + budget_s
-    messages = await _messages(question, grounding, backends)
-    for _ in range(backends.graph_candidates - 1):
+    for kind, write in (await _writers(question, grounding, backends))[: backends.graph_candidates - 1]:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             notes.append("no time left for another candidate")
             break
+        what = "the query form" if kind == "form" else "a candidate"
         try:
-            found.append(await asyncio.wait_for(_candidate(tool, messages, backends, timeout_ms), remaining))
+            found.append(await asyncio.wait_for(_candidate(tool, write, backends, timeout_ms), remaining))
+            form_at = len(found) - 1 if kind == "form" else form_at
         except TimeoutError:
-            notes.append(f"a candidate timed out after {budget_s:.0f} s")
+            notes.append(f"{what} timed out after {budget_s:.0f} s")
             break
         except ValueError as exc:
-            notes.append(f"a candidate was not usable: {exc}")
+            notes.append(f"{what} was not usable: {exc}")
         except Exception as exc:  # the LLM unreachable, say: the planner's query still stands
-            log.warning("candidate_failed", error=str(exc))
-            notes.append(f"a candidate failed: {exc}")
-    best, agreeing = vote([answer_signature(r.rows) for _, r in found])
+            log.warning("candidate_failed", kind=kind, error=str(exc))
+            notes.append(f"{what} failed: {exc}")
+    # Ties go to the earliest in this order: answers with rows before empty ones (a query that matched
+    # nothing more often misread the question than found that nothing exists), then the form's query, then
+    # the planner's (bench/query_writers.py: where the two disagree, the form's is right more often).
+    order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, i != form_at, i))
+    best_in_order, agreeing = vote([answer_signature(found[i][1].rows) for i in order])
+    best = order[best_in_order]
     chosen_query, chosen_rows = found[best]
     if best != 0:
         notes.append("the planner's own query returned a different answer")
-    return Tally(query=chosen_query, rows=chosen_rows, valid=len(found), agreeing=agreeing, notes=notes)
+    form_agrees = None if form_at is None else (
+        answer_signature(found[form_at][1].rows) == answer_signature(chosen_rows.rows))
+    return Tally(query=chosen_query, rows=chosen_rows, valid=len(found), agreeing=agreeing, notes=notes,
+                 form_agrees=form_agrees)

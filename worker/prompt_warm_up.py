@@ -17,6 +17,7 @@ from activities.planning import PlanningActivities
 from backends import Backends
 from backends.llm import ChatModel
 from service.config import ServiceConfig
+from tools.intent_writer import form_system_prompt
 
 log = structlog.get_logger(__name__)
 
@@ -29,6 +30,8 @@ async def system_prompts(config: ServiceConfig, backends: Backends, families: se
     prompts: dict[str, str] = {}
     if "synthesis" in families:
         prompts["synthesis"] = backends.prompts.render("synthesis_system")
+    if "tools" in families and backends.graph_candidates > 1 and backends.schema is not None:
+        prompts["query form"] = await form_system_prompt(backends)  # the first candidate of each graph step
     if "planning" in families:
         ontology = backends.ontology
         if ontology is not None and ontology.actions:

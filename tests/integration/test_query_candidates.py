@@ -1,5 +1,6 @@
 """Several candidate queries per graph step (graph_candidates): written by the (scripted) model through the
-real client, checked and run on the real graph, compared by value; agreement is reported as evidence."""
+real client (the first as a filled-in query form, the others as free Cypher), checked and run on the real
+graph, compared by value; agreement is reported as evidence."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ def query(text: str) -> str:
     return json.dumps({"query": text})
 
 
+def form(label: str, answer: str = "count", value: str = "") -> str:
+    """A filled-in query form: every node of `label` (or the one named `value`), and what to return."""
+    return json.dumps({"start": {"label": label, "key": "name" if value else "", "value": value}, "steps": [],
+                       "condition": {"key": "", "operator": "=", "value": ""}, "combine": "none",
+                       "other": {"label": label, "key": "", "value": ""}, "answer": answer, "answer_key": ""})
+
+
 async def run_graph_query(falkordb_url: str, llm: ScriptedLLM, planned: str, candidates: int = 3,
                           timeout_ms: int = 30000) -> StepOutput:
     backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
@@ -50,18 +58,20 @@ def rows_of(out: StepOutput) -> list[list[Any]]:
 
 
 async def test_candidates_that_agree_are_counted_as_evidence(falkordb_url: str) -> None:
-    with ScriptedLLM(replies(query(SUPPLIERS_TOO), query(SUPPLIERS))) as llm:
+    with ScriptedLLM(replies(form("Supplier"), query(SUPPLIERS_TOO))) as llm:
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
     assert out.success and out.confidence.signals["candidates"] == 3 and out.confidence.signals["agreement"] == 1
     assert "3 of 3 candidate queries return this answer" in out.confidence.reasoning
-    [written, _] = llm.requests
-    assert "Question: How many suppliers are there?" in written["messages"][-1]["content"]
-    assert "(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)" in written["messages"][0]["content"]  # the live schema
-    assert written["temperature"] > 0  # sampled, so candidates can differ
+    [filled, written] = llm.requests
+    for request in (filled, written):
+        assert "Question: How many suppliers are there?" in request["messages"][-1]["content"]
+        assert "(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)" in request["messages"][0]["content"]  # the live schema
+    assert "Supplier" in json.dumps(filled["response_format"])  # the form's labels: the live schema's, as enums
+    assert filled["temperature"] == 0 and written["temperature"] > 0  # free Cypher sampled, so it can differ
 
 
 async def test_the_answer_most_candidates_share_wins_over_the_planners(falkordb_url: str) -> None:
-    with ScriptedLLM(replies(query(SUPPLIERS), query(SUPPLIERS_TOO))) as llm:
+    with ScriptedLLM(replies(form("Supplier"), query(SUPPLIERS_TOO))) as llm:
         out = await run_graph_query(falkordb_url, llm, PRODUCTS)
     with ScriptedLLM(replies()) as none:
         alone = await run_graph_query(falkordb_url, none, SUPPLIERS, candidates=1)
@@ -72,12 +82,25 @@ async def test_the_answer_most_candidates_share_wins_over_the_planners(falkordb_
     assert "candidates" not in alone.confidence.signals and not none.requests  # off: no extra LLM call
 
 
+async def test_on_a_tie_the_forms_answer_wins_unless_it_is_empty(falkordb_url: str) -> None:
+    with ScriptedLLM(replies(form("Supplier"))) as llm:
+        out = await run_graph_query(falkordb_url, llm, PRODUCTS, candidates=2)
+    with ScriptedLLM(replies()) as none:
+        suppliers = await run_graph_query(falkordb_url, none, SUPPLIERS, candidates=1)
+    assert rows_of(out) == rows_of(suppliers) and out.confidence.signals["agreement"] == 0.5
+    assert "the planner's own query returned a different answer" in out.confidence.reasoning
+    with ScriptedLLM(replies(form("Supplier", answer="names", value="No Such Supplier Ltd"))) as llm:
+        kept = await run_graph_query(falkordb_url, llm, SUPPLIERS, candidates=2)
+    assert rows_of(kept) == rows_of(suppliers)  # an empty answer does not win a tie
+    assert "1 of 2 candidate queries" in kept.confidence.reasoning
+
+
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
     writes = "MATCH (s:Supplier) SET s.name = 'pwned' RETURN s"
     with ScriptedLLM(replies("not json at all", query(writes))) as llm:
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
     assert out.success and out.confidence.signals["candidates"] == 1
-    assert "a candidate was not usable: the model's reply was not a query" in out.confidence.reasoning
+    assert "the query form was not usable: the model's reply was not a filled-in query form" in out.confidence.reasoning
     assert "the query writes (SET)" in out.confidence.reasoning
     with ScriptedLLM(replies()) as check:
         names = await run_graph_query(falkordb_url, check, "MATCH (s:Supplier {name: 'pwned'}) RETURN s",
@@ -91,5 +114,5 @@ async def test_a_candidate_that_takes_too_long_is_dropped_and_said(falkordb_url:
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS, timeout_ms=4000)
         took = time.monotonic() - started
     assert out.success and out.confidence.signals["candidates"] == 1
-    assert "a candidate timed out" in out.confidence.reasoning
+    assert "the query form timed out" in out.confidence.reasoning
     assert took < 4.0  # inside the step's own timeout (unbounded, it would take 10 s or more)

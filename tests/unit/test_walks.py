@@ -9,6 +9,7 @@ from questions.walks import (
     orders_by_named,
     returns_only_named,
     short_walks,
+    spelled_walk,
     unmatched_labels,
     walked_times,
     without_names,
@@ -25,6 +26,13 @@ def grounded(*names: str) -> Grounding:
 def test_a_relationship_spelled_out_twice_is_counted_twice() -> None:
     question = "Starting at Pazzi, follow married into, then married into: which families do you reach?"
     assert named_times(question, RELS) == {"MARRIED_INTO": 2}
+
+
+def test_the_walk_a_question_spells_out_keeps_its_order_and_repeats() -> None:
+    question = "From Peru, follow in subregion, then part of, then part of against the arrow: which subregions?"
+    assert spelled_walk(question, RELS) == ["IN_SUBREGION", "PART_OF", "PART_OF"]
+    assert spelled_walk("Which families married into the Medici?", RELS) == ["MARRIED_INTO"]
+    assert spelled_walk("Which country is largest?", RELS) == []
 
 
 def test_a_short_common_word_type_is_never_counted() -> None:

@@ -1,0 +1,297 @@
+"""A question's query as a filled-in form instead of free Cypher: where the walk starts (a label, and a named
+node or every node of it), the relationships it follows in order, an optional second named node whose
+walk must also reach (or must not reach) the same end, a condition on the end, and what to return. The
+form's labels, relationship types and property keys are enums read from the live schema, so a model
+filling it under a JSON-schema grammar cannot invent them; the Cypher is compiled here, with every
+direction the schema leaves no choice about taken from the schema. A small model fills a form far more
+reliably than it writes a two-hop or set pattern (bench/query_writers.py measures both).
+
+Pure functions: the schema comes from backends/schema_check.py, the model's reply from tools/intent_writer.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cypher.schema_repair import display_property
+
+Nodes = dict[str, list[str]]  # label -> its property keys
+Rel = tuple[str, str, str]  # (source label, relationship type, target label)
+
+MAX_HOPS = 3
+ROWS_RANKED = 5  # rows a ranking returns: the first answers, the next show how close it was
+ROWS_LISTED = 50
+ANSWERS = {
+    "names": "the names of the nodes the walk reaches",
+    "count": "how many distinct nodes the walk reaches",
+    "value": "the answer_key property of the nodes reached (of the start itself when there are no steps)",
+    "sum": "the total of answer_key over the nodes reached",
+    "average": "the average of answer_key over the nodes reached",
+    "min": "the smallest answer_key among the nodes reached",
+    "max": "the largest answer_key among the nodes reached",
+    "highest": "the node reached with the highest answer_key",
+    "lowest": "the node reached with the lowest answer_key",
+    "most_connected": "the start nodes (start.value empty) that reach the most nodes through the steps",
+    "least_connected": "the start nodes (start.value empty) that reach the fewest nodes through the steps",
+}
+KEYED = {"value", "sum", "average", "min", "max", "highest", "lowest"}
+CONNECTED = {"most_connected", "least_connected"}
+COMBINE = ("none", "also_reached_from_other", "not_reached_from_other")
+OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
+DIRECTIONS = ("outgoing", "incoming")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+class IntentError(ValueError):
+    """The form cannot be compiled against this schema; the message says why, for the run's notes."""
+
+
+@dataclass(frozen=True)
+class Anchor:
+    label: str
+    key: str = ""
+    value: str = ""  # "" with no key: every node of the label
+
+
+@dataclass(frozen=True)
+class Hop:
+    relationship: str
+    direction: str = "outgoing"
+
+
+@dataclass(frozen=True)
+class Condition:
+    key: str
+    operator: str
+    value: str
+
+
+@dataclass(frozen=True)
+class QueryIntent:
+    start: Anchor
+    hops: tuple[Hop, ...] = ()
+    combine: str = "none"
+    other: Anchor | None = None
+    condition: Condition | None = None
+    answer: str = "names"
+    answer_key: str = ""
+
+
+def intent_json_schema(nodes: Nodes, rels: set[Rel]) -> dict[str, Any]:
+    """The form as a JSON schema whose labels, relationship types and keys are the live schema's enums."""
+    labels = sorted(nodes)
+    keys = sorted({k for props in nodes.values() for k in props}) or [""]
+    rel_types = sorted({r[1] for r in rels}) or [""]
+    anchor = {"type": "object", "properties": {"label": {"enum": labels}, "key": {"enum": ["", *keys]},
+                                               "value": {"type": "string"}},
+              "required": ["label", "key", "value"]}
+    return {
+        "type": "object",
+        "properties": {
+            "start": anchor,
+            "steps": {"type": "array", "maxItems": MAX_HOPS, "items": {
+                "type": "object", "properties": {"relationship": {"enum": rel_types},
+                                                 "direction": {"enum": list(DIRECTIONS)}},
+                "required": ["relationship", "direction"]}},
+            "condition": {"type": "object", "properties": {"key": {"enum": ["", *keys]},
+                                                           "operator": {"enum": list(OPERATORS)},
+                                                           "value": {"type": "string"}},
+                          "required": ["key", "operator", "value"]},
+            "combine": {"enum": list(COMBINE)},
+            "other": anchor,
+            "answer": {"enum": list(ANSWERS)},
+            "answer_key": {"enum": ["", *keys]},
+        },
+        "required": ["start", "steps", "condition", "combine", "other", "answer", "answer_key"],
+    }
+
+
+def describe_form() -> str:
+    """The form's fields in words, for the prompt."""
+    answers = "\n".join(f"  - {name}: {meaning}" for name, meaning in ANSWERS.items())
+    return (
+        "- start: where the walk begins: a label, and the key and value of the node the question names "
+        "(key and value empty: every node of the label).\n"
+        "- steps: the relationships followed from the start, in order, one step each time the question "
+        "follows one (none to read the start itself). direction: outgoing follows the arrow as the schema "
+        "shows it, incoming goes against it.\n"
+        "- condition: a test on the nodes reached (key, operator, value: \"population\", \">\", \"1000\"); key "
+        "empty for none. The start's value holds only a name the question gives, never a test.\n"
+        "- combine: none; also_reached_from_other when the answer must be reached from a second named node "
+        "too (\"shared by A and B\", \"connected to both\"); not_reached_from_other when it must not be "
+        "(\"A has but B does not\"). other: that second node (label, key, value); empty when combine is none.\n"
+        f"- answer: one of\n{answers}\n"
+        "- answer_key: the property for value, sum, average, min, max, highest and lowest; empty otherwise.")
+
+
+def with_spelled_steps(intent: QueryIntent, spelled: list[str]) -> QueryIntent:
+    """The form with its steps completed from the relationships the question spells out in its own words,
+    in order (questions/walks.spelled_walk), when it walks fewer of them than the question names and none
+    the question does not: a small model asked to "follow R, then R" fills in one step. A step the form had
+    keeps its direction; an added one goes the schema's way (compile_intent turns it where it must)."""
+    if len(spelled) <= len(intent.hops) or any(h.relationship not in spelled for h in intent.hops):
+        return intent
+    directions: dict[str, list[str]] = {}
+    for hop in intent.hops:
+        directions.setdefault(hop.relationship, []).append(hop.direction)
+    steps = tuple(Hop(rel, (directions.get(rel) or ["outgoing"]).pop(0)) for rel in spelled[:MAX_HOPS])
+    return QueryIntent(intent.start, steps, intent.combine, intent.other, intent.condition, intent.answer,
+                       intent.answer_key)
+
+
+def parse_intent(text: str) -> QueryIntent:
+    """The model's reply as a form; IntentError when it is not one."""
+    try:
+        raw = json.loads(text)
+        start = _anchor(raw["start"])
+        hops = tuple(Hop(str(h["relationship"]), str(h.get("direction") or "outgoing")) for h in raw.get("steps") or [])
+        other_raw = raw.get("other") or {}
+        other = _anchor(other_raw) if other_raw.get("label") and other_raw.get("value") else None
+        cond_raw = raw.get("condition") or {}
+        condition = (Condition(str(cond_raw["key"]), str(cond_raw.get("operator") or "="),
+                               str(cond_raw.get("value", ""))) if cond_raw.get("key") else None)
+        return QueryIntent(start=start, hops=hops, combine=str(raw.get("combine") or "none"), other=other,
+                           condition=condition, answer=str(raw.get("answer") or "names"),
+                           answer_key=str(raw.get("answer_key") or ""))
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        raise IntentError("the model's reply was not a filled-in query form") from None
+
+
+def _anchor(raw: dict[str, Any]) -> Anchor:
+    return Anchor(str(raw["label"]), str(raw.get("key") or ""), str(raw.get("value") or "").strip())
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _literal(value: str) -> str:
+    """A condition's value: a number as a number, anything else as text."""
+    return value.strip() if _NUMBER.match(value.strip()) else _quoted(value)
+
+
+def _name(label: str) -> str:
+    return "`" + label.replace("`", "``") + "`"
+
+
+def _ends(label: str | None, hop: Hop, rels: set[Rel]) -> tuple[str, set[str]]:
+    """The direction the schema lets `hop` go from a node of `label` (the form's own when the schema allows
+    both), and the labels it can reach. IntentError when the relationship never touches the label."""
+    outgoing = {r[2] for r in rels if r[1] == hop.relationship and (label is None or r[0] == label)}
+    incoming = {r[0] for r in rels if r[1] == hop.relationship and (label is None or r[2] == label)}
+    if outgoing and incoming:
+        direction = hop.direction if hop.direction in DIRECTIONS else "outgoing"
+    elif outgoing or incoming:
+        direction = "outgoing" if outgoing else "incoming"
+    else:
+        raise IntentError(f"{hop.relationship} does not connect {label or 'that node'} to anything")
+    return direction, outgoing if direction == "outgoing" else incoming
+
+
+def _walk(first: str, label: str | None, hops: tuple[Hop, ...], rels: set[Rel], prefix: str,
+          end: str = "b") -> tuple[str, str | None]:
+    """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`.
+    Returns the pattern and the label of the last node (None when the schema allows several)."""
+    pattern, current = first, label
+    for i, hop in enumerate(hops, start=1):
+        direction, reached = _ends(current, hop, rels)
+        current = reached.pop() if len(reached) == 1 else None
+        variable = end if i == len(hops) else f"{prefix}{i}"
+        node = f"({variable}:{_name(current)})" if current else f"({variable})"
+        arrow = f"-[:{_name(hop.relationship)}]->" if direction == "outgoing" else f"<-[:{_name(hop.relationship)}]-"
+        pattern += arrow + node
+    return pattern, current
+
+
+def _match_anchor(variable: str, anchor: Anchor, nodes: Nodes) -> tuple[str, str | None]:
+    """The anchor's node pattern, and the condition that picks it when its value looks like a number (stored
+    as a number or as text: compared as text, so either matches)."""
+    if anchor.label not in nodes:
+        raise IntentError(f"there is no label {anchor.label}")
+    if not anchor.value:
+        return f"({variable}:{_name(anchor.label)})", None
+    if anchor.value[0] in "<>=!":
+        raise IntentError(f"a test ('{anchor.value}') where a name belongs: tests go in the condition")
+    key = anchor.key if anchor.key in nodes[anchor.label] else display_property(nodes[anchor.label], "name")
+    if not key:
+        raise IntentError(f"{anchor.label} has no property to hold '{anchor.value}'")
+    text = _quoted(anchor.value)
+    if _NUMBER.match(anchor.value):
+        return f"({variable}:{_name(anchor.label)})", f"toString({variable}.{_name(key)}) = {text}"
+    return f"({variable}:{_name(anchor.label)} {{{_name(key)}: {text}}})", None
+
+
+def _display(variable: str, label: str | None, nodes: Nodes) -> str:
+    """The expression that names a node: its label's name-like property, else the first of name/title."""
+    prop = display_property(nodes.get(label, []), "name") if label else None
+    return f"{variable}.{_name(prop)}" if prop else f"coalesce({variable}.name, {variable}.title, {variable}.code)"
+
+
+def _condition(variable: str, condition: Condition) -> str:
+    prop = f"{variable}.{_name(condition.key)}"
+    if condition.operator == "contains":
+        return f"toLower(toString({prop})) CONTAINS toLower({_literal(condition.value)})"
+    if condition.operator not in OPERATORS:
+        raise IntentError(f"unknown operator {condition.operator}")
+    literal = _literal(condition.value)
+    if condition.operator in ("=", "<>") and not literal[0].isdigit() and literal[0] != "-":
+        return f"toLower(toString({prop})) {condition.operator} toLower({literal})"
+    return f"{prop} {condition.operator} {literal}"
+
+
+def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
+    """The read-only Cypher the form describes; IntentError when it does not fit the schema."""
+    if intent.answer not in ANSWERS:
+        raise IntentError(f"unknown answer {intent.answer}")
+    if intent.answer in KEYED and not intent.answer_key:
+        raise IntentError(f"answer {intent.answer} needs an answer_key")
+    if intent.answer in CONNECTED and not intent.hops:
+        raise IntentError(f"answer {intent.answer} needs steps to count along")
+    start, picked = _match_anchor("a", intent.start, nodes)
+    walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x")
+    end = "b" if intent.hops else "a"
+    matches, where = [walk], [picked] if picked else []
+    if intent.hops and intent.start.value:
+        where.append("b <> a")
+    if intent.combine != "none" and intent.hops:
+        if intent.other is None:
+            raise IntentError(f"combine {intent.combine} needs the other node")
+        other_node, other_picked = _match_anchor("o", intent.other, nodes)
+        where += [other_picked] if other_picked else []
+        if intent.combine == "also_reached_from_other":
+            matches.append(_walk(other_node, intent.other.label, intent.hops, rels, "y")[0])
+        elif intent.combine == "not_reached_from_other":
+            matches.append(other_node)
+            where.append("NOT " + _walk("(o)", intent.other.label, intent.hops, rels, "y")[0])
+        else:
+            raise IntentError(f"unknown combine {intent.combine}")
+        where.append("b <> o")
+    if intent.condition is not None:
+        where.append(_condition(end, intent.condition))
+    key = f"{end}.{_name(intent.answer_key)}" if intent.answer_key else ""
+    if intent.answer in ("highest", "lowest", "min", "max", "sum", "average"):
+        where.append(f"{key} IS NOT NULL")
+    head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
+    shown = _display(end, end_label if intent.hops else intent.start.label, nodes)
+    match intent.answer:
+        case "names":
+            return f"{head} RETURN DISTINCT {shown} AS name LIMIT {ROWS_LISTED}"
+        case "count":
+            return f"{head} RETURN count(DISTINCT {end}) AS count"
+        case "value":
+            return f"{head} RETURN DISTINCT {shown} AS name, {key} AS {_name(intent.answer_key)} LIMIT {ROWS_LISTED}"
+        case "sum" | "average" | "min" | "max":
+            function = {"sum": "sum", "average": "avg", "min": "min", "max": "max"}[intent.answer]
+            return f"{head} WITH DISTINCT {end} RETURN {function}({key}) AS {intent.answer}"
+        case "highest" | "lowest":
+            order = "DESC" if intent.answer == "highest" else "ASC"
+            return (f"{head} WITH DISTINCT {end} RETURN {shown} AS name, {key} AS {_name(intent.answer_key)} "
+                    f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}")
+        case _:  # most_connected, least_connected: rank the start nodes by what they reach
+            order = "DESC" if intent.answer == "most_connected" else "ASC"
+            start_name = _display("a", intent.start.label, nodes)
+            return (f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS name, reached "
+                    f"ORDER BY reached {order} LIMIT {ROWS_RANKED}")

@@ -1,0 +1,57 @@
+"""The query a graph step needs, written the second way: the LLM fills in the query form (cypher/intent.py)
+under a grammar whose labels, relationship types and keys are the live schema's, and the form is compiled
+to Cypher here. Its answer is compared with the free-Cypher queries' (tools/query_candidates.py): two ways
+of writing the query that reach the same rows are stronger evidence than two samples of one way."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from backends.grounding import described_for_writer
+from contracts.query_path import Grounding
+from cypher.intent import (
+    IntentError,
+    compile_intent,
+    describe_form,
+    intent_json_schema,
+    parse_intent,
+    with_spelled_steps,
+)
+from questions.walks import spelled_walk, without_names
+
+if TYPE_CHECKING:
+    from backends import Backends
+
+FORM_TOKENS = 320  # a filled-in form with three steps is ~200 tokens
+
+
+async def form_system_prompt(backends: Backends) -> str:
+    """The form writer's system prompt: the same for every question on one graph (warmed at start)."""
+    assert backends.graph is not None
+    return backends.prompts.render("intent_system", graph_schema=await backends.graph.describe_schema(),
+                                   form=describe_form())
+
+
+async def intent_query(question: str, grounding: Grounding, backends: Backends) -> str:
+    """The compiled query for `question`; IntentError says why there is none (no schema, a form that does
+    not fit it)."""
+    if backends.graph is None or backends.schema is None:
+        raise IntentError("there is no graph schema to fill the form from")
+    facts = await backends.schema.facts()
+    if not facts.nodes:
+        raise IntentError("the graph is empty")
+    names = await described_for_writer(question, grounding, backends)
+    messages = [
+        {"role": "system", "content": await form_system_prompt(backends)},
+        {"role": "user", "content": backends.prompts.render("intent_user", question=question, grounding=names)},
+    ]
+    completion = await backends.llm.chat(messages, json_schema=intent_json_schema(facts.nodes, facts.rels),
+                                         max_tokens=FORM_TOKENS, temperature=0.0)
+    intent = parse_intent(completion.text)
+    completed = with_spelled_steps(intent, spelled_walk(without_names(question, grounding), {r[1] for r in facts.rels}))
+    if completed != intent:
+        try:
+            return compile_intent(completed, facts.nodes, facts.rels)
+        except IntentError:
+            pass  # the question's words name a walk the schema does not hold: the model's own form stands
+    return compile_intent(intent, facts.nodes, facts.rels)
