@@ -38,6 +38,12 @@ VERIFICATION_NOTES = {
 }
 
 
+# The answer's first sentences went out as the model wrote them, before the whole answer was checked: they stand,
+# and what the checks found follows them.
+STREAMED_CORRECTION = "the first sentences were sent as written, before the whole answer was checked, and the " \
+                      "checked answer follows them as a correction"
+
+
 class QueryPath:
     def __init__(self, ctx: RunContext, steps: StepRunner) -> None:
         self.ctx = ctx
@@ -160,6 +166,10 @@ class QueryPath:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
+        stream = self.ctx.answer_stream()
+        if stream is not None:
+            # Every message before the answer reaches the caller before its first released sentence.
+            await self.ctx.outbox.flush()
         synthesis = await self.ctx.options.synthesis.run(
             Activities.SYNTHESIZE,
             SynthesisInput(question=self.ctx.question,
@@ -168,7 +178,7 @@ class QueryPath:
                                                      signals=r.confidence.signals, names=r.confidence.names,
                                                      retry_count=r.confidence.retry_count) for r in usable],
                            max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts,
-                           evidence_score=evidence_score),
+                           evidence_score=evidence_score, stream=stream),
             SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
         return synthesis.answer, synthesis
 
@@ -178,6 +188,8 @@ class QueryPath:
         checked = VERIFICATION_NOTES.get(synthesis.verification, "") if synthesis else ""
         if checked:
             parts.append(checked.format(claims=", ".join(synthesis.unsupported[:5]) if synthesis else ""))
+        if synthesis is not None and synthesis.corrected:
+            parts.append(STREAMED_CORRECTION)
         if usable:
             weakest = min(usable, key=lambda r: r.confidence.score)
             parts.append(f"{weakest.step_id}: {weakest.confidence.reasoning}")
