@@ -2,7 +2,8 @@
 an injected instruction) writes "Its password:" and the value in the next sentence. Each sentence alone is
 nothing redaction would touch, and a sentence once released cannot be taken back; the whole answer, redacted,
 would hide the value. A sentence holding a word a secret follows is therefore never released as written: the
-rest waits for the whole answer's redaction. The canary appears in none of the caller's messages (real Temporal, Pulsar, FalkorDB and bridge; the model scripted, streaming through the client)."""
+rest waits for the whole answer's redaction. The canary appears in none of the caller's messages (real Temporal,
+Pulsar, FalkorDB and bridge; the model scripted, streaming through the client)."""
 
 from __future__ import annotations
 
