@@ -155,8 +155,8 @@ class LLMClient:
     async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
                           temperature: float = 0.0, logprobs: bool = False) -> Completion:
         """`chat` with OpenAI's `stream: true`: `on_text` is awaited with each piece of text as the server sends
-        it, and the whole completion is returned at the end. A stream that stops before the server said it was
-        done (no finish reason, no `[DONE]`) is a retryable failure: the answer was cut off."""
+        it, and the whole completion is returned at the end. A stream that ends without a finish reason (the
+        server died, or sent `[DONE]` early) is a retryable failure: the answer was cut off."""
         body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
                                 "temperature": temperature, "stream": True,
                                 "stream_options": {"include_usage": True}}  # the usage, in a last chunk
@@ -286,7 +286,9 @@ class _StreamReader:
         return piece
 
     def completion(self, base_url: str) -> Completion:
-        if not (self.finished or self.done or self.full):
+        # No finish reason: the server stopped mid-answer (died, or llama-cpp-python's interrupt_requests sent
+        # [DONE] early for another request); the text is not the whole completion.
+        if not (self.finished or self.full):
             raise ApplicationError(f"LLM at {base_url} ended its stream before the completion was done",
                                    type="LLMBadResponse")
         return Completion(text=self.text, model=self.model, in_tokens=self.usage.get("prompt_tokens"),

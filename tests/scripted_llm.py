@@ -26,8 +26,12 @@ class Pause:
     opened: bool | None = None
 
 
+@dataclass
 class Hangup:
-    """A point in a streamed answer where the model's server dies: the connection closes mid-answer."""
+    """A point in a streamed answer where the model's server stops: the connection closes mid-answer, after a
+    `[DONE]` with no finish reason when `done` (llama-cpp-python's server interrupted for another request)."""
+
+    done: bool = False
 
 
 # What a model writes: a text, or (for a streamed request) its pieces with pauses and hang-ups between them;
@@ -145,7 +149,9 @@ class ScriptedLLM:
                         piece.opened = piece.gate.wait(piece.timeout_s)
                         continue
                     if isinstance(piece, Hangup):
-                        return  # no finish reason, no [DONE]: the stream just stops
+                        if piece.done:
+                            self._event("[DONE]")
+                        return  # no finish reason: the stream just stops
                     choice: dict[str, Any] = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
                     if body.get("logprobs") and logprob is not None:
                         choice["logprobs"] = {"content": scripted_logprobs(piece, logprob(body))}

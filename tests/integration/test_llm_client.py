@@ -160,10 +160,11 @@ async def test_a_streamed_completion_is_told_piece_by_piece_and_metered_like_a_w
     assert tokens(registry, "input") == 10 and tokens(registry, "output") == 5
 
 
-async def test_a_stream_cut_off_mid_answer_is_a_retryable_fault_after_what_arrived() -> None:
+@pytest.mark.parametrize("done", [False, True], ids=["connection closed", "[DONE] without a finish reason"])
+async def test_a_stream_cut_off_mid_answer_is_a_retryable_fault_after_what_arrived(done: bool) -> None:
     from tests.scripted_llm import Hangup
 
-    with ScriptedLLM(lambda body: (200, ["The first sentence. ", "The sec", Hangup()])) as server:
+    with ScriptedLLM(lambda body: (200, ["The first sentence. ", "The sec", Hangup(done)])) as server:
         client = LLMClient(server.base_url, "m")
         told = Told()
         with pytest.raises(ApplicationError) as caught:
