@@ -31,7 +31,7 @@ def redact_text(text: str) -> str:
 
 # Words a secret follows ("password: ...", "Bearer ...", a key's header): a sentence holding one could be the
 # start of a secret that the next sentence finishes, which redacting each sentence alone would miss.
-_SECRET_LEAD = re.compile(r"(token|secret|passw(or)?d|api[_-]?key|authorization|credential|private[_-]?key"
+_SECRET_LEAD = re.compile(r"(token|secret|passw(or)?d|api[\s_-]?key|authorization|credential|private[\s_-]?key"
                           r"|bearer|-----BEGIN)", re.I)
 
 
