@@ -8,6 +8,7 @@ import asyncio
 
 from temporalio import workflow
 
+from workflows.errors import LOCAL_ACTIVITY_FAILED
 from workflows.run_context import RunContext
 from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
@@ -169,7 +170,10 @@ class QueryPath:
         stream = self.ctx.answer_stream()
         if stream is not None:
             # Every message before the answer reaches the caller before its first released sentence.
-            await self.ctx.outbox.flush()
+            try:
+                await self.ctx.outbox.flush()
+            except LOCAL_ACTIVITY_FAILED:
+                stream = None  # they did not all go out: nothing more is sent early (the run's end says so)
         synthesis = await self.ctx.options.synthesis.run(
             Activities.SYNTHESIZE,
             SynthesisInput(question=self.ctx.question,

@@ -5,6 +5,7 @@ out while the model still writes, and text once sent is never repeated nor taken
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -13,13 +14,14 @@ import pulsar
 from trustgraph.schema import AgentRequest as TgAgentRequest
 
 from activities.answer_release import COMPLETION, CORRECTION
+from contracts.conversation import ConversationMemory, conversation_workflow_id
 from contracts.delivery import delivered
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import decode_response, encode_request
 from service.connections import pulsar_client
 from tests.contract.test_trustgraph_contract import GOOD_PLAN, tg_agent  # noqa: F401 (a fixture)
-from tests.scripted_llm import Hangup, Pause, ScriptedLLM, Written, is_planning, is_synthesis
+from tests.scripted_llm import Hangup, Pause, ScriptedLLM, Written, is_follow_up, is_planning, is_synthesis, question_of
 
 QUESTION = "Which supplier has the most purchase orders?"
 FIRST = "Acme Industrial has the most purchase orders (135)."
@@ -38,6 +40,8 @@ class Model:
         self.syntheses: list[dict[str, Any]] = []
 
     def __call__(self, body: dict[str, Any]) -> tuple[int, Written]:
+        if is_follow_up(body):  # a turn of a conversation: read as asked
+            return 200, json.dumps({"question": question_of(body), "from_conversation": False})
         if is_planning(body):
             return 200, GOOD_PLAN
         if is_synthesis(body):
@@ -112,9 +116,12 @@ async def test_a_sentence_naming_what_the_results_lack_stops_the_release_and_the
         make_stack) -> None:
     rewritten = "The supplier with the most purchase orders is Acme Industrial (135), ahead of Globex Supply (56)."
     model = Model(FIRST + INVENTED + THIRD, rewritten)
+    conversation = f"c-{uuid.uuid4().hex}"
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url)
-        messages, result = await dialog(stack, streaming=True)
+        messages, result = await dialog(stack, streaming=True, conversation_id=conversation)
+        memory = await stack.client.get_workflow_handle(conversation_workflow_id(conversation)).query(
+            "memory", result_type=ConversationMemory)
     chunks = answer_chunks(messages)
     assert streamed_by_synthesis(chunks) == [FIRST]  # released before the model finished; the next one failed
     text = "".join(c.content for c in chunks)
@@ -125,6 +132,7 @@ async def test_a_sentence_naming_what_the_results_lack_stops_the_release_and_the
     assert text.startswith(f"{FIRST}\n\n{COMPLETION}{rewritten}\n\nConfidence: ")
     assert text == result["answer"] and "the checked answer follows them as a correction" in text
     assert result["evidence"]["streamed_correction"] == 1.0 and result["evidence"]["rewritten"] == 1.0
+    assert memory.turns[-1].answer == text  # the conversation remembers the answer as the caller read it
 
 
 async def test_a_streamed_answer_naming_the_wrong_row_is_corrected_by_an_addition(make_stack) -> None:
