@@ -111,7 +111,9 @@ class SynthesisActivities:
     def _release(self, request: SynthesisInput) -> Release | None:
         """The release of this attempt, when the request streams as written (with what earlier attempts
         released, from the heartbeat)."""
-        if request.stream is None or self.publish is None:
+        # A model that cannot stream (TrustGraph's text-completion) writes the answer whole: it is sent once
+        # checked, as when the request does not stream as written.
+        if request.stream is None or self.publish is None or not getattr(self.llm, "streams", False):
             return None
         return Release(request.stream, self.publish, released_before())
 

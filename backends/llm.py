@@ -100,6 +100,7 @@ class LLMClient:
         self.model = model
         self.json_mode = json_mode
         self.logprobs = logprobs
+        self.streams = True  # chat_stream sends the text as the server writes it
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # Temporal owns retries; the HTTP client makes exactly one attempt per call.
         self._http = httpx.AsyncClient(
@@ -330,6 +331,7 @@ class MeteredChatModel:
         self.inner = inner
         self.base_url = inner.base_url
         self.logprobs: bool = getattr(inner, "logprobs", False)  # whether it asks for them (LLMClient)
+        self.streams: bool = getattr(inner, "streams", False)  # whether chat_stream streams (else: one piece)
         self._observer = observer
         self._model = model
         self._meter_tokens = meter_tokens
