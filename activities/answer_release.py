@@ -6,7 +6,7 @@ at once when it passes the per-sentence checks (every name and figure in it is i
 redaction would touch), as an `answer` chunk with the answer's message_id and the delivery id
 `<run>#answer.<n>`. The first sentence that fails stops the release; the last sentence, complete only when the
 model stops, is never released here: the whole-answer checks see it first. What was released is recorded in
-the activity's heartbeat, so that a retried attempt neither repeats it nor contradicts it (`Release.resumed`).
+the activity's heartbeat, so that a retried attempt neither repeats it nor contradicts it (`released_before`).
 """
 
 from __future__ import annotations
