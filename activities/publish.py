@@ -1,5 +1,6 @@
 """The caller's messages leave through these activities: `publish`, the workflow worker's local activity
-(no server round trip), and `emit`, the bridge's, which runs started before `publish` existed still call."""
+(no server round trip), and `emit`, the bridge's, which runs started before `publish` existed still call; and
+a streamed answer's sentences, which the synthesis activity sends through the same `send_in_order`."""
 
 from __future__ import annotations
 
@@ -46,10 +47,13 @@ def completion_text(response: AgentResponse) -> str:
 
 def answer_text(message: EmitInput, explain: AgentResponse) -> str:
     """The answer an explain message is about, when its chunks travel in the same batch (they carry the
-    answer entity's URI as message_id: workflows/run_context.answer); "" otherwise."""
+    answer entity's URI as message_id: workflows/run_context.answer), after the start of it the synthesis
+    activity already published, if any; "" otherwise."""
     chunks = [r for r in message.responses
               if r.message_type == "answer" and explain.explain_id and r.message_id == explain.explain_id]
-    return "".join(r.content for r in chunks) if chunks and chunks[-1].end_of_message else ""
+    if not chunks or not chunks[-1].end_of_message:
+        return ""
+    return message.released_answer + "".join(r.content for r in chunks)
 
 
 class PublishActivities:
@@ -60,7 +64,7 @@ class PublishActivities:
         # A publisher that can store explain triples does (Pulsar's); a test's recorder only records.
         self.store: ExplainStore | None = publisher if hasattr(publisher, "store_explain") else None  # type: ignore[assignment]
 
-    async def _send_in_order(self, message: EmitInput) -> None:
+    async def send_in_order(self, message: EmitInput) -> None:
         """After a retry, messages already sent go out again with the same message_id, which is how clients
         recognise and drop them."""
         for response in message.responses:
@@ -82,8 +86,8 @@ class PublishActivities:
 
     @activity.defn(name=Activities.PUBLISH)
     async def publish(self, message: EmitInput) -> None:
-        await self._send_in_order(message)
+        await self.send_in_order(message)
 
     @activity.defn(name=Activities.EMIT)
     async def emit(self, message: EmitInput) -> None:
-        await self._send_in_order(message)
+        await self.send_in_order(message)

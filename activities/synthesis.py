@@ -7,9 +7,10 @@ import structlog
 from temporalio import activity
 
 from actions.catalogue import CATALOGUE, about_actions, catalogue_answer
+from activities.answer_release import Publish, Release, released_before, with_addition
 from backends import Backends
 from backends.grounding import vocabulary
-from backends.llm import Completion
+from backends.llm import Completion, streamed
 from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 from confidence.answer_fit import fit, ranking, refit, superlative
 from confidence.calibrator import CalibratorError, capped
@@ -19,6 +20,7 @@ from confidence.token_evidence import answer_evidence
 from contracts.conversation import FollowUpInput
 from contracts.names import Activities
 from contracts.query_path import SynthesisInput, SynthesisOutput
+from contracts.redaction import may_hold_secret
 from contracts.routing import RouteInput
 from planning.step_context import trim
 from service.calibrator_file import CalibratorFile
@@ -73,11 +75,15 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrato
 
 
 class SynthesisActivities:
-    def __init__(self, backends: Backends, calibrator: CalibratorFile | None = None) -> None:
+    def __init__(self, backends: Backends, calibrator: CalibratorFile | None = None,
+                 publish: Publish | None = None) -> None:
+        """`publish`: how a streamed answer's sentences reach the caller (activities/publish.py, the same code
+        the workflow's messages leave through); without it, no answer is streamed as written."""
         self.backends = backends
         self.calibrator = calibrator or CalibratorFile()
         self.llm = backends.llm
         self.prompts = backends.prompts
+        self.publish = publish
 
     async def _vocabulary(self) -> set[str]:
         """The schema's words may appear in an answer without being in the rows ("suppliers", "orders")."""
@@ -87,14 +93,31 @@ class SynthesisActivities:
     @activity.defn(name=Activities.SYNTHESIZE)
     async def synthesize(self, request: SynthesisInput) -> SynthesisOutput:
         outputs = [r.output for r in request.results]
-        written = fitted(request.question, await self._written(request), outputs)
+        release = self._release(request)
+        written = fitted(request.question, await self._written(request, release), outputs)
         # An answer saying the thing does not exist states no figure or name, and needs none.
         absent = written.verification == "absent"
         answer_fit = {} if absent else fit(request.question, written.answer, outputs).features()
+        if release is not None and release.sentences:
+            # The caller has read the released sentences: what follows them may only add to them.
+            answer, corrected = with_addition(release.text, written.answer, written.verification)
+            if corrected:
+                log.warning("streamed_answer_corrected", how=written.verification, released=release.text[:200])
+                answer_fit["streamed_correction"] = 1.0
+            written = written.model_copy(update={"answer": answer, "released": release.text, "corrected": corrected})
         return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request),
                           request.evidence_score)
 
-    async def _written(self, request: SynthesisInput) -> SynthesisOutput:
+    def _release(self, request: SynthesisInput) -> Release | None:
+        """The release of this attempt, when the request streams as written (with what earlier attempts
+        released, from the heartbeat)."""
+        # A model that cannot stream (TrustGraph's text-completion) writes the answer whole: it is sent once
+        # checked, as when the request does not stream as written.
+        if request.stream is None or self.publish is None or not getattr(self.llm, "streams", False):
+            return None
+        return Release(request.stream, self.publish, released_before())
+
+    async def _written(self, request: SynthesisInput, release: Release | None = None) -> SynthesisOutput:
         outputs = [r.output for r in request.results]
         absent = absence_answer(outputs)
         if absent is not None:
@@ -111,9 +134,16 @@ class SynthesisActivities:
             {"role": "user", "content": self.prompts.render(
                 "synthesis_user", question=request.question, results=results)},
         ]
-        completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
         evidence = "\n".join([request.question, *(r.output for r in request.results), facts])
         known = await self._vocabulary()
+        if release is None:
+            completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
+        else:
+            # Each sentence is released once every name and figure in it is in the results and it holds nothing
+            # a redaction would touch; the rest waits for the whole-answer checks below.
+            release.passes = lambda sentence: (not may_hold_secret(sentence)
+                                               and not unsupported_claims(sentence, evidence, known, outputs))
+            completion = await streamed(self.llm, messages, release.written, max_tokens=400, logprobs=True)
         draft = completion.text.strip()
         first = unsupported_claims(draft, evidence, known, outputs)
         if not first:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -26,6 +26,7 @@ JsonMode = Literal["json_object_schema", "json_schema"]
 
 
 TokenLogprobs = tuple[tuple[str, float], ...]  # each written token's text and log-probability, in order
+TextSink = Callable[[str], Awaitable[None]]  # told each piece of a streamed completion as it arrives
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class LLMClient:
         self.model = model
         self.json_mode = json_mode
         self.logprobs = logprobs
+        self.streams = True  # chat_stream sends the text as the server writes it
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # Temporal owns retries; the HTTP client makes exactly one attempt per call.
         self._http = httpx.AsyncClient(
@@ -150,6 +152,41 @@ class LLMClient:
                 f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
             ) from exc
         return counted(self._parse(response))
+
+    async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
+                          temperature: float = 0.0, logprobs: bool = False) -> Completion:
+        """`chat` with OpenAI's `stream: true`: `on_text` is awaited with each piece of text as the server sends
+        it, and the whole completion is returned at the end. A stream that ends without a finish reason (the
+        server died, or sent `[DONE]` early) is a retryable failure: the answer was cut off."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
+                                "temperature": temperature, "stream": True,
+                                "stream_options": {"include_usage": True}}  # the usage, in a last chunk
+        if logprobs and self.logprobs:
+            body["logprobs"] = True
+        try:
+            async with self._http.stream("POST", "/chat/completions", json=body) as response:
+                if response.status_code >= 400 or not _is_event_stream(response):
+                    # An error, or a server that ignores `stream` and answers with one whole completion.
+                    await response.aread()
+                    completion = self._parse(response)
+                    await on_text(completion.text)
+                    return counted(completion)
+                reader = _StreamReader(self.model)
+                async for line in response.aiter_lines():
+                    piece = reader.line(line, self.base_url)
+                    if piece:
+                        await on_text(piece)
+                    if reader.done or reader.full:
+                        break
+        except httpx.TimeoutException as exc:
+            raise ApplicationError(
+                f"LLM at {self.base_url} timed out: {type(exc).__name__}", type="LLMTimeout"
+            ) from exc
+        except httpx.TransportError as exc:
+            raise ApplicationError(
+                f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
+            ) from exc
+        return counted(reader.completion(self.base_url))
 
     def _parse(self, response: httpx.Response) -> Completion:
         status = response.status_code
@@ -203,6 +240,77 @@ def token_logprobs(given: object, text: str) -> TokenLogprobs | None:
     return tuple(pairs) if "".join(t for t, _ in pairs) == text else None
 
 
+def _is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").split(";")[0].strip() == "text/event-stream"
+
+
+class _StreamReader:
+    """OpenAI's streamed chat completion (server-sent events `data: {chunk}`, then `data: [DONE]`) read line by
+    line: the text pieces, the token log-probabilities given along the way, the usage of the last chunk."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text = ""
+        self.logprobs: list[Any] = []
+        self.usage: dict[str, Any] = {}
+        self.finished = False  # a chunk gave a finish_reason
+        self.done = False  # `data: [DONE]`
+        self.full = False  # more text than a completion may hold (a server that ignores max_tokens)
+
+    def line(self, line: str, base_url: str) -> str:
+        """The text piece this line carries ("" for none)."""
+        if not line.startswith("data:"):
+            return ""  # blank separators, comments, `event:` lines
+        data = line[len("data:"):].strip()
+        if data == "[DONE]":
+            self.done = True
+            return ""
+        try:
+            chunk = json.loads(data)
+            choices = chunk.get("choices") or []
+            choice = choices[0] if choices else {}
+            piece = (choice.get("delta") or {}).get("content") or ""
+            if not isinstance(piece, str):
+                raise TypeError("content is no text")
+        except (json.JSONDecodeError, AttributeError, TypeError) as exc:
+            raise ApplicationError(f"LLM at {base_url} sent a malformed stream chunk: {data[:300]}",
+                                   type="LLMBadResponse") from exc
+        self.model = chunk.get("model") or self.model
+        self.usage = chunk.get("usage") or self.usage
+        self.finished = self.finished or bool(choice.get("finish_reason"))
+        given = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
+        if isinstance(given, list):
+            self.logprobs.extend(given)
+        kept, size = trimmed_to_bytes(self.text + piece, COMPLETION_BYTES)
+        piece = kept[len(self.text):] if kept.startswith(self.text) else ""
+        self.text, self.full = kept, size > COMPLETION_BYTES
+        return piece
+
+    def completion(self, base_url: str) -> Completion:
+        # No finish reason: the server stopped mid-answer (died, or llama-cpp-python's interrupt_requests sent
+        # [DONE] early for another request); the text is not the whole completion.
+        if not (self.finished or self.full):
+            raise ApplicationError(f"LLM at {base_url} ended its stream before the completion was done",
+                                   type="LLMBadResponse")
+        return Completion(text=self.text, model=self.model, in_tokens=self.usage.get("prompt_tokens"),
+                          out_tokens=self.usage.get("completion_tokens"),
+                          token_logprobs=token_logprobs({"content": self.logprobs}, self.text))
+
+
+async def streamed(model: ChatModel, messages: list[dict[str, str]], on_text: TextSink, *, max_tokens: int = 512,
+                   temperature: float = 0.0, logprobs: bool = False) -> Completion:
+    """A completion streamed from `model` (`on_text` told each piece), or, from a model that cannot stream
+    (TrustGraph's text-completion), written whole and told as one piece."""
+    stream = getattr(model, "chat_stream", None)
+    if stream is None:
+        completion = await model.chat(messages, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs)
+        await on_text(completion.text)
+        return completion
+    completion = await stream(messages, on_text=on_text, max_tokens=max_tokens, temperature=temperature,
+                              logprobs=logprobs)
+    return completion  # type: ignore[no-any-return]
+
+
 class LlmObserver(Protocol):
     """Told of every LLM call as it ends (service/agent_metrics.py AgentMetrics)."""
 
@@ -223,6 +331,7 @@ class MeteredChatModel:
         self.inner = inner
         self.base_url = inner.base_url
         self.logprobs: bool = getattr(inner, "logprobs", False)  # whether it asks for them (LLMClient)
+        self.streams: bool = getattr(inner, "streams", False)  # whether chat_stream streams (else: one piece)
         self._observer = observer
         self._model = model
         self._meter_tokens = meter_tokens
@@ -235,6 +344,20 @@ class MeteredChatModel:
             completion = await self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
                                                temperature=temperature, logprobs=logprobs)
             # Counted here too, for a model that does not count itself (TrustGraph's text-completion).
+            return counted(completion)
+        finally:
+            metered = self._meter_tokens and completion is not None
+            self._observer.llm_call(time.monotonic() - started, self._model,
+                                    _count(completion.in_tokens) if metered else None,
+                                    _count(completion.out_tokens) if metered else None)
+
+    async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
+                          temperature: float = 0.0, logprobs: bool = False) -> Completion:
+        started = time.monotonic()
+        completion: Completion | None = None
+        try:
+            completion = await streamed(self.inner, messages, on_text, max_tokens=max_tokens,
+                                        temperature=temperature, logprobs=logprobs)
             return counted(completion)
         finally:
             metered = self._meter_tokens and completion is not None

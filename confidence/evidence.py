@@ -29,6 +29,9 @@ FEATURES: dict[str, str] = {
     "declined": "an answer saying the results lack what was asked, though rows came back",
     "reranked": "a written answer that named another row than the query ranked first (replaced by the first)",
     "ranked_first": "an answer naming the first of the rows the query ranked",
+    # set only when it happened (the calibrator was fitted without it and reads none of it)
+    "streamed_correction": "an answer whose first sentences were sent as the model wrote them, then corrected "
+                           "by an addition",
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",

@@ -45,6 +45,10 @@ FEATURES_GUARDED = "features-guarded"
 # Patch id of runs that have every feature of FEATURES_GUARDED and send their provenance in TrustGraph's
 # explainability form (explain messages, contracts/explain.py), under this one marker.
 FEATURES_EXPLAINED = "features-explained"
+# Patch id of streaming runs whose synthesis activity publishes the answer's checked sentences as the model
+# writes them (the workflow first flushes its messages, then sends only what was not yet released). Asked only
+# by runs that stream with `stream_answer_as_written` on, so no other run records the marker.
+STREAM_AS_WRITTEN = "stream-as-written"
 
 
 

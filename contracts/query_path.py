@@ -120,6 +120,18 @@ class SupportingResult(BaseModel):
     retry_count: int = 0
 
 
+class AnswerStream(BaseModel):
+    """Where the synthesis activity publishes the answer's sentences as they pass their checks (a request with
+    `streaming: true`): the caller's topic and request id, the answer entity's message_id, and the run's
+    prefix for their delivery ids (`<prefix>#answer.<n>`, the n-th sentence: the same when sent again)."""
+
+    topic: str
+    request_id: str
+    message_id: str
+    delivery_prefix: str
+    collection: str = "default"
+
+
 class SynthesisInput(BaseModel):
     question: str
     results: list[SupportingResult]
@@ -132,6 +144,8 @@ class SynthesisInput(BaseModel):
     facts: list[str] = Field(default_factory=list)
     # The run's evidence score: where the calibrator must extrapolate, the answer is stated no higher.
     evidence_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Set: publish the answer's sentences as they are written and pass their checks (None in older runs).
+    stream: AnswerStream | None = None
 
 
 class SynthesisOutput(BaseModel):
@@ -159,6 +173,11 @@ class SynthesisOutput(BaseModel):
     # How sure the model was of the written answer's words (confidence/token_evidence.py); empty without them.
     token_evidence: dict[str, float] = Field(default_factory=dict)
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
+    # What the activity already published of `answer` (its start, streamed as written): the workflow sends the
+    # rest. `corrected`: the whole-answer checks did not stand behind the released sentences, so `answer` is
+    # them followed by the checked answer as an addition (activities/answer_release.py).
+    released: str = ""
+    corrected: bool = False
 
 
 class AdjustInput(BaseModel):

@@ -29,6 +29,27 @@ def redact_text(text: str) -> str:
     return _URL_CREDENTIALS.sub(REDACTED + "@", text)
 
 
+# Words a secret follows ("password: ...", "Bearer ...", a key's header): a sentence holding one could be the
+# start of a secret that the next sentence finishes, which redacting each sentence alone would miss.
+_SECRET_LEAD = re.compile(r"(token|secret|passw(or)?d|api[\s_-]?key|authorization|credential|private[\s_-]?key"
+                          r"|bearer|-----BEGIN)", re.I)
+
+
+def may_hold_secret(text: str) -> bool:
+    """True when `text` holds something redaction replaces, or a word a secret may follow: text that may be
+    sent on its own before the text after it is known (a streamed sentence) must hold neither."""
+    return redact_text(text) != text or bool(_SECRET_LEAD.search(text))
+
+
+def redacted_after(sent: str, text: str) -> str:
+    """`text` redacted, when it starts with `sent`, text already sent as it is (checked by may_hold_secret):
+    that start stays as sent and the rest is redacted."""
+    if not sent or not text.startswith(sent):
+        return redact_text(text)
+    whole = redact_text(text)
+    return whole if whole.startswith(sent) else sent + redact_text(text[len(sent):])
+
+
 def redact_log_event(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     """A structlog processor: every log line, the stdlib's included, is sanitized before it is written."""
     return sanitize(event, include_raw_outputs=True)

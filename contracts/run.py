@@ -53,6 +53,9 @@ class AgentSettings(BaseModel):
     # Every action waits for a human's approval, whatever its size, confidence or how its targets were named.
     approve_every_action: bool = False
     search_attributes: bool = False  # upsert TgcaStatus & co. (they must be registered on the server)
+    # A request with `streaming: true` gets its answer's checked sentences as the model writes them
+    # (activities/answer_release.py); off, the answer is sent in chunks once it is written and checked.
+    stream_answer_as_written: bool = True
     audit_enabled: bool = True
     include_raw_outputs: bool = False
     # Per-tool thresholds; a tool not named here uses its own default (tools/<tool>.py), else confidence_threshold.

@@ -130,3 +130,6 @@ class EmitInput(BaseModel):
     # A sub-goal of TrustGraph's supervisor: the message that ends the dialog goes to the supervisor's
     # aggregator as a completion (contracts/subagent.py), not to the caller.
     subagent: SubagentReturn | None = None
+    # The start of the answer already published by the synthesis activity (streamed as written): the answer's
+    # chunks in `responses` are what follows it.
+    released_answer: str = ""

@@ -171,7 +171,10 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
     # checked after sampling, as llama.cpp's own server does (embedded/grammar_sampling.py).
     argv = [sys.executable, "-m", "embedded.llm_server", "--model", str(model_path), "--model_alias", model_alias,
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-            "--n_threads", str(n_threads or os.cpu_count() or 2), *prompt_cache, *extra_server_args()]
+            "--n_threads", str(n_threads or os.cpu_count() or 2),
+            # A streamed answer (activities/answer_release.py) is never cut short because another request waits:
+            # llama-cpp-python would end it with [DONE] and no finish reason.
+            "--interrupt_requests", "false", *prompt_cache, *extra_server_args()]
 
     async def ready(_: ManagedProcess) -> bool:
         try:

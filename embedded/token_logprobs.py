@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,26 @@ def openai_content(llama: Any, record: list[tuple[int, float]]) -> list[dict[str
     return content
 
 
+def streamed_with_logprobs(llama: Any, chat: Any, args: Any, kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A streamed chat completion's chunks as the model writes them, recorded as they are sampled, then one
+    more chunk with no text whose `logprobs.content` holds every written token's (a reader gathers them from
+    whatever chunk carries them). The recording lasts exactly as long as the generation: the chunks are
+    produced only as the server reads them."""
+    record: list[tuple[int, float]] = []
+    setattr(llama, RECORDING, record)
+    last: dict[str, Any] | None = None
+    try:
+        for chunk in chat(llama, *args, **{**kwargs, "logprobs": False, "top_logprobs": None}):
+            last = chunk
+            yield chunk
+    finally:
+        setattr(llama, RECORDING, None)
+    if last is not None:
+        yield {key: last[key] for key in ("id", "object", "created", "model") if key in last} | {
+            "choices": [{"index": 0, "delta": {}, "finish_reason": None,
+                         "logprobs": {"content": openai_content(llama, record), "refusal": None}}]}
+
+
 def install() -> bool:
     """Make the server answer `logprobs: true` on chat completions without `logits_all`. Returns False,
     changing nothing, if this llama-cpp-python no longer looks like the one this was written against."""
@@ -80,8 +101,10 @@ def install() -> bool:
         return sampler if record is None else RecordingSampler(sampler, record, self.n_vocab())
 
     def create_chat_completion(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs.get("logprobs") or kwargs.get("stream") or self._logits_all:
+        if not kwargs.get("logprobs") or self._logits_all:
             return chat(self, *args, **kwargs)
+        if kwargs.get("stream"):
+            return streamed_with_logprobs(self, chat, args, kwargs)
         record: list[tuple[int, float]] = []
         setattr(self, RECORDING, record)
         try:

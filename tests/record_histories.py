@@ -146,6 +146,26 @@ async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str
             write(window, await env.client.get_workflow_handle(f"{handle.id}-batch-1").fetch_history())
 
 
+def streaming_model(body: dict[str, Any]) -> tuple[int, str]:
+    """Plans one query and answers in three sentences, streamed: the first two go out as written."""
+    if is_planning(body):
+        return 200, plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []))
+    if is_synthesis(body):
+        return 200, "The graph holds Entity X. It holds Entity Y too. They are the only two."
+    return 200, "noted"
+
+
+async def record_streamed(env: WorkflowEnvironment, url: str, data: Path) -> None:
+    """A streaming request whose answer's sentences the synthesis activity sends as they are written."""
+    with ScriptedLLM(streaming_model) as server:
+        async with AsyncExitStack() as stack:
+            harness = await open_harness(stack, env.client, server.base_url, url, "seed", data / "audit.jsonl")
+            handle = await harness.start("scenario streamed: which entities are there?", streaming=True)
+            await handle.result()
+            history = await handle.fetch_history()
+    write("streamed", history)
+
+
 def hold_model(body: dict[str, Any]) -> tuple[int, str]:
     if is_routing(body):
         return 200, json.dumps({"intent": "ACTION"})
@@ -195,6 +215,8 @@ async def record(only: set[str]) -> None:
             await record_conversation(env, url, data)
         if not only or "action_parameters" in only:
             await record_action_parameters(env, url, data)
+        if not only or "streamed" in only:
+            await record_streamed(env, url, data)
         for name, (plan_text, agent) in SCENARIOS.items():
             if only and name not in only:
                 continue

@@ -6,15 +6,50 @@ The agent talks to it through its real LLM client over real HTTP; only the model
 from __future__ import annotations
 
 import json
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from worker.prompt_warm_up import WARM_UP_QUESTION
 
+
+@dataclass
+class Pause:
+    """A point in a streamed answer where the model stops writing until `gate` is set (by the test, once it
+    saw what was sent so far). `opened` says afterwards whether the gate was set or the wait gave up."""
+
+    gate: threading.Event = field(default_factory=threading.Event)
+    timeout_s: float = 120.0
+    opened: bool | None = None
+
+
+@dataclass
+class Hangup:
+    """A point in a streamed answer where the model's server stops: the connection closes mid-answer, after a
+    `[DONE]` with no finish reason when `done` (llama-cpp-python's server interrupted for another request)."""
+
+    done: bool = False
+
+
+# What a model writes: a text, or (for a streamed request) its pieces with pauses and hang-ups between them;
+# a request that does not stream gets the pieces' text whole.
+Written = str | Sequence[str | Pause | Hangup]
 # A responder gets the request body and returns (HTTP status, completion text or error body).
-Responder = Callable[[dict[str, Any]], tuple[int, str]]
+Responder = Callable[[dict[str, Any]], tuple[int, Written]]
+
+
+def text_of(written: Written) -> str:
+    return written if isinstance(written, str) else "".join(p for p in written if isinstance(p, str))
+
+
+def pieces_of(written: Written) -> list[str | Pause | Hangup]:
+    """A streamed completion's pieces: a plain text is sent a few words at a time, as a model writes."""
+    if isinstance(written, str):
+        return [p for p in re.split(r"(?<=\s)(?=\S)", written) if p] or [""]
+    return list(written)
 
 
 def _schema_fields(body: dict[str, Any]) -> set[str]:
@@ -98,6 +133,38 @@ class ScriptedLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _event(self, chunk: dict[str, Any] | str) -> None:
+                data = chunk if isinstance(chunk, str) else json.dumps(chunk)
+                self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.flush()
+
+            def _stream(self, body: dict[str, Any], pieces: list[str | Pause | Hangup]) -> None:
+                """OpenAI's streamed chat completion: one chunk per piece, the usage last, then [DONE]."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()  # HTTP/1.0: the body ends when the connection closes
+                logprob = getattr(owner.responder, "token_logprob", None)
+                for piece in pieces:
+                    if isinstance(piece, Pause):
+                        piece.opened = piece.gate.wait(piece.timeout_s)
+                        continue
+                    if isinstance(piece, Hangup):
+                        if piece.done:
+                            self._event("[DONE]")
+                        return  # no finish reason: the stream just stops
+                    choice: dict[str, Any] = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                    if body.get("logprobs") and logprob is not None:
+                        choice["logprobs"] = {"content": scripted_logprobs(piece, logprob(body))}
+                    self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
+                                 "choices": [choice]})
+                self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
+                             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
+                                 "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5,
+                                                          "total_tokens": 15}})
+                self._event("[DONE]")
+
             def do_GET(self) -> None:
                 owner.gets.append({"path": self.path, "authorization": self.headers.get("Authorization")})
                 if self.path != "/v1/models":  # the one listing an OpenAI-compatible server has
@@ -109,10 +176,12 @@ class ScriptedLLM:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if is_warm_up(body):
                     owner.warm_ups.append(body)
-                    status, text = 200, "OK"
+                    status, written = 200, "OK"
+                    text = written
                 else:
                     owner.requests.append(body)
-                    status, text = owner.responder(body)
+                    status, written = owner.responder(body)
+                    text = text_of(written)
                 if status != 200:
                     self._send(status, {"error": {"message": text}})
                     return
@@ -122,6 +191,9 @@ class ScriptedLLM:
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
+                    return
+                if body.get("stream") and not is_warm_up(body):
+                    self._stream(body, pieces_of(written))
                     return
                 choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                           "finish_reason": "stop"}

@@ -81,7 +81,8 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
     """One Worker per task queue the hosted families use (config.queues): by default all of them share the
     workflow's queue, and one Worker hosting everything runs each activity eagerly. `audit_sink`: where the
     audit family writes (default: config.audit_path); the caller closes it when the workers stop.
-    `publisher`: where the workflows family's runs send the caller's messages (required with it)."""
+    `publisher`: where the workflows family's runs send the caller's messages (required with it), and the
+    synthesis family a streamed answer's sentences (without it, no answer is streamed as written)."""
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
                if backends.graph is not None and backends.ontology is not None else None)
     client = with_redacted_failures(client)  # what the workers report lands in histories: no secret in it
@@ -150,7 +151,9 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
         return Hosting([*tool_activities, *(actions.all() if actions else [])], interceptors=logged,
                        max_concurrent_activities=500)
     if family == "synthesis":
-        synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None))
+        # It publishes a streamed answer's checked sentences itself (activities/answer_release.py).
+        publish = PublishActivities(publisher).send_in_order if publisher is not None else None
+        synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None), publish)
         return Hosting([synthesis.synthesize, synthesis.answer_directly, synthesis.answer_from_conversation],
                        interceptors=logged)
     sink = audit_sink or AuditSink(config.audit_path, metrics)

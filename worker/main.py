@@ -79,10 +79,11 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     backends = make_backends(config, observer=metrics)
     await backends.start()
     audit_sink = AuditSink(config.audit_path, metrics)
-    # The workflows family publishes its runs' messages (workflows/outbox.py): it alone needs Pulsar.
+    # The workflows family publishes its runs' messages (workflows/outbox.py), the synthesis family a streamed
+    # answer's sentences (activities/answer_release.py): they alone need Pulsar.
     publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,
                                    config.processor_id, librarian=config.trustgraph_librarian)
-                 if "workflows" in families else None)
+                 if families & {"workflows", "synthesis"} else None)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
     # The LLM server's own probe: a client apart from the activities', bounded by the health check's timeout.
     llm_probe = (LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key,

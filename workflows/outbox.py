@@ -34,6 +34,9 @@ class Outbox:
         self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
         self._collection = collection  # where the publisher stores explain triples (EmitInput.collection)
         self.from_worker = from_worker  # publish locally; False only for runs recorded before it (their replay)
+        # The start of the answer the synthesis activity already published (streamed as written): the explain
+        # message's answer document is the whole answer (EmitInput.released_answer).
+        self.released_answer = ""
         self._seq = 0
         self._queued: list[AgentResponse] = []
         self._sender: asyncio.Task[None] | None = None
@@ -54,7 +57,8 @@ class Outbox:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
             message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch,
-                                collection=self._collection, subagent=self._subagent)
+                                collection=self._collection, subagent=self._subagent,
+                                released_answer=self.released_answer)
             if self.from_worker:
                 await workflow.execute_local_activity(
                     Activities.PUBLISH, message,

@@ -8,6 +8,7 @@ import asyncio
 
 from temporalio import workflow
 
+from workflows.errors import LOCAL_ACTIVITY_FAILED
 from workflows.run_context import RunContext
 from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
@@ -36,6 +37,12 @@ VERIFICATION_NOTES = {
     "ranked": "the answer is read from the ranking: the written one named another row than the query ranked first",
     "restated": "the answer is the results themselves: the written one lacked the name or figure asked for",
 }
+
+
+# The answer's first sentences went out as the model wrote them, before the whole answer was checked: they stand,
+# and what the checks found follows them.
+STREAMED_CORRECTION = "the first sentences were sent as written, before the whole answer was checked, and the " \
+                      "checked answer follows them as a correction"
 
 
 class QueryPath:
@@ -160,6 +167,13 @@ class QueryPath:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
+        stream = self.ctx.answer_stream()
+        if stream is not None:
+            # Every message before the answer reaches the caller before its first released sentence.
+            try:
+                await self.ctx.outbox.flush()
+            except LOCAL_ACTIVITY_FAILED:
+                stream = None  # they did not all go out: nothing more is sent early (the run's end says so)
         synthesis = await self.ctx.options.synthesis.run(
             Activities.SYNTHESIZE,
             SynthesisInput(question=self.ctx.question,
@@ -168,7 +182,7 @@ class QueryPath:
                                                      signals=r.confidence.signals, names=r.confidence.names,
                                                      retry_count=r.confidence.retry_count) for r in usable],
                            max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts,
-                           evidence_score=evidence_score),
+                           evidence_score=evidence_score, stream=stream),
             SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
         return synthesis.answer, synthesis
 
@@ -178,6 +192,8 @@ class QueryPath:
         checked = VERIFICATION_NOTES.get(synthesis.verification, "") if synthesis else ""
         if checked:
             parts.append(checked.format(claims=", ".join(synthesis.unsupported[:5]) if synthesis else ""))
+        if synthesis is not None and synthesis.corrected:
+            parts.append(STREAMED_CORRECTION)
         if usable:
             weakest = min(usable, key=lambda r: r.confidence.score)
             parts.append(f"{weakest.step_id}: {weakest.confidence.reasoning}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from temporalio import workflow
@@ -29,13 +29,14 @@ with workflow.unsafe.imports_passed_through():
         SA_CURRENT_STEP,
         SA_FINAL_CONFIDENCE,
         SA_STATUS,
+        STREAM_AS_WRITTEN,
         WORKER_PUBLISH,
     )
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
-    from contracts.query_path import SynthesisOutput
+    from contracts.query_path import AnswerStream, SynthesisOutput
     from contracts.records import RunMetrics, StepAudit
-    from contracts.redaction import redact_text
+    from contracts.redaction import redact_text, redacted_after
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
     from contracts.topics import hears_explain
     from contracts.wire import AgentResponse
@@ -83,9 +84,19 @@ class Features:
     # open_actions, the role 'act', no self-approval and approve_every_action (overrides/action_gate.py)
     approval_policy: bool = False
     explain: bool = False  # provenance sent as TrustGraph `explain` messages (workflows/explain_trace.py)
+    # A streamed answer's checked sentences sent by the synthesis activity as they are written (asked only by
+    # runs that stream: activities/answer_release.py).
+    stream_as_written: bool = False
 
     @classmethod
-    def of_this_run(cls) -> Features:
+    def of_this_run(cls, streaming: bool = False) -> Features:
+        features = cls._recorded()
+        if streaming and workflow.patched(STREAM_AS_WRITTEN):
+            return replace(features, stream_as_written=True)
+        return features
+
+    @classmethod
+    def _recorded(cls) -> Features:
         # A run started since FEATURES_GUARDED records one patch marker for all of them: each marker also costs
         # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
         # Older runs replay with the marker(s) they recorded.
@@ -130,7 +141,7 @@ class RunContext:
 
     def begin(self) -> None:
         """Decide, first thing in the run, which recorded behaviours it has (before any activity)."""
-        self.features = Features.of_this_run()
+        self.features = Features.of_this_run(self.inp.request.streaming)
         self.outbox.from_worker = self.features.worker_publish
         self.trace.enabled = self.features.explain and hears_explain(self.inp.response_topic)
         self.trace.session(self.question, self.iso_now(), self.inp.request.collection)
@@ -149,9 +160,26 @@ class RunContext:
         # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
         self.emit(AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True))
 
+    def answer_stream(self) -> AnswerStream | None:
+        """Where the synthesis activity sends the answer's sentences as they are written and checked: for a run
+        that streams, as written (`stream_answer_as_written`), to its caller (a supervisor's sub-goal reports
+        one completion instead)."""
+        if not (self.features.stream_as_written and self.settings.stream_answer_as_written) or self.inp.subagent:
+            return None
+        return AnswerStream(topic=self.inp.response_topic, request_id=self.inp.request_id,
+                            message_id=self.trace.answer_uri, delivery_prefix=self.workflow_id,
+                            collection=self.inp.request.collection)
+
     async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
-        """The answer, after its provenance; `why`: the reasons for its stated confidence (status.final_confidence)."""
-        answer = redact_text(answer)  # before chunking: a secret split across chunks would slip through
+        """The answer, after its provenance; `why`: the reasons for its stated confidence (status.final_confidence).
+        The start the synthesis activity already released (`synthesis.released`) is not sent again."""
+        released = synthesis.released if synthesis else ""
+        # Before chunking: a secret split across chunks would slip through. The released start was checked
+        # sentence by sentence (contracts/redaction.may_hold_secret) and stands as it was sent.
+        answer = redacted_after(released, answer)
+        sent = released if answer.startswith(released) else ""
+        unsent = answer[len(sent):]
+        self.outbox.released_answer = sent
         self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
                           synthesis.evidence_effects if synthesis else {})
         # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, and one
@@ -161,7 +189,7 @@ class RunContext:
         if self.inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
             messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False, message_id=entity)
-                        for chunk in answer_chunks(answer)]
+                        for chunk in answer_chunks(unsent)]
             messages.append(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
                                           message_id=entity, **tokens))
         else:

@@ -36,7 +36,7 @@ def respond(body: dict[str, Any]) -> tuple[int, str]:
         return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": QUERY},
                                            "dependencies": []}]})
     if is_synthesis(body):
-        return 200, "Acme Industrial is based in the country the graph records."
+        return 200, "Acme Industrial is based in the country the graph records. That is all it holds."
     return 200, "noted"
 
 
@@ -99,6 +99,14 @@ async def test_families_in_separate_processes_answer_a_question(
     assert re.search(r"Confidence: \d\.\d\d - calibrated: ", messages[-1].content)
     observed = "\n".join(m.content for m in messages)
     assert '"Acme Industrial"' in observed  # the tools process really ran the query against the graph
+
+    # Streamed: the synthesis process publishes the checked sentence itself as the model writes it.
+    streamed = [m async for m in ask(env["TGCA_PULSAR_URL"], request.model_copy(update={"streaming": True}),
+                                     request_topic=json.loads(env["TGCA_REQUEST_TOPICS"])[0],
+                                     response_topic=env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
+    first = next(m for m in streamed if m.message_type == "answer")
+    assert first.delivery_id.endswith("#answer.0"), logs
+    assert first.content == "Acme Industrial is based in the country the graph records."
 
 
 def test_a_worker_hosting_part_of_a_shared_queue_refuses_to_start(tmp_path: Path) -> None:

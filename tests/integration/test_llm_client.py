@@ -119,3 +119,76 @@ async def test_tokens_are_left_to_trustgraph_when_its_services_answer() -> None:
         await llm.aclose()
     assert registry.get_sample_value("tg_agent_llm_duration_seconds_count", {"processor": "agent-manager"}) == 1
     assert tokens(registry, "input") is None
+
+
+class Told:
+    """What a streamed call told its caller, piece by piece."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+
+    async def __call__(self, piece: str) -> None:
+        self.pieces.append(piece)
+
+
+class Sure:
+    """A model sure of every token, writing `text`."""
+
+    def __init__(self, text: object) -> None:
+        self.text = text
+
+    def __call__(self, body: dict) -> tuple[int, object]:
+        return 200, self.text
+
+    def token_logprob(self, body: dict) -> float:
+        return -0.01
+
+
+async def test_a_streamed_completion_is_told_piece_by_piece_and_metered_like_a_whole_one() -> None:
+    text = "Acme Industrial has the most purchase orders. It has nine of them."
+    with ScriptedLLM(Sure(text)) as server:
+        llm, registry = metered(server.base_url)
+        told = Told()
+        completion = await llm.chat_stream(MESSAGES, on_text=told, logprobs=True)
+        await llm.aclose()
+        asked = server.requests[0]
+    assert asked["stream"] is True and asked["stream_options"] == {"include_usage": True}
+    assert len(told.pieces) > 2 and "".join(told.pieces) == completion.text == text
+    assert (completion.in_tokens, completion.out_tokens, completion.model) == (10, 5, "scripted")
+    # The log-probabilities given along the way spell the text: token evidence, as for a whole completion.
+    assert completion.token_logprobs is not None and "".join(t for t, _ in completion.token_logprobs) == text
+    assert tokens(registry, "input") == 10 and tokens(registry, "output") == 5
+
+
+@pytest.mark.parametrize("done", [False, True], ids=["connection closed", "[DONE] without a finish reason"])
+async def test_a_stream_cut_off_mid_answer_is_a_retryable_fault_after_what_arrived(done: bool) -> None:
+    from tests.scripted_llm import Hangup
+
+    with ScriptedLLM(lambda body: (200, ["The first sentence. ", "The sec", Hangup(done)])) as server:
+        client = LLMClient(server.base_url, "m")
+        told = Told()
+        with pytest.raises(ApplicationError) as caught:
+            await client.chat_stream(MESSAGES, on_text=told)
+        await client.aclose()
+    assert caught.value.type == "LLMBadResponse" and not caught.value.non_retryable
+    assert "".join(told.pieces) == "The first sentence. The sec"
+
+
+@pytest.mark.parametrize(("status", "kind"), [(503, "LLMServerError"), (401, "LLMAuthError")])
+async def test_a_refused_stream_is_classified_as_a_refused_call(status: int, kind: str) -> None:
+    with ScriptedLLM(lambda body: (status, "nope")) as server:
+        client = LLMClient(server.base_url, "m")
+        with pytest.raises(ApplicationError) as caught:
+            await client.chat_stream(MESSAGES, on_text=Told())
+        await client.aclose()
+    assert caught.value.type == kind
+
+
+async def test_a_server_that_ignores_stream_is_told_its_whole_completion_once() -> None:
+    body = '{"model": "m", "choices": [{"message": {"role": "assistant", "content": "whole"}}]}'
+    with ScriptedLLM(lambda request: (200, body), raw=True) as server:
+        client = LLMClient(server.base_url, "m")
+        told = Told()
+        completion = await client.chat_stream(MESSAGES, on_text=told)
+        await client.aclose()
+    assert told.pieces == ["whole"] and completion.text == "whole"

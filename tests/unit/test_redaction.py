@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from contracts.redaction import REDACTED, redact_text, sanitize
+from contracts.redaction import REDACTED, may_hold_secret, redact_text, redacted_after, sanitize
 
 SECRETS = ["sk-abcdefghijklmnop1234", "hunter2hunter2", "ghp_0123456789abcdefABCDEF", "AKIAABCDEFGHIJKLMNOP",
            "eyJhbGciOiJIUzI1NiJ9.payload"]
@@ -53,3 +53,22 @@ def test_log_lines_structlog_and_stdlib_alike_carry_no_secret() -> None:
     assert [line["event"] for line in lines] == ["worker_ready", f"retrying with {REDACTED}"]
     assert lines[0]["llm"] == f"https://{REDACTED}@llm.example/v1" and lines[0]["api_key"] == REDACTED
     assert not any(secret in result.stderr for secret in SECRETS)
+
+
+@pytest.mark.parametrize("sentence", ["Its password:\n", "The API key follows.", "Send it as Bearer",
+                                      "sk-abcdefghijklmnop1234.", "-----BEGIN RSA PRIVATE KEY-----\n",
+                                      "password=hunter2hunter2."])
+def test_a_sentence_that_may_hold_or_begin_a_secret_is_not_sent_on_its_own(sentence: str) -> None:
+    assert may_hold_secret(sentence)
+
+
+def test_an_ordinary_sentence_may_be_sent_on_its_own() -> None:
+    assert not may_hold_secret("Acme Industrial has the most purchase orders (135).")
+
+
+def test_text_already_sent_stands_and_the_rest_is_redacted() -> None:
+    sent = "Acme leads."
+    assert redacted_after(sent, f"{sent} Its password: hunter2hunter2.") == f"{sent} Its {REDACTED}"
+    assert redacted_after("", "token=hunter2hunter2") == REDACTED
+    # Text that does not start with what was sent is redacted whole.
+    assert redacted_after("Other.", "password=hunter2hunter2") == REDACTED
