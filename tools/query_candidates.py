@@ -21,6 +21,8 @@ from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import described_for_writer
 from confidence.agreement import answer_signature, vote
 from contracts.query_path import Grounding
+from questions.figures import unused_figures
+from questions.walks import without_names
 from tools.intent_writer import intent_query
 
 if TYPE_CHECKING:
@@ -105,6 +107,18 @@ async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: 
     return arguments["query"], rows
 
 
+async def _doubted(question: str, query: str, grounding: Grounding, backends: Backends) -> bool:
+    """Whether the query looks like an answer to another question: it leaves out a figure the question gives,
+    matches no node of the kind asked for, walks a relationship fewer times than the question spells it out,
+    or returns the named thing itself (the planner's doubts, backends/schema_check.py)."""
+    if unused_figures(without_names(question, grounding), query):
+        return True
+    schema = backends.schema
+    if schema is None:
+        return False
+    return bool(await schema.unasked(question, [query]) or await schema.walk_doubts(question, [query], grounding))
+
+
 async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, grounding: Grounding,
                       backends: Backends, budget_s: float, timeout_ms: int) -> Tally:
     """The planner's query and up to `graph_candidates - 1` others, within `budget_s` seconds in all (a
@@ -131,9 +145,11 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
             log.warning("candidate_failed", kind=kind, error=str(exc))
             notes.append(f"{what} failed: {exc}")
     # Ties go to the earliest in this order: answers with rows before empty ones (a query that matched
-    # nothing more often misread the question than found that nothing exists), then the form's query, then
-    # the planner's (bench/query_writers.py: where the two disagree, the form's is right more often).
-    order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, i != form_at, i))
+    # nothing more often misread the question than found that nothing exists), queries with no doubt about
+    # the question before doubted ones, then the form's query, then the planner's (bench/query_writers.py:
+    # where the two disagree, the form's is right more often).
+    doubted = [await _doubted(question, q, grounding, backends) for q, _ in found]
+    order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, doubted[i], i != form_at, i))
     best_in_order, agreeing = vote([answer_signature(found[i][1].rows) for i in order])
     best = order[best_in_order]
     chosen_query, chosen_rows = found[best]

@@ -41,12 +41,12 @@ def form(label: str, answer: str = "count", value: str = "") -> str:
 
 
 async def run_graph_query(falkordb_url: str, llm: ScriptedLLM, planned: str, candidates: int = 3,
-                          timeout_ms: int = 30000) -> StepOutput:
+                          timeout_ms: int = 30000, question: str = "How many suppliers are there?") -> StepOutput:
     backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
     backends.graph_candidates = candidates
     request = call("GraphQuery", query=planned)
     request.step.timeout_ms = timeout_ms
-    request.question = "How many suppliers are there?"
+    request.question = question
     try:
         return await ToolCalls(backends).GraphQuery(request)
     finally:
@@ -93,6 +93,18 @@ async def test_on_a_tie_the_forms_answer_wins_unless_it_is_empty(falkordb_url: s
         kept = await run_graph_query(falkordb_url, llm, SUPPLIERS, candidates=2)
     assert rows_of(kept) == rows_of(suppliers)  # an empty answer does not win a tie
     assert "1 of 2 candidate queries" in kept.confidence.reasoning
+
+
+async def test_a_tie_goes_to_the_query_that_uses_every_figure_the_question_gives(falkordb_url: str) -> None:
+    question = "How many purchase orders have a total amount above 5000?"
+    above = "MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p) AS orders"
+    with ScriptedLLM(replies(form("PurchaseOrder"))) as llm:  # the form leaves the amount out
+        out = await run_graph_query(falkordb_url, llm, above, candidates=2, question=question)
+    with ScriptedLLM(replies()) as none:
+        planned = await run_graph_query(falkordb_url, none, above, candidates=1, question=question)
+        every = await run_graph_query(falkordb_url, none, "MATCH (p:PurchaseOrder) RETURN count(p)", candidates=1)
+    assert rows_of(out) == rows_of(planned) != rows_of(every)
+    assert out.confidence.signals["agreement"] == 0.5
 
 
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
