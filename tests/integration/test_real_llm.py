@@ -136,3 +136,25 @@ async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_
         db = FalkorDB.from_url(falkordb_url)
         await db.select_graph(name).delete()
         await db.aclose()
+
+
+async def test_the_local_model_streams_an_answer_with_its_token_log_probabilities(local_model_url: str) -> None:
+    """What an answer streamed as written needs from the embedded server (activities/answer_release.py): the
+    text in several pieces as it is written, the whole of it at the end with a finish, and the tokens'
+    log-probabilities though the server keeps no per-token logits."""
+    from backends.llm import LLMClient
+
+    pieces: list[str] = []
+
+    async def heard(piece: str) -> None:
+        pieces.append(piece)
+
+    llm = LLMClient(local_model_url, "local", timeout_s=300)
+    try:
+        completion = await llm.chat_stream(
+            [{"role": "user", "content": "Name three colours, one short sentence for each."}],
+            on_text=heard, max_tokens=60, logprobs=True)
+    finally:
+        await llm.aclose()
+    assert len(pieces) > 3 and "".join(pieces) == completion.text and completion.text.strip()
+    assert completion.token_logprobs is not None and completion.out_tokens
