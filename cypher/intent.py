@@ -275,23 +275,29 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     if intent.answer in ("highest", "lowest", "min", "max", "sum", "average"):
         where.append(f"{key} IS NOT NULL")
     head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
-    shown = _display(end, end_label if intent.hops else intent.start.label, nodes)
+    shown_label = end_label if intent.hops else intent.start.label
+    shown = _display(end, shown_label, nodes)
+    # Columns named after what they hold ("Family", "Family_count"): the answer is written from them.
+    name_column = _name(shown_label or "name")
+    key_column = _name(intent.answer_key) if intent.answer_key else ""
     match intent.answer:
         case "names":
-            return f"{head} RETURN DISTINCT {shown} AS name LIMIT {ROWS_LISTED}"
+            return f"{head} RETURN DISTINCT {shown} AS {name_column} LIMIT {ROWS_LISTED}"
         case "count":
-            return f"{head} RETURN count(DISTINCT {end}) AS count"
+            return f"{head} RETURN count(DISTINCT {end}) AS {_name((shown_label or 'node') + '_count')}"
         case "value":
-            return f"{head} RETURN DISTINCT {shown} AS name, {key} AS {_name(intent.answer_key)} LIMIT {ROWS_LISTED}"
+            return f"{head} RETURN DISTINCT {shown} AS {name_column}, {key} AS {key_column} LIMIT {ROWS_LISTED}"
         case "sum" | "average" | "min" | "max":
             function = {"sum": "sum", "average": "avg", "min": "min", "max": "max"}[intent.answer]
-            return f"{head} WITH DISTINCT {end} RETURN {function}({key}) AS {intent.answer}"
+            column = _name(f"{intent.answer}_{intent.answer_key}")
+            return f"{head} WITH DISTINCT {end} RETURN {function}({key}) AS {column}"
         case "highest" | "lowest":
             order = "DESC" if intent.answer == "highest" else "ASC"
-            return (f"{head} WITH DISTINCT {end} RETURN {shown} AS name, {key} AS {_name(intent.answer_key)} "
+            return (f"{head} WITH DISTINCT {end} RETURN {shown} AS {name_column}, {key} AS {key_column} "
                     f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}")
         case _:  # most_connected, least_connected: rank the start nodes by what they reach
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)
-            return (f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS name, reached "
-                    f"ORDER BY reached {order} LIMIT {ROWS_RANKED}")
+            reached = _name(f"{end_label or 'nodes'}_reached")
+            return (f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
+                    f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}")

@@ -20,6 +20,7 @@ import structlog
 from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import described_for_writer
 from confidence.agreement import answer_signature, vote
+from confidence.answer_fit import asks_for_name
 from contracts.query_path import Grounding
 from questions.figures import unused_figures
 from questions.walks import without_names
@@ -107,10 +108,13 @@ async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: 
     return arguments["query"], rows
 
 
-async def _doubted(question: str, query: str, grounding: Grounding, backends: Backends) -> bool:
-    """Whether the query looks like an answer to another question: it leaves out a figure the question gives,
-    matches no node of the kind asked for, walks a relationship fewer times than the question spells it out,
-    or returns the named thing itself (the planner's doubts, backends/schema_check.py)."""
+async def _doubted(question: str, query: str, rows: QueryRows, grounding: Grounding, backends: Backends) -> bool:
+    """Whether the query looks like an answer to another question: it returns only figures where the question
+    asks "which" or "who", leaves out a figure the question gives, matches no node of the kind asked for,
+    walks a relationship fewer times than the question spells it out, or returns the named thing itself (the
+    planner's doubts, backends/schema_check.py)."""
+    if asks_for_name(question) and not any(isinstance(v, str) for row in rows.rows for v in row):
+        return True
     if unused_figures(without_names(question, grounding), query):
         return True
     schema = backends.schema
@@ -148,7 +152,7 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     # nothing more often misread the question than found that nothing exists), queries with no doubt about
     # the question before doubted ones, then the form's query, then the planner's (bench/query_writers.py:
     # where the two disagree, the form's is right more often).
-    doubted = [await _doubted(question, q, grounding, backends) for q, _ in found]
+    doubted = [await _doubted(question, q, r, grounding, backends) for q, r in found]
     order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, doubted[i], i != form_at, i))
     best_in_order, agreeing = vote([answer_signature(found[i][1].rows) for i in order])
     best = order[best_in_order]

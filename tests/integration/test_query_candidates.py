@@ -107,6 +107,15 @@ async def test_a_tie_goes_to_the_query_that_uses_every_figure_the_question_gives
     assert out.confidence.signals["agreement"] == 0.5
 
 
+async def test_a_tie_goes_to_the_query_that_names_what_a_which_question_asks_for(falkordb_url: str) -> None:
+    question = "Which supplier has the most purchase orders?"
+    ranked = ("MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(p) AS orders "
+              "ORDER BY orders DESC LIMIT 3")
+    with ScriptedLLM(replies(form("Supplier"))) as llm:  # the form counts the suppliers: figures only
+        out = await run_graph_query(falkordb_url, llm, ranked, candidates=2, question=question)
+    assert isinstance(rows_of(out)[0][0], str) and len(rows_of(out)) == 3
+
+
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
     writes = "MATCH (s:Supplier) SET s.name = 'pwned' RETURN s"
     with ScriptedLLM(replies("not json at all", query(writes))) as llm:
