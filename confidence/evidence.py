@@ -24,6 +24,7 @@ FEATURES: dict[str, str] = {
     "refusal": "a tool that said it does not know",
     "retries": "the retries the steps needed",
     "disagreement": "candidate queries that returned different answers",
+    "form_disagrees": "a query form whose answer is not the one given",
     "rewritten": "a rewritten answer (the first stated what the results lack)",
     "composed": "an answer composed from the rows (no written one checked out)",
     "declined": "an answer saying the results lack what was asked, though rows came back",
@@ -50,7 +51,7 @@ FEATURES: dict[str, str] = {
 # reads the typical value for them, never 0, which would read as a model that was sure of nothing or as
 # candidates that all agreed.
 MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p",
-                            "disagreement"})
+                            "disagreement", "form_disagrees"})
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 
@@ -84,6 +85,9 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         # only where candidate queries ran (graph_candidates > 1): otherwise there is no agreement to measure
         **({"disagreement": max(voted)} if (voted := [1.0 - s.get("agreement", 1.0) for s in graph
                                                       if s.get("candidates", 1) > 1]) else {}),
+        # only where the query form ran (tools/query_candidates.py)
+        **({"form_disagrees": max(formed)} if (formed := [1.0 - s["form_agrees"] for s in graph
+                                                         if "form_agrees" in s]) else {}),
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),

@@ -156,6 +156,12 @@ def _disagreement(v: float, f: Figures) -> str:
     return f"candidate queries disagreed ({v:.0%} of them returned another answer)"
 
 
+def _form_disagrees(v: float, f: Figures) -> str:
+    if v > 0:
+        return "the query form returned another answer than the one given"
+    return "the query form returned the answer given"
+
+
 def _rewritten(v: float, f: Figures) -> str:
     return "the first draft of the answer stated something the results lack and was rewritten"
 
@@ -230,7 +236,8 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "step_score": _step_score, "coverage": _coverage, "graph_rows": _graph_rows, "empty_result": _empty_result,
     "absent_name": _absent_name, "unmatched_value": _unmatched_value, "row_count": _row_count,
     "truncated": _truncated, "text_only": _text_only, "ungrounded_text": _ungrounded_text, "refusal": _refusal,
-    "retries": _retries, "disagreement": _disagreement, "rewritten": _rewritten, "composed": _composed,
+    "retries": _retries, "disagreement": _disagreement, "form_disagrees": _form_disagrees,
+    "rewritten": _rewritten, "composed": _composed,
     "declined": _declined, "reranked": _reranked, "ranked_first": _ranked_first, "inadequate": _inadequate,
     "unused_name": _unused_name, "unasked_label": _unasked_label,
     "short_walk": _short_walk, "multi_step": _multi_step,

@@ -227,7 +227,8 @@ class GraphQuery(Tool):
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",
-                "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement}})
+                "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement,
+                            **({"form_agrees": float(tally.form_agrees)} if tally.form_agrees is not None else {})}})
         # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
         ignored = unused_names(query, grounding)
         shape = {**query_shape(query), "unused_names": float(len(ignored))}

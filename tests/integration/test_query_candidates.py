@@ -62,6 +62,7 @@ async def test_candidates_that_agree_are_counted_as_evidence(falkordb_url: str) 
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
     assert out.success and out.confidence.signals["candidates"] == 3 and out.confidence.signals["agreement"] == 1
     assert "3 of 3 candidate queries return this answer" in out.confidence.reasoning
+    assert out.confidence.signals["form_agrees"] == 1  # evidence for the calibrator (form_disagrees)
     [filled, written] = llm.requests
     for request in (filled, written):
         assert "Question: How many suppliers are there?" in request["messages"][-1]["content"]
@@ -114,6 +115,7 @@ async def test_a_tie_goes_to_the_query_that_names_what_a_which_question_asks_for
     with ScriptedLLM(replies(form("Supplier"))) as llm:  # the form counts the suppliers: figures only
         out = await run_graph_query(falkordb_url, llm, ranked, candidates=2, question=question)
     assert isinstance(rows_of(out)[0][0], str) and len(rows_of(out)) == 3
+    assert out.confidence.signals["form_agrees"] == 0
 
 
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
