@@ -141,16 +141,8 @@ class LLMClient:
             body["logprobs"] = True
         if json_schema is not None:
             body["response_format"] = self._response_format(json_schema)
-        try:
+        with self._transport_errors():
             response = await self._http.post("/chat/completions", json=body)
-        except httpx.TimeoutException as exc:
-            raise ApplicationError(
-                f"LLM at {self.base_url} timed out: {type(exc).__name__}", type="LLMTimeout"
-            ) from exc
-        except httpx.TransportError as exc:
-            raise ApplicationError(
-                f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
-            ) from exc
         return counted(self._parse(response))
 
     async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
@@ -163,7 +155,7 @@ class LLMClient:
                                 "stream_options": {"include_usage": True}}  # the usage, in a last chunk
         if logprobs and self.logprobs:
             body["logprobs"] = True
-        try:
+        with self._transport_errors():
             async with self._http.stream("POST", "/chat/completions", json=body) as response:
                 if response.status_code >= 400 or not _is_event_stream(response):
                     # An error, or a server that ignores `stream` and answers with one whole completion.
@@ -178,6 +170,13 @@ class LLMClient:
                         await on_text(piece)
                     if reader.done or reader.full:
                         break
+        return counted(reader.completion(self.base_url))
+
+    @contextmanager
+    def _transport_errors(self) -> Iterator[None]:
+        """The HTTP client's timeouts and transport failures as the retryable errors activities raise."""
+        try:
+            yield
         except httpx.TimeoutException as exc:
             raise ApplicationError(
                 f"LLM at {self.base_url} timed out: {type(exc).__name__}", type="LLMTimeout"
@@ -186,7 +185,6 @@ class LLMClient:
             raise ApplicationError(
                 f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
             ) from exc
-        return counted(reader.completion(self.base_url))
 
     def _parse(self, response: httpx.Response) -> Completion:
         status = response.status_code
