@@ -70,6 +70,7 @@ class Backends:
     schema: SchemaCheck | None = None  # checks queries against the local graph's live schema
     max_rows: int = 200  # rows a graph query keeps
     graph_candidates: int = 1  # queries per graph step compared for agreement (tools/query_candidates.py)
+    form_when_doubted: bool = True  # a doubted step's query is cross-checked with the query form all the same
     closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
     # TrustGraph's config service (TrustGraph mode): its tools, the agent's additional context, task types.
     trustgraph_config: TrustGraphConfig | None = None

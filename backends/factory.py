@@ -46,7 +46,8 @@ def make_backends(config: ServiceConfig, prompts: PromptTemplates | None = None,
     return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
                     rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology,
                     mcp=McpTools(config.mcp_servers) if config.mcp_servers else None, schema=schema,
-                    graph_candidates=config.graph_candidates, closers=[llm, graph, schema.checker])
+                    graph_candidates=config.graph_candidates, form_when_doubted=config.form_when_doubted,
+                    closers=[llm, graph, schema.checker])
 
 
 def _metered(llm: ChatModel, observer: LlmObserver | None, model: str, meter_tokens: bool) -> ChatModel:

@@ -132,6 +132,10 @@ class ServiceConfig(BaseSettings):
     tool_groups: dict[str, list[str]] = Field(default_factory=dict)
     # Queries compared per graph step (the planner's and graph_candidates - 1 written independently); 1: off.
     graph_candidates: int = Field(default=1, ge=1, le=5)
+    # With graph_candidates at 1: a graph step whose query looks like an answer to another question (a walk
+    # shorter than the question spells out, no node of the kind asked for) is cross-checked with the query
+    # form all the same, so only the doubted steps pay for the second query.
+    form_when_doubted: bool = True
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
     # The HTTP chat API and browser UI (python -m chat; tg-confidence up starts it).

@@ -75,9 +75,14 @@ def is_conversation_answer(body: dict[str, Any]) -> bool:
     return "response_format" not in body and body["messages"][-1]["content"].startswith("Conversation so far:")
 
 
+def is_query_form(body: dict[str, Any]) -> bool:
+    """Filling in the query form of a graph step's cross-check (tools/intent_writer.py)."""
+    return {"start", "steps", "combine"} <= _schema_fields(body)
+
+
 def is_planning(body: dict[str, Any]) -> bool:
     return ("response_format" in body and not is_routing(body) and not is_action_planning(body)
-            and not is_follow_up(body))
+            and not is_follow_up(body) and not is_query_form(body))
 
 
 def question_of(body: dict[str, Any]) -> str:

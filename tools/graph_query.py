@@ -12,7 +12,7 @@ from confidence.answer_check import holds_nothing
 from confidence.answer_fit import ORDERED_KEY
 from confidence.ladder import Rung
 from contracts.plan import ConfidenceMetrics
-from contracts.query_path import StepInput, StepOutput
+from contracts.query_path import Grounding, StepInput, StepOutput
 from contracts.tool_spec import ToolArgument, ToolSpec
 from cypher.clause_order import repaired
 from cypher.null_order import ranked_without_nulls
@@ -195,13 +195,15 @@ class GraphQuery(Tool):
             # The query's own fault (syntax, a write, an unknown function): no transport retry helps.
             return _refused(str(exc), request.retry_count, ran=True)
         # Only candidate queries read the entity descriptions: without them the step needs none.
-        writes_candidates = backends.graph_candidates > 1 and request.retry_count == 0
-        grounding = await ground(request.question, graph, describe=writes_candidates)
+        grounding = await ground(request.question, graph, describe=backends.graph_candidates > 1)
+        candidates = await self._candidates(request, query, grounding, backends)
         tally: Tally | None = None
-        if writes_candidates:  # a repaired query is not voted on
+        if candidates > 1:
+            if backends.graph_candidates == 1:  # cross-checked because doubted: the writers need the descriptions
+                grounding = await ground(request.question, graph)
             budget = CANDIDATE_BUDGET_SHARE * request.step.timeout_ms / 1000 - (time.monotonic() - started)
             tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
-                                      request.step.timeout_ms)
+                                      request.step.timeout_ms, candidates)
             query, rows = tally.query, tally.rows
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
@@ -236,6 +238,22 @@ class GraphQuery(Tool):
                                                    "names": {**confidence.names, "unused_names": ignored}
                                                    if ignored else confidence.names})
         return StepOutput(success=True, output=output, confidence=confidence)
+
+    @staticmethod
+    async def _candidates(request: StepInput, query: str, grounding: Grounding, backends: Backends) -> int:
+        """How many queries this step compares: none besides its own once repaired (a repaired query is not
+        voted on); the setting's; or, with the setting off, the query form's too when the planner's query looks
+        like an answer to another question (`form_when_doubted`), so that only doubted steps pay for it."""
+        if request.retry_count > 0:
+            return 1
+        if backends.graph_candidates > 1:
+            return backends.graph_candidates
+        schema = backends.schema
+        if not backends.form_when_doubted or schema is None:
+            return 1
+        doubted = (await schema.unasked(request.question, [query])
+                   or await schema.walk_doubts(request.question, [query], grounding))
+        return 2 if doubted else 1
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """The adjusted rung broadens the query (planning/adjusters.py, which workflow code calls)."""

@@ -82,7 +82,8 @@ async def _free(messages: list[dict[str, str]], backends: Backends) -> str:
     return query.strip()
 
 
-async def _writers(question: str, grounding: Grounding, backends: Backends) -> list[tuple[str, Writer]]:
+async def _writers(question: str, grounding: Grounding, backends: Backends,
+                   candidates: int) -> list[tuple[str, Writer]]:
     """The other candidates' writers, by kind, in the order they are tried: the query form first (with a
     schema to fill it from), then free Cypher sampled as often as the setting asks."""
     messages = await _messages(question, grounding, backends)
@@ -90,7 +91,7 @@ async def _writers(question: str, grounding: Grounding, backends: Backends) -> l
     if backends.schema is not None:
         writers.append(("form", lambda: intent_query(question, grounding, backends)))
     free: Writer = lambda: _free(messages, backends)  # noqa: E731 (one closure, reused)
-    return writers + [("free", free)] * (backends.graph_candidates - 1)
+    return writers + [("free", free)] * (candidates - 1)
 
 
 async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: int) -> tuple[str, QueryRows]:
@@ -124,14 +125,14 @@ async def _doubted(question: str, query: str, rows: QueryRows, grounding: Ground
 
 
 async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, grounding: Grounding,
-                      backends: Backends, budget_s: float, timeout_ms: int) -> Tally:
-    """The planner's query and up to `graph_candidates - 1` others, within `budget_s` seconds in all (a
-    candidate still being written when the budget runs out is dropped and said so)."""
+                      backends: Backends, budget_s: float, timeout_ms: int, candidates: int) -> Tally:
+    """The planner's query and up to `candidates - 1` others, within `budget_s` seconds in all (a candidate
+    still being written when the budget runs out is dropped and said so)."""
     found: list[tuple[str, QueryRows]] = [(query, rows)]
     notes: list[str] = []
     form_at: int | None = None
     deadline = time.monotonic() + budget_s
-    for kind, write in (await _writers(question, grounding, backends))[: backends.graph_candidates - 1]:
+    for kind, write in (await _writers(question, grounding, backends, candidates))[: candidates - 1]:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             notes.append("no time left for another candidate")

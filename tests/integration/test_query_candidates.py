@@ -33,17 +33,21 @@ def query(text: str) -> str:
     return json.dumps({"query": text})
 
 
-def form(label: str, answer: str = "count", value: str = "") -> str:
-    """A filled-in query form: every node of `label` (or the one named `value`), and what to return."""
-    return json.dumps({"start": {"label": label, "key": "name" if value else "", "value": value}, "steps": [],
+def form(label: str, answer: str = "count", value: str = "", steps: tuple[tuple[str, str], ...] = ()) -> str:
+    """A filled-in query form: every node of `label` (or the one named `value`), the (relationship, direction)
+    steps from it, and what to return."""
+    walk = [{"relationship": r, "direction": d} for r, d in steps]
+    return json.dumps({"start": {"label": label, "key": "name" if value else "", "value": value}, "steps": walk,
                        "condition": {"key": "", "operator": "=", "value": ""}, "combine": "none",
                        "other": {"label": label, "key": "", "value": ""}, "answer": answer, "answer_key": ""})
 
 
 async def run_graph_query(falkordb_url: str, llm: ScriptedLLM, planned: str, candidates: int = 3,
-                          timeout_ms: int = 30000, question: str = "How many suppliers are there?") -> StepOutput:
+                          timeout_ms: int = 30000, question: str = "How many suppliers are there?",
+                          form_when_doubted: bool = True) -> StepOutput:
     backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
     backends.graph_candidates = candidates
+    backends.form_when_doubted = form_when_doubted
     request = call("GraphQuery", query=planned)
     request.step.timeout_ms = timeout_ms
     request.question = question
@@ -116,6 +120,20 @@ async def test_a_tie_goes_to_the_query_that_names_what_a_which_question_asks_for
         out = await run_graph_query(falkordb_url, llm, ranked, candidates=2, question=question)
     assert isinstance(rows_of(out)[0][0], str) and len(rows_of(out)) == 3
     assert out.confidence.signals["form_agrees"] == 0
+
+
+async def test_with_candidates_off_only_a_doubted_step_is_cross_checked_with_the_form(falkordb_url: str) -> None:
+    question = "Which supplier has the most purchase orders?"
+    counted = "MATCH (p:PurchaseOrder) RETURN count(p) AS orders"  # no supplier in it: doubted
+    ranking = form("Supplier", answer="most_connected", steps=(("ISSUED_TO", "incoming"),))
+    with ScriptedLLM(replies(ranking)) as llm:
+        out = await run_graph_query(falkordb_url, llm, counted, candidates=1, question=question)
+    assert len(llm.requests) == 1 and isinstance(rows_of(out)[0][0], str)  # the suppliers, ranked
+    assert out.confidence.signals["candidates"] == 2 and out.confidence.signals["form_agrees"] == 1
+    with ScriptedLLM(replies()) as none:
+        kept = await run_graph_query(falkordb_url, none, counted, candidates=1, question=question,
+                                     form_when_doubted=False)
+    assert not none.requests and "candidates" not in kept.confidence.signals
 
 
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
