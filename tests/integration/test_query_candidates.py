@@ -66,6 +66,7 @@ async def test_candidates_that_agree_are_counted_as_evidence(falkordb_url: str) 
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
     assert out.success and out.confidence.signals["candidates"] == 3 and out.confidence.signals["agreement"] == 1
     assert "3 of 3 candidate queries return this answer" in out.confidence.reasoning
+    assert "returned a different answer" not in out.confidence.reasoning  # the form's is chosen, and the same
     assert out.confidence.signals["form_agrees"] == 1  # evidence for the calibrator (form_disagrees)
     [filled, written] = llm.requests
     for request in (filled, written):
