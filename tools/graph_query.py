@@ -244,7 +244,8 @@ class GraphQuery(Tool):
     async def _candidates(request: StepInput, query: str, grounding: Grounding, backends: Backends) -> int:
         """How many queries this step compares: none besides its own once repaired (a repaired query is not
         voted on); the setting's; or, with the setting off, the query form's too when the planner's query looks
-        like an answer to another question (`form_when_doubted`), so that only doubted steps pay for it."""
+        like an answer to another question (it ignores a name the question gives and the graph holds, or draws
+        one of the planner's doubts: `form_when_doubted`), so that only doubted steps pay for it."""
         if request.retry_count > 0:
             return 1
         if backends.graph_candidates > 1:
@@ -252,7 +253,7 @@ class GraphQuery(Tool):
         schema = backends.schema
         if not backends.form_when_doubted or schema is None:
             return 1
-        doubted = (await schema.unasked(request.question, [query])
+        doubted = (bool(unused_names(query, grounding)) or await schema.unasked(request.question, [query])
                    or await schema.walk_doubts(request.question, [query], grounding))
         return 2 if doubted else 1
 
