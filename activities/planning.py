@@ -19,10 +19,12 @@ from contracts.names import Activities
 from contracts.plan import ExecutionPlan
 from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningInput, PlanningOutput
 from contracts.tool_spec import ToolAccess, ToolScope, ToolSpec
+from cypher.intent import IntentError
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
 from tools import registry
 from tools.base import Tool
+from tools.intent_writer import intent_query
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
@@ -158,6 +160,11 @@ class PlanningActivities:
         if usable is not None:  # a doubt is worth a repair, not a run without an answer
             usable_plan, usable_completion = usable
             return self._planned(usable_plan, PLAN_ATTEMPTS, grounding, usable_completion)
+        formed = await self._form_plan(request, tools, grounding)
+        if formed is not None:
+            return PlanningOutput(plan=formed, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
+                f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the query was written "
+                "from the query form instead."))
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
             return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
@@ -177,6 +184,23 @@ class PlanningActivities:
                               evidence_note=("The LLM server gave no token log-probabilities for this plan: how "
                                              "sure the model was of its queries is left out of the confidence."
                                              if missing else ""))
+
+    async def _form_plan(self, request: PlanningInput, tools: dict[str, ToolSpec],
+                         grounding: Grounding) -> ExecutionPlan | None:
+        """When no plan is usable, one graph query from the query form (tools/intent_writer.py): a form the
+        model fills in under the schema's grammar compiles where free Cypher failed three times."""
+        if "GraphQuery" not in tools or self.backends.graph is None or self.backends.schema is None:
+            return None
+        try:
+            query = await intent_query(request.question, grounding, self.backends)
+            plan = parse_plan(json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
+                                                     "arguments": {"query": query}}]}),
+                              plan_id=request.plan_id, tools=tools, settings=request.settings)
+        except (IntentError, PlanParseError) as exc:
+            log.warning("form_plan_unusable", plan_id=request.plan_id, reason=str(exc))
+            return None
+        plan = await self._fixed(plan)
+        return None if await self._static_problems(plan) else plan
 
     @staticmethod
     def _existence_plan(request: PlanningInput, tools: dict[str, ToolSpec],

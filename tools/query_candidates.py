@@ -158,7 +158,7 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     best_in_order, agreeing = vote([answer_signature(found[i][1].rows) for i in order])
     best = order[best_in_order]
     chosen_query, chosen_rows = found[best]
-    if best != 0:
+    if answer_signature(rows.rows) != answer_signature(chosen_rows.rows):
         notes.append("the planner's own query returned a different answer")
     form_agrees = None if form_at is None else (
         answer_signature(found[form_at][1].rows) == answer_signature(chosen_rows.rows))

@@ -14,7 +14,7 @@ from cli.ask import ask
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from service.connections import pulsar_client
-from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
+from tests.scripted_llm import ScriptedLLM, is_planning, is_query_form, is_synthesis
 
 TOP_SUPPLIERS = ("MATCH (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder) "
                  "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 3")
@@ -98,7 +98,31 @@ async def test_unplannable_question_gets_a_clear_error_not_silence(make_stack) -
     assert final.message_type == "error" and final.end_of_dialog
     assert final.error is not None and final.error.type == "agent-error"
     assert "Could not make a usable plan" in final.content and "Teleport" in final.content
-    assert len(llm.requests) == 3  # the first answer and two repair attempts
+    # the first answer, two repair attempts, then the query form (the same reply: no form, so no plan from it)
+    assert len(llm.requests) == 4 and is_query_form(llm.requests[3])
+
+
+async def test_a_question_no_plan_could_answer_is_answered_from_the_query_form(make_stack) -> None:
+    bad_plan = json.dumps({"steps": [{"id": "a", "function": "Teleport", "arguments": {}, "dependencies": []}]})
+    ranked = json.dumps({"start": {"label": "Supplier", "key": "", "value": ""},
+                         "steps": [{"relationship": "ISSUED_TO", "direction": "incoming"}],
+                         "condition": {"key": "", "operator": "=", "value": ""}, "combine": "none",
+                         "other": {"label": "Supplier", "key": "", "value": ""}, "answer": "most_connected",
+                         "answer_key": ""})
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        if is_query_form(body):
+            return 200, ranked
+        if is_synthesis(body):
+            return 200, "Acme Industrial has the most purchase orders, 135."
+        return 200, bad_plan
+
+    with ScriptedLLM(respond) as llm:
+        stack = await make_stack(llm.base_url)
+        messages = await collect(stack, "Which supplier has the most purchase orders?")
+    final = messages[-1]
+    assert final.message_type == "answer" and final.content.startswith("Acme Industrial has the most")
+    assert any("written from the query form" in m.content for m in messages)
 
 
 async def test_llm_rejecting_credentials_fails_fast_with_the_reason(make_stack) -> None:

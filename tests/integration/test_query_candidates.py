@@ -66,6 +66,7 @@ async def test_candidates_that_agree_are_counted_as_evidence(falkordb_url: str) 
         out = await run_graph_query(falkordb_url, llm, SUPPLIERS)
     assert out.success and out.confidence.signals["candidates"] == 3 and out.confidence.signals["agreement"] == 1
     assert "3 of 3 candidate queries return this answer" in out.confidence.reasoning
+    assert "returned a different answer" not in out.confidence.reasoning  # the form's is chosen, and the same
     assert out.confidence.signals["form_agrees"] == 1  # evidence for the calibrator (form_disagrees)
     [filled, written] = llm.requests
     for request in (filled, written):
@@ -134,6 +135,12 @@ async def test_with_candidates_off_only_a_doubted_step_is_cross_checked_with_the
         kept = await run_graph_query(falkordb_url, none, counted, candidates=1, question=question,
                                      form_when_doubted=False)
     assert not none.requests and "candidates" not in kept.confidence.signals
+    # a query that ignores a name the question gives is doubted too
+    named = "How many purchase orders does Acme Industrial have?"
+    with ScriptedLLM(replies(form("PurchaseOrder"))) as llm:
+        out = await run_graph_query(falkordb_url, llm, "MATCH (p:PurchaseOrder) RETURN count(p)", candidates=1,
+                                    question=named)
+    assert len(llm.requests) == 1 and out.confidence.signals["candidates"] == 2
 
 
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
