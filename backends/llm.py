@@ -336,26 +336,21 @@ class MeteredChatModel:
 
     async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
                    max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
-        started = time.monotonic()
-        completion: Completion | None = None
-        try:
-            completion = await self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
-                                               temperature=temperature, logprobs=logprobs)
-            # Counted here too, for a model that does not count itself (TrustGraph's text-completion).
-            return counted(completion)
-        finally:
-            metered = self._meter_tokens and completion is not None
-            self._observer.llm_call(time.monotonic() - started, self._model,
-                                    _count(completion.in_tokens) if metered else None,
-                                    _count(completion.out_tokens) if metered else None)
+        return await self._observed(self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
+                                                    temperature=temperature, logprobs=logprobs))
 
     async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
                           temperature: float = 0.0, logprobs: bool = False) -> Completion:
+        return await self._observed(streamed(self.inner, messages, on_text, max_tokens=max_tokens,
+                                             temperature=temperature, logprobs=logprobs))
+
+    async def _observed(self, call: Awaitable[Completion]) -> Completion:
+        """The call's completion, counted here too (for a model that does not count itself: TrustGraph's
+        text-completion), with its time and, when metered, its tokens told to the observer, failures included."""
         started = time.monotonic()
         completion: Completion | None = None
         try:
-            completion = await streamed(self.inner, messages, on_text, max_tokens=max_tokens,
-                                        temperature=temperature, logprobs=logprobs)
+            completion = await call
             return counted(completion)
         finally:
             metered = self._meter_tokens and completion is not None
