@@ -30,7 +30,7 @@ FEATURES: dict[str, str] = {
     "declined": "an answer saying the results lack what was asked, though rows came back",
     "reranked": "a written answer that named another row than the query ranked first (replaced by the first)",
     "ranked_first": "an answer naming the first of the rows the query ranked",
-    # set only when it happened (the calibrator was fitted without it and reads none of it)
+    # 1 only when it happened (the calibrator was fitted without it and reads none of it)
     "streamed_correction": "an answer whose first sentences were sent as the model wrote them, then corrected "
                            "by an addition",
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
@@ -94,7 +94,7 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "short_walk": float(bool(graph) and all(s.get("short_walk", 0) > 0 for s in graph)),
         **verification_features(verification),
         # whether the answer states what was asked: known once it is written (activities/synthesis.py)
-        "ranked_first": 0.0, "inadequate": 0.0,
+        "ranked_first": 0.0, "inadequate": 0.0, "streamed_correction": 0.0,
         "multi_step": float(planned_steps > 1),
         "aggregates": float(any(s.get("aggregates", 0) > 0 for s in graph)),
         "hops": min(float(MAX_HOPS_FEATURE), max((s.get("hops", 0.0) for s in graph), default=0.0)) / MAX_HOPS_FEATURE,
