@@ -165,7 +165,7 @@ async def test_an_attempt_that_dies_after_releasing_sentences_is_retried_without
     assert len({c.delivery_id for c in chunks}) == len(chunks)
     text = "".join(c.content for c in chunks)  # as TrustGraph's client joins them: no repeat dropped
     assert text.startswith(whole + "\n\nConfidence: ") and text == result["answer"]
-    assert "streamed_correction" not in result["evidence"]
+    assert result["evidence"]["streamed_correction"] == 0.0  # no correction: nothing was contradicted
 
 
 async def test_a_retry_that_writes_other_sentences_only_adds_to_what_was_released(make_stack) -> None:
