@@ -84,14 +84,17 @@ async def _free(messages: list[dict[str, str]], backends: Backends) -> str:
 
 async def _writers(question: str, grounding: Grounding, backends: Backends,
                    candidates: int) -> list[tuple[str, Writer]]:
-    """The other candidates' writers, by kind, in the order they are tried: the query form first (with a
-    schema to fill it from), then free Cypher sampled as often as the setting asks."""
-    messages = await _messages(question, grounding, backends)
+    """The `candidates - 1` other candidates' writers, by kind, in the order they are tried: the query form
+    first (with a schema to fill it from), then free Cypher sampled (its prompt built only when one is)."""
     writers: list[tuple[str, Writer]] = []
     if backends.schema is not None:
         writers.append(("form", lambda: intent_query(question, grounding, backends)))
-    free: Writer = lambda: _free(messages, backends)  # noqa: E731 (one closure, reused)
-    return writers + [("free", free)] * (candidates - 1)
+    free_count = candidates - 1 - len(writers)
+    if free_count > 0:
+        messages = await _messages(question, grounding, backends)
+        free: Writer = lambda: _free(messages, backends)  # noqa: E731 (one closure, reused)
+        writers += [("free", free)] * free_count
+    return writers[: candidates - 1]
 
 
 async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: int) -> tuple[str, QueryRows]:
@@ -132,7 +135,7 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     notes: list[str] = []
     form_at: int | None = None
     deadline = time.monotonic() + budget_s
-    for kind, write in (await _writers(question, grounding, backends, candidates))[: candidates - 1]:
+    for kind, write in await _writers(question, grounding, backends, candidates):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             notes.append("no time left for another candidate")
