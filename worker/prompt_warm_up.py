@@ -30,8 +30,11 @@ async def system_prompts(config: ServiceConfig, backends: Backends, families: se
     prompts: dict[str, str] = {}
     if "synthesis" in families:
         prompts["synthesis"] = backends.prompts.render("synthesis_system")
-    if "tools" in families and backends.graph_candidates > 1 and backends.schema is not None:
-        prompts["query form"] = await form_system_prompt(backends)  # the first candidate of each graph step
+    # The query form is the first other candidate of each graph step, or with candidates off the cross-check of
+    # a doubted one: unwarmed, the first doubted step paid ~20 s for its system prompt (measured).
+    form_used = backends.graph_candidates > 1 or backends.form_when_doubted
+    if "tools" in families and form_used and backends.schema is not None:
+        prompts["query form"] = await form_system_prompt(backends)
     if "planning" in families:
         ontology = backends.ontology
         if ontology is not None and ontology.actions:

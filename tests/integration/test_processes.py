@@ -136,9 +136,10 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
 
 async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_question_opens_with(
         services: Services) -> None:
-    """A model server that caches prompt prefixes has the long planner prompt evaluated before anyone asks."""
+    """A model server that caches prompt prefixes has the long planner prompt evaluated before anyone asks, and
+    the query form's, which cross-checks doubted graph steps (form_when_doubted, on by default)."""
     for _ in range(100):  # the warm-up runs in the background once the worker polls
-        if len(services.llm.warm_ups) >= 2:
+        if len(services.llm.warm_ups) >= 3:
             break
         await asyncio.sleep(0.1)
     warmed = [body["messages"][0]["content"] for body in services.llm.warm_ups]
@@ -148,6 +149,7 @@ async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_ques
     synthesis = next(body for body in services.llm.requests if is_synthesis(body))
     assert planning["messages"][0]["content"] in warmed  # the same text, so the same cached prefix
     assert synthesis["messages"][0]["content"] in warmed
+    assert any(text.startswith("You fill in a form that describes the graph query") for text in warmed)
     assert all(body["max_tokens"] == 1 for body in services.llm.warm_ups)
 
 
