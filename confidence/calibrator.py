@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from confidence.evidence import FEATURES, MAY_BE_MISSING
+from confidence.evidence import DIRECTION, FEATURES, MAY_BE_MISSING
 from confidence.evidence_words import Figures, listed, phrase
 
 FORMAT = 1
@@ -169,9 +169,10 @@ def _finite(value: Any) -> bool:
 
 
 def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_on: dict[str, Any] | None = None,
-        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset()) -> Calibrator:
+        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset(), signed: bool = True) -> Calibrator:
     """Logistic regression by Newton's method; the L2 penalty (not on the bias) keeps weights finite when a
-    feature separates the labels perfectly, as small labelled sets often do."""
+    feature separates the labels perfectly, as small labelled sets often do. `signed`: each feature's weight
+    keeps the sign evidence.DIRECTION gives it (held at 0 where the runs would give it the other)."""
     import numpy as np
 
     if len(samples) < 2 or len({label for _, label in samples}) < 2:
@@ -192,17 +193,53 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     design = np.hstack([np.ones((len(x), 1)), x])
     penalty = l2 * np.eye(design.shape[1])
     penalty[0, 0] = 0.0
-    beta = np.zeros(design.shape[1])
-    for _ in range(iterations):
-        p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
-        gradient = design.T @ (p - y) + penalty @ beta
-        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
-        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
-        beta -= step
-        if np.max(np.abs(step)) < 1e-8:
-            break
+    signs = np.array([0, *(DIRECTION.get(n, 0) if signed else 0 for n in names)])
+    beta = _signed_fit(design, y, penalty, signs, iterations)
     return Calibrator(weights={n: float(w) for n, w in zip(names, beta[1:], strict=True)}, bias=float(beta[0]),
                       means={n: float(m) for n, m in zip(names, x.mean(axis=0), strict=True)},
                       ranges={n: (float(lo), float(hi))
                               for n, lo, hi in zip(names, x.min(axis=0), x.max(axis=0), strict=True)},
                       trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())))
+
+
+def _newton(design: Any, y: Any, penalty: Any, free: Any, iterations: int) -> Any:
+    """The penalised logistic fit over the `free` columns, the others' weights held at 0."""
+    import numpy as np
+
+    columns = np.flatnonzero(free)
+    d, pen = design[:, columns], penalty[np.ix_(columns, columns)]
+    beta = np.zeros(len(columns))
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(d @ beta, -30, 30)))
+        gradient = d.T @ (p - y) + pen @ beta
+        hessian = d.T @ (d * (p * (1 - p))[:, None]) + pen
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    full = np.zeros(design.shape[1])
+    full[columns] = beta
+    return full
+
+
+def _signed_fit(design: Any, y: Any, penalty: Any, signs: Any, iterations: int) -> Any:
+    """The fit with each weight of sign s (+1, -1; 0: free) on the side s allows: an active set, where a weight
+    fitted the wrong way is held at 0, and one held whose loss gradient points the allowed way is freed again."""
+    import numpy as np
+
+    held = np.zeros(len(signs), dtype=bool)
+    beta = _newton(design, y, penalty, ~held, iterations)
+    for _ in range(2 * len(signs)):
+        wrong = ~held & (signs * beta < 0)
+        if wrong.any():
+            held |= wrong
+        else:
+            p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
+            pull = -(design.T @ (p - y) + penalty @ beta)  # the way the loss falls fastest, per weight
+            wants = held & (signs * pull > 1e-6)
+            if not wants.any():
+                break
+            held[int(np.argmax(np.where(wants, np.abs(pull), 0.0)))] = False
+        beta = _newton(design, y, penalty, ~held, iterations)
+    wrong = signs * beta < 0  # still, after the last round: held too
+    return _newton(design, y, penalty, ~(held | wrong), iterations) if wrong.any() else beta

@@ -52,6 +52,18 @@ FEATURES: dict[str, str] = {
 # candidates that all agreed.
 MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p",
                             "disagreement", "form_disagrees"})
+# Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
+# up, -1 only down. A fit on a few hundred runs otherwise gives a sign to a confound (naming the first ranked
+# row came with the hard superlative questions, so it "lowered" them: the words then read backwards, and the
+# weight does not carry to another graph). The ones not here describe the question's kind, not a flaw or a
+# check passed (rows, hops, aggregation, a name not in the graph), and take the sign the runs give them.
+DIRECTION: dict[str, int] = {
+    **dict.fromkeys(("step_score", "coverage", "ranked_first", "query_token_p", "query_weakest_p",
+                     "answer_token_p", "answer_weakest_p"), 1),
+    **dict.fromkeys(("truncated", "text_only", "ungrounded_text", "refusal", "retries", "disagreement",
+                     "form_disagrees", "rewritten", "composed", "declined", "reranked", "streamed_correction",
+                     "inadequate", "unused_name", "unasked_label", "short_walk"), -1),
+}
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 

@@ -52,6 +52,39 @@ def test_perfectly_separating_evidence_still_gives_finite_weights() -> None:
     assert 0.0 < calibrator.probability({"empty_result": 1.0}) < 0.5 < calibrator.probability({})
 
 
+def confounded(n: int = 300, seed: int = 11) -> list[tuple[dict[str, float], bool]]:
+    """Superlative questions are hard (right 30 %, else 85 %), and their answers name the first ranked row:
+    over these runs, naming the first row comes with wrong answers, though it is no flaw."""
+    rng = random.Random(seed)
+    samples = []
+    for i in range(n):
+        superlative = i % 3 == 0
+        features = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "ranked_first": float(superlative),
+                    "hops": float(superlative)}
+        samples.append((features, rng.random() < (0.3 if superlative else 0.85)))
+    return samples
+
+
+def test_evidence_that_can_only_raise_the_score_never_lowers_it() -> None:
+    free = fit(confounded(), signed=False)
+    signed = fit(confounded())
+    assert free.weights["ranked_first"] < 0  # what the runs alone say: the words would read backwards
+    assert signed.weights["ranked_first"] == 0.0
+    assert signed.weights["hops"] < 0  # a question's kind takes the sign its runs give it
+    answer = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "ranked_first": 1.0, "hops": 1.0}
+    assert "names the" not in signed.explain(answer).split("lowered because")[-1]
+    assert signed.probability(answer) == pytest.approx(0.3, abs=0.1)  # still calibrated: hops carries it
+
+
+def test_a_flaw_never_raises_the_score() -> None:
+    rng = random.Random(5)
+    # Retries happened on the easy questions here; a retry still is no evidence an answer is right.
+    samples = [({"retries": float(i % 4 == 0), "step_score": 0.9}, rng.random() < (0.95 if i % 4 == 0 else 0.6))
+               for i in range(200)]
+    assert fit(samples, signed=False).weights["retries"] > 0
+    assert fit(samples).weights["retries"] == 0.0
+
+
 def test_fitting_needs_right_and_wrong_answers() -> None:
     with pytest.raises(CalibratorError, match="one right and one wrong"):
         fit([({"coverage": 1.0}, True)] * 5)
