@@ -123,6 +123,8 @@ def main() -> int:
     p.add_argument("--split", choices=(*SPLITS, "all"), default="heldout",
                    help="report on heldout; fit any calibrator on calibration")
     p.add_argument("--limit", type=int, default=None, help="ask only the first N (a fixed mix of categories)")
+    p.add_argument("--skip", type=int, default=0,
+                   help="leave out the first N of that mix (asked in an earlier run); --limit counts after them")
     p.add_argument("--out", type=Path, default=None,
                    help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl")
     p.add_argument("--ask-timeout", type=float, default=300.0, help="seconds to wait for one answer")
@@ -142,7 +144,7 @@ def main() -> int:
         args.dataset, every = read(args.questions)
     else:
         every = question_set(args.dataset)
-    questions = select(every, args.split, args.limit)
+    questions = select(every, args.split, None if args.limit is None else args.skip + args.limit)[args.skip:]
     if args.ids:
         wanted = set(args.ids)
         questions = [q for q in every if q.id in wanted]
