@@ -140,8 +140,8 @@ async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_
 
 async def test_the_local_model_streams_an_answer_with_its_token_log_probabilities(local_model_url: str) -> None:
     """What an answer streamed as written needs from the embedded server (activities/answer_release.py): the
-    text in several pieces as it is written, the whole of it at the end with a finish, and the tokens'
-    log-probabilities though the server keeps no per-token logits."""
+    text in several pieces as it is written, the whole of it at the end with a finish, the tokens'
+    log-probabilities though the server keeps no per-token logits, and the usage."""
     from backends.llm import LLMClient
 
     pieces: list[str] = []
@@ -158,5 +158,7 @@ async def test_the_local_model_streams_an_answer_with_its_token_log_probabilitie
         await llm.aclose()
     assert len(pieces) > 3 and "".join(pieces) == completion.text and completion.text.strip()
     assert completion.token_logprobs is not None and len(completion.token_logprobs) > 3
-    # llama-cpp-python's stream carries no usage (it ignores OpenAI's stream_options.include_usage), so a streamed
-    # answer's tokens go uncounted in the dialog's in_token/out_token (docs/trustgraph-contract.md)
+    # The usage, which llama-cpp-python's own stream leaves out, counted in the dialog's in_token/out_token:
+    # the prompt (chat template and all) is longer than its words, and every written token is counted once.
+    assert completion.in_tokens is not None and completion.in_tokens > 10
+    assert completion.out_tokens == len(completion.token_logprobs)
