@@ -8,6 +8,7 @@ stack and the real local model; accuracy, and whether the stated confidence sepa
     .venv/bin/python bench/kgqa.py --score a.jsonl b.jsonl --calibrator c.json   # ... with another calibrator
     .venv/bin/python bench/kgqa.py --dataset countries --list                    # the questions, nothing run
     .venv/bin/python bench/kgqa.py --questions geonames-seed1.jsonl --limit 40     # a generated set (any graph)
+    .venv/bin/python bench/kgqa.py --questions g.jsonl --limit 250 --out r.jsonl --resume  # go on after a cut-off
 
 Generated sets (bench/kgqa_questions.py: questions made from a graph's live schema and data, for the public
 graphs of bench/graphs) are asked of the graph the file names, loaded into the stack first.
@@ -93,11 +94,15 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
     from bench.kgqa.runner import STACK_ERRORS, Interrupt, ask_all, install_interrupt, running_stack
 
     out_path = args.out or Path(f"kgqa-{args.dataset}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+    answered = results.kept_answers(out_path) if args.resume and out_path.exists() else set()
+    if answered:
+        questions = [q for q in questions if q.id not in answered]
+        print(f"resuming: {len(answered)} question(s) already answered in {out_path}", flush=True)
     interrupt = Interrupt()
     install_interrupt(interrupt)
     print(f"{len(questions)} question(s) ({args.dataset}, split {args.split}); results in {out_path}", flush=True)
     try:
-        with out_path.open("w", encoding="utf-8") as out:
+        with out_path.open("a" if args.resume else "w", encoding="utf-8") as out:
             async with running_stack(args.dataset, interrupt, args.data_dir,
                                      say=lambda text: print(text, flush=True)) as running:
                 await ask_all(running, questions, args.dataset, out, args.ask_timeout, interrupt,
@@ -133,6 +138,9 @@ def main() -> int:
     p.add_argument("--calibrator", type=Path, default=None,
                    help="with --score: restate each confidence with this calibrator from the recorded evidence")
     p.add_argument("--list", action="store_true", help="print the questions and their golds; run nothing")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the answers already in --out and ask only the questions it lacks (a run that was cut "
+                        "off); the metrics cover the whole file")
     p.add_argument("--ids", nargs="+", default=None, metavar="ID",
                    help="ask only these questions (any split), e.g. to look again at the ones a run got wrong")
     args = p.parse_args()
@@ -154,6 +162,9 @@ def main() -> int:
             return 2
     if args.list:
         return list_questions(questions)
+    if args.resume and args.out is None:
+        print("error: --resume needs --out, the results file to go on with", file=sys.stderr)
+        return 2
     return asyncio.run(run(args, questions))
 
 

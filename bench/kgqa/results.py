@@ -53,6 +53,21 @@ def read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def kept_answers(path: Path) -> set[str]:
+    """The ids of the questions `path` holds answers to (bench/kgqa.py --resume). A last line cut off mid-write
+    (the run was killed) is dropped from the file, so the answers appended after it stay one per line."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = []
+    for n, line in enumerate(lines):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            if n != len(lines) - 1:
+                raise
+            path.write_text("".join(f"{kept}\n" for kept in lines[:-1]), encoding="utf-8")
+    return {str(r.get("id")) for r in records}
+
+
 def rejudge(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """The records judged again by the current judge, and how many verdicts changed."""
     changed = 0

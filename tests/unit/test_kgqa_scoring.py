@@ -12,7 +12,7 @@ import pytest
 
 from bench.kgqa import questions as g
 from bench.kgqa.metrics import Judged, auroc, compute, expected_calibration_error, judged, percentile
-from bench.kgqa.results import rejudge
+from bench.kgqa.results import kept_answers, rejudge
 from bench.kgqa.scoring import echoes, extract_numbers, find_names, is_correct, split_answer, without_question_names
 
 pytestmark = pytest.mark.unit
@@ -259,3 +259,15 @@ def test_scoring_a_results_file_judges_the_answers_again() -> None:
     fresh, changed = rejudge([record])
     assert changed == 1 and fresh[0]["correct"] is True and fresh[0]["confidence"] == 0.9
     assert judged(fresh[0]).right
+
+
+def test_a_resumed_run_keeps_its_answers_and_drops_a_line_cut_off_mid_write(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "results.jsonl"
+    out.write_text('{"id": "q1", "correct": true}\n\n{"id": "q2", "correct": false}\n{"id": "q3", "corr',
+                   encoding="utf-8")
+    assert kept_answers(out) == {"q1", "q2"}  # q3 was being written when the run was killed: asked again
+    assert out.read_text(encoding="utf-8").splitlines() == ['{"id": "q1", "correct": true}',
+                                                           '{"id": "q2", "correct": false}']
+    out.write_text('{"id": "q1"}\n{"broken\n{"id": "q2"}\n', encoding="utf-8")
+    with pytest.raises(ValueError):  # damage inside the file is not a cut-off: nothing is dropped
+        kept_answers(out)
