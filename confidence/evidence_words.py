@@ -204,8 +204,8 @@ def _unasked_label(v: float, f: Figures) -> str:
 
 def _short_walk(v: float, f: Figures) -> str:
     return (f"{_the_query(f)} {'walk' if len(f.graph()) > 1 else 'walks'} the relationships the question spells "
-            "out fewer times than it names them, misses a kind of thing it names, or returns or ranks by only what it "
-            "names")
+            "out fewer times than it names them, misses a kind of thing it names, returns or ranks by only what it "
+            "names, or walks from two of its names apart")
 
 
 def _multi_step(v: float, f: Figures) -> str:

@@ -29,6 +29,13 @@ _IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
 _NODE = re.compile(r"\(\s*(\w+)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
 _WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+# Any node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()`
+_ANY_NODE = re.compile(r"\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(?:\{[^}]*\})?\s*\)")
+# What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
+_CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
+_ALIAS = re.compile(r"([^,]+?)\s+AS\s+(\w+)", re.IGNORECASE)
+_CLAUSE = re.compile(r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+MATCH|CALL|UNION|SKIP|LIMIT)\b",
+                     re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -193,11 +200,67 @@ def orders_by_named(query: str, grounding: Grounding) -> list[str]:
     return sorted(used) if used and used <= named else []
 
 
+def _joined_parts(blanked: str) -> tuple[dict[str, str], set[str]]:
+    """Each variable of the query mapped to the part of the query it belongs to (a representative variable):
+    variables on one path are one part, as are those a WHERE, WITH or UNWIND expression uses together (`WHERE
+    a.x = b.y`, `collect(b) AS bs`), and a variable named twice joins its paths. Also the parts that walk a
+    relationship."""
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        while parent.setdefault(v, v) != v:
+            v = parent[v]
+        return v
+
+    def join(variables: list[str]) -> None:
+        for other in variables[1:]:
+            parent[find(other)] = find(variables[0])
+
+    nodes = list(_ANY_NODE.finditer(blanked))
+    names = [n.group(1) or f"#{i}" for i, n in enumerate(nodes)]  # an anonymous node is a part of a path too
+    for name in names:
+        find(name)
+    walking = []
+    for i in range(1, len(nodes)):
+        if _CONNECTOR.fullmatch(blanked[nodes[i - 1].end():nodes[i].start()]):
+            join([names[i - 1], names[i]])
+            walking.append(names[i])
+    clauses = list(_CLAUSE.finditer(blanked))
+    for n, clause in enumerate(clauses):
+        keyword = clause.group(1).split()[0].upper()
+        body = blanked[clause.end():clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)]
+        if keyword == "WHERE":
+            join([v for v in _variables(body) if v in parent])
+        elif keyword in ("WITH", "UNWIND"):
+            for expression, alias in _ALIAS.findall(body):
+                join([alias, *(v for v in _variables(expression) if v in parent)])
+    return {v: find(v) for v in list(parent)}, {find(v) for v in walking}
+
+
+def unjoined_named(query: str, grounding: Grounding) -> list[str]:
+    """The variables bound to the question's names when they walk apart and nothing joins them: `MATCH (a
+    {name: 'X'})-[:R]->(b) MATCH (c {name: 'Y'})-[:R]->(d)` pairs every row of one walk with every row of the
+    other, so what the two share is never asked. Empty when the named things lie on one joined part, or one of
+    them walks nowhere."""
+    names = {m.value for m in grounding.matches if m.same_name()}
+    if len(names) < 2:
+        return []
+    blanked = blank_strings(query)
+    named = sorted(_named_variables(blanked, query, names))
+    parts, walking = _joined_parts(blanked)
+    named_parts = {parts.get(v, v) for v in named}
+    # Two named things side by side without walks (`MATCH (a {..}), (b {..}) RETURN a.x, b.x`) compare them.
+    return named if len(named_parts) > 1 and named_parts <= walking else []
+
+
 _NAMED_START = (
     (returns_only_named, "the query returns only {}, the thing the question names itself: return the nodes the "
                          "question asks for, the ones the walk reaches"),
     (orders_by_named, "the query ranks its rows by {}, the thing the question names, which is the same on every "
                       "row: rank by the property of the nodes the walk reaches"),
+    (unjoined_named, "the query matches {}, the things the question names, in patterns that nothing joins, so "
+                     "every row pairs one with the other: walk from each to the same node, as in "
+                     "(a {{name: 'X'}})-[:R]->(n)<-[:R]-(b {{name: 'Y'}}), and return n"),
 )
 
 

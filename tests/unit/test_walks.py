@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from contracts.query_path import EntityMatch, Grounding
 from questions.walks import (
+    named_start_doubts,
     named_times,
     orders_by_named,
     returns_only_named,
     short_walks,
     spelled_walk,
+    unjoined_named,
     unmatched_labels,
     walked_times,
     without_names,
@@ -93,6 +95,37 @@ def test_a_ranking_by_the_named_start_orders_nothing() -> None:
     by_reached = by_start.replace("c.area_km2", "n.area_km2")
     assert orders_by_named(by_start, grounded("Albania")) == ["c"]
     assert orders_by_named(by_reached, grounded("Albania")) == []
+
+
+def test_two_named_walks_that_nothing_joins_are_a_doubt() -> None:
+    """"Which characters do CountessDeLo and Valjean share through appears with?" was written as two walks side
+    by side (every row of one paired with every row of the other) and stated at 0.69."""
+    both = grounded("CountessDeLo", "Valjean")
+    apart = ("MATCH (c1:Character {name: 'CountessDeLo'})-[:APPEARS_WITH]->(c2:Character) "
+             "MATCH (c3:Character {name: 'Valjean'})-[:APPEARS_WITH]->(c4:Character) RETURN DISTINCT c1.name")
+    assert unjoined_named(apart, both) == ["c1", "c3"]
+    assert any("nothing joins" in doubt for doubt in named_start_doubts([apart], both))
+    comma = "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(m), (b {name: 'Valjean'})-[:APPEARS_WITH]->(n) RETURN m"
+    assert unjoined_named(comma, both) == ["a", "b"]
+
+
+def test_named_walks_joined_by_a_node_a_comparison_or_a_collected_list_are_no_doubt() -> None:
+    both = grounded("CountessDeLo", "Valjean")
+    joined = [
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n)<-[:APPEARS_WITH]-(b {name: 'Valjean'}) RETURN n.name",
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n) MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(n) "
+        "RETURN n.name",
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n), (b)-[:APPEARS_WITH]->(m) "
+        "WHERE b.name = 'Valjean' AND n = m RETURN n.name",
+        "MATCH (a)-[:APPEARS_WITH]->(n) WHERE a.name = 'CountessDeLo' WITH collect(n) AS ns "
+        "MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(m) WHERE m IN ns RETURN m.name",
+        "MATCH p = shortestPath((a {name: 'CountessDeLo'})-[*]-(b {name: 'Valjean'})) RETURN length(p)",
+        # two named things compared side by side, without walks: one row, no pairing
+        "MATCH (a {name: 'CountessDeLo'}), (b {name: 'Valjean'}) RETURN a.name, b.name",
+    ]
+    for query in joined:
+        assert unjoined_named(query, both) == [], query
+    assert unjoined_named(joined[0], grounded("CountessDeLo")) == []  # one name: nothing to join
 
 
 def test_a_name_the_question_gives_spells_out_no_relationship() -> None:
