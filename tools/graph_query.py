@@ -12,16 +12,16 @@ from confidence.answer_check import holds_nothing
 from confidence.answer_fit import ORDERED_KEY
 from confidence.ladder import Rung
 from contracts.plan import ConfidenceMetrics
-from contracts.query_path import Grounding, StepInput, StepOutput
+from contracts.query_path import StepInput, StepOutput
 from contracts.tool_spec import ToolArgument, ToolSpec
 from cypher.clause_order import repaired
 from cypher.null_order import ranked_without_nulls
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
 from planning.adjusters import broadened_query
-from questions.named_terms import unused_names
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
+from tools.query_doubts import QueryDoubts, query_doubts
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -197,15 +197,17 @@ class GraphQuery(Tool):
             return _refused(str(exc), request.retry_count, ran=True)
         # Only candidate queries read the entity descriptions: without them the step needs none.
         grounding = await ground(request.question, graph, describe=backends.graph_candidates > 1)
-        candidates = await self._candidates(request, query, grounding, backends)
+        # Checked once: for the cross-check's decision and vote, and (if it stays the query that ran) its evidence.
+        doubts = await query_doubts(request.question, query, grounding, backends.schema, rows)
+        candidates = self._candidates(request, doubts, backends)
         tally: Tally | None = None
         if candidates > 1:
             if backends.graph_candidates == 1:  # cross-checked because doubted: the writers need the descriptions
                 grounding = await ground(request.question, graph)
             budget = CANDIDATE_BUDGET_SHARE * request.step.timeout_ms / 1000 - (time.monotonic() - started)
             tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
-                                      request.step.timeout_ms, candidates)
-            query, rows = tally.query, tally.rows
+                                      request.step.timeout_ms, candidates, doubts)
+            query, rows, doubts = tally.query, tally.rows, tally.doubts
         literals = [(value, mode, await graph.value_exists(value, mode))
                     for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
         absent = grounding.unmatched
@@ -221,10 +223,10 @@ class GraphQuery(Tool):
                 "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
                 "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))},
                 "names": {k: v for k, v in confidence.names.items() if k != "unmatched_values"}})
-        if backends.schema is not None and await backends.schema.unasked(request.question, [query]):
+        if doubts.unasked:
             # the rows are about other things than the question asks for: evidence for the calibrator
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
-        if backends.schema is not None and await backends.schema.walk_doubts(request.question, [query], grounding):
+        if doubts.walk_doubts:
             # a walk shorter than the question spells out, or rows of the named things themselves
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "short_walk": 1.0}})
         if tally is not None:
@@ -233,7 +235,7 @@ class GraphQuery(Tool):
                 "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement,
                             **({"form_agrees": float(tally.form_agrees)} if tally.form_agrees is not None else {})}})
         # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
-        ignored = unused_names(query, grounding)
+        ignored = list(doubts.ignored_names)
         shape = {**query_shape(query), "unused_names": float(len(ignored))}
         confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape},
                                                    "names": {**confidence.names, "unused_names": ignored}
@@ -241,7 +243,7 @@ class GraphQuery(Tool):
         return StepOutput(success=True, output=output, confidence=confidence)
 
     @staticmethod
-    async def _candidates(request: StepInput, query: str, grounding: Grounding, backends: Backends) -> int:
+    def _candidates(request: StepInput, doubts: QueryDoubts, backends: Backends) -> int:
         """How many queries this step compares: none besides its own once repaired (a repaired query is not
         voted on); the setting's; or, with the setting off, the query form's too when the planner's query looks
         like an answer to another question (it ignores a name the question gives and the graph holds, or draws
@@ -250,12 +252,9 @@ class GraphQuery(Tool):
             return 1
         if backends.graph_candidates > 1:
             return backends.graph_candidates
-        schema = backends.schema
-        if not backends.form_when_doubted or schema is None:
+        if not backends.form_when_doubted or backends.schema is None:
             return 1
-        doubted = (bool(unused_names(query, grounding)) or await schema.unasked(request.question, [query])
-                   or await schema.walk_doubts(request.question, [query], grounding))
-        return 2 if doubted else 1
+        return 2 if doubts.calls_for_form else 1
 
     def adjust(self, arguments: dict[str, str], rung: Rung) -> dict[str, str] | None:
         """The adjusted rung broadens the query (planning/adjusters.py, which workflow code calls)."""

@@ -20,11 +20,9 @@ import structlog
 from backends.graph_store import GraphQueryError, QueryRows
 from backends.grounding import described_for_writer
 from confidence.agreement import answer_signature, vote
-from confidence.answer_fit import asks_for_name
 from contracts.query_path import Grounding
-from questions.figures import unused_figures
-from questions.walks import without_names
 from tools.intent_writer import intent_query
+from tools.query_doubts import QueryDoubts, query_doubts
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -42,6 +40,7 @@ class Tally:
 
     query: str
     rows: QueryRows
+    doubts: QueryDoubts  # the chosen query's, computed for the vote: its evidence signals need no second check
     valid: int = 1  # candidates that ran, the planner's included
     agreeing: int = 1  # of those, how many returned the chosen answer
     notes: list[str] = field(default_factory=list)  # candidates that could not run, and why
@@ -112,25 +111,12 @@ async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: 
     return arguments["query"], rows
 
 
-async def _doubted(question: str, query: str, rows: QueryRows, grounding: Grounding, backends: Backends) -> bool:
-    """Whether the query looks like an answer to another question: it returns only figures where the question
-    asks "which" or "who", leaves out a figure the question gives, matches no node of the kind asked for,
-    walks a relationship fewer times than the question spells it out, or returns the named thing itself (the
-    planner's doubts, backends/schema_check.py)."""
-    if asks_for_name(question) and not any(isinstance(v, str) for row in rows.rows for v in row):
-        return True
-    if unused_figures(without_names(question, grounding), query):
-        return True
-    schema = backends.schema
-    if schema is None:
-        return False
-    return bool(await schema.unasked(question, [query]) or await schema.walk_doubts(question, [query], grounding))
-
-
 async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, grounding: Grounding,
-                      backends: Backends, budget_s: float, timeout_ms: int, candidates: int) -> Tally:
+                      backends: Backends, budget_s: float, timeout_ms: int, candidates: int,
+                      doubts: QueryDoubts) -> Tally:
     """The planner's query and up to `candidates - 1` others, within `budget_s` seconds in all (a candidate
-    still being written when the budget runs out is dropped and said so)."""
+    still being written when the budget runs out is dropped and said so). `doubts`: the planner's query's,
+    computed with its rows by the step already (tools/query_doubts.py), not checked again."""
     found: list[tuple[str, QueryRows]] = [(query, rows)]
     notes: list[str] = []
     form_at: int | None = None
@@ -156,8 +142,8 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     # nothing more often misread the question than found that nothing exists), queries with no doubt about
     # the question before doubted ones, then the form's query, then the planner's (bench/query_writers.py:
     # where the two disagree, the form's is right more often).
-    doubted = [await _doubted(question, q, r, grounding, backends) for q, r in found]
-    order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, doubted[i], i != form_at, i))
+    found_doubts = [doubts, *[await query_doubts(question, q, grounding, backends.schema, r) for q, r in found[1:]]]
+    order = sorted(range(len(found)), key=lambda i: (not found[i][1].rows, found_doubts[i].loses_ties, i != form_at, i))
     best_in_order, agreeing = vote([answer_signature(found[i][1].rows) for i in order])
     best = order[best_in_order]
     chosen_query, chosen_rows = found[best]
@@ -166,4 +152,4 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     form_agrees = None if form_at is None else (
         answer_signature(found[form_at][1].rows) == answer_signature(chosen_rows.rows))
     return Tally(query=chosen_query, rows=chosen_rows, valid=len(found), agreeing=agreeing, notes=notes,
-                 form_agrees=form_agrees)
+                 form_agrees=form_agrees, doubts=found_doubts[best])
