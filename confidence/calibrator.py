@@ -180,10 +180,11 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     # An excluded feature gets no weight and no range: it neither moves nor blocks a calibrated answer (for a
     # feature whose meaning changed after the labelled runs were recorded).
     names = [n for n in FEATURES if n not in exclude]
-    x = np.array([[features.get(n, math.nan if n in MAY_BE_MISSING else 0.0) for n in names]
-                  for features, _ in samples], dtype=float)
-    # A feature a run may lack is read as the mean of the runs that have it; one no run has gets no weight
-    # and no range, like an excluded one.
+    x = np.array([[features.get(n, math.nan) for n in names] for features, _ in samples], dtype=float)
+    # A feature a run lacks is read as the mean of the runs that have it: one the run may lack (MAY_BE_MISSING),
+    # or one added after the run was recorded (the code records every other feature on every run), which read as
+    # 0 would count an old run's short walk as none. One no run has gets no weight and no range, like an
+    # excluded one.
     present = ~np.isnan(x)
     kept = present.any(axis=0)
     names = [n for n, keep in zip(names, kept, strict=True) if keep]

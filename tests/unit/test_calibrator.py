@@ -209,3 +209,24 @@ def test_evidence_outside_the_fitted_range_is_stated_no_higher_than_the_runs_evi
     unseen = {"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}
     probability, why = calibrator.state(unseen, evidence_score=0.3)
     assert probability == 0.3 and "at most 0.30" in why
+
+
+def test_runs_recorded_before_a_feature_existed_do_not_dilute_its_weight() -> None:
+    """Older labelled runs lack a feature added since (short_walk): their short walks happened but were not
+    recorded, so reading the feature as 0 there would count them as clean walks."""
+    rng = random.Random(3)
+
+    def runs(n: int, recorded: bool) -> list[tuple[dict[str, float], bool]]:
+        samples = []
+        for i in range(n):
+            short = i % 3 == 0
+            features = {"step_score": 0.9, "coverage": 1.0, **({"short_walk": float(short)} if recorded else {})}
+            samples.append((features, rng.random() < (0.2 if short else 0.85)))
+        return samples
+
+    new, old = runs(240, recorded=True), runs(480, recorded=False)
+    alone, both = fit(new), fit(new + old)
+    assert alone.weights["short_walk"] < -1.5
+    assert both.weights["short_walk"] == pytest.approx(alone.weights["short_walk"], rel=0.1)
+    clean = {"step_score": 0.9, "coverage": 1.0, "short_walk": 0.0}
+    assert both.probability(clean) == pytest.approx(0.85, abs=0.05)  # read as 0, the old runs' walks made it ~0.75
