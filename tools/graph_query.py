@@ -18,6 +18,7 @@ from cypher.clause_order import repaired
 from cypher.null_order import ranked_without_nulls
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
+from cypher.unasked_limit import unasked_limit_lifted
 from planning.adjusters import broadened_query
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
@@ -130,6 +131,25 @@ def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
                       confidence=score_rows(0, error, False, retry_count))
 
 
+async def _without_unasked_limit(request: StepInput, query: str, rows: QueryRows,
+                                 backends: Backends) -> tuple[str, QueryRows, str]:
+    """The query and its rows, run again without a LIMIT the question never asked for when the rows stopped
+    exactly there (cypher/unasked_limit.py), with what was done in words; as they were otherwise."""
+    lifted = unasked_limit_lifted(query, request.question, rows.total_rows)
+    if lifted is None:
+        return query, rows, ""
+    assert backends.graph is not None
+    try:
+        fuller = await backends.graph.ro_query(lifted, timeout_ms=request.step.timeout_ms,
+                                               max_rows=backends.max_rows)
+    except GraphQueryError:
+        return query, rows, ""  # the written query's rows stand
+    if fuller.total_rows <= rows.total_rows:
+        return query, rows, ""
+    return lifted, fuller, (f"the query stopped at LIMIT {rows.total_rows}, which the question does not ask for: "
+                            f"run without it, {len(fuller.rows)} rows")
+
+
 class GraphQuery(Tool):
     spec = ToolSpec(
         offered_by_default=True,
@@ -195,6 +215,7 @@ class GraphQuery(Tool):
         except GraphQueryError as exc:
             # The query's own fault (syntax, a write, an unknown function): no transport retry helps.
             return _refused(str(exc), request.retry_count, ran=True)
+        query, rows, lifted = await _without_unasked_limit(request, query, rows, backends)
         # Only candidate queries read the entity descriptions: without them the step needs none.
         grounding = await ground(request.question, graph, describe=backends.graph_candidates > 1)
         # Checked once: for the cross-check's decision and vote, and (if it stays the query that ran) its evidence.
@@ -229,6 +250,8 @@ class GraphQuery(Tool):
         if doubts.walk_doubts:
             # a walk shorter than the question spells out, or rows of the named things themselves
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "short_walk": 1.0}})
+        if lifted:
+            confidence = confidence.model_copy(update={"reasoning": f"{confidence.reasoning}; {lifted}"})
         if tally is not None:
             confidence = confidence.model_copy(update={
                 "reasoning": f"{confidence.reasoning}; {tally.describe()}",
