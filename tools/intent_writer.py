@@ -5,7 +5,10 @@ of writing the query that reach the same rows are stronger evidence than two sam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from backends.grounding import described_for_writer
 from contracts.query_path import Grounding
@@ -23,6 +26,12 @@ if TYPE_CHECKING:
     from backends import Backends
 
 FORM_TOKENS = 320  # a filled-in form with three steps is ~200 tokens
+# The forms each model wrote lately, by the exact prompt and grammar: written at temperature 0, the same prompt
+# gets the same form, and a plan whose steps all answer one question cross-checked each with the same form (six
+# identical ~8 s calls for one multi-hop question, measured). Bounded; the prompt holds the schema and the
+# grounding, so a changed graph is a new prompt.
+_WRITTEN: WeakKeyDictionary[object, OrderedDict[tuple[str, str, str], str]] = WeakKeyDictionary()
+WRITTEN_KEPT = 64
 
 
 async def form_system_prompt(backends: Backends) -> str:
@@ -45,9 +54,7 @@ async def intent_query(question: str, grounding: Grounding, backends: Backends) 
         {"role": "system", "content": await form_system_prompt(backends)},
         {"role": "user", "content": backends.prompts.render("intent_user", question=question, grounding=names)},
     ]
-    completion = await backends.llm.chat(messages, json_schema=intent_json_schema(facts.nodes, facts.rels),
-                                         max_tokens=FORM_TOKENS, temperature=0.0)
-    intent = parse_intent(completion.text)
+    intent = parse_intent(await _form_text(messages, intent_json_schema(facts.nodes, facts.rels), backends))
     completed = with_spelled_steps(intent, spelled_walk(without_names(question, grounding), {r[1] for r in facts.rels}))
     if completed != intent:
         try:
@@ -55,3 +62,17 @@ async def intent_query(question: str, grounding: Grounding, backends: Backends) 
         except IntentError:
             pass  # the question's words name a walk the schema does not hold: the model's own form stands
     return compile_intent(intent, facts.nodes, facts.rels)
+
+
+async def _form_text(messages: list[dict[str, str]], schema: dict[str, Any], backends: Backends) -> str:
+    """The model's form for these messages under this grammar: written once, then read from _WRITTEN."""
+    written = _WRITTEN.setdefault(backends.llm, OrderedDict())
+    key = (messages[0]["content"], messages[1]["content"], json.dumps(schema, sort_keys=True))
+    if key in written:
+        written.move_to_end(key)
+        return written[key]
+    completion = await backends.llm.chat(messages, json_schema=schema, max_tokens=FORM_TOKENS, temperature=0.0)
+    written[key] = completion.text
+    while len(written) > WRITTEN_KEPT:
+        written.popitem(last=False)
+    return completion.text

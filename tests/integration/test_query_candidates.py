@@ -143,6 +143,26 @@ async def test_with_candidates_off_only_a_doubted_step_is_cross_checked_with_the
     assert len(llm.requests) == 1 and out.confidence.signals["candidates"] == 2
 
 
+async def test_steps_of_one_question_are_cross_checked_with_the_form_written_once(falkordb_url: str) -> None:
+    """A plan whose steps answer one question (a small model's multi-hop plan repeats the same walk) asked the
+    form once per step: six identical calls of ~8 s each."""
+    question = "Which supplier has the most purchase orders?"
+    counted = "MATCH (p:PurchaseOrder) RETURN count(p) AS orders"  # no supplier in it: doubted
+    ranking = form("Supplier", answer="most_connected", steps=(("ISSUED_TO", "incoming"),))
+    with ScriptedLLM(replies(ranking)) as llm:
+        backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
+        try:
+            outs = []
+            for step in ("s1", "s2", "s3"):
+                request = call("GraphQuery", query=counted)
+                request.step.id, request.question = step, question
+                outs.append(await ToolCalls(backends).GraphQuery(request))
+        finally:
+            await backends.aclose()
+    assert len(llm.requests) == 1
+    assert all(out.confidence.signals["form_agrees"] == 1 and isinstance(rows_of(out)[0][0], str) for out in outs)
+
+
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:
     writes = "MATCH (s:Supplier) SET s.name = 'pwned' RETURN s"
     with ScriptedLLM(replies("not json at all", query(writes))) as llm:
