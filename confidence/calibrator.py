@@ -242,5 +242,7 @@ def _signed_fit(design: Any, y: Any, penalty: Any, signs: Any, iterations: int) 
                 break
             held[int(np.argmax(np.where(wants, np.abs(pull), 0.0)))] = False
         beta = _newton(design, y, penalty, ~held, iterations)
-    wrong = signs * beta < 0  # still, after the last round: held too
-    return _newton(design, y, penalty, ~(held | wrong), iterations) if wrong.any() else beta
+    while (wrong := ~held & (signs * beta < 0)).any():  # rounds used up (never seen): hold what is still wrong
+        held |= wrong
+        beta = _newton(design, y, penalty, ~held, iterations)
+    return beta

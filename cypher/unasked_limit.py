@@ -13,14 +13,16 @@ from confidence.answer_fit import superlative
 from cypher.tokens import blank_code, depths, keywords
 
 _INTEGER = re.compile(r"\s*(\d+)\b")
-# A number in the question ("three", "top 5", "more than 2"): the question may have asked for a number of rows.
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|few|"
-                     r"couple|single|dozen)\b", re.IGNORECASE)
+# A number in the question ("three", "top 5", "more than 2"), or words asking for some of the rows ("the first",
+# "some examples"): the question may have asked for part of the list.
+_PART = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|few|"
+                   r"couple|single|dozen|first|last|some|several|examples?|samples?|main|leading)\b",
+                   re.IGNORECASE)
 
 
 def final_limit(query: str) -> tuple[int, int, int] | None:
     """(rows, start, end) of the query's last top-level `LIMIT n` after its last RETURN; None without one, with
-    a LIMIT given by a parameter or expression, or in a UNION (each part's own LIMIT)."""
+    a LIMIT given by a parameter or expression, after a SKIP, or in a UNION (each part's own LIMIT)."""
     blanked = blank_code(query)
     level = depths(blanked)
     top = [(p, w) for p, w in keywords(blanked) if level[p] == 0]
@@ -28,8 +30,8 @@ def final_limit(query: str) -> tuple[int, int, int] | None:
         return None
     returns = [p for p, w in top if w == "RETURN"]
     limits = [p for p, w in top if w == "LIMIT" and returns and p > returns[-1]]
-    if not limits:
-        return None
+    if not limits or any(w == "SKIP" and p > returns[-1] for p, w in top):
+        return None  # no LIMIT, or a page of rows (`SKIP 5 LIMIT 5`): without it, everything after the skip
     number = _INTEGER.match(blanked, limits[-1] + len("LIMIT"))
     if number is None or blanked[number.end():].strip(" ;\n\t"):
         return None  # a parameter, an expression, or something after it
@@ -37,8 +39,9 @@ def final_limit(query: str) -> tuple[int, int, int] | None:
 
 
 def asks_for_every_row(question: str) -> bool:
-    """The question gives no number of rows and asks for no top or bottom of a ranking."""
-    return not superlative(question) and not _NUMBER.search(question)
+    """The question gives no number of rows, asks for no part of the list, and for no top or bottom of a
+    ranking (read in lower case: "Top suppliers by revenue?" starts with its superlative)."""
+    return not superlative(question.lower()) and not _PART.search(question)
 
 
 def unasked_limit_lifted(query: str, question: str, rows_returned: int) -> str | None:

@@ -104,10 +104,12 @@ def streamed_with_usage(llama: Any, chat: Any, args: Any, kwargs: dict[str, Any]
     choice: dict[str, Any] = {"index": 0, "delta": {}, "finish_reason": None}
     if logprobs:
         choice["logprobs"] = {"content": openai_content(llama, record), "refusal": None}
+    # No token sampled (an empty completion): the prompt's length is unknown, and no usage beats a made-up one.
+    usage = {} if record.prompt_tokens is None else {"usage": {
+        "prompt_tokens": record.prompt_tokens, "completion_tokens": out_tokens,
+        "total_tokens": record.prompt_tokens + out_tokens}}
     yield {key: last[key] for key in ("id", "object", "created", "model") if key in last} | {
-        "choices": [choice],
-        "usage": {"prompt_tokens": record.prompt_tokens or 0, "completion_tokens": out_tokens,
-                  "total_tokens": (record.prompt_tokens or 0) + out_tokens}}
+        "choices": [choice], **usage}
 
 
 def install() -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from contracts.query_path import Grounding
-from cypher.clause_order import ranked_by
+from cypher.clause_order import AGGREGATE, ranked_by
 from cypher.text import blank_strings, unescaped
 from questions.asked_for import schema_words
 from questions.named_terms import singular
@@ -30,12 +30,15 @@ _NODE = re.compile(r"\(\s*(\w+)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
 _WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 # Any node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()`
-_ANY_NODE = re.compile(r"\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(?:\{[^}]*\})?\s*\)")
+_ANY_NODE = re.compile(r"(?<!\w)\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(?:\{[^}]*\})?\s*\)")  # not `count(n)`
 # What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
 _CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
-_ALIAS = re.compile(r"([^,]+?)\s+AS\s+(\w+)", re.IGNORECASE)
+_UNWIND = re.compile(r"\bUNWIND\b(.+?)\bAS\s+(\w+)", re.IGNORECASE)
 _CLAUSE = re.compile(r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+MATCH|CALL|UNION|SKIP|LIMIT)\b",
                      re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:AND|OR|XOR)\b", re.IGNORECASE)
+# What makes rows of separate walks no simple pairing: a WITH or CALL between them, a UNION of them, an aggregate
+_NOT_PAIRED = re.compile(r"\b(?:WITH|CALL|UNION)\b", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -202,9 +205,8 @@ def orders_by_named(query: str, grounding: Grounding) -> list[str]:
 
 def _joined_parts(blanked: str) -> tuple[dict[str, str], set[str]]:
     """Each variable of the query mapped to the part of the query it belongs to (a representative variable):
-    variables on one path are one part, as are those a WHERE, WITH or UNWIND expression uses together (`WHERE
-    a.x = b.y`, `collect(b) AS bs`), and a variable named twice joins its paths. Also the parts that walk a
-    relationship."""
+    variables on one path are one part, as are those one WHERE condition compares (`n = m`, `m IN ns`) or an
+    UNWIND reads, and a variable named twice joins its paths. Also the parts that walk a relationship."""
     parent: dict[str, str] = {}
 
     def find(v: str) -> str:
@@ -227,25 +229,28 @@ def _joined_parts(blanked: str) -> tuple[dict[str, str], set[str]]:
             walking.append(names[i])
     clauses = list(_CLAUSE.finditer(blanked))
     for n, clause in enumerate(clauses):
-        keyword = clause.group(1).split()[0].upper()
+        if clause.group(1).upper() != "WHERE":
+            continue
         body = blanked[clause.end():clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)]
-        if keyword == "WHERE":
-            join([v for v in _variables(body) if v in parent])
-        elif keyword in ("WITH", "UNWIND"):
-            for expression, alias in _ALIAS.findall(body):
-                join([alias, *(v for v in _variables(expression) if v in parent)])
+        for condition in _CONDITION.split(body):  # `a.name = 'X' AND b.name = 'Y'` joins nothing
+            join([v for v in _variables(condition) if v in parent])
+    for listed, alias in _UNWIND.findall(blanked):
+        join([alias, *(v for v in _variables(listed) if v in parent)])
     return {v: find(v) for v in list(parent)}, {find(v) for v in walking}
 
 
 def unjoined_named(query: str, grounding: Grounding) -> list[str]:
     """The variables bound to the question's names when they walk apart and nothing joins them: `MATCH (a
-    {name: 'X'})-[:R]->(b) MATCH (c {name: 'Y'})-[:R]->(d)` pairs every row of one walk with every row of the
-    other, so what the two share is never asked. Empty when the named things lie on one joined part, or one of
-    them walks nowhere."""
+    {name: 'X'})-[:R]->(b) MATCH (c {name: 'Y'})-[:R]->(d) RETURN ...` pairs every row of one walk with every
+    row of the other, so what the two share is never asked. Empty when the named things lie on one joined part,
+    one of them walks nowhere, or the rows are no simple pairing: a WITH, CALL or UNION between the walks, or an
+    aggregate over them (a count of each, compared, is a fair query)."""
     names = {m.value for m in grounding.matches if m.same_name()}
     if len(names) < 2:
         return []
     blanked = blank_strings(query)
+    if _NOT_PAIRED.search(blanked) or AGGREGATE.search(blanked):
+        return []
     named = sorted(_named_variables(blanked, query, names))
     parts, walking = _joined_parts(blanked)
     named_parts = {parts.get(v, v) for v in named}

@@ -71,40 +71,46 @@ install_trustgraph_programs() {
     .venv-trustgraph/bin/python -m pip install --quiet --no-deps -r requirements-trustgraph.lock
 }
 
-# llama.cpp's build flags for this CPU: AVX2 at least, and AVX-512 (with VNNI, VBMI, BF16) where the CPU has
-# all of it: prompt evaluation 1.45x faster on the project's machine (bench/llm_build.py). Never AMX, which
-# needs the kernel to grant the tiles (-march=native turned it on here, and the model server segfaulted).
+# llama.cpp's build flags for this CPU: AVX2 at least, AVX-512 where the CPU has its core parts, and each of
+# VBMI, VNNI and BF16 it has on top: prompt evaluation 1.44x faster on the project's machine (bench/llm_build.py).
+# Never AMX, which needs the kernel to grant the tiles (-march=native turned it on here, and the model server
+# segfaulted).
 llama_cmake_args() {
     local flags="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
     local cpu
-    cpu=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+    cpu=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
     has() { for f in "$@"; do [[ "$cpu" == *" $f "* ]] || return 1; done; }
     if has avx512f avx512cd avx512vl avx512dq avx512bw; then
         flags="$flags -DGGML_AVX512=ON"
-        has avx512vbmi && flags="$flags -DGGML_AVX512_VBMI=ON"
-        has avx512_vnni && flags="$flags -DGGML_AVX512_VNNI=ON"
-        has avx512_bf16 && flags="$flags -DGGML_AVX512_BF16=ON"
+        if has avx512vbmi; then flags="$flags -DGGML_AVX512_VBMI=ON"; fi
+        if has avx512_vnni; then flags="$flags -DGGML_AVX512_VNNI=ON"; fi
+        if has avx512_bf16; then flags="$flags -DGGML_AVX512_BF16=ON"; fi
     fi
-    has avx_vnni && flags="$flags -DGGML_AVX_VNNI=ON"
+    if has avx_vnni; then flags="$flags -DGGML_AVX_VNNI=ON"; fi
     echo "$flags"
 }
 
 # llama-cpp-python has no binary wheel on PyPI and compiles (4-5 min on 2 cores). The wheel is kept in a
-# directory of its own per set of flags: pip's cache keys a built wheel by its source only, so it would hand
-# a wheel built for another CPU's flags back. .venv/llama-cmake-args says which build .venv holds.
+# directory of its own per version and set of flags: pip's cache keys a built wheel by its source only, so it
+# would hand a wheel built for another CPU's flags back. .venv/llama-cmake-args says which build .venv holds.
 install_llama_cpp() {
-    local version args dir marker=.venv/llama-cmake-args
-    version=$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock | cut -d= -f3)
+    local version args build dir marker=.venv/llama-cmake-args
+    version=$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock | cut -d= -f3 || true)
+    if [ -z "$version" ]; then
+        echo "setup: requirements.lock pins no llama-cpp-python version" >&2
+        exit 1
+    fi
     args=$(llama_cmake_args)
-    dir="${XDG_CACHE_HOME:-$HOME/.cache}/tg-confidence-agent/llama-wheels/$version-$(echo "$args" | sha256sum | cut -c1-12)"
+    build="$version $args"
+    dir="${XDG_CACHE_HOME:-${HOME:-.}/.cache}/tg-confidence-agent/llama-wheels/$version-$(echo "$args" | sha256sum | cut -c1-12)"
     if ! compgen -G "$dir/llama_cpp_python-$version-*.whl" >/dev/null; then
         echo "setup: compiling llama-cpp-python $version with $args"
         CMAKE_ARGS="$args" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir -w "$dir" \
             "llama-cpp-python==$version"
     fi
-    if [ "$(cat "$marker" 2>/dev/null)" != "$args" ]; then
+    if [ "$(cat "$marker" 2>/dev/null || true)" != "$build" ]; then
         .venv/bin/python -m pip install --quiet --no-deps --force-reinstall "$dir"/llama_cpp_python-"$version"-*.whl
-        echo "$args" > "$marker"
+        echo "$build" > "$marker"
     fi
 }
 

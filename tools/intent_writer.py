@@ -5,6 +5,7 @@ of writing the query that reach the same rows are stronger evidence than two sam
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
@@ -24,13 +25,15 @@ from questions.walks import spelled_walk, without_names
 
 if TYPE_CHECKING:
     from backends import Backends
+    from backends.llm import Completion
 
 FORM_TOKENS = 320  # a filled-in form with three steps is ~200 tokens
 # The forms each model wrote lately, by the exact prompt and grammar: written at temperature 0, the same prompt
 # gets the same form, and a plan whose steps all answer one question cross-checked each with the same form (six
-# identical ~8 s calls for one multi-hop question, measured). Bounded; the prompt holds the schema and the
-# grounding, so a changed graph is a new prompt.
-_WRITTEN: WeakKeyDictionary[object, OrderedDict[tuple[str, str, str], str]] = WeakKeyDictionary()
+# identical ~8 s calls for one multi-hop question, measured). Kept as the call's task, so that steps running
+# side by side share one call; a failed call is forgotten. Bounded, per worker process; the prompt holds the
+# schema and the grounding, so a changed graph is a new prompt.
+_WRITTEN: WeakKeyDictionary[object, OrderedDict[tuple[str, str, str], asyncio.Task[Completion]]] = WeakKeyDictionary()
 WRITTEN_KEPT = 64
 
 
@@ -65,14 +68,24 @@ async def intent_query(question: str, grounding: Grounding, backends: Backends) 
 
 
 async def _form_text(messages: list[dict[str, str]], schema: dict[str, Any], backends: Backends) -> str:
-    """The model's form for these messages under this grammar: written once, then read from _WRITTEN."""
+    """The model's form for these messages under this grammar: asked once, then read from _WRITTEN. A step that
+    stops waiting (its time ran out) leaves the call running for the others (shielded)."""
     written = _WRITTEN.setdefault(backends.llm, OrderedDict())
     key = (messages[0]["content"], messages[1]["content"], json.dumps(schema, sort_keys=True))
-    if key in written:
+    call = written.get(key)
+    if call is None:
+        call = asyncio.ensure_future(backends.llm.chat(messages, json_schema=schema, max_tokens=FORM_TOKENS,
+                                                       temperature=0.0))
+        call.add_done_callback(lambda done: _forget_failed(written, key, done))
+        written[key] = call
+        while len(written) > WRITTEN_KEPT:
+            written.popitem(last=False)
+    else:
         written.move_to_end(key)
-        return written[key]
-    completion = await backends.llm.chat(messages, json_schema=schema, max_tokens=FORM_TOKENS, temperature=0.0)
-    written[key] = completion.text
-    while len(written) > WRITTEN_KEPT:
-        written.popitem(last=False)
-    return completion.text
+    return (await asyncio.shield(call)).text
+
+
+def _forget_failed(written: OrderedDict[tuple[str, str, str], asyncio.Task[Completion]],
+                   key: tuple[str, str, str], done: asyncio.Task[Completion]) -> None:
+    if (done.cancelled() or done.exception() is not None) and written.get(key) is done:
+        del written[key]

@@ -65,6 +65,9 @@ def kept_answers(path: Path) -> set[str]:
             if n != len(lines) - 1:
                 raise
             path.write_text("".join(f"{kept}\n" for kept in lines[:-1]), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):  # a whole last record without its newline: the next goes on a line of its own
+        path.write_text(text + "\n", encoding="utf-8")
     return {str(r.get("id")) for r in records}
 
 

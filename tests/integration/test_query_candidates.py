@@ -4,6 +4,7 @@ graph, compared by value; agreement is reported as evidence."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -161,6 +162,17 @@ async def test_steps_of_one_question_are_cross_checked_with_the_form_written_onc
             await backends.aclose()
     assert len(llm.requests) == 1
     assert all(out.confidence.signals["form_agrees"] == 1 and isinstance(rows_of(out)[0][0], str) for out in outs)
+    # steps running side by side share the one call still being written
+    with ScriptedLLM(replies(ranking, delay_s=1.0)) as slow:
+        backends = local_backends(llm_url=slow.base_url, falkordb_url=falkordb_url)
+        try:
+            requests = [call("GraphQuery", query=counted) for _ in range(2)]
+            for n, request in enumerate(requests):
+                request.step.id, request.question = f"s{n + 1}", question
+            side_by_side = await asyncio.gather(*(ToolCalls(backends).GraphQuery(r) for r in requests))
+        finally:
+            await backends.aclose()
+    assert len(slow.requests) == 1 and all(out.confidence.signals["form_agrees"] == 1 for out in side_by_side)
 
 
 async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> None:

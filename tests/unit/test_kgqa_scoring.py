@@ -268,6 +268,8 @@ def test_a_resumed_run_keeps_its_answers_and_drops_a_line_cut_off_mid_write(tmp_
     assert kept_answers(out) == {"q1", "q2"}  # q3 was being written when the run was killed: asked again
     assert out.read_text(encoding="utf-8").splitlines() == ['{"id": "q1", "correct": true}',
                                                            '{"id": "q2", "correct": false}']
+    out.write_text('{"id": "q1"}', encoding="utf-8")  # whole, but without its newline
+    assert kept_answers(out) == {"q1"} and out.read_text(encoding="utf-8") == '{"id": "q1"}\n'
     out.write_text('{"id": "q1"}\n{"broken\n{"id": "q2"}\n', encoding="utf-8")
     with pytest.raises(ValueError):  # damage inside the file is not a cut-off: nothing is dropped
         kept_answers(out)

@@ -24,6 +24,10 @@ def test_a_list_question_cut_at_the_querys_limit_is_read_without_it() -> None:
     ("Which five characters does Gillenormand appear with?", 5),
     ("Which character appears with Gillenormand the most?", 5),
     ("List the top characters by appearances with Gillenormand.", 5),
+    ("Top characters by appearances with Gillenormand?", 5),  # a superlative first word, capitalised
+    ("Most connected characters of Gillenormand's?", 5),
+    ("Which are the first characters Gillenormand appears with?", 5),
+    ("Give some examples of characters Gillenormand appears with.", 5),
 ])
 def test_a_limit_the_question_may_have_asked_for_or_that_cut_nothing_stays(question: str, rows: int) -> None:
     assert unasked_limit_lifted(WRITTEN, question, rows) is None
@@ -35,6 +39,7 @@ def test_a_limit_the_question_may_have_asked_for_or_that_cut_nothing_stays(quest
     "MATCH (n) RETURN n.name AS a UNION MATCH (m) RETURN m.name AS a LIMIT 3",  # a UNION's part
     "CALL { MATCH (n) RETURN n LIMIT 3 } RETURN n.name",  # not the query's own
     "MATCH (n) WITH n LIMIT 3 RETURN n.name",  # before the RETURN
+    "MATCH (n) RETURN n.name ORDER BY n.name SKIP 3 LIMIT 3",  # a page: without the LIMIT, every row after it
 ])
 def test_only_the_final_literal_limit_of_two_or_more_is_lifted(query: str) -> None:
     assert unasked_limit_lifted(query, LIST, 1 if "LIMIT 1" in query else 3) is None

@@ -107,6 +107,10 @@ def test_two_named_walks_that_nothing_joins_are_a_doubt() -> None:
     assert any("nothing joins" in doubt for doubt in named_start_doubts([apart], both))
     comma = "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(m), (b {name: 'Valjean'})-[:APPEARS_WITH]->(n) RETURN m"
     assert unjoined_named(comma, both) == ["a", "b"]
+    # the names given in one WHERE, each in a condition of its own, join nothing
+    where = ("MATCH (a)-[:APPEARS_WITH]->(n) MATCH (b)-[:APPEARS_WITH]->(m) "
+             "WHERE a.name = 'CountessDeLo' AND b.name = 'Valjean' RETURN n.name, m.name")
+    assert unjoined_named(where, both) == ["a", "b"]
 
 
 def test_named_walks_joined_by_a_node_a_comparison_or_a_collected_list_are_no_doubt() -> None:
@@ -122,6 +126,15 @@ def test_named_walks_joined_by_a_node_a_comparison_or_a_collected_list_are_no_do
         "MATCH p = shortestPath((a {name: 'CountessDeLo'})-[*]-(b {name: 'Valjean'})) RETURN length(p)",
         # two named things compared side by side, without walks: one row, no pairing
         "MATCH (a {name: 'CountessDeLo'}), (b {name: 'Valjean'}) RETURN a.name, b.name",
+        # the walks counted and compared ("how many more ... than"): no pairing of rows reaches the answer
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n) MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(m) "
+        "RETURN count(DISTINCT n) AS x, count(DISTINCT m) AS y",
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n) WITH count(n) AS x "
+        "MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(m) RETURN x, count(m) AS y",
+        "CALL { MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n) RETURN n.name AS x } "
+        "CALL { MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(m) RETURN m.name AS y } RETURN x, y",
+        "MATCH (a {name: 'CountessDeLo'})-[:APPEARS_WITH]->(n) RETURN n.name AS name "
+        "UNION MATCH (b {name: 'Valjean'})-[:APPEARS_WITH]->(m) RETURN m.name AS name",
     ]
     for query in joined:
         assert unjoined_named(query, both) == [], query
