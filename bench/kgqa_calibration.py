@@ -37,7 +37,8 @@ def usable(record: dict[str, Any]) -> bool:
 
 def fitted(records: list[dict[str, Any]], exclude: frozenset[str] = frozenset()) -> Calibrator:
     samples = [(r["evidence"], bool(r["correct"])) for r in records if usable(r)]
-    return fit(samples, trained_on={"runs": len(samples)}, exclude=exclude)
+    # The runs come from several versions of the code: a feature one lacks was added after it was recorded.
+    return fit(samples, trained_on={"runs": len(samples)}, exclude=exclude, absent_unknown=True)
 
 
 def stated(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[list[float], list[bool]]:

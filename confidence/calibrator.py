@@ -169,10 +169,12 @@ def _finite(value: Any) -> bool:
 
 
 def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_on: dict[str, Any] | None = None,
-        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset(), signed: bool = True) -> Calibrator:
+        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset(), signed: bool = True,
+        absent_unknown: bool = False) -> Calibrator:
     """Logistic regression by Newton's method; the L2 penalty (not on the bias) keeps weights finite when a
     feature separates the labels perfectly, as small labelled sets often do. `signed`: each feature's weight
-    keeps the sign evidence.DIRECTION gives it (held at 0 where the runs would give it the other)."""
+    keeps the sign evidence.DIRECTION gives it (held at 0 where the runs would give it the other).
+    `absent_unknown`: a feature a run lacks was not recorded (runs of older code), not 0."""
     import numpy as np
 
     if len(samples) < 2 or len({label for _, label in samples}) < 2:
@@ -180,11 +182,12 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     # An excluded feature gets no weight and no range: it neither moves nor blocks a calibrated answer (for a
     # feature whose meaning changed after the labelled runs were recorded).
     names = [n for n in FEATURES if n not in exclude]
-    x = np.array([[features.get(n, math.nan) for n in names] for features, _ in samples], dtype=float)
+    x = np.array([[features.get(n, math.nan if absent_unknown or n in MAY_BE_MISSING else 0.0) for n in names]
+                  for features, _ in samples], dtype=float)
     # A feature a run lacks is read as the mean of the runs that have it: one the run may lack (MAY_BE_MISSING),
-    # or one added after the run was recorded (the code records every other feature on every run), which read as
-    # 0 would count an old run's short walk as none. One no run has gets no weight and no range, like an
-    # excluded one.
+    # or, with `absent_unknown`, one added after the run was recorded (today's code records every feature on
+    # every run), which read as 0 would count an old run's short walk as none. One no run has gets no weight
+    # and no range, like an excluded one.
     present = ~np.isnan(x)
     kept = present.any(axis=0)
     names = [n for n, keep in zip(names, kept, strict=True) if keep]

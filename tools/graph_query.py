@@ -18,11 +18,11 @@ from cypher.clause_order import repaired
 from cypher.null_order import ranked_without_nulls
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
-from cypher.unasked_limit import unasked_limit_lifted
 from planning.adjusters import broadened_query
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
 from tools.query_doubts import QueryDoubts, query_doubts
+from tools.unasked_limit import unasked_limit_lifted
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -134,7 +134,7 @@ def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
 async def _without_unasked_limit(request: StepInput, query: str, rows: QueryRows,
                                  backends: Backends) -> tuple[str, QueryRows, str]:
     """The query and its rows, run again without a LIMIT the question never asked for when the rows stopped
-    exactly there (cypher/unasked_limit.py), with what was done in words; as they were otherwise."""
+    exactly there (tools/unasked_limit.py), with what was done in words; as they were otherwise."""
     lifted = unasked_limit_lifted(query, request.question, rows.total_rows)
     if lifted is None:
         return query, rows, ""

@@ -1,4 +1,4 @@
-"""A LIMIT the question never asked for (cypher/unasked_limit.py), on the real FalkorDB's procurement graph: a
+"""A LIMIT the question never asked for (tools/unasked_limit.py), on the real FalkorDB's procurement graph: a
 list question's rows that stopped exactly at the query's LIMIT are read again without it, and the step says
 so; a question that asks for a number of rows, or for the top of a ranking, keeps its LIMIT."""
 

@@ -225,7 +225,7 @@ def test_runs_recorded_before_a_feature_existed_do_not_dilute_its_weight() -> No
         return samples
 
     new, old = runs(240, recorded=True), runs(480, recorded=False)
-    alone, both = fit(new), fit(new + old)
+    alone, both = fit(new), fit(new + old, absent_unknown=True)
     assert alone.weights["short_walk"] < -1.5
     assert both.weights["short_walk"] == pytest.approx(alone.weights["short_walk"], rel=0.1)
     clean = {"step_score": 0.9, "coverage": 1.0, "short_walk": 0.0}

@@ -1,11 +1,11 @@
-"""Which LIMIT the question never asked for (cypher/unasked_limit.py): only a literal final LIMIT of 2 or more,
+"""Which LIMIT the question never asked for (tools/unasked_limit.py): only a literal final LIMIT of 2 or more,
 reached exactly, in a question with no number and no superlative."""
 
 from __future__ import annotations
 
 import pytest
 
-from cypher.unasked_limit import final_limit, unasked_limit_lifted
+from tools.unasked_limit import final_limit, unasked_limit_lifted
 
 pytestmark = pytest.mark.unit
 
