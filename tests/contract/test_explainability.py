@@ -110,9 +110,13 @@ async def read_store(consumer, until: int) -> list[TgTriples]:  # type: ignore[n
     return stored
 
 
+EXPLAINED_CALIBRATOR = Path(__file__).with_name("explained_calibrator.json")
+
+
 async def test_a_run_explains_itself_as_trustgraphs_agent_does(make_stack, tg_agent) -> None:  # noqa: F811
     with ScriptedLLM(answers) as llm:
-        stack = await make_stack(llm.base_url)
+        # a fixed calibrator whose weights move this answer (the shipped one's change with each refit)
+        stack = await make_stack(llm.base_url, service={"calibrator_path": str(EXPLAINED_CALIBRATOR)})
         store_topic = queue_topic("flow", "triples-store", stack.config.workspace, stack.config.flow)
         client = pulsar_client(stack.config.pulsar_url)
         store = await client.subscribe(store_topic, f"store-{uuid.uuid4().hex[:8]}",

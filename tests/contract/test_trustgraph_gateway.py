@@ -27,6 +27,12 @@ TG, TGCA = "https://trustgraph.ai/ns/", "urn:tgca:ns:"
 GATEWAY_BUG = "Exception: 'Error' object has no attribute 'code'"
 
 
+# A calibrator fixed for these tests (the one shipped on 2026-11-26 before its refit), whose weights move the
+# scripted answer's confidence: the words "raised because ..." are checked here, not the shipped weights, which
+# each refit changes.
+EXPLAINED_CALIBRATOR = Path(__file__).with_name("explained_calibrator.json")
+
+
 @pytest_asyncio.fixture(scope="module")
 async def gateway(pulsar_url: str, falkordb_url: str, tmp_path_factory) -> AsyncIterator[Gateway]:  # type: ignore[no-untyped-def]
     async with running_gateway(pulsar_url, falkordb_url, Path(tmp_path_factory.mktemp("gateway"))) as running:
@@ -37,7 +43,7 @@ async def gateway(pulsar_url: str, falkordb_url: str, tmp_path_factory) -> Async
 async def flow(make_stack, gateway):  # type: ignore[no-untyped-def]
     """start(llm_base_url) -> the stack, its flow started in TrustGraph (the gateway routes it)."""
     async def start(llm_base_url: str):  # type: ignore[no-untyped-def]
-        stack = await make_stack(llm_base_url)
+        stack = await make_stack(llm_base_url, service={"calibrator_path": str(EXPLAINED_CALIBRATOR)})
         await gateway.start_flow(stack.config.workspace, stack.config.flow)
         return stack
     return start
