@@ -206,6 +206,14 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
                       trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())))
 
 
+def _gradient(design: Any, y: Any, penalty: Any, beta: Any) -> tuple[Any, Any]:
+    """The predicted probabilities and the penalised log-loss gradient at `beta`."""
+    import numpy as np
+
+    p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
+    return p, design.T @ (p - y) + penalty @ beta
+
+
 def _newton(design: Any, y: Any, penalty: Any, free: Any, iterations: int) -> Any:
     """The penalised logistic fit over the `free` columns, the others' weights held at 0."""
     import numpy as np
@@ -214,8 +222,7 @@ def _newton(design: Any, y: Any, penalty: Any, free: Any, iterations: int) -> An
     d, pen = design[:, columns], penalty[np.ix_(columns, columns)]
     beta = np.zeros(len(columns))
     for _ in range(iterations):
-        p = 1 / (1 + np.exp(-np.clip(d @ beta, -30, 30)))
-        gradient = d.T @ (p - y) + pen @ beta
+        p, gradient = _gradient(d, y, pen, beta)
         hessian = d.T @ (d * (p * (1 - p))[:, None]) + pen
         step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
         beta -= step
@@ -238,8 +245,7 @@ def _signed_fit(design: Any, y: Any, penalty: Any, signs: Any, iterations: int) 
         if wrong.any():
             held |= wrong
         else:
-            p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
-            pull = -(design.T @ (p - y) + penalty @ beta)  # the way the loss falls fastest, per weight
+            pull = -_gradient(design, y, penalty, beta)[1]  # the way the loss falls fastest, per weight
             wants = held & (signs * pull > 1e-6)
             if not wants.any():
                 break

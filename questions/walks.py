@@ -26,11 +26,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
 _TAIL = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT|UNION)\b", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
-_NODE = re.compile(r"\(\s*(\w+)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
+# A node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()` (its variable, its properties)
+_NODE = re.compile(r"\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
 _WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
-# Any node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()`
-_ANY_NODE = re.compile(r"(?<!\w)\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(?:\{[^}]*\})?\s*\)")  # not `count(n)`
 # What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
 _CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
 _UNWIND = re.compile(r"\bUNWIND\b(.+?)\bAS\s+(\w+)", re.IGNORECASE)
@@ -146,7 +145,7 @@ def _named_variables(blanked: str, query: str, names: set[str]) -> set[str]:
     `WHERE f.name = 'Medici'`."""
     found = set()
     for node in _NODE.finditer(blanked):
-        if node.group(2):
+        if node.group(1) and node.group(2):
             literal = query[node.start(2):node.end(2)]
             if any(_unquoted(m) in names for m in _STRING.finditer(literal)):
                 found.add(node.group(1))
@@ -218,7 +217,7 @@ def _joined_parts(blanked: str) -> tuple[dict[str, str], set[str]]:
         for other in variables[1:]:
             parent[find(other)] = find(variables[0])
 
-    nodes = list(_ANY_NODE.finditer(blanked))
+    nodes = list(_NODE.finditer(blanked))
     names = [n.group(1) or f"#{i}" for i, n in enumerate(nodes)]  # an anonymous node is a part of a path too
     for name in names:
         find(name)
