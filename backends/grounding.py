@@ -23,6 +23,7 @@ from questions.named_terms import (
     named_lookups,
     property_comparisons,
 )
+from questions.walks import named_joins
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -119,17 +120,18 @@ CONNECTION_PATHS = 3
 CONNECTION_TIMEOUT_MS = 2000  # per length searched: on a large graph a slow search costs only this fact
 
 
-async def connection_facts(graph: GraphStore, first: EntityMatch, second: EntityMatch) -> str:
-    """The shortest connections between two found entities, in either direction: a question that names two
-    things often asks how they are connected, and a small model rarely writes that query right. Searched one
-    length at a time (1, 2, ... CONNECTION_HOPS relationships), so the first length with a path is the fewest
-    (FalkorDB's shortestPath is directed only, and algo.SPpaths without weights returns paths of any length).
-    Empty when a search fails or runs out of time."""
+async def shortest_connections(graph: GraphStore, first: EntityMatch, second: EntityMatch,
+                               max_hops: int = CONNECTION_HOPS) -> list[tuple[list[str], list[dict[str, object]],
+                                                                             list[str]]] | None:
+    """The shortest connections between two found entities, in either direction: each path's node labels, node
+    properties and relationship types; [] when none of `max_hops` or fewer joins them, None when a search fails
+    or runs out of time. Searched one length at a time (1, 2, ... `max_hops` relationships), so the first length
+    with a path is the fewest (FalkorDB's shortestPath is directed only, and algo.SPpaths without weights returns
+    paths of any length)."""
     params = {"p1": first.property, "v1": first.value, "p2": second.property, "v2": second.value}
     ends = (f"MATCH {_labelled(first.label, 'a')} WHERE toString(a[$p1]) = $v1 WITH a LIMIT 1 "
             f"MATCH {_labelled(second.label, 'b')} WHERE toString(b[$p2]) = $v2 AND b <> a WITH a, b LIMIT 1 ")
-    paths: list[tuple[list[str], list[dict[str, object]], list[str]]] = []
-    for hops in range(1, CONNECTION_HOPS + 1):
+    for hops in range(1, max_hops + 1):
         query = (f"{ends}MATCH path = (a)-[*{hops}..{hops}]-(b) "
                  "RETURN [n IN nodes(path) | labels(n)[0]], [n IN nodes(path) | properties(n)], "
                  f"[r IN relationships(path) | type(r)] LIMIT {CONNECTION_PATHS}")
@@ -138,12 +140,38 @@ async def connection_facts(graph: GraphStore, first: EntityMatch, second: Entity
                                          timeout_ms=CONNECTION_TIMEOUT_MS)
         except GraphQueryError as exc:
             log.info("connection_search_failed", hops=hops, error=str(exc)[:200])
-            return ""
-        paths = [(list(labels), list(props), list(types)) for labels, props, types in found.rows]
-        if paths:
-            break
+            return None
+        if found.rows:
+            return [(list(labels), list(props), list(types)) for labels, props, types in found.rows]
+    return []
+
+
+async def connection_facts(graph: GraphStore, first: EntityMatch, second: EntityMatch) -> str:
+    """How two found entities are connected, for the planner and the answer writer: a question that names two
+    things often asks how they are connected, and a small model rarely writes that query right. Empty when the
+    search fails or runs out of time."""
+    paths = await shortest_connections(graph, first, second)
+    if paths is None:
+        return ""
     return describe_connection(f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", paths,
                                CONNECTION_HOPS)
+
+
+async def walks_shorter_than_connection(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
+    """For a query that came back empty: two of the question's names its walk joins by fewer relationships than
+    any connection between them in the graph (`(a {name: 'X'})-[:R]->(b {name: 'Y'})` for two things three
+    relationships apart), so the walk could never match. Said only when a longer connection exists: two things
+    the graph does not connect at all may be what an empty answer reports."""
+    found = {m.value: m for m in grounding.matches if m.same_name()}
+    doubts = []
+    for first, second, hops in named_joins(query, grounding):
+        paths = await shortest_connections(graph, found[first], found[second])
+        if paths and len(paths[0][2]) > hops:
+            fewest = len(paths[0][2])
+            doubts.append(f"the query joins '{first}' and '{second}' by {hops} relationship{'s' if hops != 1 else ''}"
+                          f", but they are {fewest} relationships apart at the fewest, so its walk matches nothing: "
+                          "walk all the relationships between them")
+    return doubts
 
 
 async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> Grounding:

@@ -156,6 +156,48 @@ def _named_variables(blanked: str, query: str, names: set[str]) -> set[str]:
     return found
 
 
+def _name_of_node(node: re.Match[str], query: str, names: set[str], where: dict[str, str]) -> str | None:
+    """The question's name a node pattern is bound to, inline (`(a {name: 'X'})`) or by `WHERE a.name = 'X'`."""
+    if node.group(2):
+        literal = query[node.start(2):node.end(2)]
+        inline = next((value for m in _STRING.finditer(literal) if (value := _unquoted(m)) in names), None)
+        if inline is not None:
+            return inline
+    return where.get(node.group(1)) if node.group(1) else None
+
+
+def named_joins(query: str, grounding: Grounding) -> list[tuple[str, str, int]]:
+    """Two of the question's names one path of the query joins by a fixed number of relationships: (first
+    name, second name, relationships between them). `(a {name: 'X'})-[:R]->(b {name: 'Y'})` is ('X', 'Y', 1).
+    A variable-length relationship between them (`[*]`, `[:R*2]`) leaves the pair out: its length is open."""
+    names = {m.value for m in grounding.matches if m.same_name()}
+    if len(names) < 2:
+        return []
+    blanked = blank_strings(query)
+    where = {}
+    for equals in _WHERE_EQUALS.finditer(blanked):
+        value = _unquoted(_STRING.match(query[equals.start(2):equals.end(2)]))
+        if value in names:
+            where.setdefault(equals.group(1), value)
+    nodes = list(_NODE.finditer(blanked))
+    joins = []
+    start = 0  # the first node of the path the current node is on
+    for i, node in enumerate(nodes):
+        if i > 0 and not _CONNECTOR.fullmatch(blanked[nodes[i - 1].end():node.start()]):
+            start = i
+        second = _name_of_node(node, query, names, where)
+        if second is None:
+            continue
+        for j in range(i - 1, start - 1, -1):
+            if "*" in blanked[nodes[j].end():nodes[j + 1].start()]:
+                break  # this connector, and every one before it on the path, leaves the length open
+            first = _name_of_node(nodes[j], query, names, where)
+            if first is not None and first != second:
+                joins.append((first, second, i - j))
+                break
+    return joins
+
+
 def _unquoted(match: re.Match[str] | None) -> str:
     if match is None:
         return ""

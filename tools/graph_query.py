@@ -236,7 +236,8 @@ class GraphQuery(Tool):
         named_nowhere = absent + unnamed
         output = _output(rows, named_nowhere, ordered_by(query))
         # A count of 0 over a name stored nowhere is the empty result it stands for, not an answer about it.
-        found = 0 if named_nowhere and holds_nothing(rows.rows) else rows.total_rows
+        # So is one over a walk too short to join the names it joins (tools/query_doubts.py).
+        found = 0 if (named_nowhere or doubts.too_short_joins) and holds_nothing(rows.rows) else rows.total_rows
         confidence = score_rows(found, None, rows.truncated, request.retry_count, literals, absent, unnamed)
         misplaced = await misplaced_names(query, grounding, graph) if found == 0 and not named_nowhere else []
         if misplaced:  # not "entities verified to exist": they exist, but not where the query looked
@@ -244,10 +245,13 @@ class GraphQuery(Tool):
                 "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
                 "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))},
                 "names": {k: v for k, v in confidence.names.items() if k != "unmatched_values"}})
+        elif found == 0 and doubts.too_short_joins:  # not "they are unconnected": the walk could never join them
+            confidence = confidence.model_copy(update={
+                "score": 0.3, "reasoning": "Empty result, and " + "; ".join(doubts.too_short_joins)})
         if doubts.unasked:
             # the rows are about other things than the question asks for: evidence for the calibrator
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
-        if doubts.walk_doubts:
+        if doubts.walk_doubts or doubts.too_short_joins:
             # a walk shorter than the question spells out, or rows of the named things themselves
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "short_walk": 1.0}})
         if lifted:

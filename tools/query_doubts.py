@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from backends.grounding import walks_shorter_than_connection
+from confidence.answer_check import holds_nothing
 from confidence.answer_fit import asks_for_name
 from questions.figures import unused_figures
 from questions.named_terms import unused_names
@@ -30,28 +32,36 @@ class QueryDoubts:
     unasked: str | None = None  # the kind of thing asked for ("which supplier") that the query never matches
     walk_doubts: tuple[str, ...] = ()  # a walk shorter than the question spells out, or rows of the named things
     rows_without_names: bool = False  # "which"/"who" asked, but the rows hold no text (False when rows unknown)
+    # an empty result (or an aggregate over nothing) whose walk joins two named things by fewer relationships
+    # than the graph needs to connect them: it could never match
+    too_short_joins: tuple[str, ...] = ()
 
     @property
     def calls_for_form(self) -> bool:
         """Worth a cross-check by the query form (`form_when_doubted`): it ignores a name the question gives, or
         draws one of the planner's doubts. Figures and rows are left out: they were never part of this."""
-        return bool(self.ignored_names or self.unasked or self.walk_doubts)
+        return bool(self.ignored_names or self.unasked or self.walk_doubts or self.too_short_joins)
 
     @property
     def loses_ties(self) -> bool:
         """Placed after undoubted candidates on a tie (tools/query_candidates.py): it returns only figures where
         a name is asked for, leaves out a figure the question gives, or draws one of the planner's doubts."""
-        return self.rows_without_names or bool(self.unused_figures or self.unasked or self.walk_doubts)
+        return self.rows_without_names or bool(self.unused_figures or self.unasked or self.walk_doubts
+                                               or self.too_short_joins)
 
 
 async def query_doubts(question: str, query: str, grounding: Grounding, schema: SchemaCheck | None,
                        rows: QueryRows | None = None) -> QueryDoubts:
-    """The query's doubts, each kind checked once: the schema's only with a schema, the rows' only with rows.
-    The grounding's names and what it matched are what count (not its facts for the writers)."""
+    """The query's doubts, each kind checked once: the schema's only with a schema, the rows' only with rows (an
+    empty result's walk is checked against how the graph connects the names it joins). The grounding's names and
+    what it matched are what count (not its facts for the writers)."""
     textless = rows is not None and asks_for_name(question) and not any(
         isinstance(v, str) for row in rows.rows for v in row)
     unasked = await schema.unasked(question, [query]) if schema is not None else None
     walks = await schema.walk_doubts(question, [query], grounding) if schema is not None else []
+    too_short = (await walks_shorter_than_connection(query, grounding, schema.graph)
+                 if schema is not None and rows is not None and holds_nothing(rows.rows) else [])
     return QueryDoubts(query=query, ignored_names=tuple(unused_names(query, grounding)),
                        unused_figures=tuple(unused_figures(without_names(question, grounding), query)),
-                       unasked=unasked, walk_doubts=tuple(walks), rows_without_names=textless)
+                       unasked=unasked, walk_doubts=tuple(walks), rows_without_names=textless,
+                       too_short_joins=tuple(too_short))

@@ -139,3 +139,33 @@ async def test_a_doubted_step_checks_each_query_once_and_keeps_the_evidence_of_t
         kept, asked = await counted_step(falkordb_url, llm, RETURNS_START, SETTLES)
     assert "candidates" in kept.confidence.signals  # cross-checked, and its own query kept
     assert kept.confidence.signals["short_walk"] == 1.0 and asked[RETURNS_START] == 1
+
+
+# Issued to another supplier: 3 relationships apart (through the place both deliver to), not 1.
+APART = "How many relationships lie between purchase order PO-20240002 and Acme Industrial?"
+DIRECT = ("MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[:ISSUED_TO]->(s:Supplier {name: 'Acme Industrial'}) "
+          "RETURN count(*) AS relationships")
+
+
+async def test_an_empty_walk_shorter_than_the_named_things_connection_is_doubted(graph: GraphStore) -> None:
+    direct = await doubts(graph, APART, DIRECT, with_rows=True)
+    assert len(direct.too_short_joins) == 1 and "3 relationships apart" in direct.too_short_joins[0]
+    assert direct.calls_for_form and direct.loses_ties
+    walked = ("MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[*3]-(s:Supplier {name: 'Acme Industrial'}) "
+              "RETURN count(*) AS relationships")
+    assert (await doubts(graph, APART, walked, with_rows=True)).too_short_joins == ()  # it matched: 1
+    assert (await doubts(graph, APART, DIRECT)).too_short_joins == ()  # rows unknown: nothing said
+
+
+async def test_a_step_whose_walk_could_never_join_the_named_things_is_scored_weak(falkordb_url: str) -> None:
+    with ScriptedLLM(replies()) as llm:
+        backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
+        request = call("GraphQuery", query=DIRECT)
+        request.question = APART
+        try:
+            out = await ToolCalls(backends).GraphQuery(request)
+        finally:
+            await backends.aclose()
+    # not "a genuine answer (they are unconnected)" at 0.85: the ladder repairs it, told why
+    assert out.confidence.score < 0.5 and "3 relationships apart at the fewest" in out.confidence.reasoning
+    assert out.confidence.signals["short_walk"] == 1.0 and out.confidence.signals["rows"] == 0

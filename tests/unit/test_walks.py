@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contracts.query_path import EntityMatch, Grounding
 from questions.walks import (
+    named_joins,
     named_start_doubts,
     named_times,
     orders_by_named,
@@ -159,3 +160,27 @@ def test_a_label_the_question_names_and_no_query_matches_is_found() -> None:
     assert unmatched_labels(question, {"PurchaseOrder", "Supplier"}, labels) == ["Invoice"]
     assert unmatched_labels(question, {"Invoice", "PurchaseOrder"}, labels) == []
     assert unmatched_labels("How many purchase orders are open?", set(), labels) == ["PurchaseOrder"]
+
+
+def test_two_names_one_path_joins_are_counted_by_the_relationships_between_them() -> None:
+    both = grounded("Donyi Polo", "Rajahmundry")
+    assert named_joins("MATCH (a:Airport {name: 'Donyi Polo'})-[:SERVES]->(c:City {name: 'Rajahmundry'}) "
+                       "RETURN count(*)", both) == [("Donyi Polo", "Rajahmundry", 1)]
+    assert named_joins("MATCH (a)-[:SERVES]->(c)-[:IN]->(x)<-[:IN]-(d) WHERE a.name = 'Donyi Polo' AND "
+                       "d.name = 'Rajahmundry' RETURN x", both) == [("Donyi Polo", "Rajahmundry", 3)]
+    # anonymous named nodes count too; the nearest named node before is the one paired
+    assert named_joins("MATCH (:Airport {name: 'Donyi Polo'})--(:City {name: 'Rajahmundry'}) RETURN 1",
+                       both) == [("Donyi Polo", "Rajahmundry", 1)]
+
+
+def test_open_length_walks_and_separate_paths_join_no_names() -> None:
+    both = grounded("Donyi Polo", "Rajahmundry")
+    for query in [
+        "MATCH p = shortestPath((a {name: 'Donyi Polo'})-[*]-(b {name: 'Rajahmundry'})) RETURN length(p)",
+        "MATCH (a {name: 'Donyi Polo'})-[:R*1..3]-(b {name: 'Rajahmundry'}) RETURN b",
+        "MATCH (a {name: 'Donyi Polo'})-[:R]->(x)-[*]-(b {name: 'Rajahmundry'}) RETURN b",
+        "MATCH (a {name: 'Donyi Polo'})-[:R]->(x), (b {name: 'Rajahmundry'})-[:R]->(y) RETURN x, y",
+        "MATCH (a {name: 'Donyi Polo'}) MATCH (b {name: 'Rajahmundry'}) RETURN a, b",
+    ]:
+        assert named_joins(query, both) == [], query
+    assert named_joins("MATCH (a {name: 'Donyi Polo'})-[:R]->(b) RETURN b", grounded("Donyi Polo")) == []
