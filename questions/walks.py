@@ -29,6 +29,9 @@ _IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
 # A node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()` (its variable, its properties)
 _NODE = re.compile(r"\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
 _WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+# `v.p = 'X'`, as the adjusted rung broadens it too (`toLower(v.p) CONTAINS toLower('X')`, cypher.text.broaden_cypher)
+_WHERE_NAMES = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*\)?\s*(?:=|CONTAINS|STARTS\s+WITH)\s*(?:toLower\s*\(\s*)?"
+                          r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 # What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
 _CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
@@ -175,7 +178,7 @@ def named_joins(query: str, grounding: Grounding) -> list[tuple[str, str, int]]:
         return []
     blanked = blank_strings(query)
     where = {}
-    for equals in _WHERE_EQUALS.finditer(blanked):
+    for equals in _WHERE_NAMES.finditer(blanked):
         value = _unquoted(_STRING.match(query[equals.start(2):equals.end(2)]))
         if value in names:
             where.setdefault(equals.group(1), value)

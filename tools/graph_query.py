@@ -267,7 +267,9 @@ class GraphQuery(Tool):
         confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape},
                                                    "names": {**confidence.names, "unused_names": ignored}
                                                    if ignored else confidence.names})
-        return StepOutput(success=True, output=output, confidence=confidence)
+        # A walk that could never join the names gives the same nothing when run again: the ladder repairs it.
+        return StepOutput(success=True, output=output, confidence=confidence,
+                          deterministic=found == 0 and bool(doubts.too_short_joins))
 
     @staticmethod
     def _candidates(request: StepInput, doubts: QueryDoubts, backends: Backends) -> int:

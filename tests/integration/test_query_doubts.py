@@ -169,3 +169,4 @@ async def test_a_step_whose_walk_could_never_join_the_named_things_is_scored_wea
     # not "a genuine answer (they are unconnected)" at 0.85: the ladder repairs it, told why
     assert out.confidence.score < 0.5 and "3 relationships apart at the fewest" in out.confidence.reasoning
     assert out.confidence.signals["short_walk"] == 1.0 and out.confidence.signals["rows"] == 0
+    assert out.deterministic  # run again, the same walk finds the same nothing: the ladder repairs, not repeats

@@ -168,6 +168,10 @@ def test_two_names_one_path_joins_are_counted_by_the_relationships_between_them(
                        "RETURN count(*)", both) == [("Donyi Polo", "Rajahmundry", 1)]
     assert named_joins("MATCH (a)-[:SERVES]->(c)-[:IN]->(x)<-[:IN]-(d) WHERE a.name = 'Donyi Polo' AND "
                        "d.name = 'Rajahmundry' RETURN x", both) == [("Donyi Polo", "Rajahmundry", 3)]
+    # as the retry ladder's adjusted rung broadens the names (cypher.text.broaden_cypher)
+    assert named_joins("MATCH (a:Airport)-[:SERVES]->(c:City) WHERE toLower(a.name) CONTAINS toLower('Donyi Polo') "
+                       "AND toLower(c.name) CONTAINS toLower('Rajahmundry') RETURN count(*)",
+                       both) == [("Donyi Polo", "Rajahmundry", 1)]
     # anonymous named nodes count too; the nearest named node before is the one paired
     assert named_joins("MATCH (:Airport {name: 'Donyi Polo'})--(:City {name: 'Rajahmundry'}) RETURN 1",
                        both) == [("Donyi Polo", "Rajahmundry", 1)]
