@@ -79,11 +79,14 @@ def baseline_rows(by_graph: dict[str, list[dict[str, Any]]], calibrator: Calibra
     return rows
 
 
-def leave_one_out(by_graph: dict[str, list[dict[str, Any]]], target: float,
-                  exclude: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+def leave_one_out(by_graph: dict[str, list[dict[str, Any]]], target: float, exclude: frozenset[str] = frozenset(),
+                  fit_also: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """Each graph's runs stated by a calibrator fitted on the other graphs' runs (and their `fit_also` runs: an
+    older set of questions fitted on, never reported on)."""
     rows = []
     for name, test in sorted(by_graph.items()):
-        train = [r for other, rs in by_graph.items() if other != name for r in rs]
+        train = [r for source in (by_graph, fit_also or {}) for other, rs in source.items() if other != name
+                 for r in rs]
         rows.append(graph_row(name, train, test, target, exclude))
     return rows
 
@@ -118,7 +121,8 @@ def table(rows: list[dict[str, Any]], target: float) -> str:
     return "\n".join(lines)
 
 
-def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: float | None) -> str:
+def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: float | None,
+            fit_also: dict[str, list[dict[str, Any]]] | None = None) -> str:
     """Each feature alone (its AUROC over every run with evidence, as it points) and the leave-one-graph-out
     mean AUROC lost when the calibrator is fitted without it."""
     records = [r for rs in by_graph.values() for r in rs if usable(r)]
@@ -133,13 +137,27 @@ def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: floa
         present = sum(v > 0 for v, _ in pairs)
         alone = auroc([v for v, _ in pairs], [ok for _, ok in pairs]) if present else None
         try:
-            without = [r["auroc"] for r in leave_one_out(by_graph, target, frozenset({name})) if r["auroc"] is not None]
+            without = [r["auroc"] for r in leave_one_out(by_graph, target, frozenset({name}), fit_also)
+                       if r["auroc"] is not None]
         except CalibratorError:
             without = []
         mean_without = statistics.mean(without) if without else None
         gain = f" ({base - mean_without:+.3f})" if base is not None and mean_without is not None else ""
         lines.append(f"| {name} | {present} | {_num(alone)} | {_num(mean_without, 3)}{gain} |")
     return "\n".join(lines)
+
+
+def _by_graph(paths: list[Path], golds: dict[Any, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The runs of these results files by graph, each judged again with the current judge (and `golds`)."""
+    by_graph: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for path in paths:
+        records = [{**r, "gold": golds.get((r.get("dataset"), r["question"]), r["gold"])} for r in results.read(path)]
+        judged, changed = results.rejudge(records)
+        if changed:
+            print(f"note: {changed} verdict(s) of {path} changed with the current judge and golds", file=sys.stderr)
+        for r in judged:
+            by_graph[r.get("dataset") or path.stem].append(r)
+    return by_graph
 
 
 def main() -> int:
@@ -151,6 +169,9 @@ def main() -> int:
     p.add_argument("--baseline", type=Path, default=None, help="a calibrator to report first, as it states these runs")
     p.add_argument("--svg", type=Path, default=None, help="write the risk-coverage curves here")
     p.add_argument("--write-calibrator", type=Path, default=None, help="fit on every run and write the calibrator")
+    p.add_argument("--fit-also", type=Path, nargs="*", default=[],
+                   help="more results files to fit on (by graph: never when their graph is left out) but not report "
+                        "on, e.g. an earlier question set's runs when the figures are a fresh set's")
     args = p.parse_args()
     golds: dict[str, Any] = {}
     for path in args.questions or []:
@@ -158,14 +179,8 @@ def main() -> int:
 
         graph, questions = read(path)
         golds.update({(graph, q.text): q.gold for q in questions})
-    by_graph: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for path in args.results:
-        records = [{**r, "gold": golds.get((r.get("dataset"), r["question"]), r["gold"])} for r in results.read(path)]
-        judged, changed = results.rejudge(records)
-        if changed:
-            print(f"note: {changed} verdict(s) of {path} changed with the current judge and golds", file=sys.stderr)
-        for r in judged:
-            by_graph[r.get("dataset") or path.stem].append(r)
+    by_graph = _by_graph(args.results, golds)
+    fit_also = _by_graph(args.fit_also, golds)
     if len(by_graph) < 2:
         print("error: leaving one graph out needs runs on two graphs or more", file=sys.stderr)
         return 2
@@ -173,11 +188,14 @@ def main() -> int:
         print(f"Stated by {args.baseline} (fitted on none of these runs):\n")
         print(table(baseline_rows(by_graph, CalibratorFile(args.baseline).current(), args.target), args.target))
         print("\nEach graph left out of fitting:\n")
-    rows = leave_one_out(by_graph, args.target)
+    if fit_also:
+        fitted_only = sum(map(len, fit_also.values()))
+        print(f"Fitted also on {fitted_only} runs reported nowhere ({len(args.fit_also)} files).\n")
+    rows = leave_one_out(by_graph, args.target, fit_also=fit_also)
     print(table(rows, args.target))
     mean_auroc = statistics.mean(r["auroc"] for r in rows if r["auroc"] is not None)
     print()
-    print(signals(by_graph, args.target, mean_auroc))
+    print(signals(by_graph, args.target, mean_auroc, fit_also))
     pooled_scores = [s for r in rows for s in r["scores"]]
     pooled_right = [x for r in rows for x in r["right"]]
     curve = risk_coverage(pooled_scores, pooled_right)
@@ -189,12 +207,12 @@ def main() -> int:
         args.svg.write_text(svg_curve(curves, "Risk and coverage, each graph left out of fitting"), encoding="utf-8")
         print(f"\nwrote {args.svg}")
     if args.write_calibrator:
-        every = [r for rs in by_graph.values() for r in rs]
+        every = [r for source in (by_graph, fit_also) for rs in source.values() for r in rs]
         calibrator = fitted(every)
         scores, right = stated(every, calibrator)
         threshold = choose_threshold(scores, right, args.target)
         calibrator = Calibrator(calibrator.weights, calibrator.bias, calibrator.means,
-                                {**calibrator.trained_on, "graphs": sorted(by_graph),
+                                {**calibrator.trained_on, "graphs": sorted({*by_graph, *fit_also}),
                                  "escalation_threshold": threshold.value, "escalation_target": args.target},
                                 calibrator.ranges)
         args.write_calibrator.write_text(calibrator.to_json(), encoding="utf-8")
