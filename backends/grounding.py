@@ -120,18 +120,17 @@ CONNECTION_PATHS = 3
 CONNECTION_TIMEOUT_MS = 2000  # per length searched: on a large graph a slow search costs only this fact
 
 
-async def shortest_connections(graph: GraphStore, first: EntityMatch, second: EntityMatch,
-                               max_hops: int = CONNECTION_HOPS) -> list[tuple[list[str], list[dict[str, object]],
-                                                                             list[str]]] | None:
+async def shortest_connections(graph: GraphStore, first: EntityMatch, second: EntityMatch
+                               ) -> list[tuple[list[str], list[dict[str, object]], list[str]]] | None:
     """The shortest connections between two found entities, in either direction: each path's node labels, node
-    properties and relationship types; [] when none of `max_hops` or fewer joins them, None when a search fails
-    or runs out of time. Searched one length at a time (1, 2, ... `max_hops` relationships), so the first length
+    properties and relationship types; [] when none of CONNECTION_HOPS or fewer joins them, None when a search
+    fails or runs out of time. Searched one length at a time (1, 2, ... CONNECTION_HOPS), so the first length
     with a path is the fewest (FalkorDB's shortestPath is directed only, and algo.SPpaths without weights returns
     paths of any length)."""
     params = {"p1": first.property, "v1": first.value, "p2": second.property, "v2": second.value}
     ends = (f"MATCH {_labelled(first.label, 'a')} WHERE toString(a[$p1]) = $v1 WITH a LIMIT 1 "
             f"MATCH {_labelled(second.label, 'b')} WHERE toString(b[$p2]) = $v2 AND b <> a WITH a, b LIMIT 1 ")
-    for hops in range(1, max_hops + 1):
+    for hops in range(1, CONNECTION_HOPS + 1):
         query = (f"{ends}MATCH path = (a)-[*{hops}..{hops}]-(b) "
                  "RETURN [n IN nodes(path) | labels(n)[0]], [n IN nodes(path) | properties(n)], "
                  f"[r IN relationships(path) | type(r)] LIMIT {CONNECTION_PATHS}")
@@ -160,18 +159,30 @@ async def connection_facts(graph: GraphStore, first: EntityMatch, second: Entity
 async def walks_shorter_than_connection(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
     """For a query that came back empty: two of the question's names its walk joins by fewer relationships than
     any connection between them in the graph (`(a {name: 'X'})-[:R]->(b {name: 'Y'})` for two things three
-    relationships apart), so the walk could never match. Said only when a longer connection exists: two things
-    the graph does not connect at all may be what an empty answer reports."""
-    found = {m.value: m for m in grounding.matches if m.same_name()}
+    relationships apart), so the walk could never match. Said only when every entity the two names may stand
+    for (of the label the query gives it) is connected, and farther apart: two things the graph does not
+    connect within CONNECTION_HOPS may be what an empty answer reports."""
     doubts = []
-    for first, second, hops in named_joins(query, grounding):
-        paths = await shortest_connections(graph, found[first], found[second])
-        if paths and len(paths[0][2]) > hops:
-            fewest = len(paths[0][2])
-            doubts.append(f"the query joins '{first}' and '{second}' by {hops} relationship{'s' if hops != 1 else ''}"
-                          f", but they are {fewest} relationships apart at the fewest, so its walk matches nothing: "
-                          "walk all the relationships between them")
+    for join in named_joins(query, grounding):
+        if join.hops >= CONNECTION_HOPS:
+            continue  # no connection found within CONNECTION_HOPS can be longer
+        firsts = _stood_for(grounding, join.first, join.first_label)
+        seconds = _stood_for(grounding, join.second, join.second_label)
+        apart = [await shortest_connections(graph, a, b) for a in firsts for b in seconds]
+        if not apart or any(not paths for paths in apart):  # unknown, or some pair unconnected
+            continue
+        fewest = min(len(paths[0][2]) for paths in apart if paths)
+        if fewest > join.hops:
+            doubts.append(f"the query joins '{join.first}' and '{join.second}' by {join.hops} relationship"
+                          f"{'s' if join.hops != 1 else ''}, but they are {fewest} relationships apart at the fewest, "
+                          "so its walk matches nothing: walk all the relationships between them")
     return doubts
+
+
+def _stood_for(grounding: Grounding, value: str, label: str | None) -> list[EntityMatch]:
+    """The found entities a name in a query may stand for: those of the label the query gives it, if it gives
+    one (at most two, each a search of the graph)."""
+    return [m for m in grounding.matches if m.same_name() and m.value == value and label in (None, m.label)][:2]
 
 
 async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> Grounding:

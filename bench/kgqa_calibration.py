@@ -5,7 +5,7 @@ left-out one; then the mean and the worst graph, each evidence feature's own AUR
 calibrator, and the risk-coverage curve.
 
     .venv/bin/python bench/kgqa_calibration.py results-*.jsonl [--target 0.95] [--svg curve.svg]
-        [--write-calibrator service/calibrator.json]
+        [--write-calibrator service/calibrator.json] [--fit-also older-runs-*.jsonl]
 
 Each results file is a bench/kgqa.py run; its records name their graph (`dataset`). Runs that ended in an error
 or recorded no evidence count as wrong at confidence 0 (as the benchmark's own metrics count them)."""

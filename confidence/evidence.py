@@ -37,8 +37,8 @@ FEATURES: dict[str, str] = {
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "short_walk": "a query that walks the question's relationships fewer times than it names them, matches no "
-                  "kind of thing the question names, returns or ranks by only the things it names, or walks from "
-                  "two of them apart",
+                  "kind of thing the question names, returns or ranks by only the things it names, walks from "
+                  "two of them apart, or joins two of them by fewer relationships than separate them",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",

@@ -205,7 +205,8 @@ def _unasked_label(v: float, f: Figures) -> str:
 def _short_walk(v: float, f: Figures) -> str:
     return (f"{_the_query(f)} {'walk' if len(f.graph()) > 1 else 'walks'} the relationships the question spells "
             "out fewer times than it names them, misses a kind of thing it names, returns or ranks by only what it "
-            "names, or walks from two of its names apart")
+            "names, walks from two of its names apart, or joins two of them by fewer relationships than separate "
+            "them")
 
 
 def _multi_step(v: float, f: Figures) -> str:

@@ -9,10 +9,11 @@ nothing here knows a graph or a domain.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from contracts.query_path import Grounding
 from cypher.clause_order import AGGREGATE, ranked_by
-from cypher.text import blank_strings, unescaped
+from cypher.text import NODE_LABEL, blank_strings, unescaped
 from questions.asked_for import schema_words
 from questions.named_terms import singular
 
@@ -41,6 +42,8 @@ _CLAUSE = re.compile(r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+M
 _CONDITION = re.compile(r"\b(?:AND|OR|XOR)\b", re.IGNORECASE)
 # What makes rows of separate walks no simple pairing: a WITH or CALL between them, a UNION of them, an aggregate
 _NOT_PAIRED = re.compile(r"\b(?:WITH|CALL|UNION)\b", re.IGNORECASE)
+_UNION = re.compile(r"\bUNION(?:\s+ALL)?\b", re.IGNORECASE)
+_NEGATED_OR_EITHER = re.compile(r"\b(?:NOT|OR|XOR)\b", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -159,6 +162,32 @@ def _named_variables(blanked: str, query: str, names: set[str]) -> set[str]:
     return found
 
 
+class NamedJoin(NamedTuple):
+    """Two of the question's names one path of a query joins, and by how many relationships."""
+
+    first: str
+    first_label: str | None  # the label the query's node pattern gives the name, if it gives one
+    second: str
+    second_label: str | None
+    hops: int
+
+
+def _where_names(blanked: str, query: str, names: set[str]) -> dict[str, str]:
+    """The variables a WHERE binds to one of the question's names (`a.name = 'X'`, or as the adjusted rung
+    broadens it). A WHERE with NOT, OR or XOR binds none: its name may be one excluded or one of alternatives."""
+    bound: dict[str, str] = {}
+    clauses = list(_CLAUSE.finditer(blanked))
+    for n, clause in enumerate(clauses):
+        end = clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)
+        if clause.group(1).upper() != "WHERE" or _NEGATED_OR_EITHER.search(blanked[clause.end():end]):
+            continue
+        for equals in _WHERE_NAMES.finditer(blanked, clause.end(), end):
+            value = _unquoted(_STRING.match(query[equals.start(2):equals.end(2)]))
+            if value in names:
+                bound.setdefault(equals.group(1), value)
+    return bound
+
+
 def _name_of_node(node: re.Match[str], query: str, names: set[str], where: dict[str, str]) -> str | None:
     """The question's name a node pattern is bound to, inline (`(a {name: 'X'})`) or by `WHERE a.name = 'X'`."""
     if node.group(2):
@@ -169,21 +198,16 @@ def _name_of_node(node: re.Match[str], query: str, names: set[str], where: dict[
     return where.get(node.group(1)) if node.group(1) else None
 
 
-def named_joins(query: str, grounding: Grounding) -> list[tuple[str, str, int]]:
-    """Two of the question's names one path of the query joins by a fixed number of relationships: (first
-    name, second name, relationships between them). `(a {name: 'X'})-[:R]->(b {name: 'Y'})` is ('X', 'Y', 1).
-    A variable-length relationship between them (`[*]`, `[:R*2]`) leaves the pair out: its length is open."""
-    names = {m.value for m in grounding.matches if m.same_name()}
-    if len(names) < 2:
-        return []
-    blanked = blank_strings(query)
-    where = {}
-    for equals in _WHERE_NAMES.finditer(blanked):
-        value = _unquoted(_STRING.match(query[equals.start(2):equals.end(2)]))
-        if value in names:
-            where.setdefault(equals.group(1), value)
+def _label_of_node(node: re.Match[str], blanked: str) -> str | None:
+    label = NODE_LABEL.match(blanked, node.start())
+    return label.group(1) if label and label.end() <= node.end() else None
+
+
+def _joins_in(blanked: str, query: str, names: set[str]) -> list[NamedJoin]:
+    """named_joins for one query of a UNION."""
+    where = _where_names(blanked, query, names)
     nodes = list(_NODE.finditer(blanked))
-    joins = []
+    joins: list[NamedJoin] = []
     start = 0  # the first node of the path the current node is on
     for i, node in enumerate(nodes):
         if i > 0 and not _CONNECTOR.fullmatch(blanked[nodes[i - 1].end():node.start()]):
@@ -196,8 +220,27 @@ def named_joins(query: str, grounding: Grounding) -> list[tuple[str, str, int]]:
                 break  # this connector, and every one before it on the path, leaves the length open
             first = _name_of_node(nodes[j], query, names, where)
             if first is not None and first != second:
-                joins.append((first, second, i - j))
+                join = NamedJoin(first, _label_of_node(nodes[j], blanked), second, _label_of_node(node, blanked), i - j)
+                if join not in joins:
+                    joins.append(join)
                 break
+    return joins
+
+
+def named_joins(query: str, grounding: Grounding) -> list[NamedJoin]:
+    """Two of the question's names one path of the query joins by a fixed number of relationships:
+    `(a:A {name: 'X'})-[:R]->(b {name: 'Y'})` is ('X', 'A', 'Y', None, 1). A variable-length relationship
+    between them (`[*]`, `[:R*2]`) leaves the pair out: its length is open. Each query of a UNION on its own."""
+    names = {m.value for m in grounding.matches if m.same_name()}
+    if len(names) < 2:
+        return []
+    blanked = blank_strings(query)
+    joins: list[NamedJoin] = []
+    cut = 0
+    for union in [*_UNION.finditer(blanked), None]:
+        end = union.start() if union else len(blanked)
+        joins += [j for j in _joins_in(blanked[cut:end], query[cut:end], names) if j not in joins]
+        cut = union.end() if union else end
     return joins
 
 

@@ -2,7 +2,8 @@
 query and step. Three readers used to recompute them each in its own way: whether the planner's query is
 cross-checked by the query form (`form_when_doubted`), which candidate loses a tie (tools/query_candidates.py),
 and the evidence signals of the query that ran (`unasked`, `short_walk`, `unused_names`). The checks
-themselves live in questions/ and backends/schema_check.py; this module only gathers them."""
+themselves live in questions/, backends/schema_check.py and backends/grounding.py (an empty walk against how the
+graph connects the names it joins); this module only gathers them."""
 
 from __future__ import annotations
 

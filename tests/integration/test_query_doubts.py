@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from backends.graph_store import GraphStore
-from backends.grounding import ground
+from backends.grounding import ground, walks_shorter_than_connection
 from backends.schema_check import SchemaCheck
-from contracts.query_path import Grounding, StepOutput
+from contracts.query_path import EntityMatch, Grounding, StepOutput
 from tests.integration.test_query_candidates import form, replies, rows_of
 from tests.scripted_llm import ScriptedLLM
 from tests.tool_calls import ToolCalls, call, local_backends
@@ -170,3 +170,28 @@ async def test_a_step_whose_walk_could_never_join_the_named_things_is_scored_wea
     assert out.confidence.score < 0.5 and "3 relationships apart at the fewest" in out.confidence.reasoning
     assert out.confidence.signals["short_walk"] == 1.0 and out.confidence.signals["rows"] == 0
     assert out.deterministic  # run again, the same walk finds the same nothing: the ladder repairs, not repeats
+
+
+async def test_a_walk_is_doubted_only_when_every_thing_its_names_may_be_is_farther_apart(falkordb_url: str) -> None:
+    """Ann knows Bob through Mid (2 apart); Ann owns a pet also named Bob (1 apart); Cid knows no one."""
+    tiny = GraphStore(falkordb_url, "walks_apart")
+    try:
+        await tiny.write_query("CREATE (a:Person {name: 'Ann'})-[:KNOWS]->(:Person {name: 'Mid'})-[:KNOWS]->"
+                               "(:Person {name: 'Bob'}), (a)-[:OWNS]->(:Pet {name: 'Bob'}), (:Person {name: 'Cid'})",
+                               {})
+        grounding = Grounding(matches=[EntityMatch(mention=name, label=label, property="name", value=name,
+                                                   how="exact")
+                                       for name, label in (("Ann", "Person"), ("Bob", "Person"), ("Bob", "Pet"),
+                                                           ("Cid", "Person"))])
+
+        async def doubted(query: str) -> list[str]:
+            return await walks_shorter_than_connection(query, grounding, tiny)
+
+        person = await doubted("MATCH (a:Person {name: 'Ann'})-[:KNOWS]->(b:Person {name: 'Bob'}) RETURN count(*)")
+        assert len(person) == 1 and "2 relationships apart" in person[0]
+        # unlabelled, Bob may be the pet one relationship away: the empty result may be the answer
+        assert await doubted("MATCH (a {name: 'Ann'})-[:KNOWS]->(b {name: 'Bob'}) RETURN count(*)") == []
+        # two things the graph does not connect at all
+        assert await doubted("MATCH (a:Person {name: 'Ann'})-[:KNOWS]->(c:Person {name: 'Cid'}) RETURN count(*)") == []
+    finally:
+        await tiny.aclose()

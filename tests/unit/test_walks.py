@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contracts.query_path import EntityMatch, Grounding
 from questions.walks import (
+    NamedJoin,
     named_joins,
     named_start_doubts,
     named_times,
@@ -165,16 +166,21 @@ def test_a_label_the_question_names_and_no_query_matches_is_found() -> None:
 def test_two_names_one_path_joins_are_counted_by_the_relationships_between_them() -> None:
     both = grounded("Donyi Polo", "Rajahmundry")
     assert named_joins("MATCH (a:Airport {name: 'Donyi Polo'})-[:SERVES]->(c:City {name: 'Rajahmundry'}) "
-                       "RETURN count(*)", both) == [("Donyi Polo", "Rajahmundry", 1)]
+                       "RETURN count(*)", both) == [NamedJoin("Donyi Polo", "Airport", "Rajahmundry", "City", 1)]
     assert named_joins("MATCH (a)-[:SERVES]->(c)-[:IN]->(x)<-[:IN]-(d) WHERE a.name = 'Donyi Polo' AND "
-                       "d.name = 'Rajahmundry' RETURN x", both) == [("Donyi Polo", "Rajahmundry", 3)]
+                       "d.name = 'Rajahmundry' RETURN x", both) == [NamedJoin("Donyi Polo", None, "Rajahmundry",
+                                                                              None, 3)]
     # as the retry ladder's adjusted rung broadens the names (cypher.text.broaden_cypher)
     assert named_joins("MATCH (a:Airport)-[:SERVES]->(c:City) WHERE toLower(a.name) CONTAINS toLower('Donyi Polo') "
                        "AND toLower(c.name) CONTAINS toLower('Rajahmundry') RETURN count(*)",
-                       both) == [("Donyi Polo", "Rajahmundry", 1)]
+                       both) == [NamedJoin("Donyi Polo", "Airport", "Rajahmundry", "City", 1)]
     # anonymous named nodes count too; the nearest named node before is the one paired
     assert named_joins("MATCH (:Airport {name: 'Donyi Polo'})--(:City {name: 'Rajahmundry'}) RETURN 1",
-                       both) == [("Donyi Polo", "Rajahmundry", 1)]
+                       both) == [NamedJoin("Donyi Polo", "Airport", "Rajahmundry", "City", 1)]
+    # each query of a UNION on its own
+    assert named_joins("MATCH (a {name: 'Donyi Polo'})-[:R]->(b) RETURN b.name AS n UNION "
+                       "MATCH (a {name: 'Donyi Polo'})-[:R]->(b {name: 'Rajahmundry'}) RETURN b.name AS n",
+                       both) == [NamedJoin("Donyi Polo", None, "Rajahmundry", None, 1)]
 
 
 def test_open_length_walks_and_separate_paths_join_no_names() -> None:
@@ -185,6 +191,12 @@ def test_open_length_walks_and_separate_paths_join_no_names() -> None:
         "MATCH (a {name: 'Donyi Polo'})-[:R]->(x)-[*]-(b {name: 'Rajahmundry'}) RETURN b",
         "MATCH (a {name: 'Donyi Polo'})-[:R]->(x), (b {name: 'Rajahmundry'})-[:R]->(y) RETURN x, y",
         "MATCH (a {name: 'Donyi Polo'}) MATCH (b {name: 'Rajahmundry'}) RETURN a, b",
+        # a name excluded, or one of alternatives, is not a thing the walk joins
+        "MATCH (a)-[:R]->(b) WHERE a.name = 'Donyi Polo' AND NOT b.name = 'Rajahmundry' RETURN count(b)",
+        "MATCH (a)-[:R]->(b) WHERE a.name = 'Donyi Polo' OR b.name = 'Rajahmundry' RETURN count(b)",
+        # two queries of a UNION, each with one of the names
+        "MATCH (a)-[:R]->(b) WHERE a.name = 'Donyi Polo' RETURN b.name AS n UNION "
+        "MATCH (a)-[:S]->(b) WHERE b.name = 'Rajahmundry' RETURN a.name AS n",
     ]:
         assert named_joins(query, both) == [], query
     assert named_joins("MATCH (a {name: 'Donyi Polo'})-[:R]->(b) RETURN b", grounded("Donyi Polo")) == []
