@@ -21,7 +21,9 @@ from contracts.query_path import AdjustInput, AdjustOutput, Grounding, PlanningI
 from contracts.tool_spec import ToolAccess, ToolScope, ToolSpec
 from cypher.intent import IntentError
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
+from questions.figures import unused_figures
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
+from questions.walks import without_names
 from tools import registry
 from tools.base import Tool
 from tools.intent_writer import intent_query
@@ -219,15 +221,19 @@ class PlanningActivities:
     async def _doubts(self, question: str, plan: ExecutionPlan, grounding: Grounding) -> list[str]:
         """What makes a runnable plan look like an answer to another question: the question asks for a kind
         of thing ("which supplier") that none of its graph queries matches, spells out a relationship more
-        often than the queries walk it, or the queries return only what the question names. Said to the
-        planner once; a plan that keeps them still runs (the question's wording may be loose)."""
+        often than the queries walk it, gives a figure no query uses, or the queries return only what the
+        question names. Said to the planner once; a plan that keeps them still runs (the question's wording may
+        be loose, and the step's own check scores a query without the figure low)."""
         schema = self.backends.schema
         queries = [str(s.arguments.get("query", "")) for s in plan.steps
                    if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema]
         if schema is None or not queries:
             return []
         doubt = await schema.unasked(question, queries)
-        return ([doubt] if doubt else []) + await schema.walk_doubts(question, queries, grounding)
+        figures = unused_figures(without_names(question, grounding), " ".join(queries))
+        said = [f"the question gives the figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}, which no query "
+                "uses: add the condition it sets on the property it is about"] if figures else []
+        return ([doubt] if doubt else []) + said + await schema.walk_doubts(question, queries, grounding)
 
     @staticmethod
     def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:

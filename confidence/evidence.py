@@ -35,6 +35,7 @@ FEATURES: dict[str, str] = {
                            "by an addition",
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
+    "unused_figure": "a query that leaves out a figure the question gives (\"a population above 5000\")",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "short_walk": "a query that walks the question's relationships fewer times than it names them, matches no "
                   "kind of thing the question names, returns or ranks by only the things it names, walks from "
@@ -63,7 +64,7 @@ DIRECTION: dict[str, int] = {
                      "answer_token_p", "answer_weakest_p"), 1),
     **dict.fromkeys(("truncated", "text_only", "ungrounded_text", "refusal", "retries", "disagreement",
                      "form_disagrees", "rewritten", "composed", "declined", "reranked", "streamed_correction",
-                     "inadequate", "unused_name", "unasked_label", "short_walk"), -1),
+                     "inadequate", "unused_name", "unused_figure", "unasked_label", "short_walk"), -1),
 }
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
@@ -104,6 +105,7 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),
+        "unused_figure": float(bool(graph) and all(s.get("unused_figures", 0) > 0 for s in graph)),
         "short_walk": float(bool(graph) and all(s.get("short_walk", 0) > 0 for s in graph)),
         **verification_features(verification),
         # whether the answer states what was asked: known once it is written (activities/synthesis.py)

@@ -197,6 +197,14 @@ def _unused_name(v: float, f: Figures) -> str:
     return f"{_the_query(f)} {verb} a name the question gives and the graph holds"
 
 
+def _unused_figure(v: float, f: Figures) -> str:
+    figures = f.names("unused_figures")
+    verb = "leave" if len(f.graph()) > 1 else "leaves"
+    if figures:
+        return f"{_the_query(f)} {verb} out the question's figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}"
+    return f"{_the_query(f)} {verb} out a figure the question gives"
+
+
 def _unasked_label(v: float, f: Figures) -> str:
     return f"{_the_query(f)} never {'match' if len(f.graph()) > 1 else 'matches'} the kind of thing the question " \
            "asks for"
@@ -240,7 +248,7 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "retries": _retries, "disagreement": _disagreement, "form_disagrees": _form_disagrees,
     "rewritten": _rewritten, "composed": _composed,
     "declined": _declined, "reranked": _reranked, "ranked_first": _ranked_first, "inadequate": _inadequate,
-    "unused_name": _unused_name, "unasked_label": _unasked_label,
+    "unused_name": _unused_name, "unused_figure": _unused_figure, "unasked_label": _unasked_label,
     "short_walk": _short_walk, "multi_step": _multi_step,
     "aggregates": _aggregates, "hops": _hops,
     "query_token_p": _sureness("its query"), "query_weakest_p": _least_sure("its query"),

@@ -39,9 +39,11 @@ class QueryDoubts:
 
     @property
     def calls_for_form(self) -> bool:
-        """Worth a cross-check by the query form (`form_when_doubted`): it ignores a name the question gives, or
-        draws one of the planner's doubts. Figures and rows are left out: they were never part of this."""
-        return bool(self.ignored_names or self.unasked or self.walk_doubts or self.too_short_joins)
+        """Worth a cross-check by the query form (`form_when_doubted`): it ignores a name or a figure the question
+        gives (the form sets a condition on what it reaches), or draws one of the planner's doubts. The rows are
+        left out: they were never part of this."""
+        return bool(self.ignored_names or self.unused_figures or self.unasked or self.walk_doubts
+                    or self.too_short_joins)
 
     @property
     def loses_ties(self) -> bool:

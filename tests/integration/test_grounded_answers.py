@@ -329,6 +329,21 @@ async def test_a_plan_that_never_matches_what_the_question_asks_for_is_sent_back
     assert json.loads(result.step_results[0].output)["rows"] == [["Acme Industrial"]]
 
 
+async def test_a_plan_that_leaves_out_the_questions_figure_is_sent_back_once(harness_factory) -> None:
+    """A count of every order answers "how many orders above 5000" as a broader question: the planner hears
+    which figure no query uses, and its repaired plan is the one that runs."""
+    every = "MATCH (p:PurchaseOrder) RETURN count(p) AS orders"
+    above = "MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p) AS orders"
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": every}, [])),
+                        plan(("s1", "GraphQuery", {"query": above}, []))], answer="Not stated.")
+    harness = await harness_factory(llm, GRAPH)
+    await (await harness.start("How many purchase orders have a total amount above 5000?")).result()
+
+    repair = llm.planning_requests()[1]["messages"][-1]["content"]
+    assert "the question gives the figure 5000, which no query uses" in repair
+    assert runs_of(harness, every) == 0 and runs_of(harness, above) == 1
+
+
 async def test_a_plan_kept_after_the_doubt_runs(harness_factory) -> None:
     """The question's words may name the kind loosely: a plan the model keeps is run, not refused."""
     llm = Conversation([plan(("s1", "GraphQuery", {"query": STOPS_SHORT}, []))], answer="Not stated.")

@@ -54,12 +54,33 @@ async def test_a_query_that_ignores_a_name_the_question_gives_is_doubted(graph: 
     assert using.ignored_names == () and not using.calls_for_form and not using.loses_ties
 
 
-async def test_a_query_that_leaves_out_a_figure_loses_ties_but_calls_for_no_form(graph: GraphStore) -> None:
+async def test_a_query_that_leaves_out_a_figure_is_doubted(graph: GraphStore) -> None:
     leaving = await doubts(graph, FIGURE, "MATCH (p:PurchaseOrder) RETURN count(p)")
     using = await doubts(graph, FIGURE, "MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p)")
     assert leaving.unused_figures == ("5000",) and leaving.loses_ties
-    assert not leaving.calls_for_form  # the form cross-check never looked at figures
-    assert using.unused_figures == () and not using.loses_ties
+    assert leaving.calls_for_form  # the form sets a condition on what it reaches
+    assert using.unused_figures == () and not using.loses_ties and not using.calls_for_form
+
+
+async def test_a_step_whose_query_leaves_out_the_questions_figure_is_scored_weak_and_repaired(
+        falkordb_url: str) -> None:
+    async def step(query: str) -> StepOutput:
+        with ScriptedLLM(replies()) as llm:
+            backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
+            request = call("GraphQuery", query=query)
+            request.question = FIGURE
+            try:
+                return await ToolCalls(backends).GraphQuery(request)
+            finally:
+                await backends.aclose()
+
+    leaving = await step("MATCH (p:PurchaseOrder) RETURN count(p) AS orders")
+    # the count of every order answers a broader question: below any threshold, and the ladder is told why
+    assert leaving.success and leaving.confidence.score <= 0.5 and leaving.deterministic
+    assert "never uses the question's figure 5000" in leaving.confidence.reasoning
+    assert leaving.confidence.signals["unused_figures"] == 1.0
+    using = await step("MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p) AS orders")
+    assert using.confidence.score == 0.9 and not using.deterministic and "unused_figures" not in using.confidence.signals
 
 
 async def test_a_query_that_matches_no_node_of_the_kind_asked_for_is_doubted(graph: GraphStore) -> None:
