@@ -6,7 +6,9 @@ import re
 from typing import Any
 
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
-_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*(?:\s+(?:of|de|du|van|von)?\s*[A-Z][\w&.\-]*)*)")
+# A capitalised word may hold a slash between its parts: one name ("Asia/Samarkand", "AC/DC"), not two.
+_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*(?:/[\w&.\-]+)*(?:\s+(?:of|de|du|van|von)?\s*[A-Z][\w&.\-]*"
+                          r"(?:/[\w&.\-]+)*)*)")
 _IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")
 _QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are", "Does",
                    "Do", "Did", "Can", "Could", "List", "Show", "Tell", "Give", "Find", "The", "A", "An", "In", "On",

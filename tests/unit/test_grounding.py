@@ -28,6 +28,9 @@ SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", 
     ("Which Suppliers have the most PurchaseOrders?", []),  # the schema's own words name kinds, not things
     ("Which invoices are overdue and which suppliers are they from?", []),
     ("Acme Industrial has how many orders?", ["Acme Industrial"]),
+    # a slash joins one name, not two ("Asia" and "Samarkand" are other things' names)
+    ("Which cities are in the timezone Asia/Samarkand?", ["Asia/Samarkand"]),
+    ("Who played with AC/DC in 1980?", ["AC/DC"]),
 ])
 def test_mentions_are_the_names_a_question_gives(question: str, expected: list[str]) -> None:
     assert mentions(question, SCHEMA) == expected
