@@ -34,10 +34,11 @@ ABSENT_KEY = "names_not_in_the_graph"
 # The share of the step's timeout the candidate queries may use in all: the rest is for scoring and slack.
 # At 0.6 (18 s of the default 30) the query form, ~15 s on 2 cores, timed out in 11 of 60 steps.
 CANDIDATE_BUDGET_SHARE = 0.8
-# The score of rows from a query that leaves out a figure the question gives ("a population above 19000000"):
-# below any graph step's threshold, so the ladder repairs the query. Left out, the answer named all three
-# neighbours of a country where one has that population, at 0.9 (seed 2).
-UNUSED_FIGURE_SCORE = 0.5
+# The score of rows from a query that leaves out a figure the question gives ("a population above 19000000"), or
+# that hold no name where the question asks which: below any graph step's threshold, so the ladder repairs the
+# query. Left out, the answer named all three neighbours of a country where one has that population, at 0.9;
+# asked which airport is lowest, the rows held only the height and the answer invented the airport (seed 2).
+DOUBTED_ROWS_SCORE = 0.5
 
 
 def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
@@ -261,12 +262,18 @@ class GraphQuery(Tool):
         if doubts.unused_figures:  # a broader question's answer: the ladder repairs it, told which figure
             figures = ", ".join(doubts.unused_figures)
             confidence = confidence.model_copy(update={
-                "score": min(confidence.score, UNUSED_FIGURE_SCORE),
+                "score": min(confidence.score, DOUBTED_ROWS_SCORE),
                 "reasoning": f"{confidence.reasoning}; the query never uses the question's "
                              f"figure{'s' if len(doubts.unused_figures) > 1 else ''} {figures}, so it answers a "
                              "broader question: add the condition it sets",
                 "signals": {**confidence.signals, "unused_figures": float(len(doubts.unused_figures))},
                 "names": {**confidence.names, "unused_figures": list(doubts.unused_figures)}})
+        nameless = doubts.rows_without_names and not holds_nothing(rows.rows)
+        if nameless:  # "which airport is highest" answered with a height: the answer would have to invent the name
+            confidence = confidence.model_copy(update={
+                "score": min(confidence.score, DOUBTED_ROWS_SCORE),
+                "reasoning": f"{confidence.reasoning}; the question asks which or who, but the rows hold no name: "
+                             "return the name of what the query reaches or ranks, with the figure"})
         if lifted:
             confidence = confidence.model_copy(update={"reasoning": f"{confidence.reasoning}; {lifted}"})
         if tally is not None:
@@ -280,10 +287,11 @@ class GraphQuery(Tool):
         confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape},
                                                    "names": {**confidence.names, "unused_names": ignored}
                                                    if ignored else confidence.names})
-        # A walk that could never join the names gives the same nothing when run again, and a query without the
-        # question's figure the same broader answer: the ladder repairs them.
+        # A walk that could never join the names gives the same nothing when run again, a query without the
+        # question's figure the same broader answer, rows without names the same figures: the ladder repairs them.
         return StepOutput(success=True, output=output, confidence=confidence,
-                          deterministic=(found == 0 and bool(doubts.too_short_joins)) or bool(doubts.unused_figures))
+                          deterministic=(found == 0 and bool(doubts.too_short_joins)) or bool(doubts.unused_figures)
+                          or nameless)
 
     @staticmethod
     def _candidates(request: StepInput, doubts: QueryDoubts, backends: Backends) -> int:

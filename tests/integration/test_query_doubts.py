@@ -62,17 +62,22 @@ async def test_a_query_that_leaves_out_a_figure_is_doubted(graph: GraphStore) ->
     assert using.unused_figures == () and not using.loses_ties and not using.calls_for_form
 
 
+async def scored_step(falkordb_url: str, question: str, query: str) -> StepOutput:
+    """One GraphQuery step for `question` as its activity runs it (no model call expected)."""
+    with ScriptedLLM(replies()) as llm:
+        backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
+        request = call("GraphQuery", query=query)
+        request.question = question
+        try:
+            return await ToolCalls(backends).GraphQuery(request)
+        finally:
+            await backends.aclose()
+
+
 async def test_a_step_whose_query_leaves_out_the_questions_figure_is_scored_weak_and_repaired(
         falkordb_url: str) -> None:
     async def step(query: str) -> StepOutput:
-        with ScriptedLLM(replies()) as llm:
-            backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
-            request = call("GraphQuery", query=query)
-            request.question = FIGURE
-            try:
-                return await ToolCalls(backends).GraphQuery(request)
-            finally:
-                await backends.aclose()
+        return await scored_step(falkordb_url, FIGURE, query)
 
     leaving = await step("MATCH (p:PurchaseOrder) RETURN count(p) AS orders")
     # the count of every order answers a broader question: below any threshold, and the ladder is told why
@@ -80,7 +85,8 @@ async def test_a_step_whose_query_leaves_out_the_questions_figure_is_scored_weak
     assert "never uses the question's figure 5000" in leaving.confidence.reasoning
     assert leaving.confidence.signals["unused_figures"] == 1.0
     using = await step("MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p) AS orders")
-    assert using.confidence.score == 0.9 and not using.deterministic and "unused_figures" not in using.confidence.signals
+    assert using.confidence.score == 0.9 and not using.deterministic
+    assert "unused_figures" not in using.confidence.signals
 
 
 async def test_a_query_that_matches_no_node_of_the_kind_asked_for_is_doubted(graph: GraphStore) -> None:
@@ -216,3 +222,13 @@ async def test_a_walk_is_doubted_only_when_every_thing_its_names_may_be_is_farth
         assert await doubted("MATCH (a:Person {name: 'Ann'})-[:KNOWS]->(c:Person {name: 'Cid'}) RETURN count(*)") == []
     finally:
         await tiny.aclose()
+
+
+async def test_a_step_whose_rows_hold_no_name_where_the_question_asks_which_is_repaired(falkordb_url: str) -> None:
+    """"Which airport is lowest" answered from rows of heights only: the answer would have to invent the name."""
+    heights = await scored_step(falkordb_url, WHICH_SUPPLIER, "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) "
+                                                              "RETURN count(p) AS orders ORDER BY orders DESC LIMIT 1")
+    assert heights.confidence.score <= 0.5 and heights.deterministic
+    assert "the rows hold no name" in heights.confidence.reasoning
+    named = await scored_step(falkordb_url, WHICH_SUPPLIER, RANKED)
+    assert named.confidence.score == 0.9 and not named.deterministic
