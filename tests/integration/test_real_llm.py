@@ -27,6 +27,19 @@ def leading_supplier() -> str:
     return next(s["name"] for s in data.nodes["Supplier"] if s["supplier_id"] == leader_id)
 
 
+def what_the_parts_did(data_dir: Path) -> str:
+    """The worker's last log lines and the model server's timings: which call a slow answer waited on."""
+    def tail(name: str, keep: int, wanted: tuple[str, ...] = ()) -> str:
+        path = data_dir / name
+        if not path.exists():
+            return f"({name}: none)"
+        lines = [line[:400] for line in path.read_text(errors="replace").splitlines()
+                 if not wanted or any(w in line for w in wanted)]
+        return f"--- {name} (last {keep} lines of interest)\n" + "\n".join(lines[-keep:])
+
+    return "\n".join([tail("worker.log", 40), tail("llm.log", 40, ("total time", "POST", "Error", "error"))])
+
+
 async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path) -> None:
     ports = {name: free_port() for name in
              ("temporal-port", "ui-port", "pulsar-port", "falkordb-port", "llm-port", "metrics-port", "http-port")}
@@ -35,7 +48,8 @@ async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path)
            "--timeout", "400", *args]
     result = await asyncio.to_thread(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
     out = result.stdout
-    assert result.returncode == 0, f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}\n"
+                                    f"{what_the_parts_did(tmp_path)}")
     assert f"? {DEMO_QUESTION}" in out
     for marker in ("[thought] Planning how to answer", "[observation] Plan with", "[thought] Step ",
                    "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:",
