@@ -2,7 +2,10 @@
 (confidence/answer_check.py) cannot make, since a wrong answer can be made of true values:
 - adequacy: a "how many" is answered with a number, a "which" or "who" with a name (not with a duration);
 - faithfulness to a ranking: a superlative question ("which supplier has the most orders") is answered with
-  the row the query ranked first, not with another row that is also in the results.
+  the row the query ranked first, not with another row that is also in the results;
+- completeness of a list: a question asking for every match ("which countries border X", "list the ...")
+  answered with some of the rows the query returned and not the others is doubted (not rewritten: on the
+  development runs the left-out rows were as often the writer's correction of a wrong query as an omission).
 Pure functions. Nothing here knows a graph, a label or a domain: only English question words and the shape
 of the rows."""
 
@@ -18,6 +21,9 @@ from confidence.answer_check import compose_from_rows, show_value
 # The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
 ORDERED_KEY = "ordered_by"
 MAX_RANKED_SHOWN = 5
+# A list question's rows up to this many are all named by a complete answer; a longer list is summarised by any
+# writer, and its answer is not held to naming each.
+MAX_LISTED = 25
 
 _SUPERLATIVES = {"most", "least", "fewest", "top", "maximum", "minimum", "highest", "lowest", "largest", "smallest",
                  "biggest", "greatest", "longest", "shortest", "best", "worst", "oldest", "newest", "youngest",
@@ -60,6 +66,17 @@ def ranked_count(question: str) -> int:
     return int(word) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
 
 
+# "list ...", "name the ...", "which countries ...", "what airports ...", "who are ...": the question asks for
+# every match. A singular "which country" asks for one; a word ending in -ss, -us or -is is no plural.
+_LIST = re.compile(r"^\s*(?:list|name)\b"
+                   r"|\b(?:which|what)\s+(?:of\s+the\s+)?(?!(?:was|has|does|its|this|yes)\b)[a-z]+(?<![sui])s\b"
+                   r"|\b(?:who|what)\s+(?:are|were)\b", re.IGNORECASE)
+
+
+def asks_for_list(question: str) -> bool:
+    return bool(_LIST.search(question))
+
+
 def asks_for_number(question: str) -> bool:
     return bool(_COUNT.search(question) or _AMOUNT.search(question))
 
@@ -87,6 +104,30 @@ class Ranking:
         last = self.figures(self.rows[k - 1])
         tied = [row for row in self.rows[k:] if last and self.figures(row) == last]
         return [*self.rows[:k], *tied]
+
+
+def listing(outputs: list[str]) -> Ranking | None:
+    """The one graph result with rows (ordered or not) when there is exactly one: the list a list question's
+    answer is held to; None otherwise (which result the answer lists is not known)."""
+    found = [Ranking([str(c) for c in data.get("columns", [])], rows) for data in map(_parsed, outputs)
+             if data is not None
+             for rows in [[row for row in data.get("rows", []) if isinstance(row, list)]] if rows]
+    return found[0] if len(found) == 1 else None
+
+
+def unnamed_rows(answer: str, listed: Ranking) -> list[list[Any]]:
+    """The rows the answer names by none of their varying texts (a text every row shares, such as the region
+    all the listed countries are in, names no row in particular); [] when no column varies."""
+    columns = range(max((len(row) for row in listed.rows), default=0))
+    varying = [c for c in columns
+               if len({row[c] for row in listed.rows if c < len(row) and isinstance(row[c], str)}) > 1]
+    lowered = answer.lower()
+
+    def named(row: list[Any]) -> bool:
+        texts = [row[c] for c in varying if c < len(row) and isinstance(row[c], str) and len(row[c].strip()) >= 2]
+        return not texts or any(t.lower() in lowered for t in texts)
+
+    return [row for row in listed.rows if not named(row)] if varying else []
 
 
 def ranking(outputs: list[str]) -> Ranking | None:
@@ -149,13 +190,16 @@ def stated_name(answer: str, outputs: list[str]) -> bool | None:
 @dataclass(frozen=True)
 class Fit:
     """What the answer states against what was asked. `ranked_first`: the question ranks, the query ordered its
-    rows and the answer names the first; `inadequate`: it lacks the kind of thing asked for."""
+    rows and the answer names the first; `inadequate`: it lacks the kind of thing asked for; `partial_list`: a
+    list question's answer names some of the rows the query returned and leaves others out."""
 
     ranked_first: bool
     inadequate: bool
+    partial_list: bool = False
 
     def features(self) -> dict[str, float]:
-        return {"ranked_first": float(self.ranked_first), "inadequate": float(self.inadequate)}
+        return {"ranked_first": float(self.ranked_first), "inadequate": float(self.inadequate),
+                "partial_list": float(self.partial_list)}
 
 
 def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | None:
@@ -192,13 +236,30 @@ def fit(question: str, answer: str, outputs: list[str]) -> Fit:
             inadequate = True
         elif asks_for_name(question) and not asks_for_number(question) and stated_name(answer, graph_results) is None:
             inadequate = _only_figures(graph_results)
-    return Fit(ranked_first=ranked_first, inadequate=inadequate)
+    return Fit(ranked_first=ranked_first, inadequate=inadequate,
+               partial_list=leaves_rows_out(question, answer, outputs))
+
+
+def leaves_rows_out(question: str, answer: str, outputs: list[str]) -> bool:
+    """A list question ("which countries ...", "list the ...") whose answer names some rows of the one graph
+    result and not others; a superlative (its ranking is checked instead), a count, or a list too long to name
+    in full is not held to it."""
+    if not asks_for_list(question) or superlative(question) or asks_for_number(question):
+        return False
+    listed = listing(outputs)
+    if listed is None or not 1 < len(listed.rows) <= MAX_LISTED or not stated_name(answer, [_json(listed)]):
+        return False
+    return bool(unnamed_rows(answer, listed))
 
 
 def _only_figures(outputs: list[str]) -> bool:
     """Some rows came back and none holds any text: a "which" cannot be answered from them."""
     rows = [row for output in outputs for row in _rows(output)]
     return bool(rows) and not any(isinstance(v, str) for row in rows for v in row)
+
+
+def _json(table: Ranking) -> str:
+    return json.dumps({"columns": table.columns, "rows": table.rows}, default=str)
 
 
 def _parsed(output: str) -> dict[str, Any] | None:

@@ -34,6 +34,7 @@ FEATURES: dict[str, str] = {
     "streamed_correction": "an answer whose first sentences were sent as the model wrote them, then corrected "
                            "by an addition",
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
+    "partial_list": "a list answer that names some of the rows the query returned and leaves others out",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
     "unused_figure": "a query that leaves out a figure the question gives (\"a population above 5000\")",
     "unasked_label": "a query that never matches the kind of thing the question asks for",
@@ -64,7 +65,8 @@ DIRECTION: dict[str, int] = {
                      "answer_token_p", "answer_weakest_p"), 1),
     **dict.fromkeys(("truncated", "text_only", "ungrounded_text", "refusal", "retries", "disagreement",
                      "form_disagrees", "rewritten", "composed", "declined", "reranked", "streamed_correction",
-                     "inadequate", "unused_name", "unused_figure", "unasked_label", "short_walk"), -1),
+                     "inadequate", "partial_list", "unused_name", "unused_figure", "unasked_label", "short_walk"),
+                   -1),
 }
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
@@ -109,7 +111,7 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "short_walk": float(bool(graph) and all(s.get("short_walk", 0) > 0 for s in graph)),
         **verification_features(verification),
         # whether the answer states what was asked: known once it is written (activities/synthesis.py)
-        "ranked_first": 0.0, "inadequate": 0.0, "streamed_correction": 0.0,
+        "ranked_first": 0.0, "inadequate": 0.0, "partial_list": 0.0, "streamed_correction": 0.0,
         "multi_step": float(planned_steps > 1),
         "aggregates": float(any(s.get("aggregates", 0) > 0 for s in graph)),
         "hops": min(float(MAX_HOPS_FEATURE), max((s.get("hops", 0.0) for s in graph), default=0.0)) / MAX_HOPS_FEATURE,

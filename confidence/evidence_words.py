@@ -188,6 +188,10 @@ def _inadequate(v: float, f: Figures) -> str:
     return "the answer lacks the kind of thing asked for (a name for 'which', a figure for 'how many')"
 
 
+def _partial_list(v: float, f: Figures) -> str:
+    return "the answer names some of the rows the query returned and leaves others out"
+
+
 def _unused_name(v: float, f: Figures) -> str:
     names = f.names("unused_names")
     verb = "ignore" if len(f.graph()) > 1 else "ignores"
@@ -248,7 +252,8 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "retries": _retries, "disagreement": _disagreement, "form_disagrees": _form_disagrees,
     "rewritten": _rewritten, "composed": _composed,
     "declined": _declined, "reranked": _reranked, "ranked_first": _ranked_first, "inadequate": _inadequate,
-    "unused_name": _unused_name, "unused_figure": _unused_figure, "unasked_label": _unasked_label,
+    "partial_list": _partial_list, "unused_name": _unused_name, "unused_figure": _unused_figure,
+    "unasked_label": _unasked_label,
     "short_walk": _short_walk, "multi_step": _multi_step,
     "aggregates": _aggregates, "hops": _hops,
     "query_token_p": _sureness("its query"), "query_weakest_p": _least_sure("its query"),

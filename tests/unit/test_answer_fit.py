@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from confidence.answer_fit import fit, ranked_count, refit, superlative
-from confidence.calibrator import INADEQUATE_CEILING, capped
+from confidence.calibrator import INADEQUATE_CEILING, PARTIAL_LIST_CEILING, capped
 from cypher.text import ordered_by
 
 RANKED = json.dumps({"columns": ["supplier", "orders"], "ordered_by": "orders DESC",
@@ -26,7 +26,8 @@ def test_a_superlative_answer_naming_the_first_row_stands() -> None:
     question = "Which supplier has the most purchase orders?"
     answer = "Acme Industrial has the most purchase orders (135)."
     assert refit(question, answer, [RANKED]) is None
-    assert fit(question, answer, [RANKED]).features() == {"ranked_first": 1.0, "inadequate": 0.0}
+    assert fit(question, answer, [RANKED]).features() == {"ranked_first": 1.0, "inadequate": 0.0,
+                                                          "partial_list": 0.0}
 
 
 def test_top_k_asks_for_k_rows_and_ties_share_a_rank() -> None:
@@ -81,3 +82,37 @@ def test_the_order_of_the_final_rows_is_read_from_the_last_return() -> None:
     assert ordered_by("MATCH (s)<-[:FROM]-(o) RETURN s.name, count(o) AS n ORDER BY n DESC LIMIT 5") == "n DESC"
     assert ordered_by("MATCH (s) WITH s ORDER BY s.x LIMIT 3 RETURN s.name") is None
     assert ordered_by("MATCH (s) WHERE s.n = 'ORDER BY x' RETURN s") is None
+
+
+BORDERS = json.dumps({"columns": ["country", "region"],
+                      "rows": [["Austria", "Europe"], ["Hungary", "Europe"], ["Poland", "Europe"],
+                               ["Ukraine", "Europe"]]})
+
+
+def test_a_list_answer_leaving_rows_out_is_doubted_and_capped_not_rewritten() -> None:
+    question = "Which countries border Slovakia?"
+    answer = "Slovakia borders Austria and Hungary."
+    assert refit(question, answer, [BORDERS]) is None  # the left-out rows may be the writer's correction
+    verdict = fit(question, answer, [BORDERS])
+    assert verdict.partial_list
+    probability, reasons = capped(0.87, "calibrated", verdict.features())
+    assert probability == PARTIAL_LIST_CEILING and "only some of the rows" in reasons
+
+
+def test_a_list_answer_naming_every_row_stands_and_a_shared_text_names_no_row() -> None:
+    complete = "Austria, Hungary, Poland and Ukraine, all in Europe."
+    assert not fit("Which countries border Slovakia?", complete, [BORDERS]).partial_list
+    # "Europe" is in every row: it does not name Poland or Ukraine
+    assert fit("List the countries that border Slovakia.", "Austria and Hungary, in Europe.", [BORDERS]).partial_list
+
+
+def test_singular_superlative_and_counting_questions_are_not_held_to_every_row() -> None:
+    def partial(question: str, answer: str = "Austria.", outputs: list[str] = [BORDERS]) -> bool:  # noqa: B006
+        return fit(question, answer, outputs).partial_list
+
+    assert not partial("Which country borders Slovakia to the south-west?")
+    assert not partial("Which countries have the largest area?")
+    assert not partial("How many countries border Slovakia, and which?", "4: Austria and others.")
+    assert not partial("Which countries border Slovakia?", outputs=[BORDERS, BORDERS])  # which result is listed?
+    assert not partial("What was the population of Austria?")
+    assert not partial("Which class is Austria in?")
