@@ -109,9 +109,12 @@ class Ranking:
 def listing(outputs: list[str]) -> Ranking | None:
     """The one graph result with rows (ordered or not) when there is exactly one: the list a list question's
     answer is held to; None otherwise (which result the answer lists is not known)."""
-    found = [Ranking([str(c) for c in data.get("columns", [])], rows) for data in map(_parsed, outputs)
-             if data is not None
-             for rows in [[row for row in data.get("rows", []) if isinstance(row, list)]] if rows]
+    found: list[Ranking] = []
+    for output in outputs:
+        data = _parsed(output)
+        rows = [row for row in data.get("rows", []) if isinstance(row, list)] if data is not None else []
+        if data is not None and rows:
+            found.append(Ranking([str(c) for c in data.get("columns", [])], rows))
     return found[0] if len(found) == 1 else None
 
 
@@ -247,19 +250,17 @@ def leaves_rows_out(question: str, answer: str, outputs: list[str]) -> bool:
     if not asks_for_list(question) or superlative(question) or asks_for_number(question):
         return False
     listed = listing(outputs)
-    if listed is None or not 1 < len(listed.rows) <= MAX_LISTED or not stated_name(answer, [_json(listed)]):
+    if listed is None or not 1 < len(listed.rows) <= MAX_LISTED:
         return False
-    return bool(unnamed_rows(answer, listed))
+    lowered = answer.lower()
+    names_some = any(name.strip().lower() in lowered for row in listed.rows for name in listed.names(row))
+    return names_some and bool(unnamed_rows(answer, listed))
 
 
 def _only_figures(outputs: list[str]) -> bool:
     """Some rows came back and none holds any text: a "which" cannot be answered from them."""
     rows = [row for output in outputs for row in _rows(output)]
     return bool(rows) and not any(isinstance(v, str) for row in rows for v in row)
-
-
-def _json(table: Ranking) -> str:
-    return json.dumps({"columns": table.columns, "rows": table.rows}, default=str)
 
 
 def _parsed(output: str) -> dict[str, Any] | None:
