@@ -10,6 +10,7 @@ import pulsar
 import structlog
 
 from contracts.delivery import Repeats, delivered
+from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 from service.connections import PULSAR_ERRORS, pulsar_client
@@ -19,6 +20,14 @@ log = structlog.get_logger(__name__)
 
 class AskTimeout(TimeoutError):
     pass
+
+
+def timeout_message(timeout_s: float, request_id: str, received: list[str]) -> str:
+    """What a caller left without an answer needs: how far the run got, and where to look for it (the run may
+    still be going, or may have ended with its answer lost on the way)."""
+    got = f"{len(received)} message(s) received, the last a {received[-1]}" if received else "no message received"
+    return (f"no final answer within {timeout_s:.0f}s (request id {request_id}; {got}); the run: "
+            f"temporal workflow show --workflow-id {workflow_id_for(request_id)}")
 
 
 async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, response_topic: str,
@@ -38,12 +47,13 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
         except PULSAR_ERRORS as exc:
             raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
         repeats = Repeats()
+        received: list[str] = []  # the types of this request's messages, for a timeout's message
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise AskTimeout(f"no final answer within {timeout_s:.0f}s (request id {request_id})")
+                raise AskTimeout(timeout_message(timeout_s, request_id, received))
             try:
                 message = await asyncio.wait_for(consumer.receive(), timeout=remaining)
                 await consumer.acknowledge(message)
@@ -62,6 +72,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             if repeats.repeated(response):
                 continue  # a publish retried after a timeout: same message again (the chunks of one answer
                 # share a message_id: a repeat is known by its delivery id)
+            received.append(response.message_type)
             handed = loop.time()
             yield response
             # The time the caller holds a message (a person answering an inline override prompt) is not

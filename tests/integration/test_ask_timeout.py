@@ -1,0 +1,71 @@
+"""A caller whose final answer does not come in time is told how far the run got and where to find it.
+
+A run's answer can be lost between the worker and the caller (docs/testing.md, "A known flake") or the run
+can still be going: either way the caller's only lead is the run's workflow id, so the timeout names it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pulsar
+import pytest
+
+from cli.ask import AskTimeout, ask
+from contracts.names import workflow_id_for
+from contracts.wire import AgentRequest, AgentResponse
+from contracts.wire_codec import encode_response
+from service.connections import pulsar_client
+
+
+async def answer_with_one_thought(pulsar_url: str, request_topic: str, response_topic: str,
+                                  subscribed: asyncio.Event) -> None:
+    """A service that takes the request, says it is planning, and never answers."""
+    client = pulsar_client(pulsar_url)
+    try:
+        consumer = await client.subscribe(request_topic, f"svc-{uuid.uuid4().hex}",
+                                          consumer_type=pulsar.ConsumerType.Exclusive)
+        subscribed.set()
+        request = await consumer.receive()
+        producer = await client.create_producer(response_topic, batching_enabled=False)
+        thought = AgentResponse(message_type="thought", content="Planning how to answer", message_id="t1")
+        await producer.send(encode_response(thought), properties={"id": request.properties()["id"]})
+        await asyncio.sleep(30)  # and nothing more
+    finally:
+        await client.close()
+
+
+async def test_a_timeout_says_how_far_the_run_got_and_names_its_workflow(pulsar_url: str) -> None:
+    unique = uuid.uuid4().hex
+    request_topic = f"non-persistent://tg/request/ask-timeout-{unique}"
+    response_topic = f"non-persistent://tg/response/ask-timeout-{unique}"
+    subscribed = asyncio.Event()
+    service = asyncio.create_task(answer_with_one_thought(pulsar_url, request_topic, response_topic, subscribed))
+    try:
+        await asyncio.wait_for(subscribed.wait(), 30)
+        request_id = f"req-{unique}"
+        got: list[AgentResponse] = []
+        with pytest.raises(AskTimeout) as raised:
+            async for message in ask(pulsar_url, AgentRequest(question="Which supplier is largest?"),
+                                     request_topic=request_topic, response_topic=response_topic, timeout_s=4,
+                                     request_id=request_id):
+                got.append(message)
+    finally:
+        service.cancel()
+        await asyncio.gather(service, return_exceptions=True)
+    assert [m.content for m in got] == ["Planning how to answer"]
+    said = str(raised.value)
+    assert said.startswith(f"no final answer within 4s (request id {request_id}; 1 message(s) received, "
+                           "the last a thought)"), said
+    assert said.endswith(f"temporal workflow show --workflow-id {workflow_id_for(request_id)}"), said
+
+
+async def test_a_timeout_with_nothing_received_says_so(pulsar_url: str) -> None:
+    unique = uuid.uuid4().hex
+    with pytest.raises(AskTimeout) as raised:
+        async for _ in ask(pulsar_url, AgentRequest(question="Anyone there?"),
+                           request_topic=f"non-persistent://tg/request/nobody-{unique}",
+                           response_topic=f"non-persistent://tg/response/nobody-{unique}", timeout_s=2,
+                           request_id=f"req-{unique}"):
+            pass
+    assert "(request id req-" in str(raised.value) and "; no message received)" in str(raised.value)
