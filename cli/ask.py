@@ -22,10 +22,10 @@ class AskTimeout(TimeoutError):
     pass
 
 
-def timeout_message(timeout_s: float, request_id: str, received: list[str]) -> str:
+def timeout_message(timeout_s: float, request_id: str, received: int, last_type: str) -> str:
     """What a caller left without an answer needs: how far the run got, and where to look for it (the run may
     still be going, or may have ended with its answer lost on the way)."""
-    got = f"{len(received)} message(s) received, the last a {received[-1]}" if received else "no message received"
+    got = f"{received} message(s) received, the last a {last_type}" if received else "no message received"
     return (f"no final answer within {timeout_s:.0f}s (request id {request_id}; {got}); the run: "
             f"temporal workflow show --workflow-id {workflow_id_for(request_id)}")
 
@@ -47,13 +47,13 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
         except PULSAR_ERRORS as exc:
             raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
         repeats = Repeats()
-        received: list[str] = []  # the types of this request's messages, for a timeout's message
+        received, last_type = 0, ""  # this request's messages so far, for a timeout's message
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise AskTimeout(timeout_message(timeout_s, request_id, received))
+                raise AskTimeout(timeout_message(timeout_s, request_id, received, last_type))
             try:
                 message = await asyncio.wait_for(consumer.receive(), timeout=remaining)
                 await consumer.acknowledge(message)
@@ -72,7 +72,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             if repeats.repeated(response):
                 continue  # a publish retried after a timeout: same message again (the chunks of one answer
                 # share a message_id: a repeat is known by its delivery id)
-            received.append(response.message_type)
+            received, last_type = received + 1, response.message_type
             handed = loop.time()
             yield response
             # The time the caller holds a message (a person answering an inline override prompt) is not
