@@ -112,8 +112,10 @@ def listing(outputs: list[str]) -> Ranking | None:
     found: list[Ranking] = []
     for output in outputs:
         data = _parsed(output)
-        rows = [row for row in data.get("rows", []) if isinstance(row, list)] if data is not None else []
-        if data is not None and rows:
+        if data is None:
+            continue
+        rows = [row for row in data.get("rows", []) if isinstance(row, list)]
+        if rows:
             found.append(Ranking([str(c) for c in data.get("columns", [])], rows))
     return found[0] if len(found) == 1 else None
 
