@@ -116,11 +116,14 @@ def scripted_logprobs(text: str, logprob: float) -> list[dict[str, Any]]:
 
 
 class ScriptedLLM:
-    def __init__(self, responder: Responder, *, raw: bool = False) -> None:
+    def __init__(self, responder: Responder, *, raw: bool = False,
+                 warm_up_gate: threading.Event | None = None) -> None:
         """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers). A responder
         with a `token_logprob(body) -> float` attribute answers requests asking for `logprobs` with every token
-        at that log-probability (a server that gives none, otherwise)."""
+        at that log-probability (a server that gives none, otherwise). With `warm_up_gate`, a warm-up is
+        answered only once the gate opens (at most 60 s): a server busy with it, while questions are answered."""
         self.responder = responder
+        self.warm_up_gate = warm_up_gate
         self.requests: list[dict[str, Any]] = []
         self.warm_ups: list[dict[str, Any]] = []  # kept apart: a script answers the questions it is given
         self.gets: list[dict[str, Any]] = []  # GET requests (the model listing): path and Authorization
@@ -181,6 +184,8 @@ class ScriptedLLM:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if is_warm_up(body):
                     owner.warm_ups.append(body)
+                    if owner.warm_up_gate is not None:
+                        owner.warm_up_gate.wait(60)
                     status, written = 200, "OK"
                     text = written
                 else:

@@ -4,7 +4,7 @@ activities come from the tool registry, the same list the planner's catalogue co
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,12 +77,13 @@ def unhosted_neighbours(families: set[str], queues: TaskQueues) -> dict[str, lis
 
 def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
                   metrics: AgentMetrics, audit_sink: AuditSink | None = None,
-                  publisher: Publisher | None = None) -> list[Worker]:
+                  publisher: Publisher | None = None, watchers: Sequence[Interceptor] = ()) -> list[Worker]:
     """One Worker per task queue the hosted families use (config.queues): by default all of them share the
     workflow's queue, and one Worker hosting everything runs each activity eagerly. `audit_sink`: where the
     audit family writes (default: config.audit_path); the caller closes it when the workers stop.
     `publisher`: where the workflows family's runs send the caller's messages (required with it), and the
-    synthesis family a streamed answer's sentences (without it, no answer is streamed as written)."""
+    synthesis family a streamed answer's sentences (without it, no answer is streamed as written).
+    `watchers`: more interceptors, given to every family (worker/prompt_warm_up.py's ActivityArrivals)."""
     actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
                if backends.graph is not None and backends.ontology is not None else None)
     client = with_redacted_failures(client)  # what the workers report lands in histories: no secret in it
@@ -90,6 +91,7 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
     for family in FAMILIES:
         if family in families:
             hosting = _hosting(family, client, config, backends, metrics, actions, audit_sink, publisher)
+            hosting.interceptors.extend(watchers)
             queue = family_queue(family, config.queues)
             by_queue[queue] = by_queue[queue].merged(hosting) if queue in by_queue else hosting
     with _collector_paused():

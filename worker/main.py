@@ -26,7 +26,7 @@ from service.response_publisher import ResponsePublisher
 from service.trustgraph_metrics import describe_processor, process_info
 from worker.families import FAMILIES, build_workers, family_queue, unhosted_neighbours
 from worker.pending_overrides import count_pending_overrides
-from worker.prompt_warm_up import warm_prompt_cache
+from worker.prompt_warm_up import ActivityArrivals, warm_prompt_cache
 
 log = structlog.get_logger(__name__)
 
@@ -84,7 +84,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,
                                    config.processor_id, librarian=config.trustgraph_librarian)
                  if families & {"workflows", "synthesis"} else None)
-    workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher)
+    arrivals = ActivityArrivals()  # the warm-up stops once a question is served (worker/prompt_warm_up.py)
+    workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher, [arrivals])
     # The LLM server's own probe: a client apart from the activities', bounded by the health check's timeout.
     llm_probe = (LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key,
                            min(config.llm_timeout_s, CHECK_TIMEOUT_S))
@@ -99,7 +100,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
              llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
-    background = [asyncio.create_task(warm_prompt_cache(config, backends, families))]  # never delays serving
+    background = [asyncio.create_task(warm_prompt_cache(config, backends, families, arrivals.arrived))]
     if backends.schema is not None and families & {"planning", "tools"}:  # the first check need not wait for it
         background.append(asyncio.create_task(backends.schema.checker.start()))
     if config.metrics_port and config.agent.search_attributes and "workflows" in families:

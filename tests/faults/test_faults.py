@@ -25,6 +25,7 @@ from contracts.names import SEARCH_ATTRIBUTES
 from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, free_port
+from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 pytestmark = pytest.mark.slow
@@ -114,9 +115,10 @@ async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIte
                **extra_env}
         worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log", env=env)
         bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
+        worker.ready, bridge.ready = logged("worker_ready"), logged("bridge_ready")
         worker.start()
         bridge.start()
-        await asyncio.sleep(3)
+        await asyncio.gather(worker.wait_ready(60), bridge.wait_ready(60))
         deployment = Deployment(env, tmp_path, temporal, worker, bridge, broker)
         started.append(deployment)
         return deployment

@@ -25,6 +25,7 @@ from cli.ask import ask
 from contracts.names import TaskQueues
 from contracts.wire import AgentRequest
 from embedded.processes import ManagedProcess
+from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 QUERY = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.name AS name, s.country AS country"
@@ -64,7 +65,8 @@ async def split_workers(temporal_env: WorkflowEnvironment, pulsar_url: str, falk
         parts = {name: ManagedProcess(f"worker ({families})", [sys.executable, "-m", "worker", "--queues", families],
                                       tmp_path / f"worker-{name}.log", env=env)
                  for name, families in SPLIT.items()}
-        parts["bridge"] = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
+        parts["bridge"] = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env,
+                                         ready=logged("bridge_ready"))  # subscribed: a request now is not dropped
         for part in parts.values():
             part.start()
         try:
@@ -89,6 +91,7 @@ async def test_families_in_separate_processes_answer_a_question(
         await asyncio.sleep(0.2)
     logs = "\n".join(f"--- {p.name}\n{p.log_tail()}" for p in parts.values())
     assert all(seen[key] == {pid} for key, pid in expected.items()), f"{seen} vs {expected}\n{logs}"
+    await parts["bridge"].wait_ready(60)
 
     request = AgentRequest(question="Where is Acme Industrial based?")
     messages = [m async for m in ask(env["TGCA_PULSAR_URL"], request,

@@ -9,7 +9,9 @@ import json
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from service.calibrator_file import CalibratorFile
+from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 KNOWN = "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial' RETURN s.name AS name, s.country AS country"
@@ -66,32 +69,40 @@ class Services:
                                      response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
 
 
+@asynccontextmanager
+async def running(llm: ScriptedLLM, temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str,
+                  unique: str, tmp_path: Path) -> AsyncIterator[Services]:
+    """A worker and a bridge as child processes, on `llm`, once both are ready (the bridge has subscribed)."""
+    metrics_port = free_port()
+    queues = {f"TGCA_QUEUES__{name.upper()}": value
+              for name, value in TaskQueues().suffixed(unique).model_dump().items()}
+    env = {
+        "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env), "TGCA_PULSAR_URL": pulsar_url,
+        "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted",
+        "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:proc-{unique}:default"]),
+        "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:proc-{unique}:default",
+        "TGCA_WORKSPACE": f"proc-{unique}", "TGCA_METRICS_PORT": str(metrics_port),
+        "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
+        "TGCA_AGENT__MAX_RETRIES": "0", **queues,
+    }
+    s = Services(env, tmp_path, metrics_port, llm)
+    s.worker.ready, s.bridge.ready = logged("worker_ready"), logged("bridge_ready")
+    for part in (s.worker, s.bridge):
+        part.start()
+    await asyncio.gather(s.worker.wait_ready(60), s.bridge.wait_ready(60))
+    try:
+        yield s
+    finally:
+        s.bridge.stop()
+        s.worker.stop()
+
+
 @pytest_asyncio.fixture
 async def services(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
                    tmp_path: Path) -> AsyncIterator[Services]:
     with ScriptedLLM(respond) as llm:
-        metrics_port = free_port()
-        queues = {f"TGCA_QUEUES__{name.upper()}": value
-                  for name, value in TaskQueues().suffixed(unique).model_dump().items()}
-        env = {
-            "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env), "TGCA_PULSAR_URL": pulsar_url,
-            "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted",
-            "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:proc-{unique}:default"]),
-            "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:proc-{unique}:default",
-            "TGCA_WORKSPACE": f"proc-{unique}", "TGCA_METRICS_PORT": str(metrics_port),
-            "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
-            "TGCA_AGENT__MAX_RETRIES": "0", **queues,
-        }
-        s = Services(env, tmp_path, metrics_port, llm)
-        for part in (s.worker, s.bridge):
-            part.ready = None
-            part.start()
-        await asyncio.sleep(3)  # both connect and poll; asking earlier only waits in Pulsar/Temporal
-        try:
+        async with running(llm, temporal_env, pulsar_url, falkordb_url, unique, tmp_path) as s:
             yield s
-        finally:
-            s.bridge.stop()
-            s.worker.stop()
 
 
 async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_search_attributes(
@@ -151,6 +162,37 @@ async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_ques
     assert synthesis["messages"][0]["content"] in warmed
     assert any(text.startswith("You fill in a form that describes the graph query") for text in warmed)
     assert all(body["max_tokens"] == 1 for body in services.llm.warm_ups)
+    # In the order a question opens them: the planner's first, so a question arriving mid-way finds it warm.
+    assert warmed.index(planning["messages"][0]["content"]) < warmed.index(synthesis["messages"][0]["content"])
+
+
+async def test_a_question_arriving_while_the_model_is_warmed_stops_the_warm_up(
+        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path) -> None:
+    """The model server evaluates one request at a time: each warm-up still to come would make the first
+    question wait for it. Once a question is being served, the worker sends no more warm-ups."""
+    gate = threading.Event()  # the first warm-up is held until the question has been answered
+    with ScriptedLLM(respond, warm_up_gate=gate) as llm:
+        async with running(llm, temporal_env, pulsar_url, falkordb_url, unique, tmp_path) as services:
+            try:
+                for _ in range(300):
+                    if llm.warm_ups:
+                        break
+                    await asyncio.sleep(0.1)
+                assert len(llm.warm_ups) == 1, services.worker.log_tail()
+                messages = await services.ask("Where is Acme Industrial based?")
+                assert messages[-1].message_type == "answer", services.worker.log_tail()
+            finally:
+                gate.set()
+            def yielded() -> bool:
+                return "prompt_warm_up_yielded" in services.worker.log_path.read_text(errors="replace")
+
+            for _ in range(100):
+                if yielded() or len(llm.warm_ups) > 1:
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)  # a warm-up sent after the yield would have arrived by now
+            assert len(llm.warm_ups) == 1, [body["messages"][0]["content"][:60] for body in llm.warm_ups]
+            assert yielded(), services.worker.log_tail()
 
 
 async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
