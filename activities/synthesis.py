@@ -104,7 +104,9 @@ class SynthesisActivities:
             if corrected:
                 log.warning("streamed_answer_corrected", how=written.verification, released=release.text[:200])
                 answer_fit["streamed_correction"] = 1.0
-            written = written.model_copy(update={"answer": answer, "released": release.text, "corrected": corrected})
+            written = written.model_copy(update={"answer": answer, "released": release.text,
+                                                  "released_sentences": list(release.sentences),
+                                                  "corrected": corrected})
         return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request),
                           request.evidence_score)
 

@@ -42,6 +42,7 @@ from contracts.wire import AgentRequest
 from overrides.checks import refusal_reason, signed_decision
 from overrides.undo_policy import undo_refusal
 from service.run_client import AgentRun, conversation_memory
+from service.run_recovery import RunLookup
 
 log = structlog.get_logger(__name__)
 STATIC = Path(__file__).with_name("static")
@@ -87,6 +88,10 @@ class ChatDeps:
     origins: list[str] = field(default_factory=list)  # other sites' origins allowed to call from a browser
     streams_open: StreamSlots = field(default_factory=lambda: StreamSlots(total=64, per_caller=8))
     stream_max_s: float = 900.0  # a stream ends after this; the client continues from its last event id
+    runs: RunLookup = field(init=False)  # where a stream takes the messages the response topic dropped
+
+    def __post_init__(self) -> None:
+        self.runs = RunLookup(self.temporal)
 
 
 def caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
@@ -160,7 +165,6 @@ def create_app(deps: ChatDeps) -> FastAPI:
         if first is not None:
             yield {"data": json.dumps(first), "id": str(after)}
         index, waiting_on, polled_at = after, "", 0.0
-        run = AgentRun(deps.temporal, stream.workflow_id)
         ends_at = time.monotonic() + deps.stream_max_s
         while time.monotonic() < ends_at:  # then it ends; the client continues from its last event id
             while index < len(stream.messages):
@@ -182,11 +186,20 @@ def create_app(deps: ChatDeps) -> FastAPI:
             if index < len(stream.messages) and time.monotonic() - polled_at < POLL_S:
                 continue  # messages first; the status is asked at most once per POLL_S
             polled_at = time.monotonic()
-            try:
-                status = await run.status()
-            except RPCError:
-                continue  # not started yet (the bridge is starting it)
-            pending = status.pending_override
+            # The run as Temporal has it: a message the response topic dropped is taken from there
+            # (service/run_recovery.py), the closing ones once the run ended, the one that asked for a human
+            # while it waits.
+            outcome = await deps.runs.outcome(stream.workflow_id)
+            if outcome is None or not outcome.execution:
+                continue  # Temporal cannot be asked now, or the run is not started yet (the bridge is starting it)
+            recovered = outcome.closing if outcome.closed else [m for m in [outcome.waiting] if m is not None]
+            for message in recovered:
+                if stream.add(message):
+                    log.warning("message_recovered_from_temporal", workflow_id=stream.workflow_id,
+                                message_type=message.message_type, delivery_id=message.delivery_id)
+            if outcome.status is None:
+                continue
+            pending = outcome.status.pending_override
             if pending is not None and pending.step_id != waiting_on:
                 waiting_on = pending.step_id
                 yield {"data": json.dumps(override_event(stream.workflow_id, pending)), "id": str(index)}

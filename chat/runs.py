@@ -17,7 +17,7 @@ from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Consumer, Producer
 
 from chat.events import is_final
-from contracts.delivery import Repeats, delivered
+from contracts.delivery import Repeats, Sequence, delivered
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
@@ -34,15 +34,21 @@ class RunStream:
     messages: list[AgentResponse] = field(default_factory=list)
     finished: bool = False
     _repeats: Repeats = field(default_factory=Repeats)
+    _sequence: Sequence = field(default_factory=Sequence)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def add(self, message: AgentResponse) -> None:
-        """`message` with its delivery id (contracts/delivery.py): the chunks of one answer share a message_id."""
+    def add(self, message: AgentResponse) -> bool:
+        """`message` with its delivery id (contracts/delivery.py): the chunks of one answer share a message_id.
+        False when it was here already (a publish retried after a timeout, a message recovered from Temporal
+        that came after all)."""
         if self._repeats.repeated(message):
-            return  # a publish retried after a timeout: the same message again
+            return False
+        if self._sequence.gap(message):
+            log.warning("delivery_gap", request_id=self.request_id, delivery_id=message.delivery_id)
         self.messages.append(message)
         self.finished = self.finished or is_final(message)
         self._changed.set()
+        return True
 
     async def wait(self, after: int, timeout_s: float) -> None:
         """Until there are more than `after` messages, or `timeout_s` passed."""

@@ -16,6 +16,7 @@ from contracts.wire import AgentRequest
 from service import defaults
 from service.config import ServiceConfig
 from service.flags import add_flow_args, config_from_args
+from service.run_recovery import RunLookup
 from service.terminal import can_prompt, styled
 
 
@@ -46,7 +47,8 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
                   streaming: bool = False, plan: str = "", ui_url: str | None = None,
                   namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
                   json_output: bool = False, collection: str = "default", group: list[str] | None = None,
-                  answer_only: bool = False, decider: InlineDecider | None = None, user: str = "") -> int:
+                  answer_only: bool = False, decider: InlineDecider | None = None, user: str = "",
+                  temporal_address: str = "") -> int:
     """Ask, print what comes back, return the exit code. `answer_only`: the answer's text and any error, as
     TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations).
     `decider`: answer the run's override requests at this terminal (see inline_decider). `user`: who asks (the
@@ -61,8 +63,9 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
     status = FAILED
     failure: tuple[str, int] | None = None
     try:
+        runs = RunLookup(address=temporal_address, namespace=namespace) if temporal_address else None
         async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
-                                 timeout_s=timeout_s, request_id=request_id):
+                                 timeout_s=timeout_s, request_id=request_id, runs=runs):
             view.message(message)
             if decider is not None and message.message_type == "observation":
                 await decider.on_message(message.content, view)
@@ -123,4 +126,4 @@ async def ask_command(args: argparse.Namespace) -> int:
                          conversation_id=conversation_of(args.conversation), json_output=args.json_output,
                          collection=args.collection,
                          decider=None if args.json_output else inline_decider(config, args.by, args.key),
-                         user=args.by)
+                         user=args.by, temporal_address=config.temporal_address)

@@ -37,7 +37,8 @@ async def invoke(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     return await run_ask(config.pulsar_url, args.question, **agent_topics(config), timeout_s=args.timeout,
                          streaming=not args.no_streaming, plan=args.plan, ui_url=None,
-                         collection=args.collection, group=args.group, answer_only=not args.verbose)
+                         collection=args.collection, group=args.group, answer_only=not args.verbose,
+                         namespace=config.temporal_namespace, temporal_address=config.temporal_address)
 
 
 def main(argv: list[str] | None = None) -> None:

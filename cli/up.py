@@ -224,7 +224,8 @@ async def up(args: argparse.Namespace) -> int:
             status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
                                    ui_url=stack.ui_url, namespace=options.temporal_namespace,
                                    decider=inline_decider(config, default_decider(), default_signing_key(),
-                                                          stack.temporal_address), user=default_decider())
+                                                          stack.temporal_address), user=default_decider(),
+                                   temporal_address=stack.temporal_address)
             if args.exit_after_ask:
                 return status
         print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)

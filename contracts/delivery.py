@@ -44,3 +44,28 @@ class Repeats:
             return True
         self._seen.add(key)
         return False
+
+
+def sequence_number(delivery_id: str) -> int | None:
+    """The place of a message in its run's sequence: `<run>#<n>` (workflows/outbox.py numbers every message it
+    sends from 1 up, without holes). None for a delivery id outside that sequence: a streamed answer's
+    sentence (`<run>#answer.<n>`), or a message from a publisher that numbers nothing."""
+    _, hash_sign, number = delivery_id.rpartition("#")
+    return int(number) if hash_sign and number.isascii() and number.isdigit() else None
+
+
+class Sequence:
+    """Watches one run's delivery ids for holes: message n+2 arriving after n means n+1 never came (a
+    non-persistent topic drops what a reconnecting consumer was not there to take)."""
+
+    def __init__(self) -> None:
+        self.highest = 0  # the highest sequence number seen so far
+
+    def gap(self, response: AgentResponse) -> bool:
+        """Record `response`; True when it shows that a message before it never came (a repeat never does)."""
+        number = sequence_number(response.delivery_id)
+        if number is None or number <= self.highest:
+            return False
+        skipped = number > self.highest + 1
+        self.highest = number
+        return skipped

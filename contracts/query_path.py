@@ -177,6 +177,8 @@ class SynthesisOutput(BaseModel):
     # rest. `corrected`: the whole-answer checks did not stand behind the released sentences, so `answer` is
     # them followed by the checked answer as an addition (activities/answer_release.py).
     released: str = ""
+    # The sentences `released` was sent as, in order (the n-th with the delivery id `<prefix>#answer.<n>`).
+    released_sentences: list[str] = Field(default_factory=list)
     corrected: bool = False
 
 

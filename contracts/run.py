@@ -13,7 +13,7 @@ from contracts.override import OverrideIdentity, OverrideRequest
 from contracts.plan import ExecutionPlan, StepResult
 from contracts.subagent import SubagentReturn
 from contracts.tool_spec import ToolScope
-from contracts.wire import AgentRequest
+from contracts.wire import AgentRequest, AgentResponse
 
 DEFAULT_COLLECTION = "default"  # AgentRequest's own default: a request that names no collection
 
@@ -135,6 +135,10 @@ class AgentRunResult(BaseModel):
     # calibration: what `tg-confidence calibrate` and the benchmark read.
     evidence: dict[str, float] = Field(default_factory=dict)
     evidence_score: float | None = None
+    # The messages that ended the caller's dialog, exactly as sent (delivery ids included): a caller whose copy
+    # never arrived takes them from here (service/run_recovery.py). Empty when the run sent the caller nothing
+    # to end on (a sub-goal reports to its supervisor; a run handed to the fallback agent).
+    closing: list[AgentResponse] = Field(default_factory=list)
 
 
 class StepState(StrEnum):
@@ -164,6 +168,9 @@ class RunStatus(BaseModel):
     plan: ExecutionPlan | None = None
     steps: list[StepStatus] = Field(default_factory=list)
     pending_override: OverrideRequest | None = None
+    # The message that asked the caller for the pending decision, exactly as sent: a caller that missed it
+    # gets it from here (service/run_recovery.py).
+    waiting_message: AgentResponse | None = None
     final_confidence: float | None = None
     # The most recent refused override signals (each clipped), and how many there were in all.
     rejected_overrides: list[str] = Field(default_factory=list)

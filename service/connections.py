@@ -46,12 +46,21 @@ async def connect_temporal(address: str, namespace: str, runtime: Runtime | None
         raise PartUnreachable(f"Temporal at {address} (namespace {namespace}) is unreachable: {exc}") from exc
 
 
-def pulsar_logger() -> logging.Logger:
-    """pulsar-client logs through this (its C++ default prints every reconnect at INFO to stdout)."""
+# The `pulsar` Python logger's level, as pulsar-client's C++ logger takes it.
+_PULSAR_LEVELS = ((logging.DEBUG, pulsar.LoggerLevel.Debug), (logging.INFO, pulsar.LoggerLevel.Info),
+                  (logging.WARNING, pulsar.LoggerLevel.Warn))
+
+
+def pulsar_logger() -> pulsar.FileLogger:
+    """pulsar-client's log: written to stderr by its C++ I/O thread itself, at the level of the `pulsar` Python
+    logger (WARNING unless set; its C++ default prints every reconnect at INFO to stdout). Not a Python logger:
+    the I/O thread would take the GIL for every line, and on a machine whose cores the model saturates a log
+    line ahead of a Pong can hold the Pong past the broker's liveness check, which then closes the connection
+    and drops what a non-persistent topic had for it (BENCHMARKS.md, the Pulsar client's log)."""
     logger = logging.getLogger("pulsar")
-    if logger.level == logging.NOTSET:
-        logger.setLevel(logging.WARNING)
-    return logger
+    level = logger.level or logging.WARNING
+    c_level = next((c for py, c in _PULSAR_LEVELS if level <= py), pulsar.LoggerLevel.Error)
+    return pulsar.FileLogger(c_level, "/dev/stderr")
 
 
 def pulsar_client(url: str) -> AsyncPulsarClient:

@@ -28,6 +28,10 @@ from service.trustgraph_metrics import PRODUCED
 
 log = structlog.get_logger(__name__)
 
+# When the message that ends a dialog is sent again (seconds after the first copy): soon, for a consumer that
+# was reconnecting; and after the broker's liveness check would have replaced a dead connection.
+END_REPEATS_S = (1.0, 10.0)
+
 
 class ResponsePublisher:
     def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None,
@@ -41,6 +45,7 @@ class ResponsePublisher:
         self._processor = processor  # counted in tg_producer_messages_total under this processor id, when given
         self._producers: dict[str, Producer] = {}
         self._lock = asyncio.Lock()
+        self._repeats: set[asyncio.Task[None]] = set()  # end-of-dialog messages waiting to be sent again
 
     async def _producer(self, topic: str) -> Producer:
         producer = self._producers.get(topic)
@@ -96,7 +101,31 @@ class ResponsePublisher:
         delivery = response.delivery_id or response.message_id
         if delivery:
             properties[DELIVERY_PROPERTY] = delivery
-        await self._send(topic, encode_response(response), properties)
+        payload = encode_response(response)
+        await self._send(topic, payload, properties)
+        if response.end_of_dialog:
+            self._repeat_later(topic, payload, properties)
+
+    def _repeat_later(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:
+        """The message that ends a dialog, sent again with the same bytes, message_id and delivery id after each
+        of END_REPEATS_S. The response topic is non-persistent: a caller whose consumer was reconnecting at that
+        instant never gets the first copy, and TrustGraph's clients cannot look the run up in Temporal as this
+        project's do. A caller that has it already drops the repeat (by delivery id, or having stopped listening
+        for that request id). Best effort: not sent if the worker stops first."""
+        task = asyncio.create_task(self._repeat(topic, payload, properties))
+        self._repeats.add(task)
+        task.add_done_callback(self._repeats.discard)
+
+    async def _repeat(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:
+        waited = 0.0
+        for at in END_REPEATS_S:
+            await asyncio.sleep(at - waited)
+            waited = at
+            try:
+                await self._send(topic, payload, properties)
+            except ApplicationError as exc:
+                log.warning("end_of_dialog_repeat_failed", request_id=properties.get("id"), error=exc.message)
+                return
 
     async def _send(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:
         try:
@@ -112,6 +141,9 @@ class ResponsePublisher:
             ) from exc
 
     async def close(self) -> None:
+        for task in list(self._repeats):
+            task.cancel()
+        await asyncio.gather(*self._repeats, return_exceptions=True)
         if self.librarian is not None:
             await self.librarian.close()
         for producer in self._producers.values():

@@ -46,12 +46,13 @@ class ChatServer:
 
 
 @asynccontextmanager
-async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None,
+async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None, pulsar_url: str = "",
                       **settings: Any) -> AsyncIterator[ChatServer]:
-    """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology); `settings`:
-    ChatDeps fields to change (stream limits, allowed origins)."""
+    """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology); `pulsar_url`:
+    where the API reaches the broker (default: the stack's; a test's proxy it can cut); `settings`: ChatDeps
+    fields to change (stream limits, allowed origins)."""
     config = stack.config
-    client = pulsar_client(config.pulsar_url)
+    client = pulsar_client(pulsar_url or config.pulsar_url)
     streams = RunStreams(client, config.request_topics[0], config.response_topic)
     await streams.start()
     store = GraphStore(config.falkordb_url, config.graph_name) if config.ontology_path else None

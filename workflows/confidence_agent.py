@@ -75,6 +75,8 @@ class ConfidenceAgentWorkflow:
         await self._record(result, started)
         if undelivered is not None:
             raise undelivered
+        if not (result.needs_fallback or inp.subagent):
+            result.closing = ctx.outbox.closing
         return result
 
     async def _answer(self, notes: list[str], turn: TurnMemory | None) -> AgentRunResult:

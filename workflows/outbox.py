@@ -26,6 +26,11 @@ MAX_BATCH = 500  # messages per activity: keeps each payload far below Temporal'
 LOCAL_RETRY_THRESHOLD = timedelta(seconds=2)
 
 
+def closes_dialog(response: AgentResponse) -> bool:
+    """Part of how the dialog ends: an answer's chunk, an error, or the message that ends it."""
+    return response.message_type in ("answer", "error") or response.end_of_dialog or response.error is not None
+
+
 class Outbox:
     def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str,
                  from_worker: bool = False, collection: str = "default",
@@ -38,6 +43,9 @@ class Outbox:
         # message's answer document is the whole answer (EmitInput.released_answer).
         self.released_answer = ""
         self._seq = 0
+        # The messages that end the caller's dialog (the answer's chunks, an error), as sent: the run's result
+        # keeps them, so a caller that missed them gets them from Temporal (service/run_recovery.py).
+        self.closing: list[AgentResponse] = []
         self._queued: list[AgentResponse] = []
         self._sender: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None  # a sender that gave up: the run must not end as if delivered
@@ -48,6 +56,8 @@ class Outbox:
         # Stable per message: an emit retried after a timeout carries the same id, so clients dedupe.
         response.delivery_id = f"{self._prefix}#{self._seq}"
         response.message_id = response.message_id or response.delivery_id
+        if closes_dialog(response):
+            self.closing.append(response)
         self._queued.append(response)
         if self._sender is None or self._sender.done():
             self._note_failure()

@@ -156,9 +156,11 @@ class RunContext:
     def emit(self, response: AgentResponse) -> None:
         self.outbox.emit(response)
 
-    def say(self, kind: str, text: str) -> None:
+    def say(self, kind: str, text: str) -> AgentResponse:
         # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
-        self.emit(AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True))
+        response = AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True)
+        self.emit(response)
+        return response
 
     def answer_stream(self) -> AnswerStream | None:
         """Where the synthesis activity sends the answer's sentences as they are written and checked: for a run
@@ -180,6 +182,11 @@ class RunContext:
         sent = released if answer.startswith(released) else ""
         unsent = answer[len(sent):]
         self.outbox.released_answer = sent
+        # The sentences the synthesis activity sent are part of how the dialog ends, as it sent them.
+        self.outbox.closing.extend(
+            AgentResponse(message_type="answer", content=sentence, end_of_message=False,
+                          message_id=self.trace.answer_uri, delivery_id=f"{self.workflow_id}#answer.{n}")
+            for n, sentence in enumerate(synthesis.released_sentences if synthesis else []))
         self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
                           synthesis.evidence_effects if synthesis else {})
         # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, and one
@@ -268,8 +275,9 @@ class RunContext:
             self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
             self.phase("awaiting_override", step_id)
             signed = bool(self.settings.override_keys)
-            self.say("observation", f"{what} Waiting {request.timeout_s:.0f} s. "
-                                    f"{how_to_answer(self.workflow_id, request, signed)}")
+            self.status.waiting_message = self.say(
+                "observation", f"{what} Waiting {request.timeout_s:.0f} s. "
+                               f"{how_to_answer(self.workflow_id, request, signed)}")
             workflow.set_current_details(redact_text(awaiting_details(self.workflow_id, request, what, signed)))
             try:
                 await workflow.wait_condition(lambda: step_id in self.overrides,
@@ -279,6 +287,7 @@ class RunContext:
                 decided = False
             finally:
                 self.status.pending_override = None
+                self.status.waiting_message = None
                 self.phase("executing", step_id)
             # Not in `finally`: a run evicted from the worker's cache while waiting is no longer in a workflow
             # event loop, and the details go with it anyway.

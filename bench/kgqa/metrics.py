@@ -23,6 +23,9 @@ class Judged:
     seconds: float
     asked_human: bool = False
     error: str | None = None
+    # arrived | recovered (from Temporal) | lost (the run completed, its answer never came) | slow (no answer in
+    # time) | timeout (a record from before lost and slow were told apart)
+    delivery: str = "arrived"
 
     @property
     def score(self) -> float:
@@ -44,6 +47,9 @@ class Metrics:
     high_confidence_accuracy: float | None = None
     no_override_share: float | None = None
     errors: int = 0
+    lost: int = 0  # runs that completed whose answer never reached the caller (counted in errors too)
+    recovered: int = 0  # answers the response topic dropped, taken from Temporal by the caller
+    slow: int = 0  # runs with no answer within the caller's timeout (counted in errors too)
     latency_p50: float | None = None
     latency_p95: float | None = None
 
@@ -112,6 +118,8 @@ def compute(results: Iterable[Judged]) -> Metrics:
         high_confidence_n=len(high), high_confidence_accuracy=_share(sum(high), len(high)),
         no_override_share=_share(sum(not r.asked_human and not r.error for r in rows), len(rows)),
         errors=sum(bool(r.error) for r in rows),
+        lost=sum(r.delivery == "lost" for r in rows), recovered=sum(r.delivery == "recovered" for r in rows),
+        slow=sum(r.delivery in ("slow", "timeout") for r in rows),
         latency_p50=percentile([r.seconds for r in rows], 0.5), latency_p95=percentile([r.seconds for r in rows], 0.95),
     )
 
@@ -120,4 +128,12 @@ def judged(record: dict[str, Any]) -> Judged:
     """A result line (bench/kgqa/results.py) as the metrics read it."""
     return Judged(category=str(record["category"]), correct=bool(record.get("correct")),
                   confidence=record.get("confidence"), seconds=float(record.get("seconds") or 0.0),
-                  asked_human=bool(record.get("asked_human")), error=record.get("error") or None)
+                  asked_human=bool(record.get("asked_human")), error=record.get("error") or None,
+                  delivery=delivery_of(record))
+
+
+def delivery_of(record: dict[str, Any]) -> str:
+    """How a result's answer reached the caller; a record written before this was kept says only "timeout"."""
+    if record.get("delivery"):
+        return str(record["delivery"])
+    return "timeout" if str(record.get("error") or "").startswith("timeout") else "arrived"

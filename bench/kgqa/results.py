@@ -31,17 +31,21 @@ class Result:
     evidence: dict[str, float] | None = None  # the run's evidence features (confidence/evidence.py)
     evidence_score: float | None = None  # its confidence before calibration
     queries: list[str] | None = None  # the plan's queries (not judged: read to see why an answer went wrong)
+    # How the answer reached the caller: arrived, recovered (from Temporal), lost (the run completed, the
+    # answer never came) or slow (no answer in time); bench/kgqa/runner.Outcome.
+    delivery: str = "arrived"
 
     @classmethod
     def judge(cls, q: Question, dataset: str, answer: str, seconds: float, asked_human: bool,
               error: str | None, command: str = "", evidence: dict[str, float] | None = None,
-              evidence_score: float | None = None, queries: list[str] | None = None) -> Result:
+              evidence_score: float | None = None, queries: list[str] | None = None,
+              delivery: str = "arrived") -> Result:
         """The final answer judged: its confidence from the "Confidence: 0.NN" line; an error is wrong."""
         _, confidence = split_answer(answer)
         return cls(id=q.id, category=q.category, split=q.split, question=q.text, gold=q.gold, answer=answer,
                    confidence=confidence, correct=not error and is_correct(answer, q.gold), seconds=round(seconds, 2),
                    asked_human=asked_human, error=error, dataset=dataset, command=command, evidence=evidence,
-                   evidence_score=evidence_score, queries=queries)
+                   evidence_score=evidence_score, queries=queries, delivery=delivery)
 
 
 def write(out: IO[str], result: Result) -> None:

@@ -21,7 +21,7 @@ from bench.graphs import registry as public_graphs
 from bench.kgqa import countries_data
 from bench.kgqa.questions import Question
 from bench.kgqa.results import Result, write
-from cli.ask import AskTimeout, ask
+from cli.ask import AskTimeout, Delivery, ask
 from contracts.names import workflow_id_for
 from contracts.run import AgentRunResult
 from contracts.topics import agent_request_topic, agent_response_topic
@@ -30,6 +30,7 @@ from embedded.model_weights import ModelIntegrityError, ModelNotFound
 from embedded.processes import PartStartError, free_port
 from embedded.stack import EmbeddedStack, StackOptions
 from service.connections import PartUnreachable, connect_temporal
+from service.run_recovery import RunLookup
 
 # Request-level settings: a run that asks a human for an override gives up after 10 s (nobody answers here).
 PLAN = '{"override_timeout_s": 10}'
@@ -53,6 +54,9 @@ class Outcome:
     evidence_score: float | None = None  # its confidence before calibration
     queries: list[str] | None = None  # the plan's queries, to read why an answer went wrong
     messages: list[str] = field(default_factory=list)  # every message's type and text, in order
+    # How the answer reached the caller: "arrived" on the response topic, "recovered" from Temporal after the
+    # topic dropped part of it, "lost" (the run completed, the answer never came), "slow" (no answer in time).
+    delivery: str = "arrived"
 
 
 class Interrupt:
@@ -146,11 +150,14 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, convers
     asked_human = False
     error: str | None = None
     started = time.perf_counter()
+    runs = RunLookup(address=stack.temporal_address, namespace=stack.o.temporal_namespace)
+    delivery = Delivery()
+    delivered_how = "arrived"
     try:
         async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN,
                                                                 conversation_id=conversation_id),
                                  request_topic=agent_request_topic(), response_topic=agent_response_topic(),
-                                 timeout_s=timeout_s, request_id=request_id):
+                                 timeout_s=timeout_s, request_id=request_id, runs=runs, delivery=delivery):
             messages.append(f"{message.message_type}: {message.content}")
             if message.message_type == "observation" and any(k in message.content for k in HUMAN_ASKED):
                 asked_human = True
@@ -160,19 +167,26 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, convers
                 error = f"{message.error.type}: {message.error.message}"
     except AskTimeout as exc:
         error = f"timeout: {exc}"
-        await _terminate(stack, request_id, "kgqa benchmark: no answer within the ask timeout")
+        outcome = await runs.outcome(workflow_id_for(request_id))
+        if outcome is not None and outcome.closed:
+            delivered_how = "lost"  # the run finished; its answer never reached us, not even from Temporal
+        else:
+            delivered_how = "slow"
+            await _terminate(stack, request_id, "kgqa benchmark: no answer within the ask timeout")
     except ConnectionError as exc:
         error = f"connection: {exc}"
     except asyncio.CancelledError:
         await _terminate(stack, request_id, "kgqa benchmark interrupted")
         raise
     seconds = time.perf_counter() - started
+    if delivered_how == "arrived" and delivery.answer_recovered:
+        delivered_how = "recovered"
     result = await _run_result(stack, request_id) if error is None else None
     if result is None:
-        return Outcome("".join(parts).strip(), seconds, asked_human, error, messages=messages)
+        return Outcome("".join(parts).strip(), seconds, asked_human, error, messages=messages, delivery=delivered_how)
     queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
     return Outcome("".join(parts).strip(), seconds, asked_human, error, result.evidence or None,
-                   result.evidence_score, queries, messages)
+                   result.evidence_score, queries, messages, delivered_how)
 
 
 async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
@@ -191,12 +205,13 @@ async def ask_all(running: RunningStack, questions: list[Question], dataset: str
                 break
             raise
         result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
-                              command, outcome.evidence, outcome.evidence_score, outcome.queries)
+                              command, outcome.evidence, outcome.evidence_score, outcome.queries, outcome.delivery)
         write(out, result)
         results.append(result)
         verdict = "error" if result.error else ("right" if result.correct else "wrong")
         say(f"[{n}/{len(questions)}] {q.id} {verdict} confidence {result.confidence} {result.seconds:.1f}s"
-            f"{' (asked a human)' if result.asked_human else ''}: {q.text}")
+            f"{' (asked a human)' if result.asked_human else ''}"
+            f"{'' if result.delivery == 'arrived' else f' (answer {result.delivery})'}: {q.text}")
     return results
 
 
