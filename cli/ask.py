@@ -65,6 +65,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
     workflow_id = workflow_id_for(request_id)
     delivery = delivery if delivery is not None else Delivery()
     client = pulsar_client(pulsar_url)
+    receiving: asyncio.Future[pulsar.Message] | None = None
     try:
         try:
             consumer = await client.subscribe(
@@ -85,27 +86,33 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                 raise AskTimeout(timeout_message(timeout_s, request_id, received, last_type))
             look_up = False
             arrived: list[tuple[AgentResponse, bool]] = []  # each with whether it came from Temporal
-            try:
-                message = await asyncio.wait_for(consumer.receive(), timeout=min(remaining, silence_s))
-                await consumer.acknowledge(message)
-            except TimeoutError:
+            # One receive in flight across silences: a cancelled receive() stays registered in the client,
+            # and the message it is handed later goes to the cancelled future, which drops it.
+            receiving = receiving or asyncio.ensure_future(consumer.receive())
+            done, _ = await asyncio.wait({receiving}, timeout=min(remaining, silence_s))
+            if not done:  # silence: the run is asked instead
                 look_up = runs is not None
-            except PULSAR_ERRORS as exc:
-                if runs is None:
-                    raise ConnectionError(f"Pulsar at {pulsar_url} stopped answering (request id {request_id}, "
-                                          f"sent; the run goes on): {exc}") from exc
-                # The client reconnects by itself; meanwhile the run is asked instead.
-                log.warning("response_receive_failed", request_id=request_id, error=str(exc))
-                await asyncio.sleep(RECEIVE_RETRY_S)
-                look_up = True
             else:
-                response = ours(message, request_id)
-                if response is not None:
-                    arrived.append((response, False))
-                    if sequence.gap(response):
-                        delivery.gaps += 1
-                        log.warning("delivery_gap", request_id=request_id, delivery_id=response.delivery_id)
-                        look_up = runs is not None
+                finished, receiving = receiving, None
+                try:
+                    message = finished.result()
+                    await consumer.acknowledge(message)
+                except PULSAR_ERRORS as exc:
+                    if runs is None:
+                        raise ConnectionError(f"Pulsar at {pulsar_url} stopped answering (request id {request_id}, "
+                                              f"sent; the run goes on): {exc}") from exc
+                    # The client reconnects by itself; meanwhile the run is asked instead.
+                    log.warning("response_receive_failed", request_id=request_id, error=str(exc))
+                    await asyncio.sleep(RECEIVE_RETRY_S)
+                    look_up = True
+                else:
+                    response = ours(message, request_id)
+                    if response is not None:
+                        arrived.append((response, False))
+                        if sequence.gap(response):
+                            delivery.gaps += 1
+                            log.warning("delivery_gap", request_id=request_id, delivery_id=response.delivery_id)
+                            look_up = runs is not None
             if look_up and runs is not None:
                 arrived.extend((response, True) for response in await recoverable(runs, workflow_id))
             for response, from_temporal in arrived:
@@ -125,6 +132,8 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                 if response.end_of_dialog or response.error is not None:
                     return
     finally:
+        if receiving is not None:
+            receiving.cancel()
         await client.close()
 
 

@@ -91,14 +91,40 @@ def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: 
                           ports={"gRPC": port, "Web UI": ui_port}, ready=ready, ready_timeout_s=90)
 
 
-def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None) -> ManagedProcess:
-    """pulsar-lite, with its Prometheus endpoint off unless a port is given: left alone it binds 0.0.0.0:8080."""
+# pulsar-lite's settings where its defaults lose messages on a machine whose cores the local model keeps busy
+# (measured side by side: bench/pulsar_edge.py, BENCHMARKS.md "The Pulsar edge"). A non-persistent message is
+# dropped, though its producer is told it was taken, when the consumer's connection holds more unsent bytes than
+# the high water mark (default 64 KiB): a run's explain messages (up to ~150 KB) left its answer behind them
+# dropped. The marks sit above three of the largest messages the broker takes (5 MiB). And a connection whose
+# Pong is late by the liveness timeout (default 10 s) is closed with every consumer on it: under full load a
+# client's I/O thread can be that late, and what the topic had for it meanwhile is gone.
+BROKER_SETTINGS = {
+    "pulsar_channel_write_buffer_high_water_mark_bytes": 16 * 1024 * 1024,
+    "pulsar_channel_write_buffer_low_water_mark_bytes": 8 * 1024 * 1024,
+    "keep_alive_interval_secs": 30,
+    "connection_liveness_check_timeout_secs": 60,
+}
+
+
+def broker_config(metrics_port: int | None = None, settings: dict[str, int] | None = None) -> str:
+    """pulsar-lite's TOML: `settings` (default BROKER_SETTINGS; {} for pulsar-lite's own) and the metrics
+    endpoint. pulsar-lite replaces the whole file by its defaults, silently, when one value has the wrong type:
+    only integers are written here."""
+    chosen = BROKER_SETTINGS if settings is None else settings
+    lines = [f"{key} = {int(value)}" for key, value in chosen.items()]
+    metrics = (f'[metrics]\nenabled = true\naddr = "127.0.0.1:{metrics_port}"\n' if metrics_port
+               else "[metrics]\nenabled = false\n")
+    return "\n".join(lines) + ("\n" if lines else "") + metrics
+
+
+def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None,
+                  settings: dict[str, int] | None = None) -> ManagedProcess:
+    """pulsar-lite, with its Prometheus endpoint off unless a port is given: left alone it binds 0.0.0.0:8080.
+    `settings`: see broker_config."""
     home = data_dir / "pulsar"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "pulsar-lite.toml"
-    metrics = (f'[metrics]\nenabled = true\naddr = "127.0.0.1:{metrics_port}"\n' if metrics_port
-               else "[metrics]\nenabled = false\n")
-    config.write_text(metrics)
+    config.write_text(broker_config(metrics_port, settings))
     argv = [pulsar_lite_binary(), "--config", str(config), "--addr", f"127.0.0.1:{port}",
             "--db-path", str(home / "broker.db"), "--log-level", "warn"]
     ports = {"broker": port, **({"metrics": metrics_port} if metrics_port else {})}

@@ -19,6 +19,7 @@ from contracts.run import AgentSettings, RunStatus
 from contracts.wire import AgentRequest, AgentResponse
 from embedded import demo_graph
 from service.config import ServiceConfig
+from service.run_recovery import RunLookup
 from tests.integration.test_action_path import SUPPLIER, DomainModel, events, pending_status
 from tests.scripted_llm import ScriptedLLM
 
@@ -29,7 +30,7 @@ COMPOSE = Path(__file__).parents[2] / "docker-compose.yml"
 async def send(stack, request: AgentRequest, request_id: str = "") -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     return [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
                                  response_topic=stack.config.response_topic, timeout_s=300,
-                                 request_id=request_id or uuid.uuid4().hex)]
+                                 request_id=request_id or uuid.uuid4().hex, runs=RunLookup(stack.client))]
 
 
 def text_of(message: AgentResponse) -> str:

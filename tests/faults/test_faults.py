@@ -25,6 +25,7 @@ from contracts.names import SEARCH_ATTRIBUTES
 from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import pulsar_broker, temporal_server
 from embedded.processes import ManagedProcess, free_port
+from service.run_recovery import RunLookup
 from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
@@ -83,7 +84,8 @@ class Deployment:
         request = AgentRequest(question=question)
         return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
                                      request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[topic],
-                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=120)]
+                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=120,
+                                     runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]))]
 
 
 @pytest_asyncio.fixture
@@ -180,7 +182,7 @@ async def test_llm_down_steps_retry_then_a_clear_error_reaches_the_caller(make_s
     stack = await make_stack(dead, max_retries=2)
     messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Anything?"),
                                      request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                     timeout_s=60)]
+                                     timeout_s=60, runs=RunLookup(stack.client))]
     final = messages[-1]
     assert final.message_type == "error" and final.error is not None
     assert f"LLM at {dead} is unreachable" in final.content

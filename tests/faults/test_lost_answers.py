@@ -29,9 +29,12 @@ from trustgraph.schema import AgentRequest as TgAgentRequest
 from trustgraph.schema import AgentResponse as TgAgentResponse
 
 from cli.ask import Delivery, ask
+from contracts.names import workflow_id_for
+from contracts.override import Override
 from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import pulsar_broker
 from embedded.processes import ManagedProcess, free_port
+from service.run_client import AgentRun
 from service.run_recovery import RunLookup
 from tests.chat_server import chat_server, sse_events
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
@@ -202,3 +205,50 @@ async def test_trustgraphs_own_client_gets_the_answer_once_from_the_repeat(make_
 
 async def _collect(messages: AsyncIterator[AgentResponse]) -> list[AgentResponse]:
     return [m async for m in messages]
+
+
+@dataclass
+class DoubtfulModel(GatedModel):
+    """Plans a query for a value that does not exist, of a question whose names do: a weak result that, with no
+    retries left, the run asks a human about at once."""
+
+    def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+        if is_planning(body):
+            self.planning.set()
+            self.plan_released.wait(60)
+            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
+                "query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"}}]})
+        return 200, "No supplier of that name was found."
+
+
+async def test_ask_shows_a_lost_request_for_a_decision_at_once_and_then_the_answer(make_stack, pulsar_url: str) -> None:
+    """The caller is cut off while the run asks for a human: the request arrives from Temporal while the caller
+    is still cut off, the decision is made, and the answer follows, once."""
+    model = DoubtfulModel()
+    with ScriptedLLM(model) as llm:
+        stack = await make_stack(llm.base_url, max_retries=0)
+        async with SeverableProxy(pulsar_url) as proxy:
+            delivery = Delivery()
+            messages: list[AgentResponse] = []
+            asked_at: list[float] = []
+            request_id = f"waiting-{stack.unique}"
+
+            async def converse() -> None:
+                async for message in ask(proxy.url, AgentRequest(question="Who is the rival of Acme Industrial?"),
+                                         request_topic=stack.request_topic, request_id=request_id,
+                                         response_topic=stack.config.response_topic, timeout_s=60,
+                                         runs=RunLookup(stack.client), delivery=delivery):
+                    messages.append(message)
+                    if message.message_type == "observation" and "tg-confidence override" in message.content:
+                        asked_at.append(asyncio.get_running_loop().time())
+                        await AgentRun(stack.client, workflow_id_for(request_id)).submit_override(
+                            Override(step_id="s1", decision="skip", reason="no such supplier"))
+
+            conversing = asyncio.create_task(converse())
+            cut_at = asyncio.get_running_loop().time()
+            await model.strike_at("planning", lambda: proxy.sever(PAST_BOTH_REPEATS_S))
+            await asyncio.wait_for(conversing, 90)
+    asked = [m for m in messages if m.message_type == "observation" and "tg-confidence override" in m.content]
+    assert len(asked) == 1 and asked_at[0] - cut_at < PAST_BOTH_REPEATS_S  # from Temporal, not the topic
+    assert len(answers_of(messages)) == 1 and messages[-1].end_of_dialog
+    assert delivery.recovered >= 2  # the request for a decision, then the closing messages

@@ -26,6 +26,7 @@ from contracts.wire import AgentRequest, AgentResponse
 from embedded.processes import ManagedProcess, free_port
 from embedded.stack import EmbeddedStack, StackOptions
 from embedded.supervisor import RestartPolicy, Supervisor
+from service.run_recovery import RunLookup
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 # A TCP server that greets each connection with its pid. With "fork" it first forks a child that inherits
@@ -253,7 +254,8 @@ class SupervisedStack:
 
     async def ask(self, question: str, timeout_s: float = 90) -> list[AgentResponse]:
         return [m async for m in ask(self.stack.pulsar_url, AgentRequest(question=question), timeout_s=timeout_s,
-                                     request_topic=agent_request_topic(), response_topic=agent_response_topic())]
+                                     request_topic=agent_request_topic(), response_topic=agent_response_topic(),
+                                     runs=RunLookup(address=self.stack.temporal_address))]
 
 
 @pytest_asyncio.fixture(scope="module")

@@ -16,6 +16,7 @@ from contracts.override import Override
 from contracts.run import RunStatus
 from contracts.wire import AgentRequest, AgentResponse
 from embedded import demo_graph
+from service.run_recovery import RunLookup
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis, question_of
 
 SUPPLIER = demo_graph.BATCH_SUPPLIER["name"]
@@ -90,7 +91,7 @@ async def approve_when_asked(stack, workflow_id: str, asking: asyncio.Task,  # t
 async def run(stack, question: str, request_id: str) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     return [m async for m in ask(stack.config.pulsar_url, AgentRequest(question=question),
                                  request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                 timeout_s=600, request_id=request_id)]
+                                 timeout_s=600, request_id=request_id, runs=RunLookup(stack.client))]
 
 
 async def test_pay_all_orders_of_a_supplier_then_ask_about_them(make_stack, demo_copy, unique: str) -> None:

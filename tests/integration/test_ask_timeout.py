@@ -69,3 +69,43 @@ async def test_a_timeout_with_nothing_received_says_so(pulsar_url: str) -> None:
                            request_id=f"req-{unique}"):
             pass
     assert "(request id req-" in str(raised.value) and "; no message received)" in str(raised.value)
+
+
+async def answer_slowly(pulsar_url: str, request_topic: str, response_topic: str, subscribed: asyncio.Event,
+                        pause_s: float) -> None:
+    """A service that says three things with a pause before each, the last ending the dialog."""
+    client = pulsar_client(pulsar_url)
+    try:
+        consumer = await client.subscribe(request_topic, f"svc-{uuid.uuid4().hex}",
+                                          consumer_type=pulsar.ConsumerType.Exclusive)
+        subscribed.set()
+        request = await consumer.receive()
+        producer = await client.create_producer(response_topic, batching_enabled=False)
+        for n, kind in enumerate(["thought", "observation", "answer"], 1):
+            await asyncio.sleep(pause_s)
+            said = AgentResponse(message_type=kind, content=f"{kind} {n}", end_of_message=True,
+                                 end_of_dialog=kind == "answer", message_id=f"run#{n}")
+            await producer.send(encode_response(said), properties={"id": request.properties()["id"],
+                                                                    "delivery_id": f"run#{n}"})
+        await asyncio.sleep(30)
+    finally:
+        await client.close()
+
+
+async def test_messages_after_silences_all_arrive(pulsar_url: str) -> None:
+    """ask waits through silences longer than the one after which it would look the run up: a message that
+    comes after a silence is the caller's, not dropped with a receive given up on."""
+    unique = uuid.uuid4().hex
+    request_topic = f"non-persistent://tg/request/ask-silent-{unique}"
+    response_topic = f"non-persistent://tg/response/ask-silent-{unique}"
+    subscribed = asyncio.Event()
+    service = asyncio.create_task(answer_slowly(pulsar_url, request_topic, response_topic, subscribed, 1.0))
+    try:
+        await asyncio.wait_for(subscribed.wait(), 30)
+        got = [m.content async for m in ask(pulsar_url, AgentRequest(question="Slowly, please"),
+                                            request_topic=request_topic, response_topic=response_topic,
+                                            timeout_s=20, silence_s=0.3)]
+    finally:
+        service.cancel()
+        await asyncio.gather(service, return_exceptions=True)
+    assert got == ["thought 1", "observation 2", "answer 3"]

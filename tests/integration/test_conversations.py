@@ -16,6 +16,7 @@ from cli.ask import ask
 from contracts.conversation import ConversationMemory, conversation_workflow_id
 from contracts.wire import AgentRequest, AgentResponse, AgentStep
 from embedded import demo_graph
+from service.run_recovery import RunLookup
 from tests.integration.test_action_path import ALREADY_PAID, ORDERS, SUPPLIER, TOO_DEAR, approve_when_asked, events
 from tests.scripted_llm import (
     ScriptedLLM,
@@ -75,7 +76,7 @@ class ConversationalModel:
 async def turn(stack, question: str, request_id: str, **request: Any) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     return [m async for m in ask(stack.config.pulsar_url, AgentRequest(question=question, **request),
                                  request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                 timeout_s=300, request_id=request_id)]
+                                 timeout_s=300, request_id=request_id, runs=RunLookup(stack.client))]
 
 
 async def memory_of(stack, conversation_id: str) -> ConversationMemory:  # type: ignore[no-untyped-def]

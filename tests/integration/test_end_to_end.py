@@ -14,6 +14,7 @@ from cli.ask import ask
 from contracts.names import workflow_id_for
 from contracts.wire import AgentRequest, AgentResponse
 from service.connections import pulsar_client
+from service.run_recovery import RunLookup
 from tests.scripted_llm import ScriptedLLM, is_planning, is_query_form, is_synthesis
 
 TOP_SUPPLIERS = ("MATCH (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder) "
@@ -42,7 +43,8 @@ def reads_the_rows(body: dict[str, Any]) -> tuple[int, str]:
 async def collect(stack, question: str, **fields: Any) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     request = AgentRequest(question=question, **fields)
     return [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
-                                 response_topic=stack.config.response_topic, timeout_s=60)]
+                                 response_topic=stack.config.response_topic, timeout_s=60,
+                                 runs=RunLookup(stack.client))]
 
 
 async def top_supplier(falkordb_url: str) -> tuple[str, int]:
@@ -212,7 +214,8 @@ async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_st
         request_id = f"ui-{stack.unique}"
         request = AgentRequest(question="Which supplier has the most purchase orders?", collection="acme")
         [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
-                              response_topic=stack.config.response_topic, timeout_s=60, request_id=request_id)]
+                              response_topic=stack.config.response_topic, timeout_s=60, request_id=request_id,
+                              runs=RunLookup(stack.client))]
         handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
         await handle.result()  # the answer is published before the run's last activity (its audit record)
         description = await handle.describe()
@@ -237,7 +240,7 @@ async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) 
         request_id = f"trips-{stack.unique}"
         messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Who has the most orders?"),
                                          request_topic=stack.request_topic, timeout_s=60, request_id=request_id,
-                                         response_topic=stack.config.response_topic)]
+                                         response_topic=stack.config.response_topic, runs=RunLookup(stack.client))]
         handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
         await handle.result()
         events = [e async for e in handle.fetch_history_events()]

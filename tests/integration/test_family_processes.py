@@ -25,6 +25,7 @@ from cli.ask import ask
 from contracts.names import TaskQueues
 from contracts.wire import AgentRequest
 from embedded.processes import ManagedProcess
+from service.run_recovery import RunLookup
 from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
@@ -96,7 +97,8 @@ async def test_families_in_separate_processes_answer_a_question(
     request = AgentRequest(question="Where is Acme Industrial based?")
     messages = [m async for m in ask(env["TGCA_PULSAR_URL"], request,
                                      request_topic=json.loads(env["TGCA_REQUEST_TOPICS"])[0],
-                                     response_topic=env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
+                                     response_topic=env["TGCA_RESPONSE_TOPIC"], timeout_s=90,
+                                     runs=RunLookup(address=env["TGCA_TEMPORAL_ADDRESS"]))]
     assert messages[-1].message_type == "answer", logs
     assert "Acme Industrial is based in the country the graph records." in messages[-1].content
     assert re.search(r"Confidence: \d\.\d\d - calibrated: ", messages[-1].content)
@@ -106,7 +108,8 @@ async def test_families_in_separate_processes_answer_a_question(
     # Streamed: the synthesis process publishes the checked sentence itself as the model writes it.
     streamed = [m async for m in ask(env["TGCA_PULSAR_URL"], request.model_copy(update={"streaming": True}),
                                      request_topic=json.loads(env["TGCA_REQUEST_TOPICS"])[0],
-                                     response_topic=env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
+                                     response_topic=env["TGCA_RESPONSE_TOPIC"], timeout_s=90,
+                                     runs=RunLookup(address=env["TGCA_TEMPORAL_ADDRESS"]))]
     first = next(m for m in streamed if m.message_type == "answer")
     assert first.delivery_id.endswith("#answer.0"), logs
     assert first.content == "Acme Industrial is based in the country the graph records."

@@ -25,6 +25,7 @@ from contracts.wire import AgentRequest, AgentResponse
 from embedded.parts import temporal_binary
 from embedded.processes import ManagedProcess, free_port
 from service.calibrator_file import CalibratorFile
+from service.run_recovery import RunLookup
 from tests.ready_checks import logged
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
@@ -66,7 +67,8 @@ class Services:
         request = AgentRequest(question=question)
         return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
                                      request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
-                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=90)]
+                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=90,
+                                     runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]))]
 
 
 @asynccontextmanager

@@ -16,6 +16,7 @@ from cli.ask import ask
 from contracts.wire import AgentRequest
 from embedded.processes import free_port
 from service.connections import pulsar_client
+from service.run_recovery import RunLookup
 
 PLAN = {"steps": [
     {"id": "s1", "function": "KnowledgeQuery", "dependencies": [],
@@ -80,7 +81,7 @@ async def test_trustgraph_mode_answers_with_trustgraphs_llm_and_graph(make_stack
     try:
         messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Where is Acme Industrial?"),
                                          request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                         timeout_s=60)]
+                                         timeout_s=60, runs=RunLookup(stack.client))]
     finally:
         stand_in.cancel()
     final = messages[-1]
