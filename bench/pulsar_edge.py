@@ -8,8 +8,14 @@ consumer in another process (the asyncio client, Exclusive, position latest, as 
 final message never arrives is an answer lost at the edge; the broker told the producer it took every one.
 Trials alternate the two settings, each on a fresh broker; the table gives each setting's median over trials.
 
+With `--stall S` the consumer process is stopped (SIGSTOP) before the rounds are sent and let go S seconds later:
+a caller whose process got no CPU for that long, as under a model that keeps every core busy. The broker pings
+each connection every 30 s and closes one whose Pong is late by its liveness timeout; what it held for a closed
+connection is gone, and so is what did not fit under its write buffer's high water mark meanwhile.
+
     .venv/bin/python -m bench.pulsar_edge                       # 5 trials of 200 rounds, cores busy
     .venv/bin/python -m bench.pulsar_edge --trials 3 --no-load  # the same on an idle machine
+    .venv/bin/python -m bench.pulsar_edge --trials 3 --stall 45 --rounds 20
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -48,11 +56,17 @@ async def consume(url: str, topic: str, rounds: int, quiet_s: float) -> None:
     print("subscribed", flush=True)
     finals: set[int] = set()
     explains = 0
-    while len(finals) < rounds:
-        try:
-            message = await asyncio.wait_for(consumer.receive(), quiet_s)
-        except TimeoutError:
-            break
+    # One receive in flight, and silence counted in one-second waits: a process stopped and let go finds every
+    # timer it had expired at once, and a receive given up on would drop the message handed to it later.
+    receiving: asyncio.Future[pulsar.Message] | None = None
+    silent_s = 0
+    while len(finals) < rounds and silent_s < quiet_s:
+        receiving = receiving or asyncio.ensure_future(consumer.receive())
+        done, _ = await asyncio.wait({receiving}, timeout=1.0)
+        if not done:
+            silent_s += 1
+            continue
+        message, receiving, silent_s = receiving.result(), None, 0
         await consumer.acknowledge(message)
         kind, number = message.properties().get("kind", ""), message.properties().get("round", "0")
         if kind == "final":
@@ -63,7 +77,8 @@ async def consume(url: str, topic: str, rounds: int, quiet_s: float) -> None:
     await client.close()
 
 
-async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb: int, data: Path) -> dict[str, int]:
+async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb: int, data: Path,
+                stall_s: float = 0.0) -> dict[str, int]:
     port = free_port()
     broker = pulsar_broker(data / uuid.uuid4().hex, port, settings=settings)
     broker.start()
@@ -79,10 +94,16 @@ async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb
         client = pulsar_client(url)
         producer = await client.create_producer(topic, batching_enabled=False, send_timeout_millis=10000)
         payload = b"x" * (explain_kb * 1024)
+        stalled_at = time.monotonic()
+        if stall_s:
+            os.kill(reader.pid, signal.SIGSTOP)
         for n in range(rounds):
             for _ in range(explains):
                 await producer.send(payload, properties={"kind": "explain", "round": str(n)})
             await producer.send(b"final", properties={"kind": "final", "round": str(n)})
+        if stall_s:
+            await asyncio.sleep(max(0.0, stall_s - (time.monotonic() - stalled_at)))
+            os.kill(reader.pid, signal.SIGCONT)
         await client.close()
         counted = json.loads((await asyncio.wait_for(reader.stdout.readline(), 120)).decode())
         await reader.wait()
@@ -103,7 +124,8 @@ async def main(args: argparse.Namespace) -> None:
             for t in range(args.trials):
                 names = list(SETTINGS) if t % 2 == 0 else list(reversed(SETTINGS))  # alternate who goes first
                 for name in names:
-                    outcome = await trial(SETTINGS[name], args.rounds, args.explains, args.explain_kb, Path(data))
+                    outcome = await trial(SETTINGS[name], args.rounds, args.explains, args.explain_kb, Path(data),
+                                          args.stall)
                     results[name].append(outcome)
                     print(f"trial {t + 1} {name}: {outcome['lost']} of {args.rounds} final messages lost, "
                           f"{outcome['explains_lost']} explain messages lost", flush=True)
@@ -111,7 +133,8 @@ async def main(args: argparse.Namespace) -> None:
         for process in load:
             process.kill()
     print(f"\n{args.trials} trials of {args.rounds} rounds ({args.explains} x {args.explain_kb} KB explain, then "
-          f"the final message); {'idle machine' if args.no_load else f'{len(load)} cores busy'}; "
+          f"the final message); {'idle machine' if args.no_load else f'{len(load)} cores busy'}"
+          f"{f'; consumer stopped for {args.stall:g} s' if args.stall else ''}; "
           f"{time.time() - started:.0f} s\n")
     print("| broker settings | final messages lost, median (per trial) | explain messages lost, median |")
     print("|---|---|---|")
@@ -128,6 +151,7 @@ if __name__ == "__main__":
     parser.add_argument("--explains", type=int, default=3, help="explain messages before each final one")
     parser.add_argument("--explain-kb", type=int, default=50, help="size of each explain message")
     parser.add_argument("--no-load", action="store_true", help="leave the cores idle")
+    parser.add_argument("--stall", type=float, default=0.0, help="stop the consumer this long while rounds are sent")
     parser.add_argument("--consume", nargs=3, metavar=("URL", "TOPIC", "ROUNDS"), help=argparse.SUPPRESS)
     parsed = parser.parse_args()
     if parsed.consume:

@@ -16,9 +16,15 @@ challenge the stream names); batches of 4 orders (submit or withdraw); batches o
 limit: approved with a signed follow-up); malformed payloads (answered with an error). Meanwhile one of
 --parts is SIGKILLed every --kill-min..--kill-max seconds.
 
-Checked afterwards: every request ended (an answer or an error); no run still open; at most one
-ActionRecord per run and entity; the records written equal the successes the runs reported; worker and
-bridge memory (RSS of each process life, sampled every 5 s) from its first minute to its end.
+With --sever the caller listens as TrustGraph's clients do, on a non-persistent response topic, and reaches
+the broker through a proxy that cuts its connections every --sever-min..--sever-max seconds and refuses it for
+1-15 s: what the topic had for it meanwhile is gone. Like `ask`, it looks a run up in Temporal after 5 s of
+silence and takes the closing messages (or the request for a decision) it missed (service/run_recovery.py).
+
+Checked afterwards: every request ended (an answer or an error); answers lost (the run completed, the caller
+never got its end); dialogs that ended twice for the caller; no run still open; at most one ActionRecord per
+run and entity; the records written equal the successes the runs reported; worker and bridge memory (RSS of
+each process life, sampled every 5 s) from its first minute to its end.
 """
 
 from __future__ import annotations
@@ -53,18 +59,23 @@ from contracts.action_path import parse_action_event
 from contracts.delivery import DELIVERY_PROPERTY
 from contracts.names import workflow_id_for
 from contracts.override import Override
+from contracts.wire_codec import encode_response
 from embedded import demo_graph
 from embedded.processes import free_port
 from embedded.stack_state import StackState
 from overrides.checks import signed_decision
 from overrides.signing import new_key_pair
 from service.connections import pulsar_client
+from service.run_recovery import RunLookup
 from tests.scripted_llm import ScriptedLLM, is_action_planning, is_planning, is_routing, is_synthesis
+from tests.severable_proxy import SeverableProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUEST_TOPIC = "persistent://tg/flow/agent:soak:default"
 RESPONSE_TOPIC = "persistent://tg/response/agent:soak:default"
+SEVERED_RESPONSE_TOPIC = "non-persistent://tg/response/agent:soak:default"  # --sever: TrustGraph's kind of topic
 RESEND_AFTER_S = 90.0
+LOOK_UP_AFTER_S = 5.0  # a run silent this long is looked up in Temporal (as `ask` does)
 TAG = re.compile(r"\[soak (\w+) ([\w-]+)\]")  # every question carries its kind and the targets' key
 CHALLENGE = re.compile(r"over challenge (\S+)\.")
 STEP = re.compile(r"tg-confidence override (\S+) (\S+) accept")
@@ -111,6 +122,8 @@ class Request:
     last_heard: float
     messages: list[dict[str, Any]] = field(default_factory=list)
     ended: float | None = None
+    ends_taken: int = 0  # end-of-dialog messages the caller took (more than one: an answer delivered twice)
+    looked_up: float = 0.0
     resent: int = 0
     answered_override: set[str] = field(default_factory=set)  # challenges already answered
     follow_ups: dict[str, FollowUp] = field(default_factory=dict)
@@ -131,8 +144,12 @@ class FollowUp:
 
 class Caller:
     def __init__(self, pulsar_url: str, private_pem: bytes, identity: str, batches: dict[str, tuple[str, list[str]]],
-                 orders: list[str], rng: random.Random) -> None:
+                 orders: list[str], rng: random.Random, response_topic: str = RESPONSE_TOPIC,
+                 runs: RunLookup | None = None) -> None:
         self.pulsar_url = pulsar_url
+        self.response_topic = response_topic
+        self.runs = runs  # where silent runs are looked up (None: the caller only resends)
+        self.recovered = 0  # messages taken from Temporal that the topic had dropped
         self.private = serialization.load_pem_private_key(private_pem, password=None)
         assert isinstance(self.private, Ed25519PrivateKey)
         self.identity = identity
@@ -149,7 +166,7 @@ class Caller:
 
     async def start(self) -> None:
         self.client = pulsar_client(self.pulsar_url)
-        self.consumer = await self.client.subscribe(RESPONSE_TOPIC, "soak-caller",
+        self.consumer = await self.client.subscribe(self.response_topic, "soak-caller",
                                                     initial_position=pulsar.InitialPosition.Earliest)
         self.producer = await self.client.create_producer(REQUEST_TOPIC, batching_enabled=False,
                                                           send_timeout_millis=10_000)
@@ -233,8 +250,9 @@ class Caller:
         if key[1]:
             self.message_ids[key] = content
         request.messages.append(body)
-        if body.get("end_of_dialog") and request.ended is None:
-            request.ended = time.monotonic()
+        if body.get("end_of_dialog"):
+            request.ends_taken += 1
+            request.ended = request.ended or time.monotonic()
         asked = CHALLENGE.search(content)
         step = STEP.search(content)
         if asked and step and asked.group(1) not in request.answered_override:
@@ -252,6 +270,27 @@ class Caller:
         self.follow_up_of[follow_up_id] = (request_id, challenge)
         request.follow_ups[challenge] = FollowUp(follow_up_id, payload, time.monotonic())
         await self.send(follow_up_id, payload)
+
+    async def recover_silent(self) -> None:
+        """What `ask` does: a run silent for LOOK_UP_AFTER_S is looked up in Temporal, and the messages that ended
+        its dialog (or the one asking for a decision) that the topic dropped are taken from there."""
+        if self.runs is None:
+            return
+        now = time.monotonic()
+        for request_id, request in list(self.requests.items()):
+            if request.ended is not None or request.kind == "malformed":
+                continue
+            if now - request.last_heard < LOOK_UP_AFTER_S or now - request.looked_up < LOOK_UP_AFTER_S:
+                continue
+            request.looked_up = now
+            outcome = await self.runs.outcome(workflow_id_for(request_id))
+            if outcome is None:
+                continue
+            found = outcome.closing if outcome.closed else [m for m in [outcome.waiting] if m is not None]
+            for message in found:
+                before = len(request.messages)
+                await self.take(request_id, json.loads(encode_response(message)), message.delivery_id)
+                self.recovered += len(request.messages) - before
 
     async def resend_silent(self) -> None:
         """At-least-once from the caller's side: a request (or follow-up) not heard from is sent again."""
@@ -343,6 +382,17 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+async def sever(proxy: SeverableProxy, least_s: float, most_s: float, rng: random.Random, started: float,
+                cuts: list[tuple[float, float]]) -> None:
+    """Cut the caller off from the broker every least_s..most_s seconds, for 1-15 s each time."""
+    while True:
+        await asyncio.sleep(rng.uniform(least_s, most_s))
+        refused = round(rng.uniform(1.0, 15.0), 1)
+        proxy.sever(refused)
+        cuts.append((round(time.monotonic() - started, 1), refused))
+        print(f"[{time.monotonic() - started:7.1f}s] caller cut off for {refused} s", flush=True)
+
+
 async def start_stack(data: Path, llm_url: str,
                       env: dict[str, str]) -> tuple[asyncio.subprocess.Process, dict[str, int], asyncio.Task[None]]:
     ports = {name: free_port() for name in ("temporal", "ui", "pulsar", "falkordb", "metrics")}
@@ -403,6 +453,9 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
                for kind in KINDS}
     return {
         "requests": len(caller.requests),
+        "answers_lost": sum(1 for u in unanswered if u["run"] == "COMPLETED"),
+        "dialogs_ended_twice": sum(1 for r in caller.requests.values() if r.ends_taken > 1),
+        "messages_recovered_from_temporal": caller.recovered,
         "by_kind": dict(Counter(r.kind for r in caller.requests.values())),
         "outcomes": dict(Counter(f"{r.kind}:{r.outcome}" for r in caller.requests.values())),
         "unanswered": unanswered,
@@ -437,6 +490,10 @@ async def main() -> None:
                    help="which parts may be killed")
     p.add_argument("--kill-min", type=float, default=40.0, help="least seconds between kills")
     p.add_argument("--kill-max", type=float, default=100.0, help="most seconds between kills")
+    p.add_argument("--sever", action="store_true",
+                   help="listen on a non-persistent response topic through a proxy that keeps cutting the caller off")
+    p.add_argument("--sever-min", type=float, default=20.0, help="least seconds between cuts")
+    p.add_argument("--sever-max", type=float, default=60.0, help="most seconds between cuts")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = p.parse_args()
@@ -444,7 +501,8 @@ async def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="tgca-soak-"))
     private_pem, public = new_key_pair()
     identity = {"name": "soak", "public_key": public, "roles": ["review", "approve"]}
-    env = {"TGCA_REQUEST_TOPICS": json.dumps([REQUEST_TOPIC]), "TGCA_RESPONSE_TOPIC": RESPONSE_TOPIC,
+    response_topic = SEVERED_RESPONSE_TOPIC if args.sever else RESPONSE_TOPIC
+    env = {"TGCA_REQUEST_TOPICS": json.dumps([REQUEST_TOPIC]), "TGCA_RESPONSE_TOPIC": response_topic,
            "TGCA_AGENT__OVERRIDE_KEYS": json.dumps([identity]), "TGCA_AGENT__MAX_RETRIES": "1",
            "TGCA_AGENT__OVERRIDE_TIMEOUT_S": "900", "TGCA_AGENT__ACTION_APPROVAL_ABOVE": "5",
            "TGCA_ACTION_LATENCY_MS": "50", "TGCA_LOG_LEVEL": "WARNING"}
@@ -454,23 +512,34 @@ async def main() -> None:
     batches: dict[str, tuple[str, list[str]]] = {}
     with ScriptedLLM(Model(batches)) as llm:
         up, ports, echoing = await start_stack(data, llm.base_url, env)
-        caller = Caller(f"pulsar://127.0.0.1:{ports['pulsar']}", private_pem, "soak", batches, orders, rng)
+        broker_url = f"pulsar://127.0.0.1:{ports['pulsar']}"
+        proxy = await SeverableProxy(broker_url).__aenter__() if args.sever else None
+        runs = RunLookup(address=f"127.0.0.1:{ports['temporal']}") if args.sever else None
+        caller = Caller(proxy.url if proxy else broker_url, private_pem, "soak", batches, orders, rng,
+                        response_topic, runs)
         await caller.start()
         started = time.monotonic()
         chaos = Chaos(data, args.parts, args.kill_min, args.kill_max, rng)
         memory = Memory(data)
         background = [asyncio.create_task(chaos.run(started)), asyncio.create_task(memory.run(started))]
+        cuts: list[tuple[float, float]] = []
+        if proxy is not None:
+            background.append(asyncio.create_task(sever(proxy, args.sever_min, args.sever_max, rng, started, cuts)))
         try:
             while time.monotonic() - started < args.minutes * 60:
                 request_id, request = caller.new_request()
                 await caller.send(request_id, request.payload)
+                await caller.recover_silent()
                 await caller.resend_silent()
                 llm.requests.clear()  # the scripted server keeps every body; not needed here
                 await asyncio.sleep(rng.expovariate(args.rate))
             background[0].cancel()  # no more kills: let everything finish
+            if proxy is not None:
+                background[-1].cancel()  # nor cuts
             print(f"traffic over after {len(caller.requests)} requests; draining", flush=True)
             deadline = time.monotonic() + args.drain_minutes * 60
             while time.monotonic() < deadline and any(r.ended is None for r in caller.requests.values()):
+                await caller.recover_silent()
                 await caller.resend_silent()
                 await asyncio.sleep(2)
             figures = await check(caller, f"127.0.0.1:{ports['temporal']}",
@@ -479,11 +548,14 @@ async def main() -> None:
             for task in background:
                 task.cancel()
             await caller.close()
+            if proxy is not None:
+                await proxy.__aexit__(None, None, None)
             up.send_signal(signal.SIGINT)
             await asyncio.wait_for(up.wait(), 120)
             echoing.cancel()
     figures.update({"minutes": args.minutes, "rate_per_s": args.rate, "seed": args.seed,
                     "kills": dict(Counter(part for _, part in chaos.kills)), "kill_times": chaos.kills,
+                    "caller_cut_off": len(cuts), "cut_times_and_seconds": cuts,
                     "memory": memory.summary()})
     text = json.dumps(figures, indent=2)
     print(text)

@@ -4,6 +4,7 @@ be reached is a PartUnreachable whose message names the part and its address."""
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import pulsar
@@ -48,7 +49,7 @@ async def connect_temporal(address: str, namespace: str, runtime: Runtime | None
 
 # The `pulsar` Python logger's level, as pulsar-client's C++ logger takes it.
 _PULSAR_LEVELS = ((logging.DEBUG, pulsar.LoggerLevel.Debug), (logging.INFO, pulsar.LoggerLevel.Info),
-                  (logging.WARNING, pulsar.LoggerLevel.Warn))
+                  (logging.WARNING, pulsar.LoggerLevel.Warn), (logging.ERROR, pulsar.LoggerLevel.Error))
 
 
 def pulsar_logger() -> pulsar.FileLogger:
@@ -59,7 +60,9 @@ def pulsar_logger() -> pulsar.FileLogger:
     and drops what a non-persistent topic had for it (BENCHMARKS.md, the Pulsar client's log)."""
     logger = logging.getLogger("pulsar")
     level = logger.level or logging.WARNING
-    c_level = next((c for py, c in _PULSAR_LEVELS if level <= py), pulsar.LoggerLevel.Error)
+    c_level = next((c for py, c in _PULSAR_LEVELS if level <= py), None)
+    if c_level is None:  # CRITICAL: the client says nothing (a command's own one-line error says it all)
+        return pulsar.FileLogger(pulsar.LoggerLevel.Error, os.devnull)
     return pulsar.FileLogger(c_level, "/dev/stderr")
 
 

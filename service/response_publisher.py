@@ -123,8 +123,8 @@ class ResponsePublisher:
             waited = at
             try:
                 await self._send(topic, payload, properties)
-            except ApplicationError as exc:
-                log.warning("end_of_dialog_repeat_failed", request_id=properties.get("id"), error=exc.message)
+            except ApplicationError as exc:  # best effort: the first copy went out (a closing client, a broker away)
+                log.debug("end_of_dialog_repeat_failed", request_id=properties.get("id"), error=exc.message)
                 return
 
     async def _send(self, topic: str, payload: bytes, properties: dict[str, str]) -> None:

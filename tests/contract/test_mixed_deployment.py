@@ -21,6 +21,7 @@ import pytest
 from bench.trustgraph_services import FINAL_ANSWER, topic
 from bridge.canary import takes_request
 from bridge.relay import Routing
+from contracts.delivery import DELIVERY_PROPERTY
 from contracts.names import workflow_id_for
 from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, plan_then_answer
@@ -48,7 +49,9 @@ def request_ids(count: int, taken: bool) -> list[str]:
 
 
 class ResponseTopic:
-    """Every message on the flow's response topic, by request id, read from before the first request."""
+    """Every message on the flow's response topic, by request id, read from before the first request; a repeat
+    of a delivery (the same `delivery_id`: a retried publish, the end of a dialog sent again) is dropped, as the
+    contract asks of every client."""
 
     def __init__(self, pulsar_url: str, response_topic: str) -> None:
         self.client = pulsar_client(pulsar_url)
@@ -56,6 +59,7 @@ class ResponseTopic:
         self.messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.ended: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self._task: asyncio.Task[None] | None = None
+        self._deliveries: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
         consumer = await self.client.subscribe(self.topic, f"rr-{uuid.uuid4().hex}",
@@ -67,6 +71,10 @@ class ResponseTopic:
             message = await consumer.receive()
             await consumer.acknowledge(message)
             request_id = message.properties().get("id", "")
+            delivery = message.properties().get(DELIVERY_PROPERTY, "")
+            if delivery and (request_id, delivery) in self._deliveries:
+                continue
+            self._deliveries.add((request_id, delivery))
             body = json.loads(message.data())
             self.messages[request_id].append(body)
             if body.get("end_of_dialog"):

@@ -8,6 +8,7 @@ api-gateway"."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -85,6 +86,22 @@ async def test_tg_invoke_agent_prints_the_answer_with_its_stated_confidence(flow
     [(score, reasons)] = STATED.findall(ran.stdout)
     assert 0 < float(score) < 1 and "raised because" in reasons
     assert "Planning" not in ran.stdout and "Plan with" not in ran.stdout  # without -v: the answer alone
+
+
+async def test_the_end_of_a_dialog_sent_again_is_ignored_by_the_gateway_and_tg_invoke_agent(flow, gateway) -> None:  # type: ignore[no-untyped-def]
+    """The end of each dialog reaches the gateway three times (again after about 1 s and 10 s): the gateway's one
+    client for the flow keeps answering the next questions, each once, and says nothing of the copies."""
+    with ScriptedLLM(answers) as llm:
+        stack = await flow(llm.base_url)
+        logged_before = len(gateway.gateway.log_path.read_text(errors="replace"))
+        first = await invoke(gateway, stack, "--no-streaming")
+        second = await invoke(gateway, stack)  # within the first one's repeats
+        await asyncio.sleep(11)  # every copy of both has arrived
+        third = await invoke(gateway, stack, "--no-streaming")
+    for ran in (first, second, third):
+        assert ran.stdout.count(ANSWER) == 1 and not ran.stderr, ran
+    logged = gateway.gateway.log_path.read_text(errors="replace")[logged_before:]
+    assert not re.search(r"(?i)error|exception|traceback", logged), logged
 
 
 @pytest.mark.parametrize("streaming", [True, False])
