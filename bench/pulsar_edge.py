@@ -74,6 +74,8 @@ async def consume(url: str, topic: str, rounds: int, quiet_s: float) -> None:
         else:
             explains += 1
     print(json.dumps({"finals": len(finals), "explains": explains}), flush=True)
+    if receiving is not None:
+        receiving.cancel()
     await client.close()
 
 
