@@ -5,7 +5,8 @@ moments, then a check that nothing was lost, applied twice or left hanging, and 
 
 The stack is the real one `tg-confidence up` starts (Temporal dev server, broker, FalkorDB, worker, bridge,
 each restarted by `up`'s supervisor when it dies), on persistent topics, with signed overrides configured
-(one generated identity holding the review and approve roles). Only the model is scripted (an instant
+(one generated identity holding the review and approve roles, and another, the requester every action names,
+holding the role 'act': a requester may not approve its own action). Only the model is scripted (an instant
 OpenAI-compatible server in this process). The caller behaves as a TrustGraph client that wants an answer:
 it resends a request (same id) after 90 s of silence and a follow-up that got no reply; a resent request
 never starts a second run (one workflow per request id).
@@ -75,6 +76,7 @@ REQUEST_TOPIC = "persistent://tg/flow/agent:soak:default"
 RESPONSE_TOPIC = "persistent://tg/response/agent:soak:default"
 SEVERED_RESPONSE_TOPIC = "non-persistent://tg/response/agent:soak:default"  # --sever: TrustGraph's kind of topic
 RESEND_AFTER_S = 90.0
+REQUESTER = "soak-requester"  # the user every action request names: an identity holding the role 'act'
 LOOK_UP_AFTER_S = 5.0  # a run silent this long is looked up in Temporal (as `ask` does)
 TAG = re.compile(r"\[soak (\w+) ([\w-]+)\]")  # every question carries its kind and the targets' key
 CHALLENGE = re.compile(r"over challenge (\S+)\.")
@@ -206,7 +208,7 @@ class Caller:
             action = self.rng.choice(["submit", "withdraw"])
             self.batches[key] = (action, orders)
             payload = json.dumps({"question": f"{action.capitalize()} purchase orders {', '.join(orders)} "
-                                              f"[soak {kind} {key}]"}).encode()
+                                              f"[soak {kind} {key}]", "user": REQUESTER}).encode()
         now = time.monotonic()
         request = Request(kind, payload, now, now)
         self.requests[request_id] = request
@@ -501,9 +503,10 @@ async def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="tgca-soak-"))
     private_pem, public = new_key_pair()
     identity = {"name": "soak", "public_key": public, "roles": ["review", "approve"]}
+    requester = {"name": REQUESTER, "public_key": new_key_pair()[1], "roles": ["act"]}
     response_topic = SEVERED_RESPONSE_TOPIC if args.sever else RESPONSE_TOPIC
     env = {"TGCA_REQUEST_TOPICS": json.dumps([REQUEST_TOPIC]), "TGCA_RESPONSE_TOPIC": response_topic,
-           "TGCA_AGENT__OVERRIDE_KEYS": json.dumps([identity]), "TGCA_AGENT__MAX_RETRIES": "1",
+           "TGCA_AGENT__OVERRIDE_KEYS": json.dumps([identity, requester]), "TGCA_AGENT__MAX_RETRIES": "1",
            "TGCA_AGENT__OVERRIDE_TIMEOUT_S": "900", "TGCA_AGENT__ACTION_APPROVAL_ABOVE": "5",
            "TGCA_ACTION_LATENCY_MS": "50", "TGCA_LOG_LEVEL": "WARNING"}
     # Orders that submit or withdraw can move back and forth (about half of each batch succeeds).
