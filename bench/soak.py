@@ -24,7 +24,7 @@ silence and takes the closing messages (or the request for a decision) it missed
 
 Checked afterwards: every request ended (an answer or an error); answers lost (the run completed, the caller
 never got its end); dialogs that ended twice for the caller; no run still open; at most one ActionRecord per
-run and entity; the records written equal the successes the runs reported; worker and bridge memory (RSS of
+run and entity; the records written equal the successes the answers reported; worker and bridge memory (RSS of
 each process life, sampled every 5 s) from its first minute to its end.
 """
 
@@ -76,6 +76,7 @@ REQUEST_TOPIC = "persistent://tg/flow/agent:soak:default"
 RESPONSE_TOPIC = "persistent://tg/response/agent:soak:default"
 SEVERED_RESPONSE_TOPIC = "non-persistent://tg/response/agent:soak:default"  # --sever: TrustGraph's kind of topic
 RESEND_AFTER_S = 90.0
+SUCCEEDED = re.compile(r"on \d+ \w+ entities: (\d+) succeeded")  # a batch's answer: "... 3 succeeded, 1 failed."
 REQUESTER = "soak-requester"  # the user every action request names: an identity holding the role 'act'
 LOOK_UP_AFTER_S = 5.0  # a run silent this long is looked up in Temporal (as `ask` does)
 TAG = re.compile(r"\[soak (\w+) ([\w-]+)\]")  # every question carries its kind and the targets' key
@@ -444,12 +445,14 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
     records = (await g.ro_query("MATCH (r:ActionRecord) WHERE r.run_id STARTS WITH 'agent-soak-' "
                                 "RETURN count(r)")).result_set[0][0]
     await db.aclose()
-    reported = 0
+    reported = answered = 0
     for request in caller.requests.values():
         for m in request.messages:
             event = parse_action_event(str(m.get("content") or ""))
             if event and event["type"] == "action_complete":
                 reported += int(event["results"]["succeeded"])
+            if m.get("end_of_dialog") and m.get("message_type") == "answer":
+                answered += sum(int(n) for n in SUCCEEDED.findall(str(m.get("content") or "")))
     follow_ups = [f for r in caller.requests.values() for f in r.follow_ups.values()]
     latency = {kind: sorted(r.ended - r.sent for r in caller.requests.values() if r.kind == kind and r.ended)
                for kind in KINDS}
@@ -464,7 +467,10 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
         "open_runs": open_runs,
         "actions_applied_twice": [list(row) for row in twice],
         "action_records": records,
+        # Progress events travel like any message: one the topic dropped while the caller was cut off is not
+        # recovered (only the closing messages are), so the answers' own counts are the ones that must match.
         "action_successes_reported": reported,
+        "action_successes_answered": answered,
         "requests_resent": sum(r.resent for r in caller.requests.values()),
         "send_failures": caller.send_failures,
         "follow_ups": len(follow_ups),
