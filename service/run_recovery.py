@@ -94,14 +94,17 @@ class RunLookup:
         return self._temporal
 
     async def outcome(self, workflow_id: str) -> RunOutcome | None:
-        """The run now; None when Temporal cannot be asked (said once in the log: the caller goes on waiting)."""
+        """The run now; None when Temporal cannot be asked (said once in the log until it can be again: the
+        caller goes on waiting)."""
         try:
-            return await asyncio.wait_for(self._outcome(await self._client(), workflow_id), LOOKUP_TIMEOUT_S)
+            found = await asyncio.wait_for(self._outcome(await self._client(), workflow_id), LOOKUP_TIMEOUT_S)
         except (PartUnreachable, RPCError, TimeoutError) as exc:
             if not self._unreachable_said:
                 self._unreachable_said = True
                 log.warning("run_lookup_failed", workflow_id=workflow_id, error=str(exc))
             return None
+        self._unreachable_said = False
+        return found
 
     async def _outcome(self, temporal: Client, workflow_id: str) -> RunOutcome:
         handle = temporal.get_workflow_handle(workflow_id, result_type=AgentRunResult)
