@@ -289,8 +289,7 @@ class Caller:
             outcome = await self.runs.outcome(workflow_id_for(request_id))
             if outcome is None:
                 continue
-            found = outcome.closing if outcome.closed else [m for m in [outcome.waiting] if m is not None]
-            for message in found:
+            for message in outcome.handover:
                 before = len(request.messages)
                 await self.take(request_id, json.loads(encode_response(message)), message.delivery_id)
                 self.recovered += len(request.messages) - before
@@ -522,7 +521,7 @@ async def main() -> None:
     with ScriptedLLM(Model(batches)) as llm:
         up, ports, echoing = await start_stack(data, llm.base_url, env)
         broker_url = f"pulsar://127.0.0.1:{ports['pulsar']}"
-        proxy = await SeverableProxy(broker_url).__aenter__() if args.sever else None
+        proxy = await SeverableProxy(broker_url).start() if args.sever else None
         runs = RunLookup(address=f"127.0.0.1:{ports['temporal']}") if args.sever else None
         caller = Caller(proxy.url if proxy else broker_url, private_pem, "soak", batches, orders, rng,
                         response_topic, runs)
@@ -558,7 +557,7 @@ async def main() -> None:
                 task.cancel()
             await caller.close()
             if proxy is not None:
-                await proxy.__aexit__(None, None, None)
+                proxy.close()
             up.send_signal(signal.SIGINT)
             await asyncio.wait_for(up.wait(), 120)
             echoing.cancel()

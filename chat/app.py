@@ -192,8 +192,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
             outcome = await deps.runs.outcome(stream.workflow_id)
             if outcome is None or not outcome.execution:
                 continue  # Temporal cannot be asked now, or the run is not started yet (the bridge is starting it)
-            recovered = outcome.closing if outcome.closed else [m for m in [outcome.waiting] if m is not None]
-            for message in recovered:
+            for message in outcome.handover:
                 if stream.add(message):
                     log.warning("message_recovered_from_temporal", workflow_id=stream.workflow_id,
                                 message_type=message.message_type, delivery_id=message.delivery_id)

@@ -114,7 +114,8 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                             log.warning("delivery_gap", request_id=request_id, delivery_id=response.delivery_id)
                             look_up = runs is not None
             if look_up and runs is not None:
-                arrived.extend((response, True) for response in await recoverable(runs, workflow_id))
+                outcome = await runs.outcome(workflow_id)
+                arrived.extend((response, True) for response in (outcome.handover if outcome else []))
             for response, from_temporal in arrived:
                 if repeats.repeated(response):
                     continue  # a publish retried after a timeout, or a recovered message that came after all
@@ -147,14 +148,3 @@ def ours(message: pulsar.Message, request_id: str) -> AgentResponse | None:
         log.warning("bad_response", request_id=request_id, error=str(exc))
         return None
 
-
-async def recoverable(runs: RunLookup, workflow_id: str) -> list[AgentResponse]:
-    """What the run can hand over now: the messages that ended its dialog once it is closed; the message that
-    asked for a human while it waits for one; nothing while it works (or cannot be asked)."""
-    outcome = await runs.outcome(workflow_id)
-    if outcome is None:
-        return []
-    if outcome.closed:
-        return outcome.closing
-    waiting = outcome.waiting
-    return [waiting] if waiting is not None else []

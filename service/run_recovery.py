@@ -46,6 +46,15 @@ class RunOutcome:
         """The message that asks for the decision the run waits on, as the run sent it."""
         return self.status.waiting_message if self.status is not None else None
 
+    @property
+    def handover(self) -> list[AgentResponse]:
+        """What a caller that missed messages can take now: the messages that ended the dialog once the run is
+        closed; the message that asked for a human while it waits for one; nothing while it works."""
+        if self.closed:
+            return self.closing
+        waiting = self.waiting
+        return [waiting] if waiting is not None else []
+
 
 def closing_of(workflow_id: str, result: AgentRunResult) -> list[AgentResponse]:
     """The messages a completed run ended its dialog with. A result that kept none: a run handed to the fallback

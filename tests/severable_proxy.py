@@ -32,14 +32,20 @@ class SeverableProxy:
         self.severed = 0  # connections cut so far
         self.refused = 0  # connections refused while cut off
 
-    async def __aenter__(self) -> SeverableProxy:
+    async def start(self) -> SeverableProxy:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    def close(self) -> None:
         if self._server is not None:
             self._server.close()
         self._close_all()
+
+    async def __aenter__(self) -> SeverableProxy:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
 
     def sever(self, refuse_for_s: float) -> None:
         """Cut every connection now and refuse new ones for `refuse_for_s` seconds."""

@@ -18,9 +18,10 @@ from contracts.wire_codec import encode_response
 from service.connections import pulsar_client
 
 
-async def answer_with_one_thought(pulsar_url: str, request_topic: str, response_topic: str,
-                                  subscribed: asyncio.Event) -> None:
-    """A service that takes the request, says it is planning, and never answers."""
+async def serve_one_request(pulsar_url: str, request_topic: str, response_topic: str, subscribed: asyncio.Event,
+                            replies: list[tuple[float, AgentResponse]]) -> None:
+    """A service that takes one request and sends `replies` to it, each after its pause (its message_id as its
+    delivery id), then says nothing more."""
     client = pulsar_client(pulsar_url)
     try:
         consumer = await client.subscribe(request_topic, f"svc-{uuid.uuid4().hex}",
@@ -28,11 +29,20 @@ async def answer_with_one_thought(pulsar_url: str, request_topic: str, response_
         subscribed.set()
         request = await consumer.receive()
         producer = await client.create_producer(response_topic, batching_enabled=False)
-        thought = AgentResponse(message_type="thought", content="Planning how to answer", message_id="t1")
-        await producer.send(encode_response(thought), properties={"id": request.properties()["id"]})
-        await asyncio.sleep(30)  # and nothing more
+        for pause_s, reply in replies:
+            await asyncio.sleep(pause_s)
+            await producer.send(encode_response(reply), properties={"id": request.properties()["id"],
+                                                                     "delivery_id": reply.message_id})
+        await asyncio.sleep(30)
     finally:
         await client.close()
+
+
+async def answer_with_one_thought(pulsar_url: str, request_topic: str, response_topic: str,
+                                  subscribed: asyncio.Event) -> None:
+    """A service that takes the request, says it is planning, and never answers."""
+    thought = AgentResponse(message_type="thought", content="Planning how to answer", message_id="t1")
+    await serve_one_request(pulsar_url, request_topic, response_topic, subscribed, [(0.0, thought)])
 
 
 async def test_a_timeout_says_how_far_the_run_got_and_names_its_workflow(pulsar_url: str) -> None:
@@ -74,22 +84,10 @@ async def test_a_timeout_with_nothing_received_says_so(pulsar_url: str) -> None:
 async def answer_slowly(pulsar_url: str, request_topic: str, response_topic: str, subscribed: asyncio.Event,
                         pause_s: float) -> None:
     """A service that says three things with a pause before each, the last ending the dialog."""
-    client = pulsar_client(pulsar_url)
-    try:
-        consumer = await client.subscribe(request_topic, f"svc-{uuid.uuid4().hex}",
-                                          consumer_type=pulsar.ConsumerType.Exclusive)
-        subscribed.set()
-        request = await consumer.receive()
-        producer = await client.create_producer(response_topic, batching_enabled=False)
-        for n, kind in enumerate(["thought", "observation", "answer"], 1):
-            await asyncio.sleep(pause_s)
-            said = AgentResponse(message_type=kind, content=f"{kind} {n}", end_of_message=True,
-                                 end_of_dialog=kind == "answer", message_id=f"run#{n}")
-            await producer.send(encode_response(said), properties={"id": request.properties()["id"],
-                                                                    "delivery_id": f"run#{n}"})
-        await asyncio.sleep(30)
-    finally:
-        await client.close()
+    said = [(pause_s, AgentResponse(message_type=kind, content=f"{kind} {n}", end_of_message=True,
+                                    end_of_dialog=kind == "answer", message_id=f"run#{n}"))
+            for n, kind in enumerate(["thought", "observation", "answer"], 1)]
+    await serve_one_request(pulsar_url, request_topic, response_topic, subscribed, said)
 
 
 async def test_messages_after_silences_all_arrive(pulsar_url: str) -> None:
