@@ -9,6 +9,7 @@ stack and the real local model; accuracy, and whether the stated confidence sepa
     .venv/bin/python bench/kgqa.py --dataset countries --list                    # the questions, nothing run
     .venv/bin/python bench/kgqa.py --questions geonames-seed1.jsonl --limit 40     # a generated set (any graph)
     .venv/bin/python bench/kgqa.py --questions g.jsonl --limit 250 --out r.jsonl --resume  # go on after a cut-off
+    .venv/bin/python bench/kgqa.py --questions g.jsonl --client trustgraph       # through TrustGraph's own client
 
 Generated sets (bench/kgqa_questions.py: questions made from a graph's live schema and data, for the public
 graphs of bench/graphs) are asked of the graph the file names, loaded into the stack first.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shlex
 import sys
@@ -90,6 +92,16 @@ def list_questions(questions: list[Question]) -> int:
     return 0
 
 
+def asker_for(client: str, stack: Any) -> contextlib.AbstractAsyncContextManager[Any]:
+    """How each question is asked: the project's own `ask` (which recovers from Temporal what the topic
+    dropped), or TrustGraph's own request/response client (which only the end of dialog's repeat can help)."""
+    if client == "trustgraph":
+        from bench.kgqa.trustgraph_client import trustgraph_asker
+
+        return trustgraph_asker(stack)
+    return contextlib.nullcontext(None)
+
+
 async def run(args: argparse.Namespace, questions: list[Question]) -> int:
     from bench.kgqa.runner import STACK_ERRORS, Interrupt, ask_all, install_interrupt, running_stack
 
@@ -105,8 +117,9 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
         with out_path.open("a" if args.resume else "w", encoding="utf-8") as out:
             async with running_stack(args.dataset, interrupt, args.data_dir,
                                      say=lambda text: print(text, flush=True)) as running:
-                await ask_all(running, questions, args.dataset, out, args.ask_timeout, interrupt,
-                              say=lambda text: print(text, flush=True), command=command_line())
+                async with asker_for(args.client, running.stack) as asker:
+                    await ask_all(running, questions, args.dataset, out, args.ask_timeout, interrupt,
+                                  say=lambda text: print(text, flush=True), command=command_line(), asker=asker)
     except asyncio.CancelledError:
         if not interrupt.requested:
             raise
@@ -132,6 +145,8 @@ def main() -> int:
                    help="leave out the first N of that mix (asked in an earlier run); --limit counts after them")
     p.add_argument("--out", type=Path, default=None,
                    help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl")
+    p.add_argument("--client", choices=("ask", "trustgraph"), default="ask",
+                   help="ask with the project's own client (default) or with TrustGraph's request/response client")
     p.add_argument("--ask-timeout", type=float, default=300.0, help="seconds to wait for one answer")
     p.add_argument("--data-dir", type=Path, default=None, help="where the stack keeps data and logs (default: temp)")
     p.add_argument("--score", type=Path, nargs="+", metavar="RESULTS", help="score results files; run nothing")

@@ -26,6 +26,7 @@ class Judged:
     # arrived | recovered (from Temporal) | lost (the run completed, its answer never came) | slow (no answer in
     # time) | timeout (a record from before lost and slow were told apart)
     delivery: str = "arrived"
+    twice: bool = False  # the closing answer reached the caller more than once
 
     @property
     def score(self) -> float:
@@ -49,6 +50,7 @@ class Metrics:
     errors: int = 0
     lost: int = 0  # runs that completed whose answer never reached the caller (counted in errors too)
     recovered: int = 0  # answers the response topic dropped, taken from Temporal by the caller
+    twice: int = 0  # answers the caller was handed more than once
     slow: int = 0  # runs with no answer within the caller's timeout (counted in errors too)
     latency_p50: float | None = None
     latency_p95: float | None = None
@@ -119,7 +121,7 @@ def compute(results: Iterable[Judged]) -> Metrics:
         no_override_share=_share(sum(not r.asked_human and not r.error for r in rows), len(rows)),
         errors=sum(bool(r.error) for r in rows),
         lost=sum(r.delivery == "lost" for r in rows), recovered=sum(r.delivery == "recovered" for r in rows),
-        slow=sum(r.delivery in ("slow", "timeout") for r in rows),
+        slow=sum(r.delivery in ("slow", "timeout") for r in rows), twice=sum(r.twice for r in rows),
         latency_p50=percentile([r.seconds for r in rows], 0.5), latency_p95=percentile([r.seconds for r in rows], 0.95),
     )
 
@@ -129,7 +131,7 @@ def judged(record: dict[str, Any]) -> Judged:
     return Judged(category=str(record["category"]), correct=bool(record.get("correct")),
                   confidence=record.get("confidence"), seconds=float(record.get("seconds") or 0.0),
                   asked_human=bool(record.get("asked_human")), error=record.get("error") or None,
-                  delivery=delivery_of(record))
+                  delivery=delivery_of(record), twice=bool(record.get("twice")))
 
 
 def delivery_of(record: dict[str, Any]) -> str:

@@ -18,11 +18,11 @@ def markdown(m: Metrics, *, dataset: str, split: str, command: str, date: str) -
         f"Command: `{command}` ({date}).",
         "",
         f"| dataset | split | questions | accuracy | AUROC | ECE (10 bins) | confidence >= {HIGH_CONFIDENCE}: n | "
-        "its accuracy | answered without override | errors | answers lost | slow | recovered | p50 s | p95 s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "its accuracy | answered without override | errors | answers lost | slow | recovered | twice | p50 s | p95 s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         f"| {dataset} | {split} | {m.n} | {_pct(m.accuracy)} | {_f(m.auroc)} | {_f(m.ece)} | {m.high_confidence_n} | "
         f"{_pct(m.high_confidence_accuracy)} | {_pct(m.no_override_share)} | {m.errors} | {m.lost} | {m.slow} | "
-        f"{m.recovered} | {_f(m.latency_p50, 1)} | {_f(m.latency_p95, 1)} |",
+        f"{m.recovered} | {m.twice} | {_f(m.latency_p50, 1)} | {_f(m.latency_p95, 1)} |",
         "",
         "| category | questions | accuracy |",
         "|---|---|---|",

@@ -11,7 +11,7 @@ import signal
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +57,7 @@ class Outcome:
     # How the answer reached the caller: "arrived" on the response topic, "recovered" from Temporal after the
     # topic dropped part of it, "lost" (the run completed, the answer never came), "slow" (no answer in time).
     delivery: str = "arrived"
+    twice: bool = False  # the run's closing answer reached the caller more than once
 
 
 class Interrupt:
@@ -123,14 +124,14 @@ async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | Non
         stack.stop()
 
 
-async def _terminate(stack: EmbeddedStack, request_id: str, reason: str) -> None:
+async def terminate_run(stack: EmbeddedStack, request_id: str, reason: str) -> None:
     """Stop a run we gave up on, so it does not keep the model busy during the next question."""
     with contextlib.suppress(Exception):
         client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
         await client.get_workflow_handle(workflow_id_for(request_id)).terminate(reason=reason)
 
 
-async def _run_result(stack: EmbeddedStack, request_id: str) -> AgentRunResult | None:
+async def run_result(stack: EmbeddedStack, request_id: str) -> AgentRunResult | None:
     """The finished run's workflow result: its evidence features, evidence-only score and plan."""
     try:
         client = await connect_temporal(stack.temporal_address, stack.o.temporal_namespace)
@@ -172,25 +173,40 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, convers
             delivered_how = "lost"  # the run finished; its answer never reached us, not even from Temporal
         else:
             delivered_how = "slow"
-            await _terminate(stack, request_id, "kgqa benchmark: no answer within the ask timeout")
+            await terminate_run(stack, request_id, "kgqa benchmark: no answer within the ask timeout")
     except ConnectionError as exc:
         error = f"connection: {exc}"
     except asyncio.CancelledError:
-        await _terminate(stack, request_id, "kgqa benchmark interrupted")
+        await terminate_run(stack, request_id, "kgqa benchmark interrupted")
         raise
     seconds = time.perf_counter() - started
     if delivered_how == "arrived" and delivery.answer_recovered:
         delivered_how = "recovered"
-    result = await _run_result(stack, request_id) if error is None else None
+    return await outcome_of(stack, request_id, "".join(parts), seconds, asked_human, error, messages, delivered_how)
+
+
+async def outcome_of(stack: EmbeddedStack, request_id: str, answer: str, seconds: float, asked_human: bool,
+                     error: str | None, messages: list[str], delivered_how: str) -> Outcome:
+    """What the caller got, with what the run recorded: its evidence and queries, and whether the caller was
+    handed the run's closing answer more than once."""
+    answer = answer.strip()
+    result = await run_result(stack, request_id) if error is None else None
     if result is None:
-        return Outcome("".join(parts).strip(), seconds, asked_human, error, messages=messages, delivery=delivered_how)
+        return Outcome(answer, seconds, asked_human, error, messages=messages, delivery=delivered_how)
     queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
-    return Outcome("".join(parts).strip(), seconds, asked_human, error, result.evidence or None,
-                   result.evidence_score, queries, messages, delivered_how)
+    closing_answer = "".join(m.content for m in result.closing if m.message_type == "answer").strip()
+    return Outcome(answer, seconds, asked_human, error, result.evidence or None, result.evidence_score, queries,
+                   messages, delivered_how, twice=bool(closing_answer) and answer.count(closing_answer) > 1)
+
+
+Asker = Callable[[EmbeddedStack, str, float], Awaitable[Outcome]]
 
 
 async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
-                  interrupt: Interrupt, say: Callable[[str], None] = print, command: str = "") -> list[Result]:
+                  interrupt: Interrupt, say: Callable[[str], None] = print, command: str = "",
+                  asker: Asker | None = None) -> list[Result]:
+    """Each question asked in turn with `asker` (default: the project's own `ask`), judged and written."""
+    asker = asker or ask_one
     results: list[Result] = []
     for n, q in enumerate(questions, 1):
         if interrupt.requested:
@@ -199,19 +215,21 @@ async def ask_all(running: RunningStack, questions: list[Question], dataset: str
             say("stopping: the stack's supervisor gave up on a part")
             break
         try:
-            outcome = await interrupt.run(ask_one(running.stack, q.text, timeout_s))
+            outcome = await interrupt.run(asker(running.stack, q.text, timeout_s))
         except asyncio.CancelledError:
             if interrupt.requested:
                 break
             raise
         result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
-                              command, outcome.evidence, outcome.evidence_score, outcome.queries, outcome.delivery)
+                              command, outcome.evidence, outcome.evidence_score, outcome.queries, outcome.delivery,
+                              outcome.twice)
         write(out, result)
         results.append(result)
         verdict = "error" if result.error else ("right" if result.correct else "wrong")
         say(f"[{n}/{len(questions)}] {q.id} {verdict} confidence {result.confidence} {result.seconds:.1f}s"
             f"{' (asked a human)' if result.asked_human else ''}"
-            f"{'' if result.delivery == 'arrived' else f' (answer {result.delivery})'}: {q.text}")
+            f"{'' if result.delivery == 'arrived' else f' (answer {result.delivery})'}"
+            f"{' (answer delivered twice)' if result.twice else ''}: {q.text}")
     return results
 
 
