@@ -34,6 +34,9 @@ from service.run_recovery import RunLookup
 
 # Request-level settings: a run that asks a human for an override gives up after 10 s (nobody answers here).
 PLAN = '{"override_timeout_s": 10}'
+# ... and the service's own default the same, for clients that cannot send a plan (TrustGraph's AgentRequest
+# has no such field).
+SERVICE_ENV = {"TGCA_AGENT__OVERRIDE_TIMEOUT_S": "10"}
 HUMAN_ASKED = ("Override needed", "Approval needed")
 GRAPHS = {"procurement": "procurement", "countries": countries_data.GRAPH_NAME}
 
@@ -86,7 +89,7 @@ def stack_options(dataset: str, data_dir: Path) -> StackOptions:
     return StackOptions(data_dir=data_dir, temporal_port=free_port(), ui_port=free_port(), pulsar_port=free_port(),
                         falkordb_port=free_port(), llm_port=free_port(), metrics_port=free_port(),
                         http_port=0, graph_name=graph_name(dataset), load_demo_graph=dataset == "procurement",
-                        log_level="WARNING")
+                        log_level="WARNING", extra_env=SERVICE_ENV)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from trustgraph.base.request_response_spec import _make_impl_wrapper
 from trustgraph.schema import AgentRequest as TgAgentRequest
 from trustgraph.schema import AgentResponse as TgAgentResponse
 
-from bench.kgqa.runner import HUMAN_ASKED, PLAN, Asker, Outcome, outcome_of, terminate_run
+from bench.kgqa.runner import HUMAN_ASKED, Asker, Outcome, outcome_of, terminate_run
 from contracts.names import workflow_id_for
 from embedded.stack import EmbeddedStack
 from service.run_recovery import RunLookup
@@ -78,9 +78,8 @@ async def trustgraph_asker(stack: EmbeddedStack) -> AsyncIterator[Asker]:
         error: str | None = None
         delivered_how = "arrived"
         started = time.perf_counter()
-        # AgentClient.invoke sends no plan; the request goes out as it would, with the benchmark's plan settings
-        # (a human asked gives up after 10 s), through the same client and the same end-of-dialog handling.
-        request = TgAgentRequest(question=question, plan=PLAN, state="", history=[])
+        # As AgentClient.invoke sends it; the stack's own default gives up on a human after 10 s (runner.SERVICE_ENV).
+        request = TgAgentRequest(question=question, state="", history=[])
         try:
             await agent.request(request, recipient=recipient, timeout=timeout_s)
         except TimeoutError as exc:
