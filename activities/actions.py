@@ -10,6 +10,9 @@ parameterised read-only queries (actions/targets.py). An execution is one atomic
 (actions/queries.py) carrying an idempotency key of the run, the step and the entity and
 the action's parameters: a retried or replayed activity finds its key and applies nothing twice.
 Each result says what changed (before/after) or which preconditions failed, in plain words.
+
+execute_action(s) write only as local activities of the workflows family's runs (`_require_local`), never as
+activities any Temporal client could schedule on a task queue.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, cast
 
 from prometheus_client import Counter, Gauge
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from actions.ontology import Ontology, UnknownName
 from actions.queries import (
@@ -89,8 +93,12 @@ class ActionTools:
                 raise
 
     def all(self) -> list[Any]:
-        """The action path's activities on the tools queue (execute_action(s) also run as local activities)."""
-        return [self.execute_action, self.execute_actions, self.resolve_action_targets, self.validate_action_batch]
+        """The action path's read-only activities, on the tools queue."""
+        return [self.resolve_action_targets, self.validate_action_batch]
+
+    def writers(self) -> list[Any]:
+        """The activities that change entities: the workflows family's, run only as its runs' local activities."""
+        return [self.execute_action, self.execute_actions]
 
     @activity.defn(name=Activities.RESOLVE_ACTION_TARGETS)
     async def resolve_action_targets(self, request: ResolveTargetsInput) -> TargetsOutput:
@@ -289,6 +297,7 @@ class ActionTools:
 
     @activity.defn(name=Activities.EXECUTE_ACTION)
     async def execute_action(self, request: StepInput) -> StepOutput:
+        _require_local()
         x = self._prepare(request)
         if isinstance(x, StepOutput):
             return x
@@ -312,6 +321,7 @@ class ActionTools:
         record, so a retried group re-applies nothing and the outputs are those of `execute_action` for each
         step, in the group's order. As when each step ran concurrently, the entities are in flight together
         and wait `simulated_latency_s` once, together."""
+        _require_local()
         outputs: list[StepOutput | None] = [None] * len(group.steps)
         combos: dict[tuple[str, str, str], list[tuple[int, _Execution]]] = {}
         for i, step in enumerate(group.steps):
@@ -408,6 +418,18 @@ class ActionTools:
                    if already else _changes(before, after))
         return action_output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
                        f"{action_name} applied to {entity_type} {entity_id}", retry)
+
+
+def _require_local() -> None:
+    """Refuse a write scheduled through the Temporal server. Anyone who can reach Temporal can schedule an
+    activity by name on a task queue, with any run id; a local activity is run only by the worker hosting the
+    workflow that asked for it, so a write then comes from this service's own runs, after their approval (a
+    batch child's parent is checked first: workflows/action_batch.py). A call outside any activity is this
+    process's own code."""
+    if activity.in_activity() and not activity.info().is_local:
+        raise ApplicationError(f"{activity.info().activity_type} runs only as a local activity of an agent run "
+                               "that approved it; it was scheduled through Temporal, so nothing was changed.",
+                               type="ActionWithoutApproval", non_retryable=True)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from temporalio.worker import Interceptor, Worker
 from activities.action_planning import ActionPlanningActivities
 from activities.actions import ActionTools
 from activities.audit_record import RunRecordActivities
+from activities.batch_parent import BatchParents
 from activities.conversation_activities import ConversationActivities
 from activities.follow_up import FollowUpActivities
 from activities.planning import PlanningActivities
@@ -53,8 +54,8 @@ class Hosting:
     max_concurrent_activities: int = 100  # the SDK's default
 
     def merged(self, other: Hosting) -> Hosting:
-        # An activity two families list (execute_action: local to the workflows, remote on the tools queue)
-        # is registered once: the SDK refuses a name twice. Each kind of interceptor wraps a call once.
+        # An activity two families list is registered once: the SDK refuses a name twice. Each kind of
+        # interceptor wraps a call once.
         kinds = {type(i) for i in self.interceptors}
         return Hosting([*self.activities, *(a for a in other.activities if a not in self.activities)],
                        [*self.workflows, *other.workflows],
@@ -132,13 +133,15 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
             """This worker's configuration, read by each run (a local activity: no extra server round trip)."""
             return settings
 
-        # execute_action(s) also run here, as the batch's local activities (no server round trip per entity).
+        # The writes run here only, as the runs' local activities (activities/actions.py refuses any other
+        # way), each batch child after check_batch_parent found the agent run that started it.
         if publisher is None:
             raise ValueError("the workflows family publishes the caller's messages: give it a publisher")
         conversations = ConversationActivities(client)
+        parents = BatchParents(client, config.queues.workflow)
         return Hosting(
             [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
-             *([actions.execute_action, actions.execute_actions] if actions else [])],
+             parents.check_batch_parent, *(actions.writers() if actions else [])],
             [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
             [*logged, OverrideRejectionCounter(metrics)])
     if family == "planning":

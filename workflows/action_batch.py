@@ -10,6 +10,11 @@ slots together, when its slowest entity is done; a group that fails as a whole i
 entity, whose idempotency keys report what an earlier attempt applied. The parent workflow runs a small batch
 inline; a large one as ActionBatchWorkflow children of `action_window` entities each, one after
 another, so no history grows with the batch (10,000 entities stay far under 10,000 events each).
+
+Every write is bound to its approval. The executions are local activities only (activities/actions.py refuses
+to write when scheduled through the server), so only this code, in a run of this worker, calls them; and a
+batch child writes nothing until `check_batch_parent` (activities/batch_parent.py) found that its parent is an
+agent run of this service whose own history started exactly this batch: same run, step, targets and values.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
         event_message,
         progress_event,
     )
+    from contracts.batch_parent import CHECK_BATCH_PARENT, BatchParentCheck, BatchParentVerdict
     from contracts.names import BATCH_NEEDS_PARENT, BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
     from contracts.plan import ExecutionStep
     from contracts.query_path import StepInput, StepOutput
@@ -74,11 +80,10 @@ async def _execute(req: BatchRequest, name: str, arg: StepInput | ActionGroup, r
     retry = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
                         maximum_attempts=req.max_attempts)
     timeout = timedelta(seconds=req.timeout_s)  # a group's entities run at once: it takes its slowest one's time
-    if req.local_activities:
-        return await workflow.execute_local_activity(name, arg, result_type=result_type,
-                                                     start_to_close_timeout=timeout, retry_policy=retry)
-    return await workflow.execute_activity(name, arg, result_type=result_type, task_queue=req.tools_queue,
-                                           start_to_close_timeout=timeout, retry_policy=retry)
+    # Always local (`req.local_activities` and `tools_queue` are no longer read): the writing activities refuse
+    # to run as ordinary activities, which any Temporal client could schedule with a run id of its choosing.
+    return await workflow.execute_local_activity(name, arg, result_type=result_type,
+                                                 start_to_close_timeout=timeout, retry_policy=retry)
 
 
 async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome:
@@ -122,6 +127,20 @@ async def run_window(req: BatchRequest, emit: Callable[[AgentResponse], None]) -
     return summary
 
 
+async def _parent_refusal(req: BatchRequest) -> str:
+    """Why this batch must not run ("" when its parent is the agent run that started exactly it): the parent's
+    type, queue and history are read by a local activity (activities/batch_parent.py)."""
+    info = workflow.info()
+    if info.parent is None:
+        return "it was started on its own"
+    check = BatchParentCheck(batch_id=info.workflow_id, parent_id=info.parent.workflow_id,
+                             parent_run_id=info.parent.run_id, request=req)
+    verdict = await workflow.execute_local_activity(
+        CHECK_BATCH_PARENT, check, result_type=BatchParentVerdict, start_to_close_timeout=timedelta(seconds=30),
+        retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=10), maximum_attempts=10))
+    return verdict.refusal
+
+
 # Outside the sandbox: this is the hot loop of a large batch, and the sandbox's per-activation cost
 # was a third of its time (1,000 entities: 1.72 s -> 1.08 s, bench notes in BENCHMARKS.md). Its code is
 # small and deterministic by inspection, and the committed batch history is replayed in CI.
@@ -131,12 +150,15 @@ class ActionBatchWorkflow:
 
     @workflow.run
     async def run(self, req: BatchRequest) -> BatchSummary:
-        # Only a run that planned, dry-ran and had the batch approved starts it, as its child: a Temporal
-        # client that starts a batch itself would change the graph with no approval at all.
-        if workflow.patched(BATCH_NEEDS_PARENT) and workflow.info().parent is None:
-            raise ApplicationError("An action batch runs only as part of an agent run that approved it; it was "
-                                   "started on its own, so nothing was changed.", type="BatchWithoutApproval",
-                                   non_retryable=True)
+        # Only an agent run that planned, dry-ran and had the batch approved starts it, as its child: a
+        # Temporal client that starts a batch, itself or from a workflow of its own, would change the graph
+        # with no approval at all. The patch also guards the parent check: no run recorded it without one.
+        if workflow.patched(BATCH_NEEDS_PARENT):
+            refusal = await _parent_refusal(req)
+            if refusal:
+                raise ApplicationError(f"An action batch runs only as part of an agent run that approved it; "
+                                       f"{refusal}, so nothing was changed.", type="BatchWithoutApproval",
+                                       non_retryable=True)
         outbox = Outbox(req.response_topic, req.request_id, req.bridge_queue, req.message_prefix,
                         from_worker=workflow.patched(WORKER_PUBLISH))
         summary = await run_window(req, outbox.emit)

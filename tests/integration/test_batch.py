@@ -1,6 +1,8 @@
 """The batch window on the real Temporal dev server and FalkorDB: never more than `max_concurrent`
-actions at once (as local activities and as regular activities), progress for every entity, a batch run
-again under the same run id applies nothing twice, and a batch that no run started changes nothing."""
+actions at once, progress for every entity, a batch run again under the same run id applies nothing twice,
+a batch that no run started changes nothing, and the parent check approves only the very batch its parent's
+history started (tests/attacks/test_batch_bound_to_approval.py: a batch or a write from anything but an agent
+run)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from temporalio.worker import Worker
 
 from actions.ontology import Ontology
 from activities.actions import ActionTools
+from activities.batch_parent import BatchParents
 from activities.publish import PublishActivities
 from backends.graph_store import GraphStore
 from contracts.action_path import ActionGroup, ActionGroupOutput, ActionTarget, BatchRequest, BatchSummary
-from contracts.names import Activities
+from contracts.batch_parent import BatchParentCheck
+from contracts.names import WORKFLOW_NAME, Activities
 from contracts.wire import AgentResponse
 from embedded import demo_graph
 from workflows.action_batch import ActionBatchWorkflow
@@ -27,9 +31,10 @@ from workflows.action_batch import ActionBatchWorkflow
 SUBMITTED = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "submitted"][:24]
 
 
-@workflow.defn(name="ApprovingRun", sandboxed=False)
+@workflow.defn(name=WORKFLOW_NAME, sandboxed=False)
 class ApprovingRun:
-    """Stands for the agent run that approved the batch: a batch runs only as such a run's child."""
+    """Stands for the agent run that approved the batch, under its name and on the worker's queue: a batch runs
+    only as the child of such a run that started exactly it."""
 
     @workflow.run
     async def run(self, req: BatchRequest) -> BatchSummary:
@@ -38,9 +43,8 @@ class ApprovingRun:
 
 
 @pytest.mark.parametrize("group_size", [1, 2], ids=["one-per-activity", "groups-of-2"])
-@pytest.mark.parametrize("local", [True, False], ids=["local-activities", "activities"])
 async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy,
-                                                      local: bool, group_size: int) -> None:
+                                                      group_size: int) -> None:
     name, g = demo_copy
     store = GraphStore(falkordb_url, name)
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH), simulated_latency_s=0.1)
@@ -53,15 +57,13 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
     queue = f"window-{uuid.uuid4().hex[:8]}"
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
-        targets=[ActionTarget(entity_id=po) for po in SUBMITTED], max_concurrent=4, local_activities=local,
-        group_size=group_size,
-        tools_queue=f"{queue}-tools", response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge",
-        message_prefix="m")
+        targets=[ActionTarget(entity_id=po) for po in SUBMITTED], max_concurrent=4, group_size=group_size,
+        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
     client = temporal_env.client
     async with Worker(client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
-                      activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish]), \
-            Worker(client, task_queue=f"{queue}-tools", activities=[tools.execute_action, tools.execute_actions]):
-        summary = await client.execute_workflow(ApprovingRun.run, request, id=f"{queue}-1", task_queue=queue,
+                      activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish,
+                                  BatchParents(client, queue).check_batch_parent]):
+        summary = await client.execute_workflow(ApprovingRun.run, request, id=request.workflow_id, task_queue=queue,
                                                 result_type=BatchSummary)
         assert tools.peak_in_flight == 4  # the bound was reached and never exceeded
         assert (summary.total, summary.succeeded, summary.failed) == (24, 24, 0)
@@ -69,7 +71,7 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
         assert sorted(int(r["content"].split('"completed": ')[1].split(",")[0]) for r in progress) == \
             list(range(1, 25))
         # The same run id again (a replayed or retried window): nothing is applied a second time.
-        again = await client.execute_workflow(ApprovingRun.run, request, id=f"{queue}-2", task_queue=queue,
+        again = await client.execute_workflow(ApprovingRun.run, request, id=request.workflow_id, task_queue=queue,
                                               result_type=BatchSummary)
     await store.aclose()
     assert again.succeeded == 24 and again.successes[0].changes == {"status": {"before": "submitted",
@@ -106,8 +108,9 @@ async def test_a_group_that_fails_as_a_whole_runs_again_entity_by_entity(
         targets=[ActionTarget(entity_id=po) for po in targets], max_concurrent=8, group_size=4,
         response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
     async with Worker(temporal_env.client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
-                      activities=[tools.execute_action, dies_halfway, PublishActivities(Caller()).publish]):
-        summary = await temporal_env.client.execute_workflow(ApprovingRun.run, request, id=queue,
+                      activities=[tools.execute_action, dies_halfway, PublishActivities(Caller()).publish,
+                                  BatchParents(temporal_env.client, queue).check_batch_parent]):
+        summary = await temporal_env.client.execute_workflow(ApprovingRun.run, request, id=request.workflow_id,
                                                              task_queue=queue, result_type=BatchSummary)
     await store.aclose()
     assert (summary.total, summary.succeeded, summary.failed) == (12, 12, 0)
@@ -139,3 +142,47 @@ async def test_a_batch_started_by_a_client_changes_nothing(temporal_env: Workflo
     statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
                                  {"ids": SUBMITTED[:3]})).result_set
     assert statuses == [["submitted"]]
+
+
+async def test_the_parent_check_wants_this_very_batch_in_the_parent_history(
+        temporal_env: WorkflowEnvironment, falkordb_url: str, demo_copy) -> None:
+    """After a window ran as the child of an agent run: the check approves exactly that batch, and refuses other
+    targets or values, another run id, or the same parent seen from another queue."""
+    name, _ = demo_copy
+    store = GraphStore(falkordb_url, name)
+    tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH))
+    queue = f"parent-{uuid.uuid4().hex[:8]}"
+    request = BatchRequest(
+        workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
+        targets=[ActionTarget(entity_id=po) for po in SUBMITTED[:2]], max_concurrent=2,
+        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+    client = temporal_env.client
+    parents = BatchParents(client, queue)
+
+    class Caller:
+        async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+            pass
+
+    async with Worker(client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
+                      activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish,
+                                  parents.check_batch_parent]):
+        handle = await client.start_workflow(ApprovingRun.run, request, id=request.workflow_id, task_queue=queue,
+                                             result_type=BatchSummary)
+        assert (await handle.result()).succeeded == 2
+    await store.aclose()
+
+    def check(req: BatchRequest) -> BatchParentCheck:
+        return BatchParentCheck(batch_id=f"{request.workflow_id}-batch", parent_id=request.workflow_id,
+                                parent_run_id=handle.result_run_id or "", request=req)
+
+    assert (await parents.check_batch_parent(check(request))).approved
+    other_targets = request.model_copy(update={"targets": [ActionTarget(entity_id=po) for po in SUBMITTED[:3]]})
+    other_values = request.model_copy(update={"parameters": {"reason": "audit"}})
+    for changed in (other_targets, other_values):
+        assert (await parents.check_batch_parent(check(changed))).refusal == \
+            f"run {request.workflow_id} never started this batch with these targets and values"
+    other_run = request.model_copy(update={"workflow_id": "agent-someone-else"})
+    assert (await parents.check_batch_parent(check(other_run))).refusal == \
+        f"it claims run agent-someone-else, but was started by run {request.workflow_id}"
+    assert (await BatchParents(client, "tgca-workflows").check_batch_parent(check(request))).refusal == \
+        f"it was started by {WORKFLOW_NAME} on task queue {queue}, not by an agent run of this service"

@@ -20,7 +20,8 @@ def test_every_scenario_has_a_committed_history() -> None:
     assert {p.stem for p in HISTORIES} >= {"query", "retry_ladder", "override_accept", "override_timeout", "parallel",
                                           "batch", "batch_window", "conversation", "conversation_turn",
                                           "action_parameters", "worker_publish", "batch_worker_publish",
-                                          "batch_window_worker_publish", "shared_queue", "flow", "streamed"}
+                                          "batch_window_worker_publish", "shared_queue", "flow", "streamed",
+                                          "batch_parent_checked", "batch_window_parent_checked"}
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
