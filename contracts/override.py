@@ -80,7 +80,9 @@ class Override(BaseModel):
     arguments: dict[str, str] | None = None
     reason: str = ""
     by: str = ""  # the identity deciding (its name in override_keys, when keys are configured)
-    signature: str = ""  # base64 Ed25519 signature of overrides.signing.signed_message(...)
+    # base64 Ed25519 signature of overrides.signing.signed_message(...): over every field above, `reason` and
+    # `by` included, since each reaches the run's record and its caller.
+    signature: str = ""
     token: str = ""  # retired (it was written to the history in plain text); kept so old histories decode
 
 

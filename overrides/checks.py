@@ -8,7 +8,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
-from overrides.signing import sign, signed_message, verify
+from overrides.same_person import comparable, mixes_scripts, same_person
+from overrides.signing import legacy_message, sign, signed_message, verify
 
 
 def token_digest(token: str) -> str:
@@ -58,12 +59,14 @@ def check_sizes(override: Override) -> None:
 
 def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
                    settings: AgentSettings, workflow_id: str, requester: str | None = None,
-                   limits: bool = True) -> Decision:
+                   limits: bool = True, legacy: bool = False) -> Decision:
     """The decision if the override is acceptable now; OverrideRejected says why not. With override_keys
     configured, the decider must be one of them, hold the role the request needs, and have signed this
-    decision over the request's challenge. `requester` (the run's AgentRequest.user; None: not checked)
+    whole decision over the request's challenge. `requester` (the run's AgentRequest.user; None: not checked)
     may not approve its own action unless settings.allow_self_approval. `limits`: refuse oversized fields
-    first (off only for runs recorded before there were limits, so that they replay as they ran)."""
+    first (off only for runs recorded before there were limits, so that they replay as they ran). `legacy`:
+    the rules of runs recorded before signatures covered `reason` and `by` and names were compared as people
+    read them, for those runs only, so that they replay as they ran."""
     if limits:
         check_sizes(override)
     if override.token:
@@ -95,41 +98,63 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
     if requester is not None and not settings.allow_self_approval:
-        refuse_self_approval(override, pending, decision, requester)
+        refuse_self_approval(override, pending, decision, requester, legacy)
     if settings.override_keys:
-        authorize(override, pending, settings.override_keys, workflow_id)
+        authorize(override, pending, settings.override_keys, workflow_id, legacy)
     return decision
 
 
-def refuse_self_approval(override: Override, pending: OverrideRequest, decision: Decision, requester: str) -> None:
-    """An approval (accept where the role 'approve' is needed) must name a decider other than the requester.
-    An unnamed decision counts as the requester's: nothing tells the two apart. Refusing (skip, abort) stays
-    open to the requester: withdrawing one's own request changes nothing."""
+def refuse_self_approval(override: Override, pending: OverrideRequest, decision: Decision, requester: str,
+                         legacy: bool = False) -> None:
+    """An approval (accept where the role 'approve' is needed) must name a decider other than the requester,
+    as people read names (overrides/same_person.py): `Mallory`, or `mallory` with an invisible character or a
+    Cyrillic letter, is still Mallory. An unnamed decision counts as the requester's, and so does a name
+    mixing scripts: nothing tells them apart. Refusing (skip, abort) stays open to the requester: withdrawing
+    one's own request changes nothing. Without identities `by` is only claimed, so this rule is advisory: it
+    keeps a requester from approving as itself, not from naming someone else."""
     if pending.role is not Role.APPROVE or decision is not Decision.ACCEPT:
         return
-    decider = override.by.strip()
-    if not decider or decider == requester.strip():
+    if legacy:
+        decider = override.by.strip()
+        unnamed, same = not decider, decider == requester.strip()
+    else:
+        unnamed, same = not comparable(override.by), same_person(override.by, requester)
+    if unnamed or same:
         who = f"'{requester}'" if requester.strip() else "an unnamed requester"
         raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request ({who}); the "
                                "approval must come from someone else, named in `by` (or, where the operator "
                                "allows it, agent.allow_self_approval)")
+    if mixes_scripts(override.by):
+        raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request, and the approver's "
+                               f"name {override.by!r} mixes scripts, so nothing tells it from the requester's "
+                               f"('{requester}'); name the approver in one script")
 
 
-def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str) -> None:
+def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str,
+              legacy: bool = False) -> None:
     """The decider is a configured identity with the role `pending` needs, and signed this very decision."""
     identity = next(k for k in keys if k.name == override.by)  # check_override made sure there is one
     if pending.role not in identity.roles:
         raise OverrideRejected(f"{UNAUTHORIZED}: '{identity.name}' may not {_ROLE_WORDS[pending.role]} "
                                f"(role '{pending.role.value}' needed)")
-    message = signed_message(workflow_id, pending.challenge, override.step_id, override.decision, override.arguments)
+    message = (legacy_message(workflow_id, pending.challenge, override.step_id, override.decision, override.arguments)
+               if legacy else decision_message(override, workflow_id, pending.challenge))
     if not override.signature or not verify(identity.public_key, message, override.signature):
         raise OverrideRejected(f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
                                f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key")
 
 
+def decision_message(decision: Override, workflow_id: str, challenge: str) -> bytes:
+    """What a decision's signature covers: every field of it but the signature (and the retired token), with
+    the run and the request's challenge. Signer and verifier both build it here, so they never drift apart."""
+    return signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments,
+                          reason=decision.reason, by=decision.by)
+
+
 def signed_decision(decision: Override, private: Ed25519PrivateKey, workflow_id: str, challenge: str) -> Override:
-    """The decision with its signature over the run, the override request's challenge and the decision itself."""
-    message = signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments)
+    """The decision with its signature over the run, the override request's challenge and the whole decision
+    (its reason and author included). Set every field before signing: a field changed afterwards voids it."""
+    message = decision_message(decision, workflow_id, challenge)
     return decision.model_copy(update={"signature": sign(private, message)})
 
 

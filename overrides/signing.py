@@ -1,10 +1,12 @@
 """Signed override decisions: Ed25519 over a per-request challenge.
 
-A decision (step, decision, arguments) is signed together with the workflow id and the challenge of the
-override request it answers. The worker is configured with public keys only, and the workflow checks the
-signature in its validator and signal handler. What a history holds (public keys, challenges, signatures)
-lets nobody sign anything: a recorded signature matches one decision for one request, which is already
-decided, and no other run, step or decision. Pure functions (deterministic: safe in workflow code)."""
+A decision (step, decision, arguments, reason and who decides) is signed together with the workflow id and
+the challenge of the override request it answers: every field a decision carries into the run, its record
+and its caller's view, so none can be changed on the way. The worker is configured with public keys only,
+and the workflow checks the signature in its validator and signal handler. What a history holds (public
+keys, challenges, signatures) lets nobody sign anything: a recorded signature matches one decision for one
+request, which is already decided, and no other run, step or decision. Pure functions (deterministic: safe
+in workflow code)."""
 
 from __future__ import annotations
 
@@ -17,14 +19,29 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-SCHEME = "tgca-override-v1"
+# v1 left out `reason` and `by`: a signed decision re-sent with another reason was taken. A new scheme name, so
+# that no v1 signature verifies as a v2 one.
+SCHEME = "tgca-override-v2"
+LEGACY_SCHEME = "tgca-override-v1"
 
 
 def signed_message(workflow_id: str, challenge: str, step_id: str, decision: str,
+                   arguments: dict[str, str] | None, *, reason: str, by: str) -> bytes:
+    """The exact bytes a decision's signature covers (canonical JSON). `reason` and `by` are keyword-only and
+    required, so that a signer cannot leave them out by accident."""
+    return _canonical({"scheme": SCHEME, "workflow_id": workflow_id, "challenge": challenge, "step_id": step_id,
+                       "decision": decision, "arguments": arguments, "reason": reason, "by": by})
+
+
+def legacy_message(workflow_id: str, challenge: str, step_id: str, decision: str,
                    arguments: dict[str, str] | None) -> bytes:
-    """The exact bytes a decision's signature covers (canonical JSON)."""
-    return json.dumps({"scheme": SCHEME, "workflow_id": workflow_id, "challenge": challenge, "step_id": step_id,
-                       "decision": decision, "arguments": arguments}, sort_keys=True, separators=(",", ":")).encode()
+    """What a v1 signature covered: only for runs recorded before v2, so that they replay as they ran."""
+    return _canonical({"scheme": LEGACY_SCHEME, "workflow_id": workflow_id, "challenge": challenge,
+                       "step_id": step_id, "decision": decision, "arguments": arguments})
+
+
+def _canonical(fields: dict[str, object]) -> bytes:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
 
 
 def new_key_pair() -> tuple[bytes, str]:

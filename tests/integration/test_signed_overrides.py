@@ -35,7 +35,7 @@ async def waiting_run(harness_factory, seed_graph: str) -> tuple[Any, WorkflowHa
 
 def decided(key: Ed25519PrivateKey, by: str, handle: WorkflowHandle, pending: dict[str, Any],
             decision: str = "accept") -> Override:
-    message = signed_message(handle.id, pending["challenge"], pending["step_id"], decision, None)
+    message = signed_message(handle.id, pending["challenge"], pending["step_id"], decision, None, reason="", by=by)
     return Override(step_id=pending["step_id"], decision=decision, by=by, signature=sign(key, message))
 
 

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
-from overrides.checks import check_override, parse_pulsar_override, token_digest
-from overrides.signing import public_key_text, sign, signed_message
+from overrides.checks import check_override, parse_pulsar_override, signed_decision, token_digest
+from overrides.signing import legacy_message, public_key_text, sign, signed_message
 
 pytestmark = pytest.mark.unit
 
@@ -42,9 +42,10 @@ def check(override: Override, waiting: OverrideRequest | None = None) -> Decisio
 
 
 def signed(key: Ed25519PrivateKey, decision: str, by: str = "ana", arguments: dict[str, str] | None = None,
-           step_id: str = "s2") -> Override:
-    message = signed_message(WORKFLOW, CHALLENGE, step_id, decision, arguments)
-    return Override(step_id=step_id, decision=decision, arguments=arguments, by=by, signature=sign(key, message))
+           step_id: str = "s2", reason: str = "") -> Override:
+    message = signed_message(WORKFLOW, CHALLENGE, step_id, decision, arguments, reason=reason, by=by)
+    return Override(step_id=step_id, decision=decision, arguments=arguments, reason=reason, by=by,
+                    signature=sign(key, message))
 
 
 def check_signed(override: Override, waiting: OverrideRequest | None = None, workflow_id: str = WORKFLOW) -> Decision:
@@ -162,6 +163,33 @@ def test_a_signature_approves_only_the_decision_step_arguments_request_and_run_i
         check_signed(accept, workflow_id="agent-other")
     with pytest.raises(OverrideRejected, match="does not sign"):
         check_signed(accept.model_copy(update={"by": "cy"}))
+
+
+def test_a_signature_covers_the_reason_and_the_author_too() -> None:
+    """The reason and `by` reach the run's record and its caller: neither may change after signing, not even
+    to an identity configured with the same key; signed_decision (what every signer calls) signs them."""
+    abort = signed(ANA, "abort", reason="the source is stale")
+    assert check_signed(abort) is Decision.ABORT
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(abort.model_copy(update={"reason": "approved by the CFO"}))
+    twin = KEYS.model_copy(update={"override_keys": [*KEYS.override_keys, OverrideIdentity(
+        name="ana-lead", public_key=ANA_PUBLIC, roles=[Role.REVIEW])]})
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_override(abort.model_copy(update={"by": "ana-lead"}), pending(), STEPS, twin, WORKFLOW)
+    made = signed_decision(Override(step_id="s2", decision="abort", reason="stale", by="ana"), ANA, WORKFLOW,
+                           CHALLENGE)
+    assert check_signed(made) is Decision.ABORT
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(made.model_copy(update={"reason": ""}))
+
+
+def test_a_run_recorded_before_signatures_covered_the_reason_replays_with_the_old_ones() -> None:
+    """Only for replays (legacy): a v1 signature, which left the reason out, decides as it did; never now."""
+    old = Override(step_id="s2", decision="accept", reason="any", by="ana", signature=sign(ANA, legacy_message(
+        WORKFLOW, CHALLENGE, "s2", "accept", None)))
+    assert check_override(old, pending(), STEPS, KEYS, WORKFLOW, legacy=True) is Decision.ACCEPT
+    with pytest.raises(OverrideRejected, match="does not sign"):
+        check_signed(old)
 
 
 def test_roles_decide_who_may_review_steps_and_who_may_approve_actions() -> None:
