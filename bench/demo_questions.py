@@ -1,4 +1,4 @@
-"""The demo graph's questions a new user tried (issue 36's report), asked end to end on the embedded stack and the
+"""The demo graph's questions a new user tried and reported on, asked end to end on the embedded stack and the
 real local model, each judged against a gold answer computed from the graph by a reference query: right, or
 wrong and stated how sure. The follow-up is asked in the same conversation. The action request is planned but
 never applied: its approval card is read for the number of targets, and nobody approves it (the run's

@@ -42,7 +42,8 @@ class Setting:
 VARIANTS: dict[str, Setting] = {
     "old": Setting(UNBOUNDED_PROMPT_CACHE, glibc_defaults=True),
     "new": Setting(PROMPT_CACHE),
-    "off": Setting(("--cache", "false"), glibc_defaults=True),  # what the issue compared against
+    # No prompt cache at all: the baseline the server's memory growth was first compared with.
+    "off": Setting(("--cache", "false"), glibc_defaults=True),
 }
 
 LABELS = {

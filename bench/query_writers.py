@@ -1,4 +1,4 @@
-"""Free Cypher against the filled-in query form (issue 36 item 6), side by side on one run: for each
+"""Free Cypher against the filled-in query form (multi-hop and set questions), side by side on one run: for each
 labelled question the planner writes its plan as the agent does (its first graph query is taken, with the
 planner's own fixes and repairs), and the intent writer fills in the form that cypher/intent.py compiles.
 Both queries run on the real graph; each is judged by whether its rows give the gold answer (a ranked

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from backends import Backends
     from service.agent_metrics import AgentMetrics
 
-_FRAME_MODULES = {"base", "spec", "registry", "cache", "ontology_tool", "action_tool"}
+# Modules of the frame, not tools: the base classes, this registry and the result cache. A tool's spec
+# (`ToolSpec`) lives in contracts/tool_spec.py, where the plan parser reads it too.
+_FRAME_MODULES = {"base", "registry", "cache", "ontology_tool", "action_tool"}
 
 
 @cache

@@ -78,9 +78,9 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
 
 async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_only(
         local_model_url: str, make_stack, falkordb_url: str, unique: str) -> None:
-    """Issue 5's 'done when' on the real model: the demo's payment request is routed to ACTION, planned as
-    makePayment on the supplier's orders, approved by a human, executed; a question about the same orders
-    is routed to QUERY and changes nothing."""
+    """The action path end to end on the real model: the demo's payment request is routed to ACTION,
+    planned as makePayment on the supplier's orders, approved by a human, executed; a question about the same
+    orders is routed to QUERY and changes nothing."""
     from falkordb.asyncio import FalkorDB
 
     from tests.integration.test_action_path import ALREADY_PAID, TOO_DEAR, approve_when_asked, run
