@@ -1,15 +1,18 @@
 """Is a written query (the planner's, a candidate's, a human's `retry`) a read? Clauses that change the graph,
-LOAD CSV (reads files on the FalkorDB host) and any procedure not on the list of read procedures are refused
-before the query runs, each with why. Read on the code only (cypher_tokens.blank_code): a keyword inside a
-string, a quoted name or a comment is none, and one split by a comment is still one. FalkorDB's read-only
-command (GRAPH.RO_QUERY) stays the last line behind this check."""
+LOAD CSV (reads files on the FalkorDB host, and fetches https URLs even under GRAPH.RO_QUERY) and any procedure
+not on the list of read procedures are refused before the query runs, each with why. Read on the code only, split
+into tokens by FalkorDB's own lexical rules (cypher/lexer.py): a keyword inside a string, a quoted name or a
+comment is none, one split by a comment is still one, and a name may end in `$` (`x$ CREATE` hides nothing).
+A comment inside a dotted name is refused too: FalkorDB's parser aborts on it (cypher/parser_faults.py).
+FalkorDB's read-only command (GRAPH.RO_QUERY) stays the last line behind this check, for writes."""
 
 from __future__ import annotations
 
 import itertools
-import re
 
-from cypher.tokens import blank_code, keywords
+from cypher.lexer import Kind, Token, code_tokens
+from cypher.parser_faults import comment_in_dotted_name
+from cypher.tokens import keywords
 
 WRITE_CLAUSES = frozenset({"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH"})
 # FalkorDB's procedures that only read (`CALL dbms.procedures()` lists each with its mode): the schema, the
@@ -22,39 +25,34 @@ READ_PROCEDURES = (
     "algo.SPpaths", "algo.SSpaths", "algo.BFS",
 )
 _READ = frozenset(name.lower() for name in READ_PROCEDURES)
-# One part of a dotted name in blanked code: a bare word, or a quoted name (its contents blanked).
-_NAME_PART = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*)\s*")
 
 
-def _procedure(query: str, blanked: str, start: int) -> str | None:
-    """The dotted procedure name a CALL at `start` (just after the keyword) calls, or None for CALL { ... }."""
-    if blanked[start:].lstrip().startswith("{"):
-        return None
-    parts, i = [], start
-    while True:
-        match = _NAME_PART.match(blanked, i)
-        if match is None:
-            break
-        part = query[match.start(1):match.end(1)]  # the name as written, quoted contents included
-        parts.append(part[1:-1].replace("``", "`") if part.startswith("`") else part)
-        i = match.end()
-        if i < len(blanked) and blanked[i] == ".":
-            i += 1
+def _procedure(query: str, code: list[Token], after: int) -> str | None:
+    """The dotted procedure name a CALL calls (`after`: the index of the code token after the keyword), as
+    FalkorDB reads it (a quoted part is taken whole, dots included), or None for CALL { ... }."""
+    parts: list[str] = []
+    i = after
+    while i < len(code) and code[i].kind in (Kind.NAME, Kind.QUOTED_NAME):
+        text = code[i].text(query)
+        parts.append(text[1:-1] if code[i].kind is Kind.QUOTED_NAME else text)
+        if i + 1 < len(code) and code[i + 1].text(query) == ".":
+            i += 2
             continue
         break
+    if not parts and after < len(code) and code[after].text(query) == "{":
+        return None
     return ".".join(parts)
 
 
 def write_clauses(query: str) -> list[str]:
     """The clauses of a query that would change the graph, upper-cased (in code only, not in its strings,
     quoted names or comments)."""
-    return sorted({word for _, word in keywords(blank_code(query)) if word in WRITE_CLAUSES})
+    return sorted({word for _, word in keywords(query) if word in WRITE_CLAUSES})
 
 
 def refusals(query: str) -> list[str]:
     """Why the query may not run as a read: one sentence per reason, empty when it may."""
-    blanked = blank_code(query)
-    found = keywords(blanked)
+    found = keywords(query)
     words = [word for _, word in found]
     writes = sorted({w for w in words if w in WRITE_CLAUSES})
     problems = []
@@ -62,13 +60,18 @@ def refusals(query: str) -> list[str]:
         problems.append(f"the query writes ({', '.join(writes)}); only read-only queries may run")
     if any(a == "LOAD" and b == "CSV" for a, b in itertools.pairwise(words)):
         problems.append("the query uses LOAD CSV, which reads files on the database host; it may not run")
+    code = code_tokens(query)
+    starts = {token.start: index for index, token in enumerate(code)}
     for position, word in found:
         if word != "CALL":
             continue
-        name = _procedure(query, blanked, position + len(word))
+        name = _procedure(query, code, starts[position] + 1)
         if name is None:  # a subquery: its clauses are read with the rest
             continue
         if name.lower() not in _READ:
             problems.append(f"the query calls the procedure {name or '(none named)'}, which is not one of the "
                             f"read procedures a query may call ({', '.join(READ_PROCEDURES)})")
+    if comment_in_dotted_name(query):
+        problems.append("the query has a comment inside a dotted name (as in db./* */labels), which stops "
+                        "FalkorDB's parser and the server with it; write the name without one")
     return problems

@@ -25,6 +25,11 @@ from cypher.row_cap import capped_rows
     ("UNWIND range(1, 1000) AS x RETURN x / 300 AS v UNION RETURN -1 AS v",
      "UNWIND range(1, 1000) AS x RETURN x / 300 AS v UNION RETURN -1 AS v"),
     ("MATCH (n) RETURN n LIMIT $k", "MATCH (n) RETURN n LIMIT $k"),
+    # FalkorDB reads `x$` as one name: the RETURN after it is a RETURN
+    ("WITH range(1,30000000) AS l$ UNWIND l$ AS x$ RETURN x$",
+     "WITH range(1,30000000) AS l$ UNWIND l$ AS x$ RETURN x$ LIMIT 201"),
+    ("MATCH (n) RETURN n LIMIT 0x7FFFFFFF", "MATCH (n) RETURN n LIMIT 201"),
+    ("RETURN 1 AS x$ UNION ALL RETURN 2 AS x$", "RETURN 1 AS x$ LIMIT 201 UNION ALL RETURN 2 AS x$ LIMIT 201"),
     ("CALL db.labels()", "CALL db.labels()"),
 ])
 def test_a_return_without_a_limit_gets_one(query: str, capped: str) -> None:
