@@ -14,8 +14,8 @@ from temporalio.client import Client, WorkflowHistoryEventAsyncIterator
 from temporalio.service import RPCError, RPCStatusCode
 
 from contracts.action_path import BatchRequest
-from contracts.batch_parent import CHECK_BATCH_PARENT, BatchParentCheck, BatchParentVerdict
-from contracts.names import BATCH_WORKFLOW_NAME, WORKFLOW_NAME
+from contracts.batch_parent import BatchParentCheck, BatchParentVerdict
+from contracts.names import BATCH_WORKFLOW_NAME, WORKFLOW_NAME, Activities
 
 STARTED_CHILD = EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
 
@@ -26,7 +26,7 @@ class BatchParents:
         self.client = client
         self.workflow_queue = workflow_queue
 
-    @activity.defn(name=CHECK_BATCH_PARENT)
+    @activity.defn(name=Activities.CHECK_BATCH_PARENT)
     async def check_batch_parent(self, check: BatchParentCheck) -> BatchParentVerdict:
         """Approved when the parent is an agent run on this worker's queue whose history started exactly this
         batch; otherwise the refusal, in plain words. Temporal being unreachable raises (the check is retried)."""

@@ -1,13 +1,16 @@
 """(d) Batch actions: one request acting on 20, 1,000 and 10,000 entities with a simulated 50 ms per
-action, against the ideal (entities x latency / concurrency); the entities executed in groups by local
-activities (the default), one local activity per entity, and the same two as regular activities on the
-tools queue, side by side in the same run (each round runs every mode once, one after another).
+action, against the ideal (entities x latency / concurrency); the entities executed in groups (the default)
+and one per activity, side by side in the same run (each round runs every mode once, one after another).
+Every execution is a local activity of the run: writes run no other way (activities/actions.py), so the
+modes that put them on the tools queue as regular activities ("activities", "activities-groups", measured
+2026-11-21 and 11-22 in docs/benchmarks/actions.md) are gone. Each child window's parent check
+(`check_batch_parent`, from 2026-11-27) is part of the batch time.
 
     .venv/bin/python bench/batch_actions.py --sizes 20 1000 10000 --concurrency 50
 
 The whole agent runs: the real Temporal dev server, FalkorDB, the worker families in this process, the
 router and action planner through the real LLM client (a scripted instant model); the caller's side of
-the bridge is an in-process `emit` that timestamps each message. Batch time is from the action_plan
+the bridge is the worker's publisher, in-process, timestamping each message. Batch time is from the action_plan
 event to the action_complete event (it includes the dry run); the ideal is entities x latency /
 concurrency, at least one latency; the largest workflow history of each run is reported too.
 """
@@ -47,13 +50,12 @@ from tests.scripted_llm import ScriptedLLM, is_action_planning, is_routing, ques
 from worker.families import FAMILIES, build_workers
 
 LATENCY_S = 0.05
-# mode -> (local activities, entities per activity; 0: the default, a fifth of the concurrency)
-MODES = {"local-groups": (True, 0), "local": (True, 1), "activities-groups": (False, 0), "activities": (False, 1),
-         "local-groups-25": (True, 25), "local-groups-50": (True, 50)}
+# mode -> entities per (local) activity; 0: the default, a fifth of the concurrency. The names keep "local" so
+# that the commands quoted with past figures still run.
+MODES = {"local-groups": 0, "local": 1, "local-groups-25": 25, "local-groups-50": 50}
 LABELS = {"local-groups": "local activities, groups", "local": "local activities, one per entity",
-          "activities-groups": "activities, groups", "activities": "activities, one per entity",
           "local-groups-25": "local activities, groups of 25", "local-groups-50": "local activities, groups of 50"}
-DEFAULT_MODES = ["local-groups", "local", "activities-groups", "activities"]
+DEFAULT_MODES = ["local-groups", "local"]
 
 
 def model(body: dict[str, Any]) -> tuple[int, str]:
@@ -91,9 +93,8 @@ async def history_events(client: Client, workflow_id: str) -> int:
 async def one_run(client: Client, queues: TaskQueues, times: dict[str, dict[str, float]], size: int, supplier: str,
                   mode: str, concurrency: int) -> dict[str, Any]:
     request_id = uuid.uuid4().hex
-    local, group_size = MODES[mode]
     settings = AgentSettings(action_max_concurrent=concurrency, action_approval_above=100_000,
-                             action_local_activities=local, action_group_size=group_size, audit_enabled=False)
+                             action_group_size=MODES[mode], audit_enabled=False)
     times[request_id] = {}
     started = time.perf_counter()
     await client.execute_workflow(

@@ -1,15 +1,13 @@
 """What an action batch asks before it writes: was it started by one of this service's agent runs, and does
 that run's own history say it started exactly this batch (same run, step, targets, values)? Answered by the
-`check_batch_parent` local activity (activities/batch_parent.py) for ActionBatchWorkflow."""
+`check_batch_parent` local activity (`contracts/names.py: Activities.CHECK_BATCH_PARENT`,
+activities/batch_parent.py) for ActionBatchWorkflow."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
 from contracts.action_path import BatchRequest
-
-# The local activity's name: recorded in every batch's history, so it never changes.
-CHECK_BATCH_PARENT = "check_batch_parent"
 
 
 class BatchParentCheck(BaseModel):

@@ -36,7 +36,8 @@ ALL_FEATURES = "features-2026-11"
 ACTION_GROUPS = "action-groups"
 # Patch id of runs given settings by their caller that take the approval policy from the worker.
 WORKER_POLICY_PATCH = "worker-policy"
-# Patch id of batches that refuse to run unless a parent run (which approved them) started them.
+# Patch id of batches that refuse to run unless a parent run (which approved them) started them, and whose
+# parent run's history started exactly them (the `check_batch_parent` local activity).
 BATCH_NEEDS_PARENT = "batch-needs-parent"
 # Patch id of runs that have every feature of ALL_FEATURES, bound what humans send them (field sizes, human
 # retries per step) and take the approval policy (open_actions, the role 'act', no self-approval,
@@ -62,6 +63,7 @@ class Activities:
     RECALL_CONVERSATION = "recall_conversation"
     REMEMBER_TURN = "remember_turn"
     PUBLISH = "publish"  # the caller's messages, published from the worker
+    CHECK_BATCH_PARENT = "check_batch_parent"  # a batch child's parent run started exactly it, after approval
     # planning family
     ROUTE = "route"
     PLAN = "plan"

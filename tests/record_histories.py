@@ -130,7 +130,8 @@ def write(name: str, history: Any) -> None:
 async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch",
                        max_concurrent: int = 4) -> None:
     """The demo conversation: router, action plan, dry run, approval, three windows as child workflows
-    (with 10 at a time, the entities go in groups of two per activity)."""
+    (with 10 at a time, the entities go in groups of two per activity). Writes `name` (the agent run) and its
+    first window as `name` with `batch` read `batch_window` (batch_groups -> batch_window_groups)."""
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
         async with AsyncExitStack() as stack:
@@ -211,6 +212,8 @@ async def record(only: set[str]) -> None:
             await record_batch(env, url, data, "batch_worker_publish")
         if not only or "batch_groups" in only:  # several entities per activity (and batch_window_groups)
             await record_batch(env, url, data, "batch_groups", max_concurrent=10)
+        if not only or "batch_parent_checked" in only:  # windows check their parent (and batch_window_...)
+            await record_batch(env, url, data, "batch_parent_checked", max_concurrent=10)
         if not only or "conversation" in only:
             await record_conversation(env, url, data)
         if not only or "action_parameters" in only:

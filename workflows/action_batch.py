@@ -40,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
         event_message,
         progress_event,
     )
-    from contracts.batch_parent import CHECK_BATCH_PARENT, BatchParentCheck, BatchParentVerdict
+    from contracts.batch_parent import BatchParentCheck, BatchParentVerdict
     from contracts.names import BATCH_NEEDS_PARENT, BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
     from contracts.plan import ExecutionStep
     from contracts.query_path import StepInput, StepOutput
@@ -136,7 +136,8 @@ async def _parent_refusal(req: BatchRequest) -> str:
     check = BatchParentCheck(batch_id=info.workflow_id, parent_id=info.parent.workflow_id,
                              parent_run_id=info.parent.run_id, request=req)
     verdict = await workflow.execute_local_activity(
-        CHECK_BATCH_PARENT, check, result_type=BatchParentVerdict, start_to_close_timeout=timedelta(seconds=30),
+        Activities.CHECK_BATCH_PARENT, check, result_type=BatchParentVerdict,
+        start_to_close_timeout=timedelta(seconds=30),
         retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=10), maximum_attempts=10))
     return verdict.refusal
 
