@@ -133,9 +133,9 @@ class BatchRequest(BaseModel):
     max_concurrent: int = 10
     timeout_s: float = 30.0
     max_attempts: int = 3
-    local_activities: bool = True
+    local_activities: bool = True  # no longer read: writes always run as local activities; kept for recorded inputs
     group_size: int = 1  # entities per execution activity (1 in histories recorded before groups)
-    tools_queue: str = ""
+    tools_queue: str = ""  # no longer read: writes never go to the tools queue; kept for recorded inputs
     completed_before: int = 0  # progress counts continue across windows
     total: int = 0
     # Where the child streams its progress (the parent's caller).

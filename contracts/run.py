@@ -69,7 +69,9 @@ class AgentSettings(BaseModel):
     action_max_attempts: int = Field(default=3, ge=1, le=10)  # retries are safe: executions are idempotent
     action_window: int = Field(default=500, ge=1, le=2000)  # entities per child workflow
     action_max_targets: int = Field(default=10_000, ge=1, le=100_000)
-    action_local_activities: bool = True  # run each action as a local activity (no server round trip)
+    # Retired and ignored: every write runs as a local activity of the batch's run, which only the service's
+    # own runs can schedule. Kept so configurations and recorded inputs that set it still load.
+    action_local_activities: bool = True
     # Entities per execution activity: 0 picks action_max_concurrent / 5 (at least 1), 1 is one activity per
     # entity. Fewer activities cost less bookkeeping per entity (workflows/action_batch.py).
     action_group_size: int = Field(default=0, ge=0, le=100)
