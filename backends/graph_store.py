@@ -21,7 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
 from backends.graph_limits import FALKORDB_LIMITS
-from contracts.redaction import redact_text
+from contracts.redaction import redact_text, shown_url
 from cypher.row_cap import capped_rows
 
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
@@ -77,7 +77,7 @@ def to_plain(value: Any) -> Any:
 class GraphStore:
     def __init__(self, url: str, graph_name: str) -> None:
         self.url = url
-        self.shown_url = redact_text(url)  # for messages: a password in the URL must not reach a history or log
+        self.shown_url = shown_url(url)  # for messages: a password in the URL must not reach a history or log
         self.graph_name = graph_name
         self._db: FalkorDB | None = None
         self._connect_lock = asyncio.Lock()

@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 
 from contracts.llm_usage import LlmUsage
 from contracts.payload_limits import COMPLETION_BYTES, trimmed_to_bytes
+from contracts.redaction import shown_url
 
 JsonMode = Literal["json_object_schema", "json_schema"]
 
@@ -97,6 +98,7 @@ class LLMClient:
                  json_mode: JsonMode = "json_object_schema", logprobs: bool = True) -> None:
         """`logprobs`: False never asks the server for log-probabilities (for one that rejects the field)."""
         self.base_url = base_url.rstrip("/")
+        self.shown_url = shown_url(self.base_url)  # for messages: no key in the URL reaches a history or log
         self.model = model
         self.json_mode = json_mode
         self.logprobs = logprobs
@@ -117,9 +119,9 @@ class LLMClient:
         try:
             response = await self._http.get("/models")
         except httpx.HTTPError as exc:
-            raise RuntimeError(f"{self.base_url} is unreachable: {type(exc).__name__}: {exc}") from exc
+            raise RuntimeError(f"{self.shown_url} is unreachable: {type(exc).__name__}: {exc}") from exc
         if response.status_code >= 400:
-            raise RuntimeError(f"{self.base_url} answered HTTP {response.status_code} to GET /models: "
+            raise RuntimeError(f"{self.shown_url} answered HTTP {response.status_code} to GET /models: "
                                f"{response.text[:200]}")
 
     def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
@@ -165,12 +167,12 @@ class LLMClient:
                     return counted(completion)
                 reader = _StreamReader(self.model)
                 async for line in response.aiter_lines():
-                    piece = reader.line(line, self.base_url)
+                    piece = reader.line(line, self.shown_url)
                     if piece:
                         await on_text(piece)
                     if reader.done or reader.full:
                         break
-        return counted(reader.completion(self.base_url))
+        return counted(reader.completion(self.shown_url))
 
     @contextmanager
     def _transport_errors(self) -> Iterator[None]:
@@ -179,24 +181,24 @@ class LLMClient:
             yield
         except httpx.TimeoutException as exc:
             raise ApplicationError(
-                f"LLM at {self.base_url} timed out: {type(exc).__name__}", type="LLMTimeout"
+                f"LLM at {self.shown_url} timed out: {type(exc).__name__}", type="LLMTimeout"
             ) from exc
         except httpx.TransportError as exc:
             raise ApplicationError(
-                f"LLM at {self.base_url} is unreachable: {exc}", type="LLMUnavailable"
+                f"LLM at {self.shown_url} is unreachable: {exc}", type="LLMUnavailable"
             ) from exc
 
     def _parse(self, response: httpx.Response) -> Completion:
         status = response.status_code
         if status == 429 or status >= 500:
             raise ApplicationError(
-                f"LLM at {self.base_url} answered HTTP {status}: {response.text[:300]}",
+                f"LLM at {self.shown_url} answered HTTP {status}: {response.text[:300]}",
                 type="LLMServerError",
             )
         if status >= 400:
             kind = "LLMAuthError" if status in (401, 403) else "LLMRequestRejected"
             raise ApplicationError(
-                f"LLM at {self.base_url} rejected the request with HTTP {status}: {response.text[:300]}",
+                f"LLM at {self.shown_url} rejected the request with HTTP {status}: {response.text[:300]}",
                 type=kind,
                 non_retryable=True,
             )
@@ -207,7 +209,7 @@ class LLMClient:
         except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
             # A 200 without a completion is a server fault; another attempt may well succeed.
             raise ApplicationError(
-                f"LLM at {self.base_url} sent a malformed completion: {response.text[:300]}",
+                f"LLM at {self.shown_url} sent a malformed completion: {response.text[:300]}",
                 type="LLMBadResponse",
             ) from exc
         usage = data.get("usage") or {}

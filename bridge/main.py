@@ -14,6 +14,7 @@ from activities.publish import PublishActivities
 from bridge.bridge_metrics import EMIT_SECONDS
 from bridge.flows import FlowRelays
 from bridge.relay import RequestRelay, Routing
+from contracts.redaction import shown_url
 from contracts.topics import agent_subscription
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
@@ -50,8 +51,8 @@ async def _subscribe(relay: RequestRelay | FlowRelays, pulsar_url: str) -> None:
             return
         except PULSAR_ERRORS as exc:
             if time.monotonic() + delay > deadline:
-                raise PartUnreachable(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
-            log.warning("pulsar_subscribe_retry", pulsar=pulsar_url, error=str(exc), retry_in_s=delay)
+                raise PartUnreachable(f"Pulsar at {shown_url(pulsar_url)} is unreachable: {exc}") from exc
+            log.warning("pulsar_subscribe_retry", pulsar=shown_url(pulsar_url), error=str(exc), retry_in_s=delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 8.0)
 
@@ -88,7 +89,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
                                                   "pulsar": pulsar_check(client, config.request_topics[0])},
                             config.metrics_host)
-    log.info("bridge_ready", pulsar=config.pulsar_url,
+    log.info("bridge_ready", pulsar=shown_url(config.pulsar_url),
              topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows
              else config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)

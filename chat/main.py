@@ -18,6 +18,7 @@ from chat.auth import Authenticator, is_loopback, new_local_token
 from chat.runs import RunStreams
 from chat.same_site import answered_hosts
 from chat.stream_slots import StreamSlots
+from contracts.redaction import shown_url
 from service.config import ServiceConfig
 from service.connections import PULSAR_ERRORS, PartUnreachable, connect_temporal, pulsar_client
 from service.flags import add_common_args, add_flow_args, config_from_args, entry_parser
@@ -61,7 +62,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     try:
         await streams.start()
     except PULSAR_ERRORS as exc:
-        raise PartUnreachable(f"Pulsar at {config.pulsar_url} is unreachable: {exc}") from exc
+        raise PartUnreachable(f"Pulsar at {shown_url(config.pulsar_url)} is unreachable: {exc}") from exc
     store = None
     actions = None
     if config.ontology_path:

@@ -12,6 +12,7 @@ import structlog
 
 from contracts.delivery import Repeats, Sequence, delivered
 from contracts.names import workflow_id_for
+from contracts.redaction import shown_url
 from contracts.wire import AgentRequest, AgentResponse
 from contracts.wire_codec import ResponseDecodeError, decode_response, encode_request
 from service.connections import PULSAR_ERRORS, pulsar_client
@@ -75,7 +76,7 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
             producer = await client.create_producer(request_topic, batching_enabled=False)
             await producer.send(encode_request(request), properties={"id": request_id})
         except PULSAR_ERRORS as exc:
-            raise ConnectionError(f"Pulsar at {pulsar_url} is unreachable: {exc}") from exc
+            raise ConnectionError(f"Pulsar at {shown_url(pulsar_url)} is unreachable: {exc}") from exc
         repeats, sequence = Repeats(), Sequence()
         received, last_type = 0, ""  # this request's messages so far, for a timeout's message
         loop = asyncio.get_running_loop()
@@ -99,8 +100,8 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                     await consumer.acknowledge(message)
                 except PULSAR_ERRORS as exc:
                     if runs is None:
-                        raise ConnectionError(f"Pulsar at {pulsar_url} stopped answering (request id {request_id}, "
-                                              f"sent; the run goes on): {exc}") from exc
+                        raise ConnectionError(f"Pulsar at {shown_url(pulsar_url)} stopped answering (request id "
+                                              f"{request_id}, sent; the run goes on): {exc}") from exc
                     # The client reconnects by itself; meanwhile the run is asked instead.
                     log.warning("response_receive_failed", request_id=request_id, error=str(exc))
                     await asyncio.sleep(RECEIVE_RETRY_S)

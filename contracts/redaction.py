@@ -1,11 +1,15 @@
 """Redaction for what leaves a run (the audit record, the log lines, the confidence reasoning): secret-looking
 keys and values are replaced, and raw tool outputs are dropped from the audit record unless
-`include_raw_outputs` is on. Pure functions: the workflow redacts its reasoning with them too."""
+`include_raw_outputs` is on. Pure functions: the workflow redacts its reasoning with them too.
+
+Every pattern here runs on text from outside (a request, a tool's output, an error), in workflow code and on
+the event loop, so each takes time linear in the text (tests/attacks/test_linear_time_checks.py measures it)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 REDACTED = "[REDACTED]"
 _SECRET_KEY = re.compile(r"(token|secret|passw(or)?d|api[_-]?key|authorization|credential|private[_-]?key)", re.I)
@@ -15,10 +19,14 @@ _SECRET_VALUES = [
     re.compile(r"\b(gh[pousr]|xox[abpr])[-_][A-Za-z0-9_\-]{16,}"),
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
     re.compile(r"(?i)\b(password|passwd|secret|api[_-]?key|token)\s*[:=]\s*[^\s,;'\"]+"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+    # A key's block, and a block cut short (no footer: the text was trimmed) to the text's end. Without that
+    # second branch every header scanned to the end for a footer: a text of headers cost its length squared.
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*)"),
 ]
-# Credentials inside a connection string (redis://user:pass@host, https://key@host): the host stays.
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s:@]*(?::[^/\s@]*)?@")
+# Credentials inside a connection string (redis://user:pass@host, https://key@host), up to the last `@` before
+# the host: a password may hold `@`, `:` and spaces as written. The host stays. A user name ends at `:`, `/`
+# or a space; a password at `/` or the line's end, so a search never runs past the next URL's `//`.
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^\s/:]*(?::[^/\r\n]*)?@")
 RAW_OUTPUT_KEYS = {"output"}
 
 
@@ -27,6 +35,26 @@ def redact_text(text: str) -> str:
     for pattern in _SECRET_VALUES:
         text = pattern.sub(REDACTED, text)
     return _URL_CREDENTIALS.sub(REDACTED + "@", text)
+
+
+def shown_url(url: str) -> str:
+    """A configured connection URL as messages and logs show it: `scheme://host:port`, never its user,
+    password, path or query (which may carry a token). The host is what follows the last `@`, whatever the
+    password holds (`@`, `:`, `#`, `/`, spaces): a URL the parser would split inside its password shows less,
+    never part of the password."""
+    scheme, found, rest = url.strip().partition("://")
+    if not found:
+        scheme, rest = "", url.strip()
+    host_port = re.split(r"[/?#]", rest.rpartition("@")[2], maxsplit=1)[0]
+    parsed = urlsplit(f"//{host_port}")
+    try:
+        host, port = parsed.hostname or "", parsed.port
+    except ValueError:  # a port that is no number: the host alone
+        host, port = parsed.hostname or "", None
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address
+    where = host if port is None else f"{host}:{port}"
+    return f"{scheme}://{where}" if scheme else where
 
 
 # Words a secret follows ("password: ...", "Bearer ...", a key's header): a sentence holding one could be the

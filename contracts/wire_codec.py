@@ -11,6 +11,7 @@ import json
 
 from pydantic import ValidationError
 
+from contracts.payload_limits import PLAN_CHARS
 from contracts.wire import AgentRequest, AgentResponse, ErrorInfo
 
 MAX_REQUEST_BYTES = 256 * 1024
@@ -42,6 +43,10 @@ def decode_request(payload: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> AgentR
         raise RequestDecodeError(
             f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}"
         )
+    plan = data.get("plan")
+    if isinstance(plan, str) and len(plan) > PLAN_CHARS:
+        # Request-level settings are a few keys; the workflow reads this field itself (planning/request_config.py).
+        raise RequestDecodeError(f"plan is {len(plan)} characters; the limit is {PLAN_CHARS}")
     try:
         return AgentRequest.model_validate(data)
     except RecursionError:

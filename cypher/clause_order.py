@@ -20,8 +20,7 @@ _CLAUSE = re.compile(
     re.IGNORECASE)
 AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(",
                         re.IGNORECASE)
-_ALIAS = re.compile(r"^(?P<expr>.*?)\s+AS\s+(?P<alias>`[^`]+`|\w+)\s*$", re.IGNORECASE | re.DOTALL)
-_DIRECTION = re.compile(r"\s+(ASC|DESC|ASCENDING|DESCENDING)\s*$", re.IGNORECASE)
+_DIRECTIONS = {"ASC", "DESC", "ASCENDING", "DESCENDING"}
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 DISTINCT = re.compile(r"^\s*DISTINCT\b", re.IGNORECASE)
 _OPENERS, _CLOSERS = "([{", ")]}"
@@ -93,13 +92,54 @@ def _body(query: str, clause: Clause) -> str:
     return query[clause.body_start:clause.end].strip()
 
 
+def _last_word(text: str) -> int:
+    """Where the run of word characters (`\\w`) that ends `text` starts (len(text) when it ends with none)."""
+    start = len(text)
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return start
+
+
+def _aliased(item: str) -> tuple[str, str] | None:
+    """(expression, alias) of `expression AS alias` (the alias a name or `quoted`), or None. Read back from the
+    item's end: a lazy pattern from its start tried the rest at every character (quadratic in the item)."""
+    text = item.rstrip()
+    if text.endswith("`"):
+        start = text.rfind("`", 0, len(text) - 1)
+        if start < 0 or start == len(text) - 2:
+            return None
+    else:
+        start = _last_word(text)
+        if start == len(text):
+            return None
+    before = text[:start]
+    head = before.rstrip()
+    if len(head) == len(before) or head[-2:].upper() != "AS" or _last_word(head) != len(head) - 2:
+        return None
+    expression = head[:-2].rstrip()
+    if len(expression) == len(head) - 2:  # no white space before AS
+        return None
+    return expression, text[start:]
+
+
+def _direction(key: str) -> tuple[int, str] | None:
+    """Where an ORDER BY key's direction suffix (` DESC`) starts and the direction, or None without one."""
+    text = key.rstrip()
+    start = _last_word(text)
+    word = text[start:]
+    head = text[:start].rstrip()
+    if word.upper() not in _DIRECTIONS or len(head) == start:
+        return None
+    return len(head), word
+
+
 def _aliases(items: list[str]) -> dict[str, str]:
     """alias -> expression for each aliased projection item."""
     found = {}
     for item in items:
-        aliased = _ALIAS.match(item)
+        aliased = _aliased(item)
         if aliased:
-            found[aliased.group("alias").strip("`")] = aliased.group("expr").strip()
+            found[aliased[1].strip("`")] = aliased[0].strip()
     return found
 
 
@@ -107,9 +147,9 @@ def _names(items: list[str]) -> list[str] | None:
     """The name each projection item can be referred to by afterwards, or None when an item has none."""
     names = []
     for item in items:
-        aliased = _ALIAS.match(item)
+        aliased = _aliased(item)
         if aliased:
-            names.append(aliased.group("alias"))
+            names.append(aliased[1])
         elif _IDENTIFIER.fullmatch(item) or item == "*":
             names.append(item)
         else:
@@ -147,9 +187,9 @@ def where_after_return(query: str) -> str:
 
 def _order_key(item: str) -> tuple[str, str]:
     """(expression, direction suffix) of one ORDER BY item."""
-    direction = _DIRECTION.search(item)
+    direction = _direction(item)
     if direction:
-        return item[:direction.start()].strip(), item[direction.start():]
+        return item[:direction[0]].strip(), item[direction[0]:]
     return item.strip(), ""
 
 
@@ -203,14 +243,24 @@ def return_mid_query(query: str) -> str:
     """A RETURN followed by another reading clause (`RETURN s MATCH (s)-->(x) RETURN x`) was meant as WITH:
     it becomes one when every item can be referred to by name afterwards."""
     found = clauses(query)
+    meant = []  # in order, up to the first whose items cannot all be named
     for n, clause in enumerate(found[:-1]):
         if clause.keyword != "RETURN" or found[n + 1].keyword in _AFTER_RETURN | {"WHERE"}:
             continue
         if _names(split_items(DISTINCT.sub("", _body(query, clause)))) is None:
-            return query
-        fixed = f"{query[:clause.start]}WITH{query[clause.body_start:]}"
-        return return_mid_query(fixed)
-    return query
+            break
+        meant.append((clause.start, clause.body_start))
+    return _replaced(query, meant, "WITH")
+
+
+def _replaced(query: str, spans: list[tuple[int, int]], text: str) -> str:
+    """The query with each (start, end) span, in order and apart, replaced by `text`: in one pass, not a pass
+    and a new reading of the query per span (a query of a thousand clauses cost seconds)."""
+    out, last = [], 0
+    for start, end in spans:
+        out += [query[last:start], text]
+        last = end
+    return "".join([*out, query[last:]])
 
 
 def final_with(query: str) -> str:
@@ -247,16 +297,14 @@ def and_for_where(query: str) -> str:
     not a WHERE of its own (then the AND would have to move into it: a guess)."""
     found = clauses(query)
     top_level = masked(query)
+    ands = []
     for n, clause in enumerate(found):
         if not clause.keyword.endswith("MATCH") or (n + 1 < len(found) and found[n + 1].keyword == "WHERE"):
             continue
-        body = top_level[clause.body_start:clause.end]
-        joined = _TOP_AND.search(body)
-        if joined is None:
-            continue
-        at = clause.body_start + joined.start(1)
-        return and_for_where(f"{query[:at]}WHERE{query[at + 3:]}")
-    return query
+        joined = _TOP_AND.search(top_level, clause.body_start, clause.end)
+        if joined is not None:
+            ands.append(joined.span(1))
+    return _replaced(query, ands, "WHERE")
 
 
 REPAIRS = (sql_not_equal, size_of_a_value, final_with, and_for_where, where_after_return, return_mid_query,
@@ -282,8 +330,8 @@ def ranked_by(query: str) -> tuple[str, bool] | None:
     keys = split_items(_body(query, found[last + 1]))
     if not keys:
         return None
-    direction = _DIRECTION.search(keys[0])
-    key = keys[0][:direction.start()].strip() if direction else keys[0]
-    descending = bool(direction) and direction.group(1).upper().startswith("DESC")
+    direction = _direction(keys[0])
+    key = keys[0][:direction[0]].strip() if direction else keys[0]
+    descending = bool(direction) and direction[1].upper().startswith("DESC")
     returned = split_items(DISTINCT.sub("", _body(query, found[last])))
     return _aliases(returned).get(key.strip("`"), key), descending

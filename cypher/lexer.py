@@ -74,20 +74,27 @@ def _comment_end(query: str, start: int) -> int | None:
     return None
 
 
-def _token_at(query: str, i: int) -> Token:
+def _token_at(query: str, i: int, unclosed: set[str]) -> Token:
+    """The token at `i`. `unclosed` holds the openers (a quote, `/*`) already found never to close: a later one
+    of the same kind cannot close either (a scan from the earlier one reached every later opener or stepped over
+    it as an escaped character, and goes on from there exactly as a scan from the later one would), so it is
+    not searched again. Without that, `'` followed by thousands of `\\'` costs time quadratic in its length."""
     c = query[i]
     for kind, pattern in ((Kind.SPACE, _SPACE), (Kind.NAME, _NAME), (Kind.NUMBER, _NUMBER)):
         match = pattern.match(query, i)
         if match:
             return Token(kind, i, match.end())
     if c in "'\"`":
-        end = _closing(query, i)
+        end = None if c in unclosed else _closing(query, i)
         if end is not None:
             return Token(Kind.QUOTED_NAME if c == "`" else Kind.STRING, i, end)
+        unclosed.add(c)
     elif c == "/":
-        end = _comment_end(query, i)
+        opener = query[i:i + 2]
+        end = None if opener in unclosed else _comment_end(query, i)
         if end is not None:
             return Token(Kind.COMMENT, i, end)
+        unclosed.add(opener)
     elif query.startswith("..", i):
         return Token(Kind.SYMBOL, i, i + 2)
     return Token(Kind.SYMBOL, i, i + 1)
@@ -95,9 +102,9 @@ def _token_at(query: str, i: int) -> Token:
 
 def tokens(query: str) -> list[Token]:
     """Every token of the query, whitespace and comments included, end to end."""
-    out, i = [], 0
+    out, i, unclosed = [], 0, set()
     while i < len(query):
-        token = _token_at(query, i)
+        token = _token_at(query, i, unclosed)
         out.append(token)
         i = token.end
     return out

@@ -328,8 +328,10 @@ def unknown_type_hops(query: str, rel_type: str) -> list[tuple[str, str]]:
     order written), for only_relationship / through_middle to correct an invented type with."""
     blanked = blank_strings(query)
     bound = labelled_variables(blanked)
-    node = r"(\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\))"
-    hop = re.compile(rf"{node}\s*<?-\[\s*\w*\s*:\s*`?{re.escape(rel_type)}`?[^\]]*\]->?\s*{node}")
+    # Possessive (`*+`): with `\s*(\w*)\s*` and `[^()]*` all free to take a run of spaces, every way of
+    # sharing it was tried before failing (the run's length cubed).
+    node = r"(\(\s*+(\w*+)\s*+(?::\s*+`?(\w++)`?)?+[^()]*+\))"
+    hop = re.compile(rf"{node}\s*+<?-\[\s*+\w*+\s*+:\s*+`?{re.escape(rel_type)}`?[^\]]*+\]->?\s*+{node}")
     found = []
     for m in hop.finditer(blanked):
         left, right = m.group(3) or bound.get(m.group(2)), m.group(6) or bound.get(m.group(5))
@@ -373,16 +375,25 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
     return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"
 
 
-_LITERAL_PAIR = re.compile(r"(\w+)\s*:\s*('(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false)\s*(?:,|$)", re.IGNORECASE)
+_LITERAL_PAIR = re.compile(r"(?<!\w)(\w++)\s*+:\s*+('(?:[^'\\]++|\\.)*+'|-?\d++(?:\.\d++)?+|true|false)\s*+(?:,|$)",
+                           re.IGNORECASE)
 
 
 def _in_expression(blanked: str, at: int) -> bool:
     """Whether `name:Label` at `at` is written in an expression (`count(p:X)`, `WHERE p:X`), not as a node
     pattern (`(p:X`, whose `(` follows no function name)."""
-    before = blanked[:at].rstrip()
-    if not before.endswith("("):
+    at = _skip_space_back(blanked, at)
+    if at == 0 or blanked[at - 1] != "(":
         return True
-    return bool(re.search(r"\w$", before[:-1].rstrip()))
+    at = _skip_space_back(blanked, at - 1)
+    return at > 0 and (blanked[at - 1].isalnum() or blanked[at - 1] == "_")
+
+
+def _skip_space_back(text: str, at: int) -> int:
+    """Where the white space that ends `text[:at]` starts: read back, not copied (once per name written)."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
 
 
 def _label_of(name: str, blanked: str, nodes: Nodes) -> tuple[str, list[re.Match[str]]] | None:

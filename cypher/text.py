@@ -1,6 +1,11 @@
 """Cypher text helpers: deterministic broadening of a read-only query (exact matches become
 case-insensitive CONTAINS, bounded variable-length paths get more hops), and the literal values a
-query names, so the evaluator can check that they exist in the graph."""
+query names, so the evaluator can check that they exist in the graph.
+
+A query comes from the model or a human, and these helpers run in workflow code (the adjusted rung) and on a
+worker's event loop: every pattern takes time linear in the query. A quantifier whose characters the next part
+cannot match is possessive (`*+`, `++`), a name is matched from its first character only, and a string
+literal left open runs to the query's end (tests/attacks/test_linear_time_checks.py measures each)."""
 
 from __future__ import annotations
 
@@ -10,13 +15,13 @@ import re
 MAX_HOPS = 6
 
 # (n:Label {prop: 'value', ...}) -> (n:Label) plus a WHERE condition on n.prop
-_INLINE = re.compile(r"\((\w+)(:[\w`]+)?\s*\{([^{}]*)\}\s*\)")
-STRING_PAIR = re.compile(r"(\w+)\s*:\s*'((?:[^'\\]|\\.)*)'")
+_INLINE = re.compile(r"\((\w++)(:[\w`]++)?+\s*+\{([^{}]*+)\}\s*+\)")
+STRING_PAIR = re.compile(r"(?<!\w)(\w++)\s*+:\s*+'((?:[^'\\]++|\\.)*+)'")
 # n.prop = 'value'  ->  toLower(n.prop) CONTAINS toLower('value')
-_EQUALS = re.compile(r"(\w+\.\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
+_EQUALS = re.compile(r"(?<!\w)(\w++\.\w++)\s*+=\s*+'((?:[^'\\]++|\\.)*+)'")
 _HOPS = re.compile(r"\*(\d*)\.\.(\d+)")
-_CONTAINS = re.compile(r"CONTAINS\s+(?:toLower\s*\(\s*)?'((?:[^'\\]|\\.)*)'", re.IGNORECASE)
-NODE_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")  # the label of each node pattern `(x:Label` or `(:Label`
+_CONTAINS = re.compile(r"CONTAINS\s++(?:toLower\s*+\(\s*+)?+'((?:[^'\\]++|\\.)*+)'", re.IGNORECASE)
+NODE_LABEL = re.compile(r"\(\s*+\w*+\s*+:\s*+`?(\w++)`?")  # the label of each node pattern `(x:Label` or `(:Label`
 
 
 def _contains(prop: str, value: str) -> str:
@@ -29,7 +34,10 @@ _WHERE = re.compile(r"\bWHERE\b", re.IGNORECASE)
 _NEXT_CLAUSE = re.compile(r"\b(WITH|RETURN|ORDER\s+BY|UNWIND|CALL|UNION|SKIP|LIMIT)\b", re.IGNORECASE)
 _OR = re.compile(r"\b(OR|XOR)\b", re.IGNORECASE)
 _ESCAPE = re.compile(r"\\(.)")
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTE = re.compile(r"['\"]")
+# A literal's inside after its opening quote: anything but that quote unescaped. Where it stops is its closing
+# quote, or where no closing quote of that kind can follow.
+_INSIDE = {quote: re.compile(rf"(?:[^{quote}\\]++|\\.)*+") for quote in "'\""}
 
 
 def _widen(match: re.Match[str]) -> str:
@@ -40,14 +48,36 @@ def _widen(match: re.Match[str]) -> str:
 
 def blank_strings(text: str) -> str:
     """The text with each string literal's contents blanked (same length): keywords are searched outside
-    them only ('MATCH' as a stored value is not a clause)."""
-    return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+    them only ('MATCH' as a stored value is not a clause). A quote that no closing quote follows is left as
+    it is, and the text after it read on.
+
+    Read once, left to right. A search for the closing quote that fails stops where every later quote of that
+    kind up to there is escaped, and so fails from each of them too: they are not tried again (a text of
+    escaped quotes, `'\\'\\'\\'...`, tried each and cost its length squared)."""
+    out: list[str] = []
+    last = 0
+    hopeless = {"'": -1, '"': -1}  # for each kind of quote, up to where none can open a literal
+    opening = _QUOTE.search(text)
+    while opening is not None:
+        start, quote = opening.start(), opening.group()
+        if start <= hopeless[quote]:
+            opening = _QUOTE.search(text, start + 1)
+            continue
+        end = _INSIDE[quote].match(text, start + 1).end()
+        if end == len(text) or text[end] != quote:
+            hopeless[quote] = end
+            opening = _QUOTE.search(text, start + 1)
+            continue
+        out += [text[last:start + 1], " " * (end - start - 1)]
+        last = end
+        opening = _QUOTE.search(text, end + 1)
+    return "".join([*out, text[last:]])
 
 
 def labelled_variables(blanked: str) -> dict[str, str]:
     """variable -> label for each labelled node pattern `(v:Label` in the query (strings blanked)."""
     found: dict[str, str] = {}
-    for variable, label in re.findall(r"\(\s*(\w+)\s*:\s*`?(\w+)`?", blanked):
+    for variable, label in re.findall(r"\(\s*+(\w++)\s*+:\s*+`?(\w++)`?", blanked):
         found.setdefault(variable, label)
     return found
 
@@ -134,7 +164,7 @@ def query_literals(query: str) -> list[tuple[str, str]]:
 
 _AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|stDev|stDevP|percentileCont|percentileDisc)\s*\(", re.IGNORECASE)
 # One relationship between two node patterns: `)-[...]->(`, `)<-[...]-(`, `)--(`, `)-->(`.
-_RELATIONSHIP = re.compile(r"\)\s*<?-\s*(?:\[[^\]]*\]\s*)?-?>?\s*\(")
+_RELATIONSHIP = re.compile(r"\)\s*+<?-\s*+(?:\[[^\[\]]*+\]\s*+)?+-?>?\s*+\(")
 
 
 def query_shape(query: str) -> dict[str, float]:
@@ -147,17 +177,24 @@ def query_shape(query: str) -> dict[str, float]:
 
 
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
-_ORDER_BY = re.compile(r"\bORDER\s+BY\s+(.+?)(?=\s+(?:SKIP|LIMIT)\b|\s*;?\s*$)", re.IGNORECASE | re.DOTALL)
+_ORDER_BY = re.compile(r"\bORDER\s++BY\s", re.IGNORECASE)
+# Where the keys end: SKIP or LIMIT, else the query's end (less a closing `;`). Found by one search each, not by
+# a lazy match that tried both at every character (the length squared on a long run of spaces).
+_ORDER_END = re.compile(r"\s(?:SKIP|LIMIT)\b", re.IGNORECASE)
 
 
 def ordered_by(query: str) -> str | None:
     """What the rows the query returns are ordered by ("orders DESC"), read from the ORDER BY after its last
     RETURN; None when the final rows are in no stated order (an ORDER BY inside a WITH orders an earlier
-    stage, which the RETURN may regroup)."""
+    stage, which the RETURN may regroup) or it names nothing."""
     blanked = blank_strings(query)
     returns = list(_RETURN.finditer(blanked))
     if not returns:
         return None
-    start = returns[-1].end()
-    found = _ORDER_BY.search(blanked, start)
-    return " ".join(query[found.start(1):found.end(1)].split()) if found else None
+    found = _ORDER_BY.search(blanked, returns[-1].end())
+    if found is None:
+        return None
+    first = len(blanked) - len(blanked[found.end():].lstrip())  # the keys' first character
+    end = _ORDER_END.search(blanked, first + 1)
+    keys = query[first:end.start()] if end else query[first:].rstrip().removesuffix(";")
+    return " ".join(keys.split()) or None

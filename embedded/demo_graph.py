@@ -17,6 +17,7 @@ from typing import Any
 from falkordb.asyncio import FalkorDB
 
 from actions.ontology import Ontology
+from contracts.redaction import shown_url
 
 SEED = 20240115
 
@@ -244,7 +245,7 @@ def main() -> None:
     args = p.parse_args()
     loaded = asyncio.run(load(args.url, args.graph, replace=args.replace))
     asyncio.run(load_ontology(args.url, args.graph, Ontology.load(ONTOLOGY_PATH)))
-    print(f"graph '{args.graph}' at {args.url}: {'loaded' if loaded else 'already present, left as is'}; "
+    print(f"graph '{args.graph}' at {shown_url(args.url)}: {'loaded' if loaded else 'already present, left as is'}; "
           f"ontology in '{args.graph}__ontology'")
 
 

@@ -23,6 +23,7 @@ from temporalio.client import Client
 
 from actions.ontology import Ontology
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
+from contracts.redaction import shown_url
 from embedded import demo_graph, part_guard
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
@@ -74,7 +75,8 @@ def _host_port(url: str, default_port: int) -> tuple[str, int]:
 async def _require_tcp(part: str, url: str, default_port: int) -> None:
     host, port = _host_port(url, default_port)
     if not await tcp_open(port, host):
-        raise PartUnreachable(f"{part} at {url} is unreachable (nothing accepts connections on {host}:{port})")
+        raise PartUnreachable(f"{part} at {shown_url(url)} is unreachable "
+                              f"(nothing accepts connections on {host}:{port})")
 
 
 async def _require_llm(base_url: str, api_key: str) -> None:
@@ -83,9 +85,10 @@ async def _require_llm(base_url: str, api_key: str) -> None:
         async with httpx.AsyncClient(timeout=5) as http:
             response = await http.get(f"{base_url.rstrip('/')}/models", headers=headers)
     except httpx.HTTPError as exc:
-        raise PartUnreachable(f"LLM server at {base_url} is unreachable: {exc}") from exc
+        raise PartUnreachable(f"LLM server at {shown_url(base_url)} is unreachable: {exc}") from exc
     if response.status_code >= 400:
-        raise PartUnreachable(f"LLM server at {base_url} answered HTTP {response.status_code} to GET /models")
+        raise PartUnreachable(f"LLM server at {shown_url(base_url)} answered HTTP {response.status_code} "
+                              "to GET /models")
 
 
 async def _has_own_poller(client: Client, queue: str, kind: TaskQueueType.ValueType, pid: int) -> bool:
@@ -188,13 +191,14 @@ class EmbeddedStack:
             self.endpoints.append(Endpoint("Temporal (external)", self.o.temporal_address))
         if self.o.pulsar_url:
             await _require_tcp("Pulsar", self.o.pulsar_url, 6650)
-            self.endpoints.append(Endpoint("Pulsar (external)", self.o.pulsar_url))
+            self.endpoints.append(Endpoint("Pulsar (external)", shown_url(self.o.pulsar_url)))
         if self.o.falkordb_url:
             await _require_tcp("FalkorDB", self.o.falkordb_url, 6379)
-            self.endpoints.append(Endpoint("FalkorDB (external)", self.o.falkordb_url))
+            self.endpoints.append(Endpoint("FalkorDB (external)", shown_url(self.o.falkordb_url)))
         if self.o.llm_base_url:
             await _require_llm(self.o.llm_base_url, self.o.llm_api_key)
-            self.endpoints.append(Endpoint("LLM (external)", self.o.llm_base_url, f"model {self.o.llm_model}"))
+            self.endpoints.append(Endpoint("LLM (external)", shown_url(self.o.llm_base_url),
+                                           f"model {self.o.llm_model}"))
 
     def service_env(self) -> dict[str, str]:
         return {

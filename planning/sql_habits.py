@@ -12,9 +12,9 @@ from questions.asked_for import route
 
 _SUBQUERY = re.compile(r"\(\s*SELECT\b", re.IGNORECASE)
 # `Label.prop = 'value'` or `x.prop = 'value'`, read from the original text (the value is needed).
-_COMPARED = re.compile(r"\b(\w+)\.(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
+_COMPARED = re.compile(r"\b(\w++)\.(\w++)\s*+=\s*+'((?:[^'\\]++|\\.)*+)'")
 # `FROM Label WHERE prop = 'value'`: the property unqualified, its label the FROM's.
-_FROM_WHERE = re.compile(r"\bFROM\s+`?(\w+)`?\s+WHERE\s+(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'", re.IGNORECASE)
+_FROM_WHERE = re.compile(r"\bFROM\s++`?(\w++)`?\s++WHERE\s++(\w++)\s*+=\s*+'((?:[^'\\]++|\\.)*+)'", re.IGNORECASE)
 
 
 def subquery_hint(query: str, nodes: dict[str, list[str]], rels: set[tuple[str, str, str]]) -> str | None:

@@ -55,7 +55,15 @@ def _only_at_sentence_start(term: str, question: str) -> bool:
     if " " in term or any(c.isdigit() for c in term):
         return False
     spots = [m.start() for m in re.finditer(rf"\b{re.escape(term)}\b", question)]
-    return bool(spots) and all(question[:i].rstrip() == "" or question[:i].rstrip()[-1] in ".!?:;\n" for i in spots)
+    return bool(spots) and all(_opens_sentence(question, i) for i in spots)
+
+
+def _opens_sentence(question: str, at: int) -> bool:
+    """Whether only white space lies between `at` and the question's start or a sentence's end. Read back over
+    the white space alone: copying the question up to each of a thousand mentions costs its length squared."""
+    while at > 0 and question[at - 1].isspace():
+        at -= 1
+    return at == 0 or question[at - 1] in ".!?:;\n"
 
 
 def mentions(question: str, vocabulary: set[str]) -> list[str]:
@@ -209,8 +217,10 @@ def describe_grounding(grounding: Grounding) -> str:
     return "\n".join(lines)
 
 
-_INLINE_NODE = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?\s*\{([^{}]*)\}")
-_PROPERTY_EQUALS = re.compile(r"\b(\w+)\.(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'")
+# Possessive (`*+`, `++`): a run of spaces is not tried in every split between `\s*\w*\s*` (time linear in
+# the query, which comes from the model).
+_INLINE_NODE = re.compile(r"\(\s*+\w*+\s*+:\s*+`?(\w++)`?\s*+\{([^{}]*+)\}")
+_PROPERTY_EQUALS = re.compile(r"\b(\w++)\.(\w++)\s*+=\s*+'((?:[^'\\]++|\\.)*+)'")
 
 
 def named_lookups(query: str) -> list[tuple[str, str, str]]:
@@ -257,7 +267,7 @@ def relabel(query: str, label: str, prop: str, value: str, stored_as: str) -> st
     grounding found the value under, on the same property); None when that node cannot be told apart. The
     relationships around it are then the schema check's to correct."""
     literal = re.escape(value).replace("'", "\\\\?'")
-    inline = re.compile(rf"(\(\s*\w*\s*:\s*)`?{re.escape(label)}`?"
+    inline = re.compile(rf"(\(\s*+\w*+\s*+:\s*+)`?{re.escape(label)}`?"
                         rf"(\s*\{{[^{{}}]*\b{re.escape(prop)}\s*:\s*'{literal}')", re.IGNORECASE)
     found = list(inline.finditer(query))
     if len(found) == 1:

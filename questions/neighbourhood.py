@@ -7,8 +7,10 @@ from typing import Any
 
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 # A capitalised word may hold a slash between its parts: one name ("Asia/Samarkand", "AC/DC"), not two.
-_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*(?:/[\w&.\-]+)*(?:\s+(?:of|de|du|van|von)?\s*[A-Z][\w&.\-]*"
-                          r"(?:/[\w&.\-]+)*)*)")
+# Possessive (`*+`, `++`): what each part matches cannot start the next, so giving it back never helps, and a
+# run of spaces is not tried in every split (time linear in the question).
+_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[A-Z][\w&.\-]*+"
+                          r"(?:/[\w&.\-]++)*+)*+)")
 _IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")
 _QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are", "Does",
                    "Do", "Did", "Can", "Could", "List", "Show", "Tell", "Give", "Find", "The", "A", "An", "In", "On",
@@ -22,7 +24,8 @@ def entity_terms(question: str) -> list[str]:
 
     def add(term: str) -> None:
         term = term.strip(" ?.,;:!")
-        if len(term) >= 2 and term.lower() not in (t.lower() for t in terms):
+        # Past MAX_TERMS nothing is kept: comparing each of thousands of terms with all before it is quadratic.
+        if len(terms) < MAX_TERMS and len(term) >= 2 and term.lower() not in (t.lower() for t in terms):
             terms.append(term)
 
     for match in _QUOTED.finditer(question):
@@ -31,11 +34,10 @@ def entity_terms(question: str) -> list[str]:
         add(match.group(1))
     for match in _CAPITALISED.finditer(question):
         words = match.group(1).split()
-        while words and words[0] in _QUESTION_WORDS:
-            words = words[1:]
-        if words:
-            add(" ".join(words))
-    return terms[:MAX_TERMS]
+        first = next((i for i, word in enumerate(words) if word not in _QUESTION_WORDS), len(words))
+        if words[first:]:
+            add(" ".join(words[first:]))
+    return terms
 
 
 def describe_node(labels: list[str], props: dict[str, Any], max_props: int = 8) -> str:

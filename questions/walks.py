@@ -4,6 +4,11 @@ into, then married into" writes one hop; asked which families a named family rea
 family's own name. Both are doubts said to the planner once (activities/planning.py) and evidence for the
 calibrator. Pure functions over the question's words, the schema's relationship types and the query text:
 nothing here knows a graph or a domain.
+
+The question and the queries come from outside (a caller, the model), and these checks run on a worker's event
+loop: every pattern takes time linear in its text. A quantifier whose characters the next part of the pattern
+cannot match is possessive (`*+`, `++`), so the engine never tries the ways to split a run between them
+(tests/attacks/test_linear_time_checks.py measures each).
 """
 
 from __future__ import annotations
@@ -20,23 +25,27 @@ from questions.named_terms import singular
 MIN_SINGLE_WORD = 4  # a one-word type shorter than this ("IN", "HAS") is too common a word to count by
 UNBOUNDED_HOPS = 99  # `[:R*]` or `[:R*2..]`: as many hops as any question names
 
-# A relationship pattern's inside: `[r:A|B*1..3]`, `[:A]`, `[*2]`
-_REL_PATTERN = re.compile(r"\[\s*\w*\s*(?::\s*((?:`?\w+`?\s*\|?\s*:?\s*)+))?(\*\s*(\d*)\s*(?:\.\.\s*(\d*))?)?\s*"
-                          r"(?:\{[^}]*\})?\s*\]")
+# A relationship pattern's inside: `[r:A|B*1..3]`, `[:A]`, `[*2]`. Each type name is taken whole (`\w++`): with
+# `\w+` and every separator optional, `[:SUPPLIES|SUPPLIES|SUPPLIES /* */]` was tried in every split of every
+# name before failing (seconds for three names, a hundred times more for each further one).
+_REL_PATTERN = re.compile(r"\[\s*+\w*+\s*+(?::\s*+((?:`?\w++`?\s*+\|?\s*+:?\s*+)++))?"
+                          r"(\*\s*+(\d*+)\s*+(?:\.\.\s*+(\d*+))?)?\s*+(?:\{[^{}]*+\})?\s*+\]")
 _WORD = re.compile(r"[a-z0-9]+")
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
 _TAIL = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT|UNION)\b", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
 # A node pattern, anonymous ones too: `(a:Label {k: v})`, `(:Label)`, `()` (its variable, its properties)
-_NODE = re.compile(r"\(\s*(\w*)\s*(?::\s*`?\w+`?\s*)*(\{[^}]*\})?\s*\)")
-_WHERE_EQUALS = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*=\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+_NODE = re.compile(r"\(\s*+(\w*+)\s*+(?::\s*+`?\w++`?\s*+)*+(\{[^{}]*+\})?\s*+\)")
+_WHERE_EQUALS = re.compile(r"\b(\w++)\s*+\.\s*+`?\w++`?\s*+=\s*+('(?:[^'\\]++|\\.)*+'|\"(?:[^\"\\]++|\\.)*+\")")
 # `v.p = 'X'`, as the adjusted rung broadens it too (`toLower(v.p) CONTAINS toLower('X')`, cypher.text.broaden_cypher)
-_WHERE_NAMES = re.compile(r"\b(\w+)\s*\.\s*`?\w+`?\s*\)?\s*(?:=|CONTAINS|STARTS\s+WITH)\s*(?:toLower\s*\(\s*)?"
-                          r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", re.IGNORECASE)
-_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_WHERE_NAMES = re.compile(r"\b(\w++)\s*+\.\s*+`?\w++`?\s*+\)?+\s*+(?:=|CONTAINS|STARTS\s++WITH)\s*+"
+                          r"(?:toLower\s*+\(\s*+)?+('(?:[^'\\]++|\\.)*+'|\"(?:[^\"\\]++|\\.)*+\")", re.IGNORECASE)
+_STRING = re.compile(r"'((?:[^'\\]++|\\.)*+)'|\"((?:[^\"\\]++|\\.)*+)\"")
 # What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
 _CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
-_UNWIND = re.compile(r"\bUNWIND\b(.+?)\bAS\s+(\w+)", re.IGNORECASE)
+# What an UNWIND lists, up to its AS: never past the next UNWIND, so that a query of UNWINDs without an AS is
+# read once, not once from each of them.
+_UNWIND = re.compile(r"\bUNWIND\b((?:(?!\bUNWIND\b).)+?)\bAS\s++(\w+)", re.IGNORECASE)
 _CLAUSE = re.compile(r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+MATCH|CALL|UNION|SKIP|LIMIT)\b",
                      re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:AND|OR|XOR)\b", re.IGNORECASE)
@@ -204,27 +213,32 @@ def _label_of_node(node: re.Match[str], blanked: str) -> str | None:
 
 
 def _joins_in(blanked: str, query: str, names: set[str]) -> list[NamedJoin]:
-    """named_joins for one query of a UNION."""
+    """named_joins for one query of a UNION: each named node joined to the nearest named node before it on its
+    path that has another name, unless a connector of open length lies between. One pass keeps that nearest
+    named node and the nearest before it named otherwise (looking back from every node cost the path's
+    length squared when one name was given all along it)."""
     where = _where_names(blanked, query, names)
     nodes = list(_NODE.finditer(blanked))
-    joins: list[NamedJoin] = []
-    start = 0  # the first node of the path the current node is on
+    joins: dict[NamedJoin, None] = {}
+    last: tuple[int, str] | None = None  # the nearest named node on the path (index, name)
+    other: tuple[int, str] | None = None  # the nearest before it with another name
     for i, node in enumerate(nodes):
-        if i > 0 and not _CONNECTOR.fullmatch(blanked[nodes[i - 1].end():node.start()]):
-            start = i
+        if i > 0:
+            between = blanked[nodes[i - 1].end():node.start()]
+            if not _CONNECTOR.fullmatch(between) or "*" in between:
+                last = other = None  # another path, or a length left open: nothing before reaches on
         second = _name_of_node(node, query, names, where)
         if second is None:
             continue
-        for j in range(i - 1, start - 1, -1):
-            if "*" in blanked[nodes[j].end():nodes[j + 1].start()]:
-                break  # this connector, and every one before it on the path, leaves the length open
-            first = _name_of_node(nodes[j], query, names, where)
-            if first is not None and first != second:
-                join = NamedJoin(first, _label_of_node(nodes[j], blanked), second, _label_of_node(node, blanked), i - j)
-                if join not in joins:
-                    joins.append(join)
-                break
-    return joins
+        partner = last if last is not None and last[1] != second else other
+        if partner is not None:
+            j, first = partner
+            joins.setdefault(NamedJoin(first, _label_of_node(nodes[j], blanked), second,
+                                       _label_of_node(node, blanked), i - j))
+        if last is None or last[1] != second:
+            other = last
+        last = (i, second)
+    return list(joins)
 
 
 def named_joins(query: str, grounding: Grounding) -> list[NamedJoin]:
@@ -235,13 +249,13 @@ def named_joins(query: str, grounding: Grounding) -> list[NamedJoin]:
     if len(names) < 2:
         return []
     blanked = blank_strings(query)
-    joins: list[NamedJoin] = []
+    joins: dict[NamedJoin, None] = {}
     cut = 0
     for union in [*_UNION.finditer(blanked), None]:
         end = union.start() if union else len(blanked)
-        joins += [j for j in _joins_in(blanked[cut:end], query[cut:end], names) if j not in joins]
+        joins.update(dict.fromkeys(_joins_in(blanked[cut:end], query[cut:end], names)))
         cut = union.end() if union else end
-    return joins
+    return list(joins)
 
 
 def _unquoted(match: re.Match[str] | None) -> str:

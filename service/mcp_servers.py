@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from contracts.redaction import shown_url
+
 Transport = Literal["stdio", "http", "sse"]
 _TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
                                      "streamablehttp": "http", "streamable_http": "http", "sse": "sse"}
@@ -83,18 +85,19 @@ class McpServerConfig(BaseModel):
         return [*self.command, *(expand(a) for a in self.args)]
 
     def where(self) -> str:
-        """The address or command line, for messages (never a header or token)."""
-        return self.url or " ".join([*self.command, *self.args])
+        """The address (`scheme://host:port`) or command line, for messages: never a header, nor a token or
+        password the URL carries."""
+        return shown_url(self.url) if self.url else " ".join([*self.command, *self.args])
 
     def said(self, error: BaseException) -> str:
-        """An error's text with any expanded `${NAME}` value in the URL shown as written (a token in a query
-        string must not reach logs or a run's history)."""
+        """An error's text with the URL, where it quotes it whole (`${NAME}` values expanded), shown as `where`
+        shows it: a token in its query string must not reach logs or a run's history."""
         text = str(error)
         try:
             expanded = expand(self.url)
         except ValueError:
             return text
-        return text.replace(expanded, self.url) if expanded != self.url else text
+        return text.replace(expanded, self.where()) if self.url else text
 
     def http_headers(self) -> dict[str, str]:
         headers = {k: expand(v) for k, v in self.headers.items()}

@@ -19,6 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from contracts.delivery import DELIVERY_PROPERTY
 from contracts.explain_documents import explain_document, linked
+from contracts.redaction import shown_url
 from contracts.topics import explainability_topic, librarian_topics
 from contracts.wire import AgentResponse
 from contracts.wire_codec import encode_explain_store, encode_response
@@ -136,7 +137,7 @@ class ResponsePublisher:
         except PULSAR_ERRORS as exc:
             self._producers.pop(topic, None)
             raise ApplicationError(
-                f"Pulsar at {self.pulsar_url} could not take the response on {topic}: {exc}",
+                f"Pulsar at {shown_url(self.pulsar_url)} could not take the response on {topic}: {exc}",
                 type="PulsarUnavailable",
             ) from exc
 

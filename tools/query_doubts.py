@@ -16,6 +16,7 @@ from confidence.answer_fit import asks_for_name
 from questions.figures import unused_figures
 from questions.named_terms import unused_names
 from questions.walks import without_names
+from service.off_loop import off_loop
 
 if TYPE_CHECKING:
     from backends.graph_store import QueryRows
@@ -64,7 +65,13 @@ async def query_doubts(question: str, query: str, grounding: Grounding, schema: 
     walks = await schema.walk_doubts(question, [query], grounding) if schema is not None else []
     too_short = (await walks_shorter_than_connection(query, grounding, schema.graph)
                  if schema is not None and rows is not None and holds_nothing(rows.rows) else [])
-    return QueryDoubts(query=query, ignored_names=tuple(unused_names(query, grounding)),
-                       unused_figures=tuple(unused_figures(without_names(question, grounding), query)),
-                       unasked=unasked, walk_doubts=tuple(walks), rows_without_names=textless,
-                       too_short_joins=tuple(too_short))
+    names, figures = await off_loop("the query's name and figure checks",
+                                    lambda: _text_doubts(question, query, grounding))
+    return QueryDoubts(query=query, ignored_names=names, unused_figures=figures, unasked=unasked,
+                       walk_doubts=tuple(walks), rows_without_names=textless, too_short_joins=tuple(too_short))
+
+
+def _text_doubts(question: str, query: str, grounding: Grounding) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names and the figures the question gives that the query leaves out: text checks only."""
+    return (tuple(unused_names(query, grounding)),
+            tuple(unused_figures(without_names(question, grounding), query)))

@@ -15,6 +15,7 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from backends.factory import make_backends
 from backends.llm import LLMClient
+from contracts.redaction import shown_url
 from service.agent_metrics import AgentMetrics
 from service.audit_sink import AuditSink
 from service.config import ServiceConfig
@@ -97,8 +98,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
         if llm_probe is not None:
             checks["llm"] = llm_check(llm_probe)
         start_health_server(config.metrics_port, checks, config.metrics_host)
-    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families), pulsar=config.pulsar_url,
-             llm=config.llm_base_url, falkordb=config.falkordb_url, metrics_port=config.metrics_port)
+    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
+             pulsar=shown_url(config.pulsar_url), llm=shown_url(config.llm_base_url),
+             falkordb=shown_url(config.falkordb_url), metrics_port=config.metrics_port)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     background = [asyncio.create_task(warm_prompt_cache(config, backends, families, arrivals.arrived))]
     if backends.schema is not None and families & {"planning", "tools"}:  # the first check need not wait for it

@@ -107,8 +107,8 @@ async def test_a_password_in_the_falkordb_url_stays_out_of_every_error(
         seen = await ask_over_http(stack, f"How many purchase orders are there? My token: {IN_QUESTION}")
         histories = await exported_histories(stack)
     error = next((e for e in seen["events"] if e["type"] == "error"), seen["events"])
-    assert "FalkorDB at redis://[REDACTED]@127.0.0.1" in str(error) and "unreachable" in str(error), error
-    assert "[REDACTED]" in histories
+    assert "FalkorDB at redis://127.0.0.1:" in str(error) and "unreachable" in str(error), error
+    assert "FalkorDB at redis://127.0.0.1:" in histories  # the failure is recorded, the URL shown host and port
     logs = capfd.readouterr()
     audit = audit_file(stack)
     assert leaks([PASSWORD, API_KEY, IN_QUESTION], {

@@ -120,3 +120,11 @@ def test_the_length_of_a_property_is_its_size_and_a_paths_length_stays() -> None
         "MATCH (s:Site) RETURN s.name ORDER BY size(s.name) LIMIT 1"
     assert repaired("MATCH p = (a)-[*1..3]-(b) RETURN length(p)") is None
     assert repaired("MATCH (s:Site) WHERE s.note = 'length(s.name)' RETURN s") is None  # inside a string
+
+
+def test_every_mid_query_return_becomes_with_up_to_one_that_cannot() -> None:
+    """In one reading of the query: each RETURN followed by a reading clause, in order, until one whose items
+    cannot all be named afterwards."""
+    query = "MATCH (a) RETURN a MATCH (a)-->(b) RETURN b MATCH (b)-->(c) RETURN c.x MATCH (c)-->(d) RETURN d"
+    assert return_mid_query(query) == ("MATCH (a) WITH a MATCH (a)-->(b) WITH b MATCH (b)-->(c) RETURN c.x "
+                                       "MATCH (c)-->(d) RETURN d")

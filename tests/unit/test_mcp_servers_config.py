@@ -32,7 +32,7 @@ def test_the_mcp_servers_mapping_from_a_config_file_becomes_one_server_per_name(
     assert servers["plain"].transport == "http"  # a url without a type
     monkeypatch.setenv("CRM_TOKEN", "abc")
     assert servers["crm"].http_headers() == {"X-Tenant": "acme", "Authorization": "Bearer abc"}
-    assert servers["crm"].where() == "https://crm.example/mcp"  # messages never carry a header or token
+    assert servers["crm"].where() == "https://crm.example"  # messages never carry a header or token
 
 
 def test_the_environment_takes_either_shape(monkeypatch) -> None:
@@ -71,4 +71,10 @@ def test_an_error_never_shows_a_token_expanded_into_the_url(monkeypatch) -> None
     monkeypatch.setenv("KEY", "sekrit")
     server = McpServerConfig(name="x", url="https://h/mcp?key=${KEY}")
     said = server.said(ConnectionError("cannot reach https://h/mcp?key=sekrit"))
-    assert "sekrit" not in said and "key=${KEY}" in said
+    assert "sekrit" not in said and said == "cannot reach https://h"
+
+
+def test_an_error_never_shows_a_password_in_the_url() -> None:
+    server = McpServerConfig(name="x", url="https://bot:Pa@ss w0rd@h:8443/mcp")
+    said = server.said(ConnectionError("cannot reach https://bot:Pa@ss w0rd@h:8443/mcp"))
+    assert server.where() == "https://h:8443" and said == "cannot reach https://h:8443"

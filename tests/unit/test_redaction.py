@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from contracts.redaction import REDACTED, may_hold_secret, redact_text, redacted_after, sanitize
+from contracts.redaction import REDACTED, may_hold_secret, redact_text, redacted_after, sanitize, shown_url
 
 SECRETS = ["sk-abcdefghijklmnop1234", "hunter2hunter2", "ghp_0123456789abcdefABCDEF", "AKIAABCDEFGHIJKLMNOP",
            "eyJhbGciOiJIUzI1NiJ9.payload"]
@@ -72,3 +72,29 @@ def test_text_already_sent_stands_and_the_rest_is_redacted() -> None:
     assert redacted_after("", "token=hunter2hunter2") == REDACTED
     # Text that does not start with what was sent is redacted whole.
     assert redacted_after("Other.", "password=hunter2hunter2") == REDACTED
+
+
+@pytest.mark.parametrize("password", ["Pa@ss-w0rd!", "Pa ss w0rd", "p:a@s s#1"])
+def test_a_url_password_is_redacted_up_to_the_last_at_before_the_host(password: str) -> None:
+    """A password may hold `@`, `:` and spaces as written: none of it is left, and the host stays."""
+    assert redact_text(f"cannot reach redis://default:{password}@db.internal:6379/0 now") == (
+        f"cannot reach redis://{REDACTED}@db.internal:6379/0 now")
+
+
+def test_a_private_key_cut_short_is_redacted_to_the_end() -> None:
+    """Without its footer (the text was trimmed) the key's body is redacted all the same."""
+    assert redact_text("key: -----BEGIN RSA PRIVATE KEY-----\nMIIEow...") == f"key: {REDACTED}"
+    assert redact_text("-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY----- then") == f"{REDACTED} then"
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("redis://default:Pa@ss-w0rd!@db.internal:6379/0", "redis://db.internal:6379"),
+    ("redis://default:Pa ss#w0rd/x@db:6379", "redis://db:6379"),
+    ("https://sk-key@llm.example/v1?key=abc", "https://llm.example"),
+    ("pulsar://localhost:6650", "pulsar://localhost:6650"),
+    ("http://[::1]:8080/v1", "http://[::1]:8080"),
+    ("user:secret@host:6650", "host:6650"),
+    ("redis://host:port", "redis://host"),
+])
+def test_a_configured_url_is_shown_as_scheme_host_and_port(url: str, shown: str) -> None:
+    assert shown_url(url) == shown

@@ -174,3 +174,29 @@ def test_whatever_a_request_sends_the_settings_stay_valid(requested: dict[str, o
             assert bounds[0] <= value <= bounds[1]
     for key in set(requested) - set(SAFE_KEYS):
         assert f"ignored {key!r}: not a request-level setting" in notes
+
+
+@pytest.mark.parametrize(("plan_field", "note"), [
+    ("x" * 5000, "the request's plan field is 5000 characters; the limit is 4096"),
+    ("[" * 4000, "nested too deeply to read"),
+])
+def test_a_plan_field_workflow_code_cannot_read_is_ignored_with_a_note(plan_field: str, note: str) -> None:
+    """A field too long, or JSON too deep for the reader: a note, never an exception (in workflow code, one
+    fails the workflow task again on every retry)."""
+    result, notes = apply(plan_field)
+    assert result == BASE
+    assert len(notes) == 1 and note in notes[0] and "ignored" in notes[0]
+
+
+def test_a_number_too_long_for_a_float_is_clamped_and_not_quoted() -> None:
+    result, notes = apply('{"max_retries": 1' + "0" * 400 + ', "confidence_threshold": -1' + "0" * 400 + "}")
+    assert (result.max_retries, result.confidence_threshold) == (5, 0.1)
+    assert notes == ["max_retries a number too long to show clamped to 5",
+                     "confidence_threshold a number too long to show clamped to 0.1"]
+
+
+def test_notes_quote_a_key_briefly_and_are_bounded_in_number() -> None:
+    _, notes = apply({"k" * 1000: 1})
+    assert notes == [f"ignored {'k' * 64!r}… (1000 characters): not a request-level setting"]
+    _, notes = apply({f"key{i}": 1 for i in range(100)})
+    assert len(notes) == 13 and notes[-1] == "and 88 more notes like these"

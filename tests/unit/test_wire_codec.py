@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts.payload_limits import PLAN_CHARS
 from contracts.wire import AgentRequest, AgentResponse, AgentStep, ErrorInfo
 from contracts.wire_codec import (
     AGENT_ERROR,
@@ -224,3 +225,10 @@ def test_a_final_answer_s_usage_is_read_back_and_nonsense_counts_as_none() -> No
     odd = decode_response(b'{"message_type": "answer", "content": "a", "in_token": "many", "out_token": -1, '
                           b'"model": 7}')
     assert odd.content == "a" and (odd.in_token, odd.out_token, odd.model) == (None, None, None)
+
+
+def test_a_plan_field_longer_than_request_settings_need_is_refused() -> None:
+    """The workflow reads the field itself: the bridge takes only what request-level settings need."""
+    assert decode_request(json.dumps({"question": "q", "plan": "x" * PLAN_CHARS}).encode()).plan
+    with pytest.raises(RequestDecodeError, match=f"plan is {PLAN_CHARS + 1} characters; the limit is {PLAN_CHARS}"):
+        decode_request(json.dumps({"question": "q", "plan": "x" * (PLAN_CHARS + 1)}).encode())
