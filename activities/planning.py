@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import partial
 
 import structlog
 from temporalio import activity
@@ -14,6 +15,8 @@ from backends import Backends
 from backends.graph_store import GraphStore
 from backends.grounding import described_for_writer, existence_query, ground, holds_value, misplaced_names
 from backends.llm import Completion
+from backends.query_checker import SchemaFacts
+from backends.schema_check import unasked_in, walk_doubts_in
 from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -24,6 +27,7 @@ from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from questions.figures import unused_figures
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
 from questions.walks import without_names
+from service.off_loop import off_loop
 from tools import registry
 from tools.base import Tool
 from tools.intent_writer import intent_query
@@ -50,18 +54,41 @@ async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, 
                            backends: Backends) -> str | None:
     """`query` with a misplaced name's node relabelled (questions.named_terms.relabel) and the tool's
     certain fixes applied, when the result has no problem left; None otherwise."""
-    for label, prop, value in named_lookups(query):
-        if misplaced_name(label, prop, value, grounding) is None:
-            continue
-        homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
-        candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
-        if candidate is None or await holds_value(graph, label, prop, value):
+    if not grounding.matches:
+        return None  # no name found anywhere can be misplaced: the query need not be read
+    for label, prop, value, candidate in await off_loop("relabelling misplaced names",
+                                                        partial(_relabellings, query, grounding)):
+        if await holds_value(graph, label, prop, value):
             continue
         arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
         fixed = arguments["query"]
         if not await tool.check(arguments, backends) and not await misplaced_names(fixed, grounding, graph):
             return fixed
     return None
+
+
+def _relabellings(query: str, grounding: Grounding) -> list[tuple[str, str, str, str]]:
+    """(label, property, value, the query relabelled) for each name the query looks up where grounding did not
+    find it, and found it under one other label, on the same property."""
+    found = []
+    for label, prop, value in named_lookups(query):
+        if misplaced_name(label, prop, value, grounding) is None:
+            continue
+        homes = {m.label for m in grounding.matches if m.value.lower() == value.lower() and m.property == prop}
+        candidate = relabel(query, label, prop, value, homes.pop()) if len(homes) == 1 else None
+        if candidate is not None:
+            found.append((label, prop, value, candidate))
+    return found
+
+
+def _plan_doubts(schema: SchemaFacts, question: str, queries: list[str], grounding: Grounding) -> list[str]:
+    """PlanningActivities._doubts over a schema already read: every check of the question and the queries."""
+    doubt = unasked_in(schema, question, queries)
+    figures = unused_figures(without_names(question, grounding), " ".join(queries))
+    said = [f"the question gives the figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}, which no query "
+            "uses: add the condition it sets on the property it is about"] if figures else []
+    return ([doubt] if doubt else []) + said + walk_doubts_in(schema, question, queries, grounding)
+
 
 # TrustGraph's tool types that are this service's built-in tools.
 CONFIGURED_BUILT_INS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion"}
@@ -143,7 +170,7 @@ class PlanningActivities:
             try:
                 plan = await self._relabelled(await self._fixed(parse_plan(
                     completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
-                problems = await self._static_problems(plan) + self._unused_names(plan, grounding)
+                problems = await self._static_problems(plan) + await self._unused_names(plan, grounding)
                 doubts = [] if problems or usable is not None else await self._doubts(request.question, plan, grounding)
                 if not problems and not doubts:
                     return self._planned(plan, attempt, grounding, completion)
@@ -229,17 +256,18 @@ class PlanningActivities:
                    if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema]
         if schema is None or not queries:
             return []
-        doubt = await schema.unasked(question, queries)
-        figures = unused_figures(without_names(question, grounding), " ".join(queries))
-        said = [f"the question gives the figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}, which no query "
-                "uses: add the condition it sets on the property it is about"] if figures else []
-        return ([doubt] if doubt else []) + said + await schema.walk_doubts(question, queries, grounding)
+        # One thread hop for every check of the question and the queries: they read both whole.
+        return await off_loop("the plan's doubts", partial(_plan_doubts, await schema.facts(), question, queries,
+                                                             grounding))
 
     @staticmethod
-    def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:
+    async def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:
         """A plan that uses none of the names the question gives and the graph holds nowhere answers another
         question; repaired like any other problem, and the existence check is the plan of last resort."""
-        ignored = ignored_names([str(v) for s in plan.steps for v in s.arguments.values()], grounding)
+        if not grounding.unmatched:
+            return []  # no name the graph holds nowhere: the steps need not be read
+        ignored = await off_loop("the plan's use of the question's names", partial(
+            ignored_names, [str(v) for s in plan.steps for v in s.arguments.values()], grounding))
         if not ignored:
             return []
         names = ", ".join(f"'{n}'" for n in ignored)

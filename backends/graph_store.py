@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from falkordb import Edge, Node, Path
@@ -21,14 +22,20 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from temporalio.exceptions import ApplicationError
 
 from backends.graph_limits import FALKORDB_LIMITS
-from contracts.redaction import redact_text, shown_url
+from contracts.redaction import redact_text, sanitize, shown_url
 from cypher.row_cap import capped_rows
+from service.off_loop import off_loop
 
 SCHEMA_SAMPLE = 200  # nodes per label sampled for property keys
 # How long a read schema is reused: reading it costs 2 + 2 x labels queries (~19 ms on the demo graph, most of
 # the planning activity's own time at zero LLM delay: BENCHMARKS.md). This process's writes drop it at once.
 SCHEMA_TTL_S = 5.0
 PATTERN_SAMPLE = 20000  # relationships sampled for (label)-[type]->(label) patterns
+EXAMPLE_CHARS = 30  # of a property's example value in the schema, as JSON, after redaction
+# A query this short is capped in place (a millisecond or two at most): the reads grounding and the schema make
+# are templates of a few hundred characters, many per activity, and a thread hop each would add up. A longer one,
+# a model's query, is capped off the event loop.
+CAP_IN_PLACE_CHARS = 1_000
 
 
 @dataclass(frozen=True)
@@ -104,7 +111,9 @@ class GraphStore:
                        max_rows: int = 200) -> QueryRows:
         """A read, its rows capped in the query itself (max_rows + 1: a truncated result still shows it), so
         that the server neither builds nor sends rows that would be dropped here."""
-        return await self._execute(capped_rows(query, max_rows + 1), params, timeout_ms, max_rows, write=False)
+        capped = (capped_rows(query, max_rows + 1) if len(query) <= CAP_IN_PLACE_CHARS
+                  else await off_loop("the row cap", partial(capped_rows, query, max_rows + 1)))
+        return await self._execute(capped, params, timeout_ms, max_rows, write=False)
 
     async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
         """A write, for queries generated from ACTION definitions only (never for LLM-written Cypher)."""
@@ -176,6 +185,7 @@ class GraphStore:
         lines = ["Relationships:"]
         lines += [f"- (:{src})-[:{rel}]->(:{dst})" for src, rel, dst, _ in patterns.rows]
         lines.append("Node labels (count): properties, with an example value")
+        samples: list[tuple[str, int, list[list[Any]]]] = []
         for label in labels:
             count = (await self.ro_query(f"MATCH (n:`{label}`) RETURN count(n)")).rows[0][0]
             sample = await self.ro_query(
@@ -183,6 +193,22 @@ class GraphStore:
                 "RETURN k, head(collect(n[k])) ORDER BY k",
                 max_rows=100,
             )
-            props = ", ".join(f"{k}={json.dumps(v, default=str)[:30]}" for k, v in sample.rows)
-            lines.append(f"- {label} ({count}): {props}")
+            samples.append((label, count, sample.rows))
+        # The values are whatever the graph holds, of any length: redacted off the event loop, in one hop.
+        lines += await off_loop("the schema's example values", partial(_label_lines, samples))
         return "\n".join(lines)
+
+
+def _label_lines(samples: list[tuple[str, int, list[list[Any]]]]) -> list[str]:
+    """Each label's line of the schema: its count and its properties, each with an example value."""
+    return [f"- {label} ({count}): " + ", ".join(f"{k}={_example(str(k), v)}" for k, v in rows)
+            for label, count, rows in samples]
+
+
+def _example(key: str, value: Any) -> str:
+    """A property's example value for the planner's prompt: redacted before it is cut, so that a secret the graph
+    stores (a password, a URL's credentials) reaches the prompt neither whole nor in part. A property named like
+    a secret (`password`, `api_key`) is redacted whatever its value looks like; the JSON is redacted again for
+    what `default=str` made of a value of another type."""
+    shown = sanitize({key: value}, include_raw_outputs=True)[key]
+    return redact_text(json.dumps(shown, default=str))[:EXAMPLE_CHARS]

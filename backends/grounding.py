@@ -3,12 +3,15 @@ or by their longer words. What matches nothing at all is evidence too: the thing
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from backends.graph_store import PROPERTY_TEXT, GraphQueryError, GraphStore
 from contracts.query_path import EntityMatch, Grounding
+from contracts.redaction import sanitize
 from cypher.text import blank_strings, labelled_variables
 from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
 from questions.named_terms import (
@@ -24,6 +27,7 @@ from questions.named_terms import (
     property_comparisons,
 )
 from questions.walks import named_joins
+from service.off_loop import off_loop
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -75,8 +79,13 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
     """The names the question gives that some node stores exactly (ignoring case) as a property value: one
     equality scan per name, none of the broader looks `ground` takes."""
-    return [mention for mention in mentions(question, await vocabulary(graph))
+    return [mention for mention in await _mentions(question, graph)
             if await _stored(graph, "exact", mention, limit=1)]
+
+
+async def _mentions(question: str, graph: GraphStore) -> list[str]:
+    """The names the question gives, read off the event loop (a question may be long)."""
+    return await off_loop("the question's names", partial(mentions, question, await vocabulary(graph)))
 
 
 def existence_query(names: list[str]) -> str:
@@ -112,7 +121,14 @@ async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
         "ORDER BY type, outgoing DESC, label", params, max_rows=50)
     neighbours = [Neighbours(type=str(t), outgoing=bool(out), label=str(lab), count=int(n), examples=list(ex))
                   for t, out, lab, n, ex in around.rows]
-    return describe_entity(match.label, match.value, found.rows[0][0], neighbours)
+    return await off_loop("describing an entity", partial(_described_entity, match, found.rows[0][0], neighbours))
+
+
+def _described_entity(match: EntityMatch, props: dict[str, Any], neighbours: list[Neighbours]) -> str:
+    """The entity described with every stored value redacted before the description cuts it: a secret the graph
+    stores reaches neither the planner's prompt nor the run's history, whole or in part."""
+    shown = [replace(n, examples=sanitize(n.examples, include_raw_outputs=True)) for n in neighbours]
+    return describe_entity(match.label, match.value, sanitize(props, include_raw_outputs=True), shown)
 
 
 CONNECTION_HOPS = 4  # farther apart than this, two names are not described as connected
@@ -152,7 +168,14 @@ async def connection_facts(graph: GraphStore, first: EntityMatch, second: Entity
     paths = await shortest_connections(graph, first, second)
     if paths is None:
         return ""
-    return describe_connection(f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", paths,
+    return await off_loop("describing a connection", partial(_described_connection, first, second, paths))
+
+
+def _described_connection(first: EntityMatch, second: EntityMatch,
+                          paths: list[tuple[list[str], list[dict[str, object]], list[str]]]) -> str:
+    """The connections described with the path's stored values redacted first (as `_described_entity`)."""
+    shown = [(labels, sanitize(props, include_raw_outputs=True), types) for labels, props, types in paths]
+    return describe_connection(f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", shown,
                                CONNECTION_HOPS)
 
 
@@ -163,7 +186,7 @@ async def walks_shorter_than_connection(query: str, grounding: Grounding, graph:
     for (of the label the query gives it) is connected, and farther apart: two things the graph does not
     connect within CONNECTION_HOPS may be what an empty answer reports."""
     doubts = []
-    for join in named_joins(query, grounding):
+    for join in await off_loop("the query's joins of named things", partial(named_joins, query, grounding)):
         if join.hops >= CONNECTION_HOPS:
             continue  # no connection found within CONNECTION_HOPS can be longer
         firsts = _stood_for(grounding, join.first, join.first_label)
@@ -189,7 +212,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
     """The question's names as the graph stores them; with `describe`, the entities found by their own
     name described for a query writer (two more queries each: skipped where no query is written)."""
     grounding = Grounding()
-    for mention in mentions(question, await vocabulary(graph)):
+    for mention in await _mentions(question, graph):
         found = await _find(graph, mention)
         if found:
             grounding.matches.extend(found)
@@ -226,16 +249,31 @@ async def compared_where_held(query: str, graph: GraphStore) -> str | None:
     on the one other node of the query whose label does: "invoices that are still open" was written as
     `po.status = 'open'` when only invoices are 'open' (a count of 0, stated as the answer). None when nothing
     moves; a value no node of the query holds stays (its empty result is scored as such)."""
-    fixed = query
-    bound = labelled_variables(blank_strings(query))
-    for variable, label, prop, value in property_comparisons(query):
+    bound, comparisons = await off_loop("the query's comparisons", partial(_comparisons, query))
+    moves: list[tuple[str, str, str, str]] = []  # (variable, property, value, the variable it moves to)
+    for variable, label, prop, value in comparisons:
         if await holds_value(graph, label, prop, value):
             continue
         homes = [other for other, other_label in bound.items()
                  if other_label != label and await holds_value(graph, other_label, prop, value)]
         if len(homes) == 1:
-            fixed = move_comparison(fixed, variable, prop, value, homes[0])
+            moves.append((variable, prop, value, homes[0]))
+    if not moves:
+        return None
+    fixed = await off_loop("moving comparisons", partial(_moved, query, moves))
     return fixed if fixed != query else None
+
+
+def _comparisons(query: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """The query's labelled variables, and its `v.prop = 'value'` comparisons."""
+    return labelled_variables(blank_strings(query)), property_comparisons(query)
+
+
+def _moved(query: str, moves: list[tuple[str, str, str, str]]) -> str:
+    """The query with each comparison compared on the variable it moves to."""
+    for variable, prop, value, home in moves:
+        query = move_comparison(query, variable, prop, value, home)
+    return query
 
 
 DATE_SAMPLE = 20  # stored values looked at to decide that a property holds dates as text
@@ -245,9 +283,9 @@ async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
     """The query with each property it compares with `date()` (or another temporal call) converted by that
     function where the property's label stores it as ISO date text (cypher.text_dates); None when
     nothing is converted. A property of another type, or of an unbound variable, is left as written."""
-    bound = labelled_variables(blank_strings(query))
+    bound, compared = await off_loop("the query's date comparisons", partial(_temporal_reads, query))
     text_dates = set()
-    for variable, prop in temporal_comparisons(query):
+    for variable, prop in compared:
         label = bound.get(variable)
         if label is None:
             continue
@@ -256,16 +294,27 @@ async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
             {"prop": prop})
         if all_iso_dates([row[0] for row in sample.rows]):
             text_dates.add((variable, prop))
-    return converted_reads(query, text_dates) if text_dates else None
+    if not text_dates:
+        return None
+    return await off_loop("converting reads to dates", partial(converted_reads, query, text_dates))
+
+
+def _temporal_reads(query: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The query's labelled variables, and the reads it compares with a temporal function."""
+    return labelled_variables(blank_strings(query)), temporal_comparisons(query)
 
 
 async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
     """What to say about a query that matches a name the question gave on a label or property that does
     not hold it, while grounding found it stored elsewhere ('Western Asia' looked up as a Region's name
     when only a Subregion has it): such a query can only come back empty."""
-    problems = []
-    for label, prop, value in named_lookups(query):
-        problem = misplaced_name(label, prop, value, grounding)
-        if problem is not None and not await holds_value(graph, label, prop, value):
-            problems.append(problem)
-    return problems
+    if not grounding.matches:
+        return []  # no name found anywhere can be misplaced: the query need not be read
+    looked_up = await off_loop("the query's look-ups of names", partial(_misplaced_lookups, query, grounding))
+    return [problem for label, prop, value, problem in looked_up if not await holds_value(graph, label, prop, value)]
+
+
+def _misplaced_lookups(query: str, grounding: Grounding) -> list[tuple[str, str, str, str]]:
+    """(label, property, value, what to say) for each name the query looks up where grounding did not find it."""
+    return [(label, prop, value, problem) for label, prop, value in named_lookups(query)
+            if (problem := misplaced_name(label, prop, value, grounding)) is not None]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from functools import partial
 from typing import Any
 
 from backends.graph_store import GraphStore
@@ -38,6 +39,7 @@ from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route, schema_words
 from questions.schema_routes import connections
 from questions.walks import named_start_doubts, short_walks, unmatched_labels, without_names
+from service.off_loop import off_loop
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
 BOOKKEEPING_LABELS = ("ActionRecord",)
@@ -98,81 +100,57 @@ class SchemaCheck:
         nodes, rels = schema.nodes, schema.rels
         if not nodes:
             return None
+        # The repairs read the whole query: each runs off the event loop, one thread hop per round of findings,
+        # and none where the findings leave nothing to repair.
         fixed = query
         for _ in range(MAX_UNBOUND_FIXES):  # FalkorDB names one unbound variable at a time
             unbound = undefined_name(await self.graph.explain_error(fixed) or "")
-            bound = unbound and (bound_instead(fixed, unbound, nodes) or matched_for(fixed, unbound, nodes, rels)
-                                 or joined_for_reads(fixed, unbound, nodes, rels))
+            bound = unbound and await off_loop("binding an unbound name", partial(_bound, fixed, unbound, nodes, rels))
             if not bound:
                 break
             fixed = bound
-        for item in await self.checker.findings(schema, "schema", fixed):
-            if str(item.get("code", "")).endswith("UnknownLabel"):
-                fixed = renamed_label(fixed, str(item.get("label", "")), nodes) or fixed
-        for item in await self.checker.findings(schema, "schema", fixed):
-            if str(item.get("code", "")).endswith("UnknownRelationshipType"):
-                for original, path in unknown_type_hops(fixed, str(item.get("relationship_type", ""))):
-                    meant = only_relationship(original, path, rels) or through_middle(original, path, rels, fixed)
-                    fixed = fixed.replace(original, meant, 1) if meant else fixed
+        unknown_labels = _found(await self.checker.findings(schema, "schema", fixed), "UnknownLabel")
+        if unknown_labels:
+            fixed = await off_loop("renaming unknown labels", partial(_labels_renamed, fixed, unknown_labels, nodes))
+        unknown_types = _found(await self.checker.findings(schema, "schema", fixed), "UnknownRelationshipType")
+        if unknown_types:
+            fixed = await off_loop("replacing unknown relationship types",
+                                   partial(_types_replaced, fixed, unknown_types, rels))
         for _ in range(MAX_DIRECTION_FIXES):
-            meta = await self.checker.findings(schema, "schema", fixed)
-            turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in meta
-                     if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
-                     and str(m.get("original_path", "")) in fixed]
-            turns += [(str(m["original_path"]), only) for m in meta
-                      if str(m.get("code", "")).endswith("UnknownPath") and str(m.get("original_path", "")) in fixed
-                      and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels)
-                           or through_middle(str(m["original_path"]), str(m.get("path", "")), rels, fixed))]
-            if not turns:
+            paths = _found(await self.checker.findings(schema, "schema", fixed), "WrongDirectionPath", "UnknownPath")
+            turned = await off_loop("turning paths", partial(_path_turned, fixed, paths, rels)) if paths else None
+            if turned is None:
                 break
-            original, suggested = turns[0]
-            fixed = fixed.replace(original, suggested.strip(), 1)
-        for item in await self.checker.findings(schema, "properties", fixed):
-            if str(item.get("code", "")).endswith("InvalidPropertyAccess") and item.get("kind", "node") == "node":
-                for prop in item.get("properties", []):
-                    label = str(item.get("name", ""))
-                    fixed = (neighbour_property(fixed, label, str(prop), nodes, rels)
-                             or moved_property(fixed, label, str(prop), nodes) or fixed)
-        fixed = count_as_property(fixed, nodes) or fixed
+            fixed = turned
+        misread = [item for item in _found(await self.checker.findings(schema, "properties", fixed),
+                                           "InvalidPropertyAccess") if item.get("kind", "node") == "node"]
+        fixed = await off_loop("moving properties", partial(_properties_moved, fixed, misread, nodes, rels))
         return fixed if fixed != query else None
 
     async def connections(self, question: str, grounding: Grounding) -> list[str]:
         """For the planner: how the schema joins the question's names, to each other and to what it asks
         for (questions.schema_routes)."""
         schema = await self._current()
-        return connections(question, grounding, list(schema.nodes), schema.rels)
+        return await off_loop("how the schema joins the question's names",
+                              partial(connections, question, grounding, list(schema.nodes), schema.rels))
 
     async def unasked(self, question: str, queries: list[str]) -> str | None:
         """When the question asks for a kind of thing ("which supplier ...") that no query matches, what to
         say, with the schema's route to it from what the queries do match; None otherwise."""
-        schema = await self._current()
-        nodes, rels = schema.nodes, schema.rels
-        label = asked_label(question, list(nodes))
-        if label is None or not queries:
-            return None
-        used = _used_labels(queries)
-        if label in used or label in _reached(queries, rels):
-            return None
-        path = route(sorted(used & nodes.keys()), label, rels)
-        reach = f" (the schema reaches it as {path})" if path else ""
-        return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
+        return await off_loop("the check of what the question asks for",
+                              partial(unasked_in, await self._current(), question, queries))
 
     async def walk_doubts(self, question: str, queries: list[str], grounding: Grounding) -> list[str]:
         """Relationships the question spells out more often than the queries walk them, labels it names that
         no query matches, and queries that return, or rank by, only the things the question names
         (questions.walks)."""
-        schema = await self._current()
-        plain = without_names(question, grounding)
-        doubts = short_walks(plain, queries, {rel_type for _, rel_type, _ in schema.rels})
-        used = _used_labels(queries)
-        for label in unmatched_labels(plain, used | _reached(queries, schema.rels), sorted(schema.nodes)):
-            doubts.append(f"the question names {label} ('{schema_words(label)}'), which no query matches")
-        return doubts + named_start_doubts(queries, grounding)
+        return await off_loop("the reading of walks",
+                              partial(walk_doubts_in, await self._current(), question, queries, grounding))
 
     async def sql_hint(self, query: str) -> str | None:
         """For a query with an SQL subquery, the Cypher pattern to write instead (planning.sql_habits)."""
         schema = await self._current()
-        return subquery_hint(query, schema.nodes, schema.rels)
+        return await off_loop("the SQL habit check", partial(subquery_hint, query, schema.nodes, schema.rels))
 
     async def problems(self, query: str) -> list[str]:
         """What the query names that the graph does not have, each with what it has instead."""
@@ -187,6 +165,90 @@ class SchemaCheck:
             if message and message not in found:
                 found.append(message)
         return found
+
+
+# The checks over the question and the queries, pure: the methods above run them off the event loop, and a
+# caller that asks several at once (the planner's doubts) runs them in one thread hop.
+
+def unasked_in(schema: SchemaFacts, question: str, queries: list[str]) -> str | None:
+    """SchemaCheck.unasked on a schema already read."""
+    nodes, rels = schema.nodes, schema.rels
+    label = asked_label(question, list(nodes))
+    if label is None or not queries:
+        return None
+    used = _used_labels(queries)
+    if label in used or label in _reached(queries, rels):
+        return None
+    path = route(sorted(used & nodes.keys()), label, rels)
+    reach = f" (the schema reaches it as {path})" if path else ""
+    return f"the question asks which {label}, but no query matches a {label}{reach}: match it and return its name"
+
+
+def walk_doubts_in(schema: SchemaFacts, question: str, queries: list[str], grounding: Grounding) -> list[str]:
+    """SchemaCheck.walk_doubts on a schema already read."""
+    plain = without_names(question, grounding)
+    doubts = short_walks(plain, queries, {rel_type for _, rel_type, _ in schema.rels})
+    used = _used_labels(queries)
+    for label in unmatched_labels(plain, used | _reached(queries, schema.rels), sorted(schema.nodes)):
+        doubts.append(f"the question names {label} ('{schema_words(label)}'), which no query matches")
+    return doubts + named_start_doubts(queries, grounding)
+
+
+# The repairs of `corrected`, one round each, pure.
+
+def _found(findings: list[dict[str, Any]], *codes: str) -> list[dict[str, Any]]:
+    """The checker's findings of these codes (it names them with a module prefix)."""
+    return [item for item in findings if str(item.get("code", "")).endswith(codes)]
+
+
+def _bound(query: str, unbound: str, nodes: dict[str, list[str]], rels: set[tuple[str, str, str]]) -> str | None:
+    """An unbound variable read as the node it must mean, or matched from the one bound node it joins."""
+    return (bound_instead(query, unbound, nodes) or matched_for(query, unbound, nodes, rels)
+            or joined_for_reads(query, unbound, nodes, rels))
+
+
+def _labels_renamed(query: str, unknown: list[dict[str, Any]], nodes: dict[str, list[str]]) -> str:
+    """Each unknown label renamed to the one it must have meant."""
+    for item in unknown:
+        query = renamed_label(query, str(item.get("label", "")), nodes) or query
+    return query
+
+
+def _types_replaced(query: str, unknown: list[dict[str, Any]], rels: set[tuple[str, str, str]]) -> str:
+    """Each hop of an unknown relationship type given the only type that joins its labels, or bridged."""
+    for item in unknown:
+        for original, path in unknown_type_hops(query, str(item.get("relationship_type", ""))):
+            meant = only_relationship(original, path, rels) or through_middle(original, path, rels, query)
+            query = query.replace(original, meant, 1) if meant else query
+    return query
+
+
+def _path_turned(query: str, paths: list[dict[str, Any]], rels: set[tuple[str, str, str]]) -> str | None:
+    """The query with its first path written against its direction turned round, or the first path that does
+    not exist replaced by the only one that does; None when there is none."""
+    turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in paths
+             if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
+             and str(m.get("original_path", "")) in query]
+    turns += [(str(m["original_path"]), only) for m in paths
+              if str(m.get("code", "")).endswith("UnknownPath") and str(m.get("original_path", "")) in query
+              and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels)
+                   or through_middle(str(m["original_path"]), str(m.get("path", "")), rels, query))]
+    if not turns:
+        return None
+    original, suggested = turns[0]
+    return query.replace(original, suggested.strip(), 1)
+
+
+def _properties_moved(query: str, misread: list[dict[str, Any]], nodes: dict[str, list[str]],
+                      rels: set[tuple[str, str, str]]) -> str:
+    """Each property read from a node that lacks it read through its path or moved to the one node that has it,
+    then a count named after a stored property replaced by that property."""
+    for item in misread:
+        for prop in item.get("properties", []):
+            label = str(item.get("name", ""))
+            query = (neighbour_property(query, label, str(prop), nodes, rels)
+                     or moved_property(query, label, str(prop), nodes) or query)
+    return count_as_property(query, nodes) or query
 
 
 def _used_labels(queries: list[str]) -> set[str]:

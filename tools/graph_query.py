@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from backends.graph_store import GraphQueryError, QueryRows
@@ -19,6 +20,7 @@ from cypher.null_order import ranked_without_nulls
 from cypher.read_only import refusals
 from cypher.text import ordered_by, query_literals, query_shape
 from planning.adjusters import broadened_query
+from service.off_loop import off_loop
 from tools.base import Tool
 from tools.query_candidates import Tally, cross_check
 from tools.query_doubts import QueryDoubts, query_doubts
@@ -129,6 +131,21 @@ def _output(rows: QueryRows, named_nowhere: list[str], order: str | None) -> str
     return json.dumps({**json.loads(rows.to_json()), **extra}, default=str, separators=(",", ":"))
 
 
+def _certain_repairs(query: str) -> str | None:
+    """The query with its clause-order slips rewritten and a descending ranking's missing values left out; None for
+    a query that is no read (refused as it is, never EXPLAINed or rewritten)."""
+    if refusals(query):
+        return None
+    fixed = repaired(query) or query
+    return ranked_without_nulls(fixed) or fixed  # FalkorDB ranks a missing value above every other
+
+
+def _read_back(query: str) -> tuple[list[tuple[str, str]], str | None, dict[str, float]]:
+    """What the query that ran is read for: the values it looks up (to check that they exist), what its rows are
+    ordered by, and its shape (evidence for the calibrator)."""
+    return query_literals(query)[:MAX_LITERAL_CHECKS], ordered_by(query), query_shape(query)
+
+
 def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
     """The query's own fault: the same query would fail the same way, so the ladder repairs it."""
     what = "Query rejected by the graph" if ran else "Query not run"
@@ -140,7 +157,10 @@ async def _without_unasked_limit(request: StepInput, query: str, rows: QueryRows
                                  backends: Backends) -> tuple[str, QueryRows, str]:
     """The query and its rows, run again without a LIMIT the question never asked for when the rows stopped
     exactly there (tools/unasked_limit.py), with what was done in words; as they were otherwise."""
-    lifted = unasked_limit_lifted(query, request.question, rows.total_rows)
+    if rows.total_rows < 2:
+        return query, rows, ""  # no LIMIT below 2 is lifted: the query need not be read
+    lifted = await off_loop("the check for a LIMIT the question never asked for",
+                            partial(unasked_limit_lifted, query, request.question, rows.total_rows))
     if lifted is None:
         return query, rows, ""
     assert backends.graph is not None
@@ -178,7 +198,7 @@ class GraphQuery(Tool):
         lacks (a label, a relationship type or its direction, a property)."""
         assert backends.graph is not None
         query = arguments.get("query", "")
-        refused = refusals(query)
+        refused = await off_loop("the read-only check", partial(refusals, query))
         if refused:
             return refused
         error = await backends.graph.explain_error(query)
@@ -195,10 +215,11 @@ class GraphQuery(Tool):
         same query back when asked to repair these. A descending ranking by a property leaves out the rows
         without it (cypher/null_order.py)."""
         query = arguments.get("query")
-        if not query or refusals(query):  # no read: refused as it is, never EXPLAINed or rewritten
+        if not query:
             return None
-        fixed = repaired(query) or query
-        fixed = ranked_without_nulls(fixed) or fixed  # FalkorDB ranks a missing value above every other
+        fixed = await off_loop("the query's clause-order repairs", partial(_certain_repairs, query))
+        if fixed is None:  # no read
+            return None
         if backends.schema is not None:
             fixed = await backends.schema.corrected(fixed) or fixed
         if backends.graph is not None:
@@ -234,12 +255,12 @@ class GraphQuery(Tool):
             tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
                                       request.step.timeout_ms, candidates, doubts)
             query, rows, doubts = tally.query, tally.rows, tally.doubts
-        literals = [(value, mode, await graph.value_exists(value, mode))
-                    for value, mode in query_literals(query)[:MAX_LITERAL_CHECKS]]
+        looked_up, order, shape = await off_loop("the reading of the query that ran", partial(_read_back, query))
+        literals = [(value, mode, await graph.value_exists(value, mode)) for value, mode in looked_up]
         absent = grounding.unmatched
         unnamed = grounding.only_by_words()
         named_nowhere = absent + unnamed
-        output = _output(rows, named_nowhere, ordered_by(query))
+        output = _output(rows, named_nowhere, order)
         # A count of 0 over a name stored nowhere is the empty result it stands for, not an answer about it.
         # So is one over a walk too short to join the names it joins (tools/query_doubts.py).
         found = 0 if (named_nowhere or doubts.too_short_joins) and holds_nothing(rows.rows) else rows.total_rows
@@ -283,8 +304,8 @@ class GraphQuery(Tool):
                             **({"form_agrees": float(tally.form_agrees)} if tally.form_agrees is not None else {})}})
         # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
         ignored = list(doubts.ignored_names)
-        shape = {**query_shape(query), "unused_names": float(len(ignored))}
-        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape},
+        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape,
+                                                               "unused_names": float(len(ignored))},
                                                    "names": {**confidence.names, "unused_names": ignored}
                                                    if ignored else confidence.names})
         # A walk that could never join the names gives the same nothing when run again, a query without the

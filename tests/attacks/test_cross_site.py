@@ -1,4 +1,4 @@
-"""Issue 38, item 7: in open mode (no identities: the default on loopback) a web page on another site must
+"""In open mode (no identities: the default on loopback) a web page on another site must
 not be able to use the API through the user's browser. A hostile page in real Chromium posts a plain
 cross-site form to undo an executed action; a DNS-rebinding page names its own host; a request without
 open mode's local token is refused. Nothing is undone."""

@@ -74,7 +74,7 @@ async def test_without_identities_or_the_flag_a_payment_request_changes_nothing_
 
 async def test_with_the_development_flag_the_requester_cannot_approve_its_own_payment(
         make_stack, demo_copy, unique: str) -> None:
-    """The issue's attack, verbatim, and its variants (named, unnamed, through Temporal): each refused while
+    """The reported attack, verbatim, and its variants (named, unnamed, through Temporal): each refused while
     nothing changes; someone else's approval then pays."""
     graph_name, g = demo_copy
     before = await graph_state(g)

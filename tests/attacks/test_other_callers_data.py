@@ -1,4 +1,4 @@
-"""Issue 38, item 6: a caller of the HTTP API reads and extends only their own runs and conversations.
+"""A caller of the HTTP API reads and extends only their own runs and conversations.
 Bob, holding a valid token, tries everything on Alice's run: read it, stream it, read her conversation,
 add a turn to it (so that a later "pay them" would act on ids he chose), and read the action history.
 Every attempt fails, and Alice's conversation still holds only her turn. An auditor reads it all."""

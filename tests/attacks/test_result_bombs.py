@@ -20,7 +20,8 @@ from contracts.run import AgentRunResult
 from tests.agent_harness import plan, responder
 from tests.tool_calls import ToolCalls, call, local_backends
 
-BOMB = "UNWIND range(1, 30000000) AS x RETURN x"  # the issue's: a 30-million-value list, then 30 million rows
+# The attack as first reported: a 30-million-value list, then 30 million rows.
+BOMB = "UNWIND range(1, 30000000) AS x RETURN x"
 MANY_ROWS = "UNWIND range(1, 3000000) AS x RETURN x"  # fits FalkorDB's memory: 3 million small rows
 # A cross product with a LIMIT of its own far above what is kept.
 WIDE = "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b LIMIT 9000000"

@@ -1,4 +1,4 @@
-"""Issue 38, item 14: every caller gets an answer or a clear error, never silence or a 500. Over Pulsar: a
+"""Every caller gets an answer or a clear error, never silence or a 500. Over Pulsar: a
 request that reuses another request's id, and a request nested too deeply to read. Over HTTP: a
 Last-Event-ID that only looks like a number, and the id of a workflow that is not an agent run."""
 

@@ -1,4 +1,4 @@
-"""Issue 38, item 8: one caller opening event streams without end cannot exhaust the API, streams do not
+"""One caller opening event streams without end cannot exhaust the API, streams do not
 live for ever, and the services' metrics and /healthz listen only on the configured address."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ async def test_a_falkordb_url_is_shown_as_scheme_host_and_port(temporal_env: Wor
 async def test_credentials_in_a_tools_output_are_redacted_up_to_the_host(temporal_env: WorkflowEnvironment,
                                                                         falkordb_url: str, unique: str,
                                                                         tmp_path: Path) -> None:
-    # After the 30 characters the schema shows of a value as an example (which it shows unredacted).
+    # After the 30 characters the schema shows of a value as an example (which it shows redacted).
     note = "Connection strings for the vault: " + " and ".join(
         f"redis://default:{p}@db.internal:6379/0" for p in PASSWORDS)
     audit = tmp_path / "audit.jsonl"

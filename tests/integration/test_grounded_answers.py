@@ -259,8 +259,9 @@ async def test_a_name_sharing_only_a_word_with_stored_names_does_not_exist_eithe
 
 
 async def test_no_usable_plan_about_a_name_found_nowhere_still_ends_in_does_not_exist(harness_factory) -> None:
-    """The issue's "What did Zyxwv Holdings order last month?": the model never writes a usable query, but
-    the graph holding the name nowhere is the answer, checked by a query for the name itself."""
+    """The demo question a user reported as failing, "What did Zyxwv Holdings order last month?": the model
+    never writes a usable query, but the graph holding the name nowhere is the answer, checked by a query for the
+    name itself."""
     broken = "MATCH (i:Invoice) WHERE s.name = 'Zyxwv Holdings' RETURN i"
     llm = Conversation([plan(("s1", "GraphQuery", {"query": broken}, []))],
                        answer="There is no supplier named Zyxwv Holdings in the knowledge graph.")

@@ -20,6 +20,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from backends.llm import LLMClient
 from contracts.names import TaskQueues
+from contracts.redaction import shown_url
 from embedded.processes import ManagedProcess, free_port
 from service.connections import pulsar_client
 from service.health import HealthServer, llm_check, pulsar_check, run_checks, start_health_server, temporal_check
@@ -120,7 +121,7 @@ async def test_a_worker_whose_llm_server_does_not_answer_is_unhealthy(
         status, body = await healthz(port)
         assert status == 503 and body["status"] == "unavailable", body
         assert body["checks"]["temporal"] == body["checks"]["pulsar"] == "ok"  # only the LLM is missing
-        assert f"{nothing_there} is unreachable" in body["checks"]["llm"], body
+        assert f"{shown_url(nothing_there)} is unreachable" in body["checks"]["llm"], body
         probe = f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{port}/healthz', timeout=4)"
         done = await asyncio.create_subprocess_exec(sys.executable, "-c", probe, stderr=asyncio.subprocess.DEVNULL)
         assert await done.wait() != 0  # the compose health check's command fails

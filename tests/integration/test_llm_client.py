@@ -7,6 +7,7 @@ from prometheus_client import CollectorRegistry
 from temporalio.exceptions import ApplicationError
 
 from backends.llm import LLMClient, MeteredChatModel
+from contracts.redaction import shown_url
 from embedded.processes import free_port
 from service.agent_metrics import AgentMetrics
 from tests.scripted_llm import ScriptedLLM
@@ -41,7 +42,7 @@ async def test_unreachable_server_is_retryable_and_names_the_address() -> None:
         await client.chat(MESSAGES)
     await client.aclose()
     assert caught.value.type == "LLMUnavailable" and not caught.value.non_retryable
-    assert url in caught.value.message
+    assert shown_url(url) in caught.value.message  # where it is, without path or credentials
 
 
 @pytest.mark.parametrize("body", ['{"object": "chat.completion"}', '{"choices": []}', "<html>oops</html>"])
