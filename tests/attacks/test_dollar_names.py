@@ -7,10 +7,7 @@ LOAD CSV nothing else does: FalkorDB fetches an https URL under GRAPH.RO_QUERY t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import pytest
-import pytest_asyncio
 
 from cypher.read_only import refusals
 from cypher.row_cap import capped_rows
@@ -30,21 +27,6 @@ ATTACKS = [
 ]
 IDS = ["create", "set-out-of-scope", "set", "write-procedure", "load-csv"]
 BOMB = "WITH range(1,30000000) AS l$ UNWIND l$ AS x$ RETURN x$"
-
-
-@pytest_asyncio.fixture
-async def scratch(falkordb_url: str, unique: str) -> AsyncIterator[ScratchGraph]:
-    graph = ScratchGraph(falkordb_url, f"scratch-{unique}")
-    await graph.create()
-    yield graph
-    await graph.aclose()
-
-
-@pytest.fixture
-def listener() -> Iterator[FetchListener]:
-    found = FetchListener()
-    yield found
-    found.close()
 
 
 @pytest.mark.parametrize(("attack", "why", "runs"), ATTACKS, ids=IDS)

@@ -9,10 +9,6 @@ differ, this finds it: a name like `x$` once hid the CREATE after it from the ch
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
-
-import pytest
-import pytest_asyncio
 
 from cypher.read_only import refusals
 from cypher.row_cap import capped_rows
@@ -23,21 +19,6 @@ SEED = 20261127
 COUNT = 1500  # about 9 s on a 2-core machine at load 5; FalkorDB answers each query in a millisecond or two
 CAP = 5
 BAIT = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE", "FOREACH", "LOAD", "drop", "$")
-
-
-@pytest_asyncio.fixture
-async def scratch(falkordb_url: str, unique: str) -> AsyncIterator[ScratchGraph]:
-    graph = ScratchGraph(falkordb_url, f"scratch-{unique}")
-    await graph.create()
-    yield graph
-    await graph.aclose()
-
-
-@pytest.fixture
-def listener() -> Iterator[FetchListener]:
-    found = FetchListener()
-    yield found
-    found.close()
 
 
 async def run_and_watch(scratch: ScratchGraph, listener: FetchListener, query: str) -> tuple[Outcome, list[str]]:
