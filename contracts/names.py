@@ -23,36 +23,6 @@ class Handlers:
     MEMORY = "memory"  # query: a conversation's memory
 
 
-# Patch ids of the first features, each its own marker (runs started before ALL_FEATURES recorded these).
-INTENT_ROUTER = "intent-router"
-ERROR_AWARE_LADDER = "error-aware-ladder"
-CONVERSATION_MEMORY = "conversation-memory"
-# Patch id (workflow.patched) of runs whose messages the worker publishes itself.
-WORKER_PUBLISH = "worker-publish"
-# Patch id of runs that have every feature above and earlier (intent-router, error-aware-ladder,
-# conversation-memory, worker-publish) under one marker.
-ALL_FEATURES = "features-2026-11"
-# Patch id of action runs that execute a batch's entities in groups, several per activity.
-ACTION_GROUPS = "action-groups"
-# Patch id of runs given settings by their caller that take the approval policy from the worker.
-WORKER_POLICY_PATCH = "worker-policy"
-# Patch id of batches that refuse to run unless a parent run (which approved them) started them, and whose
-# parent run's history started exactly them (the `check_batch_parent` local activity).
-BATCH_NEEDS_PARENT = "batch-needs-parent"
-# Patch id of runs that have every feature of ALL_FEATURES, bound what humans send them (field sizes, human
-# retries per step) and take the approval policy (open_actions, the role 'act', no self-approval,
-# approve_every_action), under this one marker.
-FEATURES_GUARDED = "features-guarded"
-# Patch id of runs that have every feature of FEATURES_GUARDED and send their provenance in TrustGraph's
-# explainability form (explain messages, contracts/explain.py), under this one marker.
-FEATURES_EXPLAINED = "features-explained"
-# Patch id of streaming runs whose synthesis activity publishes the answer's checked sentences as the model
-# writes them (the workflow first flushes its messages, then sends only what was not yet released). Asked only
-# by runs that stream with `stream_answer_as_written` on, so no other run records the marker.
-STREAM_AS_WRITTEN = "stream-as-written"
-
-
-
 class Activities:
     """Activity type names, by family (the family's task queue hosts them)."""
 

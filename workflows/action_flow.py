@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
         windows,
     )
     from contracts.conversation import ActionRecordSummary
-    from contracts.names import ACTION_GROUPS, BATCH_WORKFLOW_NAME, Activities
+    from contracts.names import BATCH_WORKFLOW_NAME, Activities
     from contracts.override import Decision, OverrideRequest, Role
     from contracts.plan import ConfidenceMetrics, StepResult
     from contracts.routing import RouteInput
@@ -60,7 +60,7 @@ class ActionPath:
         self.ctx.say("thought", "Intent: ACTION - working out what to change and on which entities.")
         planned = await self.ctx.options.planning.run(Activities.PLAN_ACTION, RouteInput(question=question),
                                                      ActionPlanningOutput, summary="plan the action")
-        if planned.intent is None and planned.answer:  # a question about what can be done (none in older histories)
+        if planned.intent is None and planned.answer:  # a question about what can be done
             score = CATALOGUE_CONFIDENCE
             answer = (f"{planned.answer}\n\nConfidence: {score:.2f} - read from the action definitions; nothing was "
                       "changed")
@@ -71,12 +71,11 @@ class ActionPath:
         if planned.intent is None:
             return await self.ctx.fail(planned.error or "Could not tell what to change.")
         intent = planned.intent
-        if self.ctx.features.approval_policy:  # before the targets are even looked up
-            refused = action_refusal(s, self.ctx.inp.request.user, intent.action_name)
-            if refused:
-                self.ctx.notes.append(refused)
-                raise RunAborted(refused)
-        for note in planned.notes:  # none in histories older than them: nothing new to replay
+        refused = action_refusal(s, self.ctx.inp.request.user, intent.action_name)  # before any look-up
+        if refused:
+            self.ctx.notes.append(refused)
+            raise RunAborted(refused)
+        for note in planned.notes:
             self.ctx.say("observation", note)
         found = await self.ctx.options.tools.run(
             Activities.RESOLVE_ACTION_TARGETS,
@@ -153,7 +152,7 @@ class ActionPath:
             reasons.append(f"it touches {len(targets)} entities (more than {s.action_approval_above})")
         if irreversible:
             reasons.append(f"{intent.action_name} is irreversible")
-        if s.approve_every_action and self.ctx.features.approval_policy:
+        if s.approve_every_action:
             reasons.append("the operator requires approval for every action")
         return reasons
 
@@ -165,7 +164,7 @@ class ActionPath:
                      "targets": str(len(targets)), "would_succeed": str(dry.would_succeed),
                      "would_fail": str(dry.would_fail)}
         # What the approver approves includes the values the action writes and the conditions that chose
-        # the targets (only when there are some, so older approval requests read as they did).
+        # the targets, when there are some.
         details = ""
         if intent.parameters:
             arguments["parameters"] = parameters_text(intent.parameters)
@@ -215,9 +214,7 @@ class ActionPath:
         s = self.ctx.settings
         parent = self.ctx.workflow_id
         inp = self.ctx.inp
-        # Runs recorded before groups replay one activity per entity, as they ran.
-        group_size = (group_size_for(s.action_max_concurrent, s.action_group_size)
-                      if workflow.patched(ACTION_GROUPS) else 1)
+        group_size = group_size_for(s.action_max_concurrent, s.action_group_size)
 
         def window_request(chunk: list[ActionTarget], done: int, index: int) -> BatchRequest:
             return BatchRequest(
@@ -225,10 +222,8 @@ class ActionPath:
                 entity_type=intent.entity_type, action_name=intent.action_name, targets=chunk,
                 parameters=intent.parameters,
                 max_concurrent=s.action_max_concurrent, timeout_s=s.action_timeout_s,
-                max_attempts=s.action_max_attempts, local_activities=s.action_local_activities, group_size=group_size,
-                tools_queue=inp.queues.tools, completed_before=done, total=len(targets),
-                response_topic=inp.response_topic, request_id=inp.request_id, bridge_queue=inp.queues.bridge,
-                message_prefix=f"{parent}#w{index}")
+                max_attempts=s.action_max_attempts, group_size=group_size, completed_before=done, total=len(targets),
+                response_topic=inp.response_topic, request_id=inp.request_id, message_prefix=f"{parent}#w{index}")
 
         self.ctx.say("thought", f"Executing {intent.action_name} on {len(targets)} {intent.entity_type} entities, "
                                   f"at most {s.action_max_concurrent} at a time.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -22,9 +22,17 @@ T = TypeVar("T")
 DELIVERY_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10))
 
 
+class FinalTokens(TypedDict):
+    """The usage fields of a run's final message."""
+
+    in_token: int | None
+    out_token: int | None
+    model: str | None
+
+
 class LlmTally:
     """The run's LLM usage so far: each activity output's `llm_usage` (worker/llm_usage.py) added in the order
-    the workflow received them, which replay repeats. Outputs recorded before they carried it add nothing."""
+    the workflow received them, which replay repeats. Outputs without it (a tool's) add nothing."""
 
     def __init__(self) -> None:
         self.total = LlmUsage()
@@ -34,7 +42,7 @@ class LlmTally:
         if isinstance(usage, LlmUsage):
             self.total = self.total.plus(usage)
 
-    def tokens(self) -> dict[str, object]:
+    def tokens(self) -> FinalTokens:
         """The final message's in_token/out_token/model, as TrustGraph's agent sets them: null when none."""
         total = self.total
         return {"in_token": total.in_tokens or None, "out_token": total.out_tokens or None,

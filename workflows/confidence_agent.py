@@ -22,7 +22,7 @@ from workflows.step_runner import StepRunner
 from workflows.turn_memory import TurnMemory
 
 with workflow.unsafe.imports_passed_through():
-    from contracts.names import WORKER_POLICY_PATCH, WORKFLOW_NAME, Activities, Handlers
+    from contracts.names import WORKFLOW_NAME, Activities, Handlers
     from contracts.override import Override, OverrideRejected
     from contracts.redaction import redact_text
     from contracts.routing import Intent, RouteInput, RouteOutput
@@ -41,14 +41,12 @@ class ConfidenceAgentWorkflow:
     async def run(self, inp: AgentRunInput) -> AgentRunResult:
         ctx = self.ctx
         started = workflow.now()
-        # Asked first, before any local activity: a patch marker recorded after one does not replay in the
-        # same place.
         ctx.begin()
         settings, notes = apply_request_overrides(await self._worker_settings(inp), inp.request.plan)
         ctx.configure(settings)
         ctx.notes.extend(notes)
-        turn = TurnMemory(ctx) if ctx.features.conversation else None
-        if turn is not None and turn.conversation_id:
+        turn = TurnMemory(ctx)
+        if turn.conversation_id:
             ctx.hold_answer = True
         try:
             result = await self._answer(notes, turn)
@@ -62,8 +60,7 @@ class ConfidenceAgentWorkflow:
             message = f"The agent could not finish: {failure_message(exc)}"
             workflow.logger.warning("run failed: %s", message)
             result = await ctx.fail(message)
-        if turn is not None:
-            await turn.remember(result)
+        await turn.remember(result)
         ctx.release_answer()
         undelivered: BaseException | None = None
         try:
@@ -79,18 +76,17 @@ class ConfidenceAgentWorkflow:
             result.closing = ctx.outbox.closing
         return result
 
-    async def _answer(self, notes: list[str], turn: TurnMemory | None) -> AgentRunResult:
+    async def _answer(self, notes: list[str], turn: TurnMemory) -> AgentRunResult:
         ctx = self.ctx
         ctx.phase("planning")
         if notes:
             ctx.say("observation", "Request settings: " + "; ".join(notes))
         query_path = QueryPath(ctx, StepRunner(ctx))
-        if turn is not None:
-            await turn.recall()
-            reading = await turn.read_follow_up()
-            if reading is not None and reading.from_conversation:
-                return await query_path.answer_from_conversation(turn)
-        if ctx.settings.router_enabled and ctx.features.router:
+        await turn.recall()
+        reading = await turn.read_follow_up()
+        if reading is not None and reading.from_conversation:
+            return await query_path.answer_from_conversation(turn)
+        if ctx.settings.router_enabled:
             route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput,
                                                    summary="route: query, action or direct answer")
             if route.intent is Intent.ACTION:
@@ -100,9 +96,8 @@ class ConfidenceAgentWorkflow:
         return await query_path.run()
 
     async def _worker_settings(self, inp: AgentRunInput) -> AgentSettings:
-        if inp.settings is not None and not workflow.patched(WORKER_POLICY_PATCH):
-            return inp.settings  # a run recorded before callers' settings took the worker's policy
-        # The worker's own configuration, read by a local activity so that it is recorded for replay.
+        """The worker's own configuration, read by a local activity so that it is recorded for replay; settings
+        the caller gave keep the worker's approval and audit policy (AgentSettings.under_policy_of)."""
         worker = await workflow.execute_local_activity(Activities.AGENT_SETTINGS, result_type=AgentSettings,
                                                        start_to_close_timeout=timedelta(seconds=10))
         return worker if inp.settings is None else inp.settings.under_policy_of(worker)

@@ -1,7 +1,7 @@
 """The run's provenance, sent as it happens in TrustGraph's explainability form: one `explain` message per
 entity (the question, the plan, each step, the answer or the failure), as TrustGraph's agent sends them
-(contracts/explain.py builds the triples). Only runs that started with FEATURES_EXPLAINED send any: older
-histories replay without them."""
+(contracts/explain.py builds the triples). None go to callers that cannot read them
+(contracts/topics.py: hears_explain)."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ def step_confidence(metrics: ConfidenceMetrics, threshold: float | None = None) 
 
 
 class ExplainTrace:
-    def __init__(self, emit: Callable[[AgentResponse], None], session_id: str) -> None:
+    def __init__(self, emit: Callable[[AgentResponse], None], session_id: str, enabled: bool) -> None:
         self._emit = emit
         self.uris = Uris(session_id)
-        self.enabled = False  # set for runs that started with FEATURES_EXPLAINED
+        self.enabled = enabled  # whether explain messages are sent (the entities' URIs are named either way)
         self.plan: ExecutionPlan | None = None
         self._attempts: dict[str, list[Attempt]] = {}
         self._confident: list[str] = []  # steps whose confidence the answer builds on

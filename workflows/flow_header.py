@@ -2,8 +2,8 @@
 takes the flow from the run's input (AgentRunInput.flow) or, for a child workflow, from the header its parent
 sent; the outbound interceptor sends it, as the header `tgca-flow`, with every activity and child workflow the
 run starts (worker/flow_context.py reads it around each activity). Deterministic: the header follows from the
-input alone. A run without a flow (recorded before flows were followed, or asked on a bridge that does not
-follow them) sends no header, so its commands are exactly as before."""
+input alone. A run without a flow (asked on a bridge that does not follow flows) sends no header: its
+activities read the worker's configured topics."""
 
 from __future__ import annotations
 

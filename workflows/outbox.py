@@ -1,7 +1,7 @@
 """The caller's messages, from workflow code: queued in order and drained by one sender that publishes
 whatever queued up meanwhile in one `publish` local activity (the worker publishes to Pulsar itself: no
 server round trip), so the work never waits for a server to relay a message and the messages keep their
-order. Runs started before `publish` existed use the bridge's `emit` activity, as they did when recorded.
+order.
 
 Delivery is at least once, in order per request: a worker that dies after publishing but before its
 workflow task completed publishes again on replay, with the same message ids."""
@@ -32,13 +32,11 @@ def closes_dialog(response: AgentResponse) -> bool:
 
 
 class Outbox:
-    def __init__(self, topic: str, request_id: str, bridge_queue: str, id_prefix: str,
-                 from_worker: bool = False, collection: str = "default",
+    def __init__(self, topic: str, request_id: str, id_prefix: str, collection: str = "default",
                  subagent: SubagentReturn | None = None) -> None:
-        self._topic, self._request_id, self._queue, self._prefix = topic, request_id, bridge_queue, id_prefix
+        self._topic, self._request_id, self._prefix = topic, request_id, id_prefix
         self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
         self._collection = collection  # where the publisher stores explain triples (EmitInput.collection)
-        self.from_worker = from_worker  # publish locally; False only for runs recorded before it (their replay)
         # The start of the answer the synthesis activity already published (streamed as written): the explain
         # message's answer document is the whole answer (EmitInput.released_answer).
         self.released_answer = ""
@@ -69,16 +67,10 @@ class Outbox:
             message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch,
                                 collection=self._collection, subagent=self._subagent,
                                 released_answer=self.released_answer)
-            if self.from_worker:
-                await workflow.execute_local_activity(
-                    Activities.PUBLISH, message,
-                    start_to_close_timeout=timedelta(seconds=15), schedule_to_close_timeout=timedelta(minutes=10),
-                    retry_policy=DELIVERY_RETRY, local_retry_threshold=LOCAL_RETRY_THRESHOLD)
-            else:
-                await workflow.execute_activity(
-                    Activities.EMIT, message, task_queue=self._queue,
-                    start_to_close_timeout=timedelta(seconds=30), schedule_to_close_timeout=timedelta(minutes=10),
-                    retry_policy=DELIVERY_RETRY)
+            await workflow.execute_local_activity(
+                Activities.PUBLISH, message,
+                start_to_close_timeout=timedelta(seconds=15), schedule_to_close_timeout=timedelta(minutes=10),
+                retry_policy=DELIVERY_RETRY, local_retry_threshold=LOCAL_RETRY_THRESHOLD)
 
     def _note_failure(self) -> None:
         sender = self._sender

@@ -106,7 +106,7 @@ class QueryPath:
                                                     SynthesisOutput, summary="answer without tools")
         confidence = None
         how = "not scored - a direct answer, not drawn from the knowledge graph"
-        if synthesis.verification == CATALOGUE:  # a question about the actions (none in older histories)
+        if synthesis.verification == CATALOGUE:  # a question about the actions
             confidence = ctx.status.final_confidence = CATALOGUE_CONFIDENCE
             how = f"{confidence:.2f} - read from the action definitions; nothing was changed"
         answer = f"{synthesis.answer}\n\nConfidence: {how}"

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, replace
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
 
 from workflows.activity_options import FamilyOptions, LlmTally
 from workflows.explain_trace import ExplainTrace
@@ -18,20 +19,7 @@ from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
     from contracts.conversation import ActionRecordSummary
-    from contracts.names import (
-        ALL_FEATURES,
-        CONVERSATION_MEMORY,
-        ERROR_AWARE_LADDER,
-        FEATURES_EXPLAINED,
-        FEATURES_GUARDED,
-        INTENT_ROUTER,
-        SA_AWAITING_OVERRIDE,
-        SA_CURRENT_STEP,
-        SA_FINAL_CONFIDENCE,
-        SA_STATUS,
-        STREAM_AS_WRITTEN,
-        WORKER_PUBLISH,
-    )
+    from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
     from contracts.query_path import AnswerStream, SynthesisOutput
@@ -39,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.redaction import redact_text, redacted_after
     from contracts.run import AgentRunInput, AgentRunResult, AgentSettings, RunStatus, StepState
     from contracts.topics import hears_explain
-    from contracts.wire import AgentResponse
+    from contracts.wire import AgentResponse, MessageType
     from contracts.wire_codec import error_response
     from overrides.checks import (
         MAX_REJECTION_CHARS,
@@ -71,56 +59,15 @@ def answer_chunks(answer: str, size: int = 120) -> list[str]:
     return [*chunks, current] if current else chunks or [answer]
 
 
-@dataclass(frozen=True)
-class Features:
-    """Behaviour added after runs were recorded: each is on only for runs that started with it (asked with
-    `workflow.patched` at the very start of the run), so older histories replay as they ran."""
-
-    router: bool = False
-    error_aware_ladder: bool = False
-    conversation: bool = False
-    worker_publish: bool = False  # messages published by the worker (workflows/outbox.py)
-    override_limits: bool = False  # bounded override fields and human retries (overrides/checks.py)
-    # open_actions, the role 'act', no self-approval and approve_every_action (overrides/action_gate.py)
-    approval_policy: bool = False
-    explain: bool = False  # provenance sent as TrustGraph `explain` messages (workflows/explain_trace.py)
-    # A streamed answer's checked sentences sent by the synthesis activity as they are written (asked only by
-    # runs that stream: activities/answer_release.py).
-    stream_as_written: bool = False
-
-    @classmethod
-    def of_this_run(cls, streaming: bool = False) -> Features:
-        features = cls._recorded()
-        if streaming and workflow.patched(STREAM_AS_WRITTEN):
-            return replace(features, stream_as_written=True)
-        return features
-
-    @classmethod
-    def _recorded(cls) -> Features:
-        # A run started since FEATURES_GUARDED records one patch marker for all of them: each marker also costs
-        # an upsert of Temporal's TemporalChangeVersion search attribute (a visibility write on the server).
-        # Older runs replay with the marker(s) they recorded.
-        if workflow.patched(FEATURES_EXPLAINED):
-            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
-                       override_limits=True, approval_policy=True, explain=True)
-        if workflow.patched(FEATURES_GUARDED):
-            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True,
-                       override_limits=True, approval_policy=True)
-        if workflow.patched(ALL_FEATURES):
-            return cls(router=True, error_aware_ladder=True, conversation=True, worker_publish=True)
-        return cls(router=workflow.patched(INTENT_ROUTER), error_aware_ladder=workflow.patched(ERROR_AWARE_LADDER),
-                   conversation=workflow.patched(CONVERSATION_MEMORY),
-                   worker_publish=workflow.patched(WORKER_PUBLISH))
-
-
 class RunContext:
     def __init__(self, inp: AgentRunInput) -> None:
         self.inp = inp
         self.question = inp.request.question
         self.workflow_id = workflow.info().workflow_id
-        self.outbox = Outbox(inp.response_topic, inp.request_id, inp.queues.bridge, self.workflow_id,
+        self.outbox = Outbox(inp.response_topic, inp.request_id, self.workflow_id,
                              collection=inp.request.collection, subagent=inp.subagent)
-        self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id)
+        self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id,
+                                  enabled=hears_explain(inp.response_topic))
         self.status = RunStatus()
         self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it
         self.audit: dict[str, StepAudit] = {}
@@ -135,15 +82,11 @@ class RunContext:
         self.held: list[AgentResponse] = []
         self._override_lock = asyncio.Lock()
         self._override_requests = 0
-        self.features = Features()
         self.llm_usage = LlmTally()  # every activity's LLM usage, for the final message (as TrustGraph's agent)
         self.configure(inp.settings or AgentSettings())
 
     def begin(self) -> None:
-        """Decide, first thing in the run, which recorded behaviours it has (before any activity)."""
-        self.features = Features.of_this_run(self.inp.request.streaming)
-        self.outbox.from_worker = self.features.worker_publish
-        self.trace.enabled = self.features.explain and hears_explain(self.inp.response_topic)
+        """The run's first message: its provenance's session (the question, when it was asked)."""
         self.trace.session(self.question, self.iso_now(), self.inp.request.collection)
 
     def configure(self, settings: AgentSettings) -> None:
@@ -156,7 +99,7 @@ class RunContext:
     def emit(self, response: AgentResponse) -> None:
         self.outbox.emit(response)
 
-    def say(self, kind: str, text: str) -> AgentResponse:
+    def say(self, kind: MessageType, text: str) -> AgentResponse:
         # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
         response = AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True)
         self.emit(response)
@@ -166,7 +109,7 @@ class RunContext:
         """Where the synthesis activity sends the answer's sentences as they are written and checked: for a run
         that streams, as written (`stream_answer_as_written`), to its caller (a supervisor's sub-goal reports
         one completion instead)."""
-        if not (self.features.stream_as_written and self.settings.stream_answer_as_written) or self.inp.subagent:
+        if not (self.inp.request.streaming and self.settings.stream_answer_as_written) or self.inp.subagent:
             return None
         return AnswerStream(topic=self.inp.response_topic, request_id=self.inp.request_id,
                             message_id=self.trace.answer_uri, delivery_prefix=self.workflow_id,
@@ -233,7 +176,8 @@ class RunContext:
         self.status.phase = phase
         if not self.settings.search_attributes:
             return
-        updates = [SA_STATUS.value_set(phase), SA_AWAITING_OVERRIDE.value_set(phase == "awaiting_override")]
+        updates: list[SearchAttributeUpdate[Any]] = [
+            SA_STATUS.value_set(phase), SA_AWAITING_OVERRIDE.value_set(phase == "awaiting_override")]
         if step is not None:
             updates.append(SA_CURRENT_STEP.value_set(step))
         if self.status.final_confidence is not None:
@@ -249,10 +193,8 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
-        # Runs recorded before the approval policy took approvals from their requester too.
-        requester = self.inp.request.user if self.features.approval_policy else None
         return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id,
-                              requester, limits=self.features.override_limits)
+                              self.inp.request.user)
 
     def reject(self, override: Override, reason: str) -> None:
         """A refused override signal, listed in the status: each entry and the list bounded, so that no signal

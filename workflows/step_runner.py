@@ -54,7 +54,7 @@ class StepRunner:
             ctx.say("thought", f"Step {step.id}{attempt_label}: {step.function}({args_text})")
             rung_text = "" if not retry else "human" if ladder_done else rung.value
             out = await self._attempt(step, arguments, context, retry, rung=rung_text)
-            if out.needs_approval:  # only tools that say so: no history recorded before it holds one
+            if out.needs_approval:  # only tools that say so (an MCP tool not marked read-only)
                 approved = await self._approved_call(step, status, audit, arguments, context, retry, rung_text, out)
                 if isinstance(approved, StepResult):
                     return approved
@@ -77,7 +77,7 @@ class StepRunner:
             if not ladder_done and retry < settings.max_retries:
                 retry += 1
                 rung = rung_for(retry)
-                if rung is Rung.SAME and out.deterministic and ctx.features.error_aware_ladder:
+                if rung is Rung.SAME and out.deterministic:
                     rung = Rung.REPAIR  # the same arguments would fail the same way
                 status.state = StepState.RETRYING
                 ctx.say("thought", f"Step {step.id}: confidence {score:.2f} is below {step.confidence_threshold:.2f} "
@@ -87,7 +87,7 @@ class StepRunner:
                     await workflow.sleep(backoff(retry, settings.retry_backoff_factor, settings.max_retry_delay_s))
                     continue
                 proposed = await self._adjust(step, arguments, out, rung)
-                if not (ctx.features.error_aware_ladder and proposed in tried):
+                if proposed not in tried:
                     arguments = proposed
                     tried.append(proposed)
                     continue
@@ -233,7 +233,7 @@ class StepRunner:
         )
         choices = "accept, retry (optionally with new arguments), skip, abort"
         limit = self.ctx.settings.max_human_retries
-        if self.ctx.features.override_limits and human_retries >= limit:
+        if human_retries >= limit:
             # Every retry is one more tool call and output in the run's history: a human gets a few, not any.
             request.choices = [c for c in request.choices if c != Decision.RETRY.value]
             request.max_human_retries = limit

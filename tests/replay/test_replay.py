@@ -1,5 +1,7 @@
-"""Replay: every committed history of a real run (tests/histories, recorded by tests/record_histories.py)
-must replay on the current workflow code, or a deployment would break the runs in flight."""
+"""Replay: every committed history of a real run must replay on the current workflow code, or a deployment
+would break the runs in flight. tests/histories/*.json are the current code's (tests/record_histories.py);
+tests/histories/<release>/ keep each release's, never recorded again (docs/decisions.md, "Patching workflow
+code")."""
 
 from __future__ import annotations
 
@@ -13,24 +15,24 @@ import pytest
 
 from workflows.replay import load_history, replay
 
-HISTORIES = sorted((Path(__file__).resolve().parent.parent / "histories").glob("*.json"))
+HERE = Path(__file__).resolve().parent.parent / "histories"
+HISTORIES = sorted(HERE.rglob("*.json"))  # the current code's, then every kept release's
 
 
-def test_every_scenario_has_a_committed_history() -> None:
-    assert {p.stem for p in HISTORIES} >= {"query", "retry_ladder", "override_accept", "override_timeout", "parallel",
-                                          "batch", "batch_window", "conversation", "conversation_turn",
-                                          "action_parameters", "worker_publish", "batch_worker_publish",
-                                          "batch_window_worker_publish", "shared_queue", "flow", "streamed",
-                                          "batch_parent_checked", "batch_window_parent_checked"}
+def test_every_scenario_has_a_history_of_the_current_code() -> None:
+    assert {p.stem for p in HERE.glob("*.json")} >= {
+        "query", "parallel", "retry_ladder", "repair", "override_accept", "override_timeout", "flow", "streamed",
+        "conversation", "conversation_turn", "batch", "batch_window", "batch_groups", "batch_window_groups",
+        "action_parameters"}
 
 
-@pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
+@pytest.mark.parametrize("path", HISTORIES, ids=[str(p.relative_to(HERE).with_suffix("")) for p in HISTORIES])
 async def test_committed_history_replays_on_the_current_code(path: Path) -> None:
     [outcome] = await replay([load_history(path)])
     assert outcome.ok, outcome.error
 
 
-QUERY = Path(__file__).resolve().parent.parent / "histories" / "query.json"
+QUERY = HERE / "query.json"
 
 
 async def test_replay_command_reports_nondeterminism_clearly(tmp_path: Path) -> None:
