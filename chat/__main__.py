@@ -1,3 +1,3 @@
 from chat.main import main
 
-raise SystemExit(main())
+main()

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import structlog
 import uvicorn
 
 from actions.ontology import Ontology
-from activities.action_history import ActionHistory
 from activities.actions import ActionTools
+from backends.action_history import ActionHistory
 from backends.graph_store import GraphStore
-from chat.app import ChatDeps, create_app
+from chat.app import create_app
 from chat.auth import Authenticator, is_loopback, new_local_token
+from chat.dependencies import ChatDeps
 from chat.runs import RunStreams
 from chat.same_site import answered_hosts
 from chat.stream_slots import StreamSlots
@@ -77,9 +80,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
                               origins=config.http_allowed_origins,
                               streams_open=StreamSlots(config.http_max_streams, config.http_max_streams_per_caller),
                               stream_max_s=config.http_stream_max_s))
-    server = uvicorn.Server(uvicorn.Config(app, host=config.http_host, port=config.http_port, log_config=None,
-                                           access_log=False))
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # stop comes from `stop`
+    server = ServerWithoutSignals(uvicorn.Config(app, host=config.http_host, port=config.http_port,
+                                                 log_config=None, access_log=False))
     url = f"http://{config.http_host}:{config.http_port}/"
     # Open mode: the link carries the local token (in the fragment, which browsers never send) for the page to use
     log.info("chat_ready", url=f"{url}#token={local_token}" if local_token else url, open=not config.http_tokens)
@@ -93,6 +95,15 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     await client.close()
     if store is not None:
         await store.aclose()
+
+
+class ServerWithoutSignals(uvicorn.Server):
+    """uvicorn, minus its own SIGINT/SIGTERM handlers: the chat stops when `stop` is set, after it has closed its
+    streams and connections, wherever the signal was caught."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def main(argv: list[str] | None = None) -> None:

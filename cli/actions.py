@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from actions.ontology import Ontology, UnknownName
-from activities.action_history import ActionHistory, HistoryEntry
 from activities.actions import ActionTools
+from backends.action_history import ActionHistory, HistoryEntry
 from backends.graph_store import GraphQueryError, GraphStore
 from cli.decide import default_signing_key
 from cli.errors import FAILED, UNREACHABLE_OR_BAD_INPUT, error
@@ -18,7 +18,7 @@ from overrides.undo_policy import undo_refusal
 from service.flags import config_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("actions", parents=[common], help="list executed actions, undo reversible ones")
     p.add_argument("--falkordb-url", help="FalkorDB URL (env TGCA_FALKORDB_URL)")
     p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")

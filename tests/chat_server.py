@@ -15,11 +15,12 @@ import httpx
 import uvicorn
 
 from actions.ontology import Ontology
-from activities.action_history import ActionHistory
 from activities.actions import ActionTools
+from backends.action_history import ActionHistory
 from backends.graph_store import GraphStore
-from chat.app import ChatDeps, create_app
+from chat.app import create_app
 from chat.auth import Authenticator, new_local_token
+from chat.dependencies import ChatDeps
 from chat.runs import RunStreams
 from chat.same_site import answered_hosts
 from embedded.processes import free_port

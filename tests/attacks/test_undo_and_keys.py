@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from actions.queries import SHARED_KEY
-from activities.action_history import ActionHistory
+from backends.action_history import ActionHistory
 from tests.integration.test_action_parameters import ORDERS, execute, order_props, record_count, tools  # noqa: F401
 
 

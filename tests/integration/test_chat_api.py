@@ -203,3 +203,24 @@ async def test_an_executed_reversible_action_is_undone_over_http(make_stack, dem
     statuses = dict((await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status",
                                       {"ids": drafts})).result_set)
     assert statuses == {drafts[0]: "draft", drafts[1]: "submitted"}
+
+
+async def test_a_finished_run_reads_back_from_another_chat_server(make_stack, demo_copy, unique: str) -> None:
+    """A chat server that never held the run (restarted, or another replica) answers GET /runs/{id}/events
+    for a finished run from Temporal: the run's own answer, then its confidence and `done`."""
+    graph_name, _ = demo_copy
+    with ScriptedLLM(ConversationalModel()) as llm:
+        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
+        async with chat_server(stack) as server, server.client() as http:
+            events: list[dict[str, Any]] = []
+            approving = asyncio.create_task(approve_on_request(http, events))
+            await asyncio.wait_for(collect(http, {"query": PAY}, events), 180)
+            await approving
+        workflow_id = events[0]["workflow_id"]
+        async with chat_server(stack) as other, other.client() as http:
+            async with http.stream("GET", f"/runs/{workflow_id}/events") as response:
+                replayed = [event async for _, event in sse_events(response)]
+
+    answer = "".join(e["content"] for e in events if e["type"] == "content")
+    assert [e["type"] for e in replayed] == ["content", "confidence", "done"], replayed
+    assert replayed[0]["content"] == answer and "18 succeeded, 2 failed" in answer

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -55,7 +56,9 @@ def test_options_are_checked_before_anything_is_installed(tmp_path: Path, argv: 
 
 def test_the_package_builds_without_warnings_and_ships_the_chat_ui(tmp_path: Path) -> None:
     """The wheel build setup.sh and the Dockerfile run (pip, isolated build) says nothing about the project's own
-    metadata: the licence as an SPDX expression, the chat UI's files as a package of their own."""
+    metadata: the licence as an SPDX expression, the chat UI's files as a package of their own, and every
+    module of the project's packages (a subpackage missing from pyproject's list would leave the image unable
+    to import it)."""
     repo = fresh_copy(tmp_path / "repo")
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w",
                            str(tmp_path / "wheel"), "."], cwd=repo, capture_output=True, text=True, timeout=600)
@@ -65,5 +68,10 @@ def test_the_package_builds_without_warnings_and_ships_the_chat_ui(tmp_path: Pat
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     with zipfile.ZipFile(wheel) as built:
         assert "chat/static/index.html" in built.namelist()
+        shipped = set(built.namelist())
         metadata = next(built.read(n).decode() for n in built.namelist() if n.endswith(".dist-info/METADATA"))
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    top_level = {name.split(".")[0] for name in tomllib.loads((repo / "pyproject.toml").read_text())
+                 ["tool"]["setuptools"]["packages"]}
+    modules = {str(path.relative_to(repo)) for package in top_level for path in (repo / package).rglob("*.py")}
+    assert modules - shipped == set()

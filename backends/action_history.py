@@ -1,20 +1,22 @@
-"""The action history : every executed action is an ActionRecord node, written in the
-same query as its effects (request, entity, before/after, time, run). Listing reads them; undo applies
-the definition's inverse once per record, under its own idempotency key, and marks the record undone.
-An inverse with parameters gets them from the record: each one is the value the undone action found in the
-property the inverse sets from it (rescheduling back to the date it had), so undo restores what was there."""
+"""The action history, read and undone by the chat API and `tg-confidence actions`: every executed action is an
+ActionRecord node, written in the same query as its effects (request, entity, before/after, time, run). Listing
+reads them; undo applies the definition's inverse once per record, under its own idempotency key, and marks the
+record undone. An inverse with parameters gets them from the record: each one is the value the undone action
+found in the property the inverse sets from it (rescheduling back to the date it had), so undo restores what was
+there."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from actions.ontology import ActionDefinition
+from actions.ontology import ActionDefinition, Ontology
 from actions.queries import RECORD_LABEL, recorded_changes, recorded_values
-from activities.actions import ActionTools
+from backends.graph_store import GraphStore
+from contracts.query_path import StepOutput
 
 FIELDS = ("key", "at", "run_id", "action", "entity_type", "entity_id", "request", "undoes", "undone_by",
           "changed_keys", "changed_before", "changed_after", "changed_before_keys", "changed_after_keys",
@@ -44,8 +46,21 @@ class UndoOutcome(BaseModel):
     detail: str
 
 
+class ActionApplier(Protocol):
+    """What undo needs of the action path's executor (`activities/actions.py: ActionTools`), passed in because
+    it sits in a layer above: an inverse is applied exactly as a run applies an action, under its key, in one
+    query."""
+
+    graph: GraphStore
+    ontology: Ontology
+
+    async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
+                    retry: int = 0, parameters: dict[str, Any] | None = None,
+                    expected: dict[str, Any] | None = None) -> StepOutput: ...
+
+
 class ActionHistory:
-    def __init__(self, tools: ActionTools) -> None:
+    def __init__(self, tools: ActionApplier) -> None:
         self.tools = tools
         self.graph = tools.graph
 
