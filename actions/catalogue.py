@@ -12,9 +12,10 @@ import re
 
 from actions.ontology import Ontology
 from actions.queries import describe_action
+from contracts.query_path import Verification
 from questions.named_terms import singular
 
-CATALOGUE = "catalogue"  # SynthesisOutput.verification of an answer read from the action definitions
+CATALOGUE: Verification = "catalogue"  # SynthesisOutput.verification of an answer read from the action definitions
 CATALOGUE_CONFIDENCE = 0.95  # read, not written by a model: only a definition that is wrong makes it wrong
 
 # How a question about actions opens, or its question mark. "Can you pay ..." opens like a question and

@@ -67,7 +67,8 @@ def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params:
     return head
 
 
-def validation_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str) -> tuple[str, dict]:
+def validation_query(ontology: Ontology, class_name: str, action_name: str,
+                     entity_id: str) -> tuple[str, dict[str, Any]]:
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_id": entity_id}
     head = _head(ontology, class_name, action, params)
@@ -75,7 +76,7 @@ def validation_query(ontology: Ontology, class_name: str, action_name: str, enti
 
 
 def batch_validation_query(ontology: Ontology, class_name: str, action_name: str,
-                           entity_ids: list[str]) -> tuple[str, dict]:
+                           entity_ids: list[str]) -> tuple[str, dict[str, Any]]:
     """The dry run over many entities at once: one row (properties, failed checks) per entity found."""
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_ids": entity_ids}
@@ -85,7 +86,7 @@ def batch_validation_query(ontology: Ontology, class_name: str, action_name: str
 
 def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
                     record: dict[str, Any], parameters: dict[str, Any] | None = None,
-                    expected: dict[str, Any] | None = None) -> tuple[str, dict]:
+                    expected: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """Returns (before, after, failures, already_applied, and when already applied the recorded change
     as keys, before values, after values) for the entity; applies nothing when any precondition fails
     or the key was used before. `parameters` are the action's declared parameters' values, already
@@ -106,7 +107,7 @@ def execution_query(ontology: Ontology, class_name: str, action_name: str, entit
 
 
 def group_execution_query(ontology: Ontology, class_name: str, action_name: str, items: list[dict[str, Any]],
-                          parameters: dict[str, Any] | None = None) -> tuple[str, dict]:
+                          parameters: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """`execution_query` for many entities of one action with the same parameters in ONE write query (the
     graph's single writer pays its fixed cost once). `items` are {entity_id, key, record}, the entity ids
     distinct (two rows of one entity would both read it as it was before the query). Returns one row per
@@ -206,7 +207,7 @@ def _recorded(var: str, changed: list[str], side: str = "before") -> str:
             f"r.changed_{side}_keys = [k IN [{present}] WHERE k IS NOT NULL]")
 
 
-def recorded_values(keys: list[str] | None, values: list | None, present: list[str] | None) -> dict[str, Any]:
+def recorded_values(keys: list[str] | None, values: list[Any] | None, present: list[str] | None) -> dict[str, Any]:
     """One side of a record's change by property name. Records written before `changed_*_keys` existed
     align their values with `keys`."""
     return dict(zip(keys if present is None else present, values or [], strict=False)) if keys else {}

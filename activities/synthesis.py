@@ -19,7 +19,7 @@ from confidence.evidence_words import Figures, StepFigures
 from confidence.token_evidence import answer_evidence
 from contracts.conversation import FollowUpInput
 from contracts.names import Activities
-from contracts.query_path import SynthesisInput, SynthesisOutput
+from contracts.query_path import SynthesisInput, SynthesisOutput, Verification
 from contracts.redaction import may_hold_secret
 from contracts.routing import RouteInput
 from planning.step_context import trim
@@ -161,7 +161,8 @@ class SynthesisActivities:
         return self._output(compose_from_rows(request.question, outputs), completion, "composed", first)
 
     @staticmethod
-    def _output(answer: str, completion: Completion, verification: str, unsupported: list[str]) -> SynthesisOutput:
+    def _output(answer: str, completion: Completion, verification: Verification,
+                unsupported: list[str]) -> SynthesisOutput:
         return SynthesisOutput(answer=answer, model=completion.model, in_tokens=completion.in_tokens,
                                out_tokens=completion.out_tokens, verification=verification, unsupported=unsupported,
                                token_evidence=answer_evidence(completion.token_logprobs))

@@ -97,7 +97,9 @@ class GraphStore:
         async with self._connect_lock:
             if self._db is None:
                 self._db = await asyncio.to_thread(FalkorDB.from_url, self.url, socket_connect_timeout=5)
-        return self._db.select_graph(self.graph_name)
+            db = self._db
+        assert db is not None  # connected just above (the client is untyped, so mypy cannot tell)
+        return db.select_graph(self.graph_name)
 
     def _unreachable(self, exc: BaseException) -> ApplicationError:
         return ApplicationError(f"FalkorDB at {self.shown_url} is unreachable: {redact_text(str(exc))}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import structlog
 
@@ -41,7 +41,9 @@ BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain'
 
 _FIND = ("MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "
          "RETURN labels(n)[0], k, text LIMIT $limit")
-_CONDITIONS = {
+
+_StoredMatch = Literal["exact", "contains"]  # how a stored value holds the term
+_CONDITIONS: dict[_StoredMatch, str] = {
     "exact": "toLower(text) = toLower($term)",
     "contains": "toLower(text) CONTAINS toLower($term)",
 }
@@ -55,7 +57,8 @@ async def vocabulary(graph: GraphStore) -> set[str]:
     return words
 
 
-async def _stored(graph: GraphStore, how: str, term: str, limit: int = MATCHES_PER_MENTION) -> list[list[object]]:
+async def _stored(graph: GraphStore, how: _StoredMatch, term: str,
+                  limit: int = MATCHES_PER_MENTION) -> list[list[object]]:
     """(label, property, value) of up to `limit` domain nodes storing `term` exactly or as part of a value."""
     return (await graph.ro_query(_FIND.format(condition=_CONDITIONS[how]),
                                  {"term": term, "skip": list(BOOKKEEPING_LABELS), "limit": limit},

@@ -308,7 +308,7 @@ async def streamed(model: ChatModel, messages: list[dict[str, str]], on_text: Te
         return completion
     completion = await stream(messages, on_text=on_text, max_tokens=max_tokens, temperature=temperature,
                               logprobs=logprobs)
-    return completion  # type: ignore[no-any-return]
+    return completion
 
 
 class LlmObserver(Protocol):
@@ -355,10 +355,11 @@ class MeteredChatModel:
             completion = await call
             return counted(completion)
         finally:
-            metered = self._meter_tokens and completion is not None
-            self._observer.llm_call(time.monotonic() - started, self._model,
-                                    _count(completion.in_tokens) if metered else None,
-                                    _count(completion.out_tokens) if metered else None)
+            in_tokens: int | None = None
+            out_tokens: int | None = None
+            if self._meter_tokens and completion is not None:
+                in_tokens, out_tokens = _count(completion.in_tokens), _count(completion.out_tokens)
+            self._observer.llm_call(time.monotonic() - started, self._model, in_tokens, out_tokens)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -9,13 +9,15 @@ waiting run; runs that fail get an error response (or, with fallback on, go to t
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import pulsar
 import structlog
 from pulsar.asyncio import Client as AsyncPulsarClient
 from pulsar.asyncio import Consumer, Producer
-from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -98,7 +100,7 @@ class RequestRelay:
             self._spawn(self._handlers, self._handle_guarded(message))
 
     @staticmethod
-    def _spawn(tasks: set[asyncio.Task[None]], coroutine) -> None:  # type: ignore[no-untyped-def]
+    def _spawn(tasks: set[asyncio.Task[None]], coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
         tasks.add(task)
         task.add_done_callback(tasks.discard)
@@ -227,7 +229,7 @@ class RequestRelay:
             log.warning("duplicate_request_unchecked", workflow_id=workflow_id, error=str(exc))
         return False
 
-    async def _watch(self, handle, topic: str, request_id: str, payload: bytes,  # type: ignore[no-untyped-def]
+    async def _watch(self, handle: WorkflowHandle[Any, AgentRunResult], topic: str, request_id: str, payload: bytes,
                      subagent: SubagentReturn | None = None) -> None:
         """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import uuid
 from pathlib import Path
+from typing import TypedDict
 
 from cli.ask import AskTimeout, ask
 from cli.ask_view import AnswerOnlyView, AskView, JsonView, PlainView, TerminalView
@@ -20,7 +21,7 @@ from service.run_recovery import RunLookup
 from service.terminal import can_prompt, styled
 
 
-def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     a = sub.add_parser("ask", parents=[common], help="ask one question over Pulsar")
     add_flow_args(a)
     a.add_argument("question", help="the question, in quotes")
@@ -111,7 +112,12 @@ def conversation_of(value: str) -> str:
     return f"cli-{uuid.uuid4().hex[:12]}" if value.strip().lower() == "new" else value.strip()
 
 
-def agent_topics(config: ServiceConfig) -> dict[str, str]:
+class AgentTopics(TypedDict):
+    request_topic: str
+    response_topic: str
+
+
+def agent_topics(config: ServiceConfig) -> AgentTopics:
     """Where a client asks (the flow's first request topic) and where its answer comes back (the paired one)."""
     request_topic = config.request_topics[0]
     return {"request_topic": request_topic, "response_topic": config.response_topic_for(request_topic)}

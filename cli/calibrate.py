@@ -25,7 +25,7 @@ from service.flags import config_from_args
 Sample = tuple[dict[str, float], bool]
 
 
-def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("calibrate", parents=[common], help="fit the confidence calibrator from labelled runs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="*", type=Path, help="labelled runs (JSON lines with evidence and correct)")

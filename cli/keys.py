@@ -14,7 +14,7 @@ from contracts.override import Role
 from overrides.signing import new_key_pair
 
 
-def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("keys", parents=[common], help="make a key pair for signing override decisions")
     verbs = p.add_subparsers(dest="verb", required=True)
     new = verbs.add_parser("new", help="write a private key file and print the identity to configure")

@@ -22,7 +22,7 @@ from service.run_client import AgentRun
 from workflows.replay import load_history, replay
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     o = sub.add_parser("override", parents=[common],
                        help="answer a run's override request (Temporal update submit_override)")
     o.add_argument("workflow_id", help="the run, e.g. agent-<request id>")

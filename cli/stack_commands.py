@@ -19,7 +19,7 @@ from embedded.stack_state import StackRecord, StackState, StateError
 FOLLOW_POLL_S = 0.5
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     data_dir = argparse.ArgumentParser(add_help=False)
     data_dir.add_argument("--data-dir", type=Path, default=None,
                           help="the stack's data dir (default: env TGCA_DATA_DIR, else ~/.tg-confidence)")

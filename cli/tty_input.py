@@ -36,8 +36,13 @@ class LineReader:
 
     async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
-        ready = loop.create_future()
-        loop.add_reader(self.fd, lambda: ready.done() or ready.set_result(None))
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        loop.add_reader(self.fd, wake)
         try:
             await ready
         finally:

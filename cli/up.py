@@ -36,7 +36,7 @@ DEMO_QUESTION = "Which three suppliers have the most purchase orders, and how ma
 INTERRUPTED = 130
 
 
-def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     up = sub.add_parser("up", parents=[common], help="start the embedded stack",
                         description="Start every part on this machine. -p/--pulsar-host, --temporal-address and "
                                     "the URLs below point at an external server instead of starting one.")

@@ -176,7 +176,7 @@ def _rows(output: str) -> tuple[list[str], list[list[Any]], list[str]] | None:
         return None
     if not isinstance(data, dict) or "rows" not in data:
         return None
-    absent = data.get("names_not_in_the_graph", data.get("absent", []))  # "absent" in older results
+    absent = data.get("names_not_in_the_graph", data.get("absent")) or []  # "absent" in older results
     return [str(c) for c in data.get("columns", [])], list(data["rows"]), [str(a) for a in absent]
 
 

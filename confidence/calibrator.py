@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from confidence.evidence import DIRECTION, FEATURES, MAY_BE_MISSING
 from confidence.evidence_words import Figures, listed, phrase
@@ -169,7 +169,7 @@ class Calibrator:
                    ranges={n: (float(r[0]), float(r[1])) for n, r in ranges.items()})
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -28,12 +28,12 @@ from pydantic import AliasChoices, BaseModel, Field
 
 from contracts.llm_usage import LlmUsage
 from contracts.query_path import StepInput, StepOutput
-from contracts.wire import AgentResponse
+from contracts.wire import AgentResponse, MessageType
 
 LISTED = 500  # entities listed in one event or result; the rest are counted and in the action history
 
 
-EVENT_TYPE = "observation"
+EVENT_TYPE: MessageType = "observation"
 
 
 FILTER_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in")

@@ -148,20 +148,23 @@ class SynthesisInput(BaseModel):
     stream: AnswerStream | None = None
 
 
+# How the answer was checked against the results: "verified" (every name and figure found in them),
+# "rewritten" (the first draft stated something they lack), "composed" (made from the rows themselves,
+# since no written answer could be verified), "absent" (every graph result was empty and named what the
+# question asks about that exists nowhere: the answer says so, with no LLM call); "" for answers not
+# checked (older runs, direct answers).
+# "ranked" (a superlative's answer named another row than the query ranked first: it is read from the
+# ranking), "restated" (the written answer lacked the name or figure asked for: it is the rows themselves).
+Verification = Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined", "catalogue",
+                       "ranked", "restated"]
+
+
 class SynthesisOutput(BaseModel):
     answer: str
     model: str | None = None
     in_tokens: int | None = None
     out_tokens: int | None = None
-    # How the answer was checked against the results: "verified" (every name and figure found in them),
-    # "rewritten" (the first draft stated something they lack), "composed" (made from the rows themselves,
-    # since no written answer could be verified), "absent" (every graph result was empty and named what the
-    # question asks about that exists nowhere: the answer says so, with no LLM call); "" for answers not
-    # checked (older runs, direct answers).
-    # "ranked" (a superlative's answer named another row than the query ranked first: it is read from the
-    # ranking), "restated" (the written answer lacked the name or figure asked for: it is the rows themselves).
-    verification: Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined",
-                          "catalogue", "ranked", "restated"] = ""
+    verification: Verification = ""
     unsupported: list[str] = Field(default_factory=list)  # what the first draft stated that the results lack
     # The calibrated probability that the answer is right, and which evidence moved it; None when no
     # calibrator could be used (`confidence_reasons` then says why, and the run keeps its evidence score).

@@ -8,6 +8,7 @@ the event loop, so each takes time linear in the text (tests/attacks/test_linear
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -78,25 +79,29 @@ def redacted_after(sent: str, text: str) -> str:
     return whole if whole.startswith(sent) else sent + redact_text(text[len(sent):])
 
 
-def redact_log_event(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def redact_log_event(_: Any, __: str, event: MutableMapping[str, Any]) -> dict[str, Any]:
     """A structlog processor: every log line, the stdlib's included, is sanitized before it is written."""
-    return sanitize(event, include_raw_outputs=True)
+    return _sanitized_mapping(event, include_raw_outputs=True)
 
 
 def sanitize(value: Any, include_raw_outputs: bool = False) -> Any:
     """A copy with secret-looking keys and values redacted and, unless asked for, raw outputs dropped."""
     if isinstance(value, dict):
-        clean: dict[str, Any] = {}
-        for key, item in value.items():
-            if not include_raw_outputs and key in RAW_OUTPUT_KEYS:
-                continue
-            if _SECRET_KEY.search(str(key)) and isinstance(item, (str, int, float)):
-                clean[key] = REDACTED
-            else:
-                clean[key] = sanitize(item, include_raw_outputs)
-        return clean
+        return _sanitized_mapping(value, include_raw_outputs)
     if isinstance(value, list):
         return [sanitize(v, include_raw_outputs) for v in value]
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+def _sanitized_mapping(value: Mapping[Any, Any], include_raw_outputs: bool) -> dict[str, Any]:
+    clean: dict[str, Any] = {}
+    for key, item in value.items():
+        if not include_raw_outputs and key in RAW_OUTPUT_KEYS:
+            continue
+        if _SECRET_KEY.search(str(key)) and isinstance(item, (str, int, float)):
+            clean[key] = REDACTED
+        else:
+            clean[key] = sanitize(item, include_raw_outputs)
+    return clean

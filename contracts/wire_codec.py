@@ -8,6 +8,7 @@ are ignored. Encoding writes one superset JSON that 1.x and 2.x clients both rea
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -121,7 +122,7 @@ def decode_response(payload: bytes) -> AgentResponse:
         raise ResponseDecodeError(f"not a usable response: {str(exc)[:200]}") from None
 
 
-def _response(data: dict) -> AgentResponse:  # type: ignore[type-arg]
+def _response(data: dict[str, Any]) -> AgentResponse:
     kind = data.get("message_type") or data.get("chunk_type")
     content = data.get("content")
     if not kind:  # <= 1.5: one of answer/thought/observation is set
@@ -131,20 +132,20 @@ def _response(data: dict) -> AgentResponse:  # type: ignore[type-arg]
                 break
     if data.get("error"):
         kind = "error"
-    return AgentResponse(
-        message_type=kind or "observation",
-        content=content or "",
-        end_of_message=bool(data.get("end_of_message", True)),
-        end_of_dialog=bool(data.get("end_of_dialog", kind in ("answer", "error"))),
-        explain_id=data.get("explain_id") or None,
-        explain_graph=data.get("explain_graph") or None,
-        explain_triples=data.get("explain_triples") or [],
-        message_id=data.get("message_id") or "",
-        error=ErrorInfo(**data["error"]) if data.get("error") else None,
-        in_token=_tokens(data.get("in_token")),
-        out_token=_tokens(data.get("out_token")),
-        model=data.get("model") if isinstance(data.get("model"), str) else None,
-    )
+    return AgentResponse.model_validate({  # the sender's values, the message type among them: checked here
+        "message_type": kind or "observation",
+        "content": content or "",
+        "end_of_message": bool(data.get("end_of_message", True)),
+        "end_of_dialog": bool(data.get("end_of_dialog", kind in ("answer", "error"))),
+        "explain_id": data.get("explain_id") or None,
+        "explain_graph": data.get("explain_graph") or None,
+        "explain_triples": data.get("explain_triples") or [],
+        "message_id": data.get("message_id") or "",
+        "error": ErrorInfo(**data["error"]) if data.get("error") else None,
+        "in_token": _tokens(data.get("in_token")),
+        "out_token": _tokens(data.get("out_token")),
+        "model": data.get("model") if isinstance(data.get("model"), str) else None,
+    })
 
 
 def _tokens(value: object) -> int | None:

@@ -332,6 +332,6 @@ def ranked_by(query: str) -> tuple[str, bool] | None:
         return None
     direction = _direction(keys[0])
     key = keys[0][:direction[0]].strip() if direction else keys[0]
-    descending = bool(direction) and direction[1].upper().startswith("DESC")
+    descending = direction is not None and direction[1].upper().startswith("DESC")
     returned = split_items(DISTINCT.sub("", _body(query, found[last])))
     return _aliases(returned).get(key.strip("`"), key), descending

@@ -102,7 +102,9 @@ def _token_at(query: str, i: int, unclosed: set[str]) -> Token:
 
 def tokens(query: str) -> list[Token]:
     """Every token of the query, whitespace and comments included, end to end."""
-    out, i, unclosed = [], 0, set()
+    out: list[Token] = []
+    unclosed: set[str] = set()
+    i = 0
     while i < len(query):
         token = _token_at(query, i, unclosed)
         out.append(token)

@@ -63,7 +63,9 @@ def blank_strings(text: str) -> str:
         if start <= hopeless[quote]:
             opening = _QUOTE.search(text, start + 1)
             continue
-        end = _INSIDE[quote].match(text, start + 1).end()
+        inside = _INSIDE[quote].match(text, start + 1)
+        assert inside is not None  # its pattern matches the empty string too
+        end = inside.end()
         if end == len(text) or text[end] != quote:
             hopeless[quote] = end
             opening = _QUOTE.search(text, start + 1)
@@ -158,8 +160,7 @@ def query_literals(query: str) -> list[tuple[str, str]]:
         found += [(unescaped(value), "exact") for _, value in STRING_PAIR.findall(match.group(3))]
     found += [(unescaped(m.group(2)), "exact") for m in _EQUALS.finditer(query)]
     found += [(unescaped(m.group(1)), "contains") for m in _CONTAINS.finditer(query)]
-    seen: set[tuple[str, str]] = set()
-    return [f for f in found if f[0].strip() and not (f in seen or seen.add(f))]
+    return list(dict.fromkeys(f for f in found if f[0].strip()))  # the first of each, in order
 
 
 _AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|stDev|stDevP|percentileCont|percentileDisc)\s*\(", re.IGNORECASE)

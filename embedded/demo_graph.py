@@ -56,7 +56,7 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     ds = DemoDataset()
     start = date(2024, 1, 2)
 
-    suppliers = []
+    suppliers: list[dict[str, Any]] = []
     for i in range(n_suppliers):
         name = f"{_SUPPLIER_WORDS[0][i % len(_SUPPLIER_WORDS[0])]} {_SUPPLIER_WORDS[1][i % len(_SUPPLIER_WORDS[1])]}"
         suppliers.append({
@@ -66,7 +66,7 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
         })
     ds.nodes["Supplier"] = suppliers
 
-    products = []
+    products: list[dict[str, Any]] = []
     n = 0
     for category, names in _CATEGORIES.items():
         for base in names:
@@ -81,7 +81,7 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     ds.nodes["Warehouse"] = [{"warehouse_id": f"WH-{i + 1:02d}", "name": f"{city} Distribution Center",
                               "city": city, "country": country} for i, (city, country) in enumerate(_CITIES)]
 
-    supplies = []
+    supplies: list[dict[str, Any]] = []
     for s in suppliers:
         for p in rng.sample(products, rng.randint(4, 9)):
             supplies.append({"from": s["supplier_id"], "to": p["sku"], "lead_time_days": rng.randint(2, 30)})

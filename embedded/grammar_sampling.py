@@ -58,7 +58,8 @@ class GrammarCheckedSampler:
     def allows(self, token: int) -> bool:
         """Whether the grammar, in its current state, allows `token` next."""
         C = self._c
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
+        # llama-cpp-python annotates `id` as c_int32; ctypes reads and writes the field as an int.
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0  # type: ignore[assignment]
         single = C.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
         C.llama_sampler_apply(self.grammar, ctypes.byref(single))
         return not math.isinf(self._one[0].logit)
@@ -106,5 +107,5 @@ def install() -> bool:
         unconstrained = original(self, *args, grammar=None, **kwargs)
         return unconstrained if grammar is None else GrammarCheckedSampler(unconstrained, self._model, grammar)
 
-    llama_cpp.Llama._init_sampler = init_sampler
+    llama_cpp.Llama._init_sampler = init_sampler  # type: ignore[method-assign]  # the patch is the point
     return True

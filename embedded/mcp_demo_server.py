@@ -28,7 +28,8 @@ DEMO_RATES_TO_USD = {"USD": 1.0, "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CAD":
                      "MXN": 0.055}
 
 # Both tools only compute: marked read-only, they are called without a human's approval.
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
 
 server = MCPServer(name="tg-confidence-demo-tools",
                    instructions="Deterministic date and currency helpers for procurement questions.")

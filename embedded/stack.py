@@ -27,7 +27,7 @@ from contracts.redaction import shown_url
 from embedded import demo_graph, part_guard
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
-from embedded.processes import ManagedProcess, tcp_open
+from embedded.processes import ManagedProcess, ReadyCheck, tcp_open
 from embedded.stack_state import ProcessRecord, StackRecord, StackState
 from embedded.supervisor import Supervisor
 from service.connections import PartUnreachable, connect_temporal
@@ -98,7 +98,7 @@ async def _has_own_poller(client: Client, queue: str, kind: TaskQueueType.ValueT
     return any(p.identity.startswith(f"{pid}@") for p in response.pollers)
 
 
-def _serves_http(host: str, port: int):  # type: ignore[no-untyped-def]
+def _serves_http(host: str, port: int) -> ReadyCheck:
     async def ready(part: ManagedProcess) -> bool:
         async with httpx.AsyncClient(timeout=2) as http:
             return (await http.get(f"http://{host}:{port}/healthz")).status_code == 200
@@ -258,7 +258,7 @@ class EmbeddedStack:
                                            f"API docs {self.chat_url}docs; log {part.log_path}"))
 
     @staticmethod
-    def _pollers_ready(client: Client, queues: list[tuple[str, TaskQueueType.ValueType]]):  # type: ignore[no-untyped-def]
+    def _pollers_ready(client: Client, queues: list[tuple[str, TaskQueueType.ValueType]]) -> ReadyCheck:
         async def ready(part: ManagedProcess) -> bool:
             assert part.pid is not None
             for queue, kind in queues:

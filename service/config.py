@@ -221,8 +221,9 @@ class ConfigError(ValueError):
     """The configuration (file, environment or flags) is not valid: the message says which key and why."""
 
 
-def load_config(**flags: object) -> ServiceConfig:
-    """Build the config; flags set to None (not given on the command line) do not override."""
+def load_config(**flags: Any) -> ServiceConfig:
+    """Build the config; flags set to None (not given on the command line) do not override. The values are
+    as argparse parsed them: the model checks them."""
     given = {k: v for k, v in flags.items() if v is not None}
     try:
         return ServiceConfig(**given)

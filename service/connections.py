@@ -35,7 +35,7 @@ def temporal_connect_options() -> dict[str, Any]:
         profile = ClientConfigProfile.load().to_client_connect_config()
     except Exception as exc:  # the SDK raises several kinds for an unreadable or invalid file
         raise PartUnreachable(f"Temporal's client configuration cannot be read: {exc}") from exc
-    return {key: profile[key] for key in ("api_key", "tls", "rpc_metadata") if key in profile}  # type: ignore[literal-required]
+    return {key: profile[key] for key in ("api_key", "tls", "rpc_metadata") if key in profile}
 
 
 async def connect_temporal(address: str, namespace: str, runtime: Runtime | None = None) -> Client:

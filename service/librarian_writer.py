@@ -27,6 +27,8 @@ log = structlog.get_logger(__name__)
 SEND_TIMEOUT_S = 2.0  # a broker that cannot take the request within this long: the document is skipped
 MAX_PENDING = 1000  # requests remembered for their answer (an absent librarian never answers)
 ALREADY_STORED = "already exists"  # a publish retried after its documents were stored: nothing lost
+# The broker did not take the request in time, or refused it: the document is skipped.
+_SEND_ERRORS: tuple[type[Exception], ...] = (TimeoutError, *PULSAR_ERRORS)
 
 
 def add_document_request(document: ExplainDocument) -> dict[str, object]:
@@ -60,7 +62,7 @@ class LibrarianWriter:
             self._pending.popitem(last=False)
         try:
             await asyncio.wait_for(self._send(request, request_id, document), self.send_timeout_s)
-        except (TimeoutError, *PULSAR_ERRORS) as exc:
+        except _SEND_ERRORS as exc:
             self._pending.pop(request_id, None)
             self._producers.pop(request, None)
             log.warning("librarian_document_not_sent", document=document.id, topic=request, error=repr(exc))

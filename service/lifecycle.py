@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TextIO
 
 import structlog
+from structlog.typing import Processor
 
 from contracts.redaction import redact_log_event
 from service.connections import PartUnreachable
@@ -37,7 +38,7 @@ def configure_logging(level: str = "INFO", fmt: LogFormat = "auto") -> None:
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}")
     renderer = log_renderer(fmt)
-    shared = [
+    shared: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),

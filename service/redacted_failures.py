@@ -39,4 +39,6 @@ def with_redacted_failures(client: Client) -> Client:
     """The same connection, with a converter that redacts the failures its workers report."""
     if client.data_converter.failure_converter_class is RedactingFailureConverter:
         return client
-    return Client(**{**client.config(), "data_converter": redacting(client.data_converter)})  # type: ignore[misc]
+    config = client.config()  # a copy
+    config["data_converter"] = redacting(client.data_converter)
+    return Client(**config)

@@ -119,9 +119,9 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     if publisher is not None:
         await publisher.close()
         await publisher.client.close()
-    for task in done:
-        if task is not stop_task and task.exception():
-            raise task.exception()  # type: ignore[misc]
+    for finished in done:
+        if finished is not stop_task and (error := finished.exception()) is not None:
+            raise error
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -79,6 +79,13 @@ def test_absence_is_not_claimed_when_any_result_has_rows_or_no_name_is_missing()
     assert absence_answer([]) is None
 
 
+def test_a_result_whose_missing_names_are_null_names_none() -> None:
+    """A tool's JSON (an MCP server's, say) may hold null where the list would be: read as no names, not a crash."""
+    nulled = '{"columns":["n"],"rows":[],"names_not_in_the_graph":null}'
+    assert absence_answer([nulled]) is None
+    assert "no records that match" in compose_from_rows("Which orders are late?", [nulled])
+
+
 def test_the_digits_of_an_id_support_no_count() -> None:
     """24 suppliers listed, one of them SUP-015: "15 distinct suppliers" miscounts, it is not in the rows."""
     rows = json.dumps({"columns": ["id"], "rows": [[f"SUP-{i:03d}"] for i in range(1, 25)], "row_count": 24})
