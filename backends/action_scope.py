@@ -5,7 +5,8 @@ category properties (a status), so that a stated "approved" can be told from ord
 from __future__ import annotations
 
 from actions.ontology import Ontology
-from actions.scope import HeldName, RequestScope, names_class, says, words
+from actions.request_scope import HeldName, RequestScope
+from actions.scope_words import names_class, says, words
 from backends.graph_store import GraphStore
 from backends.grounding import vocabulary
 from contracts.action_path import ActionIntent

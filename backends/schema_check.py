@@ -21,20 +21,11 @@ from typing import Any
 from backends.graph_store import GraphStore
 from backends.query_checker import QueryChecker, SchemaFacts, shared_checker
 from contracts.query_path import Grounding
-from cypher.schema_repair import (
-    ONE_HOP,
-    PATH_LABELS,
-    bound_instead,
-    count_as_property,
-    joined_for_reads,
-    matched_for,
-    moved_property,
-    neighbour_property,
-    through_middle,
-    undefined_name,
-    unknown_type_hops,
-)
+from cypher.neighbour_repair import neighbour_property
+from cypher.property_repair import count_as_property, moved_property
+from cypher.relationship_repair import ONE_HOP, PATH_LABELS, through_middle, unknown_type_hops
 from cypher.text import NODE_LABEL, blank_strings
+from cypher.unbound_repair import bound_instead, joined_for_reads, matched_for, undefined_name
 from planning.sql_habits import subquery_hint
 from questions.asked_for import asked_label, route, schema_words
 from questions.schema_routes import connections
@@ -95,7 +86,7 @@ class SchemaCheck:
         two labels (or an invented type) replaced by the only one that does (or bridged through the one label
         between them), a neighbour read as a property matched through its path, a property read from a node
         that lacks it moved to the one node that has it, and a count named after a stored property replaced
-        by that property (cypher.schema_repair). None when there is nothing to correct."""
+        by that property (the repairs cypher/schema_repair.py lists). None when there is nothing to correct."""
         schema = await self._current()
         nodes, rels = schema.nodes, schema.rels
         if not nodes:

@@ -27,8 +27,8 @@ from contracts.query_path import EntityMatch, Grounding
 from contracts.redaction import redact_text
 from cypher.clause_order import ranked_by, repaired
 from cypher.read_only import refusals
+from cypher.relationship_repair import unknown_type_hops
 from cypher.row_cap import capped_rows
-from cypher.schema_repair import unknown_type_hops
 from cypher.text import blank_strings, broaden_cypher, ordered_by, query_literals, query_shape
 from planning.conversation_memory import names_beyond
 from planning.sql_habits import subquery_hint

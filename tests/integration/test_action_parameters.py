@@ -12,8 +12,9 @@ from typing import Any
 import pytest_asyncio
 
 from actions.ontology import Ontology
-from activities.action_history import ActionHistory
-from activities.actions import FILTERS_ONLY_CONFIDENCE, ActionTools
+from activities.actions import ActionTools
+from activities.target_resolution import FILTERS_ONLY_CONFIDENCE
+from backends.action_history import ActionHistory
 from backends.graph_store import GraphStore
 from contracts.action_path import ActionIntent, PropertyFilter, ResolveTargetsInput
 from contracts.plan import ExecutionStep

@@ -13,7 +13,8 @@ import pytest_asyncio
 
 from actions.ontology import Ontology
 from activities.action_planning import ActionPlanningActivities
-from activities.actions import FILTERS_ONLY_CONFIDENCE, LEFT_OUT_CONFIDENCE, ActionTools
+from activities.actions import LEFT_OUT_CONFIDENCE, ActionTools
+from activities.target_resolution import FILTERS_ONLY_CONFIDENCE
 from backends.graph_store import GraphStore
 from backends.llm import LLMClient
 from contracts.action_path import ActionPlanningOutput, ResolveTargetsInput, TargetsOutput

@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from actions.ontology import Ontology
-from actions.scope import HeldName, RequestScope, fit_intent, stated_numbers, stated_value
+from actions.request_scope import HeldName, RequestScope
+from actions.scope import fit_intent
+from actions.scope_stated import stated_numbers, stated_value
 from contracts.action_path import ActionIntent, PropertyFilter
 
 LIBRARY: dict[str, Any] = {

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from cypher.schema_repair import (
-    bound_instead,
-    count_as_property,
-    display_property,
-    joined_for_reads,
-    label_paths,
-    matched_for,
-    moved_property,
-    neighbour_property,
-    through_middle,
-    undefined_name,
-    unknown_type_hops,
-)
+from cypher.neighbour_repair import neighbour_property
+from cypher.property_repair import count_as_property, moved_property
+from cypher.relationship_repair import through_middle, unknown_type_hops
+from cypher.schema_repair import display_property, label_paths
+from cypher.unbound_repair import bound_instead, joined_for_reads, matched_for, undefined_name
 
 NODES = {
     "Team": ["name", "city"], "Player": ["name", "number"], "Match": ["played_on"],
