@@ -1,6 +1,5 @@
-"""The caller's messages leave through these activities: `publish`, the workflow worker's local activity
-(no server round trip), and `emit`, the bridge's, which runs started before `publish` existed still call; and
-a streamed answer's sentences, which the synthesis activity sends through the same `send_in_order`."""
+"""The caller's messages leave through `publish`, the workflow worker's local activity (no server round trip),
+and a streamed answer's sentences, which the synthesis activity sends through the same `send_in_order`."""
 
 from __future__ import annotations
 
@@ -57,7 +56,7 @@ def answer_text(message: EmitInput, explain: AgentResponse) -> str:
 
 
 class PublishActivities:
-    """The same work under both names (docs/architecture.md: how a run's messages reach the caller)."""
+    """How a run's messages reach the caller (docs/architecture.md, "Out: messages to the caller")."""
 
     def __init__(self, publisher: Publisher) -> None:
         self.publisher = publisher
@@ -86,8 +85,4 @@ class PublishActivities:
 
     @activity.defn(name=Activities.PUBLISH)
     async def publish(self, message: EmitInput) -> None:
-        await self.send_in_order(message)
-
-    @activity.defn(name=Activities.EMIT)
-    async def emit(self, message: EmitInput) -> None:
         await self.send_in_order(message)

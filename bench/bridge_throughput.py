@@ -110,7 +110,7 @@ async def main() -> None:
             print(f"| {r['concurrency']} | {part} | {cpu_s * 1000 / max(r['completed'], 1):.1f} | {share} |")
     request_p50 = histogram_quantile(metrics, "tgca_bridge_request_seconds", 0.5)
     print(f"\nbridge time per request (decode + start workflow + ack), p50: {request_p50 * 1000:.2f} ms")
-    # Runs publish their messages from the worker; the bridge's emit only serves runs recorded before that.
+    # Runs publish their messages from the worker; the bridge publishes only errors for requests it could not start.
     for who, text, name in (("worker", worker_metrics, "tgca_worker_publish_seconds"),
                             ("bridge", metrics, "tgca_bridge_emit_seconds")):
         p50 = histogram_quantile(text, name, 0.5)

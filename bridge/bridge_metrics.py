@@ -10,6 +10,6 @@ REQUEST_SECONDS = Histogram(
     "tgca_bridge_request_seconds", "Decode one AgentRequest, start (or find) its workflow and acknowledge it",
     buckets=FAST_BUCKETS)
 EMIT_SECONDS = Histogram(
-    "tgca_bridge_emit_seconds", "Publish one AgentResponse to the response topic (the emit activity of runs "
-    "started before the worker published their messages itself, and errors for requests the bridge could not start)",
+    "tgca_bridge_emit_seconds", "Publish one AgentResponse to the response topic: an error for a request the "
+    "bridge could not start (a run's own messages are published by the workflow worker)",
     buckets=FAST_BUCKETS)

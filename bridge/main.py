@@ -1,5 +1,5 @@
-"""tg-confidence-bridge: Pulsar AgentRequests in; errors out for requests it could not start. The worker
-publishes each run's messages; the bridge still hosts the `emit` activity for runs started before that."""
+"""tg-confidence-bridge: Pulsar AgentRequests in, one workflow started (or found) per request; errors out for
+requests it could not start. It runs no Temporal worker: the workflow worker publishes each run's messages."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import asyncio
 import time
 
 import structlog
-from temporalio.worker import Worker
 
-from activities.publish import PublishActivities
 from bridge.bridge_metrics import EMIT_SECONDS
 from bridge.flows import FlowRelays
 from bridge.relay import RequestRelay, Routing
@@ -61,8 +59,8 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     temporal = await connect_temporal(config.temporal_address, config.temporal_namespace)
     client = pulsar_client(config.pulsar_url)
     describe_processor(config.processor_id, process_info(config, "bridge"))
-    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id,
-                                  librarian=config.trustgraph_librarian)
+    # Only the errors for requests it could not start: it stores no explain triples, so needs no librarian.
+    publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id, librarian=False)
     routing = Routing(enabled=config.confidence_agent_enabled,
                       traffic_percentage=config.confidence_agent_traffic_percentage,
                       fallback_to_react=config.confidence_agent_fallback_to_react,
@@ -83,8 +81,6 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
             processor=config.processor_id,
         )
     await _subscribe(relay, config.pulsar_url)
-    worker = Worker(temporal, task_queue=config.queues.bridge, activities=[PublishActivities(publisher).emit],
-                    max_concurrent_activities=256)
     if config.metrics_port:  # metrics, and /healthz: Temporal and the broker it consumes from
         start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
                                                   "pulsar": pulsar_check(client, config.request_topics[0])},
@@ -93,14 +89,13 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
              topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows
              else config.request_topics,
              response_topic=config.response_topic, temporal=config.temporal_address)
-    async with worker:
-        relay_task = asyncio.create_task(relay.run())
-        stop_task = asyncio.create_task(stop.wait())
-        done, _ = await asyncio.wait({relay_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-        relay_task.cancel()
-        await relay.drain()
-        if relay_task in done and relay_task.exception():
-            raise relay_task.exception()  # type: ignore[misc]
+    relay_task = asyncio.create_task(relay.run())
+    stop_task = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait({relay_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+    relay_task.cancel()
+    await relay.drain()
+    if relay_task in done and relay_task.exception():
+        raise relay_task.exception()  # type: ignore[misc]
     await publisher.close()
     await client.close()
 

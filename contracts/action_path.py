@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import BaseModel, Field
 
 from contracts.llm_usage import LlmUsage
 from contracts.query_path import StepInput, StepOutput
@@ -122,8 +122,7 @@ class DryRunOutput(BaseModel):
 class BatchRequest(BaseModel):
     """One window of the batch: the parent runs it inline or as an ActionBatchWorkflow child."""
 
-    # The parent workflow's id: with step and entity, each action's idempotency key ("run_id" in older histories).
-    workflow_id: str = Field(validation_alias=AliasChoices("workflow_id", "run_id"))
+    workflow_id: str  # the parent workflow's: with step and entity, each action's idempotency key
     step_id: str = "execute"
     question: str
     entity_type: str
@@ -133,15 +132,12 @@ class BatchRequest(BaseModel):
     max_concurrent: int = 10
     timeout_s: float = 30.0
     max_attempts: int = 3
-    local_activities: bool = True  # no longer read: writes always run as local activities; kept for recorded inputs
-    group_size: int = 1  # entities per execution activity (1 in histories recorded before groups)
-    tools_queue: str = ""  # no longer read: writes never go to the tools queue; kept for recorded inputs
+    group_size: int = 1  # entities per execution activity
     completed_before: int = 0  # progress counts continue across windows
     total: int = 0
     # Where the child streams its progress (the parent's caller).
     response_topic: str = ""
     request_id: str = ""
-    bridge_queue: str = ""
     message_prefix: str = ""
 
 

@@ -19,9 +19,9 @@ def delivered(response: AgentResponse, properties: Mapping[str, str] | None) -> 
 
 
 def delivery_key(response: AgentResponse) -> str | None:
-    """What one delivery is recognised by: its delivery id; from a publisher that sets none (an older version of
-    this service, TrustGraph's own agent) the message_id of a whole message. None for a chunk without a
-    delivery id, which is never dropped: it cannot be told from the entity's next chunk."""
+    """What one delivery is recognised by: its delivery id; from a publisher that sets none (TrustGraph's own
+    agent) the message_id of a whole message. None for a chunk without a delivery id, which is never dropped: it
+    cannot be told from the entity's next chunk."""
     if response.delivery_id:
         return f"delivery:{response.delivery_id}"
     if response.message_id and response.end_of_message:

@@ -49,8 +49,6 @@ class Activities:
     ANSWER_FROM_CONVERSATION = "answer_from_conversation"
     # audit family
     RECORD_RUN = "record_run"
-    # bridge family: the caller's messages, for runs started before `publish` (kept for their replay)
-    EMIT = "emit"
 
 
 class TaskQueues(BaseModel):
@@ -65,7 +63,6 @@ class TaskQueues(BaseModel):
     tools: str = ""
     synthesis: str = ""
     audit: str = ""
-    bridge: str = "tgca-bridge"
 
     @model_validator(mode="after")
     def _shared_by_default(self) -> TaskQueues:
@@ -80,7 +77,7 @@ class TaskQueues(BaseModel):
         return TaskQueues(**{name: f"{value}-{suffix}" for name, value in self.model_dump().items()})
 
 
-# The families whose queue may be their own or the workflow's (the bridge is another process: its own).
+# The families whose queue may be their own or the workflow's.
 FAMILY_QUEUES = ("planning", "tools", "synthesis", "audit")
 
 

@@ -83,7 +83,6 @@ class Override(BaseModel):
     # base64 Ed25519 signature of overrides.signing.signed_message(...): over every field above, `reason` and
     # `by` included, since each reaches the run's record and its caller.
     signature: str = ""
-    token: str = ""  # retired (it was written to the history in plain text); kept so old histories decode
 
 
 class OverrideRejected(ValueError):

@@ -13,7 +13,7 @@ class ConfidenceMetrics(BaseModel):
     # text grounded in its evidence, ...): the calibrator's inputs (confidence/evidence.py).
     signals: dict[str, float] = Field(default_factory=dict)
     # The names behind a count among the signals ("unused_names" -> the question's names the query ignores), so
-    # the answer's confidence line can quote them (confidence/evidence_words.py). Empty in older runs.
+    # the answer's confidence line can quote them (confidence/evidence_words.py).
     names: dict[str, list[str]] = Field(default_factory=dict)
 
 

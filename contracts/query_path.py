@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import BaseModel, Field
 
 from contracts.llm_usage import LlmUsage
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
@@ -78,14 +78,13 @@ class PlanningOutput(BaseModel):
 class StepInput(BaseModel):
     question: str
     step: ExecutionStep
-    # The run's workflow id: with the step and the entity, an action's idempotency key. ("run_id" in older
-    # histories and in-flight tasks.)
-    workflow_id: str = Field(default="", validation_alias=AliasChoices("workflow_id", "run_id"))
+    # The run's workflow id: with the step and the entity, an action's idempotency key.
+    workflow_id: str = ""
     # Outputs of the step's dependencies only, keyed by step id (the memory manager's selection).
     context: dict[str, str] = Field(default_factory=dict)
     retry_count: int = 0
     # The retry ladder's approach for this attempt (confidence/ladder.py; "human": a person asked for the
-    # retry); "" for a first attempt and in runs started before attempts carried it. Metrics only.
+    # retry); "" for a first attempt. Metrics only.
     rung: str = ""
     # A human approved calling the tool with exactly these arguments (a tool that changes things is otherwise
     # not called: its output says it needs approval).
@@ -114,7 +113,7 @@ class SupportingResult(BaseModel):
     output: str
     score: float
     # What the step measured (ConfidenceMetrics), for the figures the answer's confidence line states ("the
-    # query returned 12 rows"); empty from runs started before they were sent.
+    # query returned 12 rows").
     signals: dict[str, float] = Field(default_factory=dict)
     names: dict[str, list[str]] = Field(default_factory=dict)
     retry_count: int = 0
@@ -144,7 +143,7 @@ class SynthesisInput(BaseModel):
     facts: list[str] = Field(default_factory=list)
     # The run's evidence score: where the calibrator must extrapolate, the answer is stated no higher.
     evidence_score: float | None = Field(default=None, ge=0.0, le=1.0)
-    # Set: publish the answer's sentences as they are written and pass their checks (None in older runs).
+    # Set: publish the answer's sentences as they are written and pass their checks; None: not streamed.
     stream: AnswerStream | None = None
 
 
@@ -152,7 +151,7 @@ class SynthesisInput(BaseModel):
 # "rewritten" (the first draft stated something they lack), "composed" (made from the rows themselves,
 # since no written answer could be verified), "absent" (every graph result was empty and named what the
 # question asks about that exists nowhere: the answer says so, with no LLM call); "" for answers not
-# checked (older runs, direct answers).
+# checked (direct answers).
 # "ranked" (a superlative's answer named another row than the query ranked first: it is read from the
 # ranking), "restated" (the written answer lacked the name or figure asked for: it is the rows themselves).
 Verification = Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined", "catalogue",

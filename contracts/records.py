@@ -45,8 +45,7 @@ class AuditRecord(BaseModel):
 
 class RunMetrics(BaseModel):
     """What only the whole run can tell, recorded once by the run record activity (workflow code has no side
-    effects). Each step attempt is counted by its tool activity as it ends (service/agent_metrics.py);
-    histories of earlier versions carry per-attempt fields here too, which are ignored."""
+    effects). Each step attempt is counted by its tool activity as it ends (service/agent_metrics.py)."""
 
     retried_steps: int = 0
     retried_steps_recovered: int = 0

@@ -41,9 +41,6 @@ class AgentSettings(BaseModel):
     # can reach Temporal may decide (a development setup). Decisions are signed over a per-request
     # challenge; only public keys and signatures reach a history, and a signature approves one decision.
     override_keys: list[OverrideIdentity] = Field(default_factory=list)
-    # Retired: token digests. Still read so that a deployment configured with them refuses every override
-    # (instead of silently opening them to anyone) until override_keys are configured.
-    override_token_sha256: list[str] = Field(default_factory=list)
     # Without override_keys, an action that changes data (or an MCP tool its server does not mark read-only)
     # is refused before any change unless this development flag is set: then anyone who can reach Temporal
     # or the request topic may start and approve it (`tg-confidence up --open-actions`).
@@ -69,9 +66,6 @@ class AgentSettings(BaseModel):
     action_max_attempts: int = Field(default=3, ge=1, le=10)  # retries are safe: executions are idempotent
     action_window: int = Field(default=500, ge=1, le=2000)  # entities per child workflow
     action_max_targets: int = Field(default=10_000, ge=1, le=100_000)
-    # Retired and ignored: every write runs as a local activity of the batch's run, which only the service's
-    # own runs can schedule. Kept so configurations and recorded inputs that set it still load.
-    action_local_activities: bool = True
     # Entities per execution activity: 0 picks action_max_concurrent / 5 (at least 1), 1 is one activity per
     # entity. Fewer activities cost less bookkeeping per entity (workflows/action_batch.py).
     action_group_size: int = Field(default=0, ge=0, le=100)
@@ -85,14 +79,14 @@ class AgentSettings(BaseModel):
 
 # Who approves, what needs approval, how often a human may retry a step and whether it is recorded: always
 # the worker's configuration.
-WORKER_POLICY = ("override_enabled", "override_keys", "override_token_sha256", "max_human_retries",
-                 "audit_enabled", "action_confidence_threshold", "action_approval_above", "action_max_targets",
-                 "open_actions", "allow_self_approval", "approve_every_action")
+WORKER_POLICY = ("override_enabled", "override_keys", "max_human_retries", "audit_enabled",
+                 "action_confidence_threshold", "action_approval_above", "action_max_targets", "open_actions",
+                 "allow_self_approval", "approve_every_action")
 
 
 class RequestScope(BaseModel):
-    """What one request's TrustGraph fields ask of its planner and tools (docs/trustgraph-contract.md). Taken
-    from the run's request by the workflow, so runs recorded before it read the defaults: no scope."""
+    """What one request's TrustGraph fields ask of its planner and tools (docs/trustgraph-contract.md), taken
+    from the run's request by the workflow."""
 
     tools: ToolScope = Field(default_factory=ToolScope)  # `group` and `state`: which tools are offered
     # `collection`: where TrustGraph's graph-RAG looks; "" (the request named none, or "default"): the
@@ -122,7 +116,7 @@ class AgentRunInput(BaseModel):
     # answer or its error) becomes the completion its aggregator waits for (contracts/subagent.py).
     subagent: SubagentReturn | None = None
     # The TrustGraph flow the request came in on (the bridge following TrustGraph's flows): its activities call
-    # that flow's services. None: the worker's configured topics (runs recorded before flows were followed).
+    # that flow's services. None: the worker's configured topics.
     flow: FlowTopics | None = None
 
 

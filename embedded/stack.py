@@ -1,7 +1,8 @@
 """The embedded stack: start every part (or use an external one), wait for each, supervise, stop all.
 
-Worker and bridge are child processes too, configured through TGCA_* environment variables, and they
-count as ready only when Temporal sees their own pollers on their task queues.
+Worker, bridge and chat are child processes too, configured through TGCA_* environment variables. The worker
+counts as ready only when Temporal sees its own pollers on its task queues; the bridge and the chat, which poll
+none, when their own /healthz answers (the bridge serves it only once subscribed to the request topics).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from contracts.redaction import shown_url
 from embedded import demo_graph, part_guard
 from embedded.model_weights import resolve_model
 from embedded.parts import falkordb_server, llm_server, pulsar_broker, temporal_server
-from embedded.processes import ManagedProcess, ReadyCheck, tcp_open
+from embedded.processes import ManagedProcess, ReadyCheck, free_port, tcp_open
 from embedded.stack_state import ProcessRecord, StackRecord, StackState
 from embedded.supervisor import Supervisor
 from service.connections import PartUnreachable, connect_temporal
@@ -56,7 +57,7 @@ class StackOptions:
     http_host: str = "127.0.0.1"
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
-    # The task queues the worker and the bridge poll (from the configuration): `up` waits for their pollers.
+    # The task queues the worker polls (from the configuration): `up` waits for its pollers.
     queues: TaskQueues = field(default_factory=TaskQueues)
 
 
@@ -226,9 +227,13 @@ class EmbeddedStack:
         worker = ManagedProcess("Worker (tg-confidence-agent)", [sys.executable, "-m", "worker"],
                                 self.o.data_dir / "worker.log", env=env,
                                 ports={"metrics": self.o.metrics_port} if self.o.metrics_port else {})
-        # One metrics port per process: the worker's is the stack's; the bridge serves none here.
+        # One metrics port per process: the worker's is the stack's; the bridge's, any free one, is how the
+        # stack sees it ready (its /healthz).
+        bridge_port = free_port()
         bridge = ManagedProcess("Bridge (tg-confidence-bridge)", [sys.executable, "-m", "bridge"],
-                                self.o.data_dir / "bridge.log", env={**env, "TGCA_METRICS_PORT": "0"})
+                                self.o.data_dir / "bridge.log", ports={"metrics": bridge_port},
+                                env={**env, "TGCA_METRICS_PORT": str(bridge_port)})
+        bridge.ready = _serves_http("127.0.0.1", bridge_port)
         if not self.o.http_port:
             return [worker, bridge]
         chat = ManagedProcess("Chat API and UI (tg-confidence-chat)", [sys.executable, "-m", "chat"],
@@ -245,14 +250,14 @@ class EmbeddedStack:
         q = self.queues
         worker.ready = self._pollers_ready(client, [(q.workflow, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
                                                     (q.tools, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)])
-        bridge.ready = self._pollers_ready(client, [(q.bridge, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)])
         for part in (worker, bridge, *chat):
             self.children.append(part)
             part.start()
         await asyncio.gather(*(part.wait_ready(60) for part in (worker, bridge, *chat)))
         self.endpoints.append(Endpoint("Worker", f"metrics http://127.0.0.1:{self.o.metrics_port}/metrics",
                                        f"log {worker.log_path}"))
-        self.endpoints.append(Endpoint("Bridge", self.pulsar_url, f"log {bridge.log_path}"))
+        bridge_metrics = f"metrics http://127.0.0.1:{bridge.ports['metrics']}/metrics"
+        self.endpoints.append(Endpoint("Bridge", self.pulsar_url, f"{bridge_metrics}; log {bridge.log_path}"))
         for part in chat:
             self.endpoints.append(Endpoint("Chat (browser UI, API)", self.chat_link or "",
                                            f"API docs {self.chat_url}docs; log {part.log_path}"))

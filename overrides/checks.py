@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from contracts.override import Decision, Override, OverrideIdentity, OverrideRejected, OverrideRequest, Role
 from contracts.run import AgentSettings
 from overrides.same_person import comparable, mixes_scripts, same_person
-from overrides.signing import legacy_message, sign, signed_message, verify
-
-
-def token_digest(token: str) -> str:
-    """The digest form of a retired override token (override_token_sha256)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
+from overrides.signing import sign, signed_message, verify
 
 UNAUTHORIZED = "not authorized"  # how every rejection for want of a right begins (counted apart)
 _ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "approve actions",
@@ -25,7 +17,7 @@ _ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "app
 # The most an override's fields may hold. A decision is a few words: anything longer only grows the run's
 # history, its status and its audit record (a multi-megabyte `by` made the status query's answer larger
 # than gRPC's 4 MB). `retry` arguments are a step's arguments: a query, a few names.
-FIELD_LIMITS = {"step_id": 100, "decision": 16, "by": 200, "reason": 2000, "signature": 200, "token": 200}
+FIELD_LIMITS = {"step_id": 100, "decision": 16, "by": 200, "reason": 2000, "signature": 200}
 MAX_ARGUMENTS = 20
 MAX_ARGUMENT_NAME = 100
 MAX_ARGUMENT_VALUE = 8000
@@ -58,23 +50,12 @@ def check_sizes(override: Override) -> None:
 
 
 def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
-                   settings: AgentSettings, workflow_id: str, requester: str | None = None,
-                   limits: bool = True, legacy: bool = False) -> Decision:
-    """The decision if the override is acceptable now; OverrideRejected says why not. With override_keys
-    configured, the decider must be one of them, hold the role the request needs, and have signed this
-    whole decision over the request's challenge. `requester` (the run's AgentRequest.user; None: not checked)
-    may not approve its own action unless settings.allow_self_approval. `limits`: refuse oversized fields
-    first (off only for runs recorded before there were limits, so that they replay as they ran). `legacy`:
-    the rules of runs recorded before signatures covered `reason` and `by` and names were compared as people
-    read them, for those runs only, so that they replay as they ran."""
-    if limits:
-        check_sizes(override)
-    if override.token:
-        raise OverrideRejected(f"{UNAUTHORIZED}: override tokens are retired (they were written to the workflow "
-                               "history); sign the decision instead: tg-confidence override --key <private key>")
-    if settings.override_token_sha256 and not settings.override_keys:
-        raise OverrideRejected(f"{UNAUTHORIZED}: this worker is configured with retired override tokens; configure "
-                               "override_keys (tg-confidence keys new) to allow overrides again")
+                   settings: AgentSettings, workflow_id: str, requester: str) -> Decision:
+    """The decision if the override is acceptable now; OverrideRejected says why not. Oversized fields are
+    refused first. With override_keys configured, the decider must be one of them, hold the role the request
+    needs, and have signed this whole decision over the request's challenge. `requester` (the run's
+    AgentRequest.user) may not approve its own action unless settings.allow_self_approval."""
+    check_sizes(override)
     if settings.override_keys and not any(k.name == override.by for k in settings.override_keys):
         said = f"'{override.by}' is not an identity allowed to decide" if override.by else "no identity given (by)"
         raise OverrideRejected(f"{UNAUTHORIZED}: {said}; sign with a configured key (tg-confidence override --key)")
@@ -97,15 +78,14 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
         raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:
         raise OverrideRejected("arguments can only be given with the retry decision")
-    if requester is not None and not settings.allow_self_approval:
-        refuse_self_approval(override, pending, decision, requester, legacy)
+    if not settings.allow_self_approval:
+        refuse_self_approval(override, pending, decision, requester)
     if settings.override_keys:
-        authorize(override, pending, settings.override_keys, workflow_id, legacy)
+        authorize(override, pending, settings.override_keys, workflow_id)
     return decision
 
 
-def refuse_self_approval(override: Override, pending: OverrideRequest, decision: Decision, requester: str,
-                         legacy: bool = False) -> None:
+def refuse_self_approval(override: Override, pending: OverrideRequest, decision: Decision, requester: str) -> None:
     """An approval (accept where the role 'approve' is needed) must name a decider other than the requester,
     as people read names (overrides/same_person.py): `Mallory`, or `mallory` with an invisible character or a
     Cyrillic letter, is still Mallory. An unnamed decision counts as the requester's, and so does a name
@@ -114,11 +94,7 @@ def refuse_self_approval(override: Override, pending: OverrideRequest, decision:
     keeps a requester from approving as itself, not from naming someone else."""
     if pending.role is not Role.APPROVE or decision is not Decision.ACCEPT:
         return
-    if legacy:
-        decider = override.by.strip()
-        unnamed, same = not decider, decider == requester.strip()
-    else:
-        unnamed, same = not comparable(override.by), same_person(override.by, requester)
+    unnamed, same = not comparable(override.by), same_person(override.by, requester)
     if unnamed or same:
         who = f"'{requester}'" if requester.strip() else "an unnamed requester"
         raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request ({who}); the "
@@ -130,23 +106,21 @@ def refuse_self_approval(override: Override, pending: OverrideRequest, decision:
                                f"('{requester}'); name the approver in one script")
 
 
-def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str,
-              legacy: bool = False) -> None:
+def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str) -> None:
     """The decider is a configured identity with the role `pending` needs, and signed this very decision."""
     identity = next(k for k in keys if k.name == override.by)  # check_override made sure there is one
     if pending.role not in identity.roles:
         raise OverrideRejected(f"{UNAUTHORIZED}: '{identity.name}' may not {_ROLE_WORDS[pending.role]} "
                                f"(role '{pending.role.value}' needed)")
-    message = (legacy_message(workflow_id, pending.challenge, override.step_id, override.decision, override.arguments)
-               if legacy else decision_message(override, workflow_id, pending.challenge))
+    message = decision_message(override, workflow_id, pending.challenge)
     if not override.signature or not verify(identity.public_key, message, override.signature):
         raise OverrideRejected(f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
                                f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key")
 
 
 def decision_message(decision: Override, workflow_id: str, challenge: str) -> bytes:
-    """What a decision's signature covers: every field of it but the signature (and the retired token), with
-    the run and the request's challenge. Signer and verifier both build it here, so they never drift apart."""
+    """What a decision's signature covers: every field of it but the signature, with the run and the request's
+    challenge. Signer and verifier both build it here, so they never drift apart."""
     return signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments,
                           reason=decision.reason, by=decision.by)
 

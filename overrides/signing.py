@@ -19,10 +19,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-# v1 left out `reason` and `by`: a signed decision re-sent with another reason was taken. A new scheme name, so
-# that no v1 signature verifies as a v2 one.
+# Named in every signed message: a signature made under another scheme (v1 covered neither `reason` nor `by`)
+# never verifies as one of these.
 SCHEME = "tgca-override-v2"
-LEGACY_SCHEME = "tgca-override-v1"
 
 
 def signed_message(workflow_id: str, challenge: str, step_id: str, decision: str,
@@ -31,13 +30,6 @@ def signed_message(workflow_id: str, challenge: str, step_id: str, decision: str
     required, so that a signer cannot leave them out by accident."""
     return _canonical({"scheme": SCHEME, "workflow_id": workflow_id, "challenge": challenge, "step_id": step_id,
                        "decision": decision, "arguments": arguments, "reason": reason, "by": by})
-
-
-def legacy_message(workflow_id: str, challenge: str, step_id: str, decision: str,
-                   arguments: dict[str, str] | None) -> bytes:
-    """What a v1 signature covered: only for runs recorded before v2, so that they replay as they ran."""
-    return _canonical({"scheme": LEGACY_SCHEME, "workflow_id": workflow_id, "challenge": challenge,
-                       "step_id": step_id, "decision": decision, "arguments": arguments})
 
 
 def _canonical(fields: dict[str, object]) -> bytes:

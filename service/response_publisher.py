@@ -1,9 +1,8 @@
 """AgentResponse -> superset JSON on the caller's response topic, with the request's `id` property.
 
-Used by the worker's `publish` local activity (how runs send their messages), by the bridge's `emit`
-activity (how runs started before that send theirs) and by the bridge itself (errors for requests it could
-not start). Batching is off: every message is on the caller's latency path, and a batching producer would
-hold each one for its publish delay (measured: BENCHMARKS.md).
+Used by the worker's `publish` local activity (how runs send their messages) and by the bridge (errors for
+requests it could not start). Batching is off: every message is on the caller's latency path, and a batching
+producer would hold each one for its publish delay (measured: BENCHMARKS.md).
 """
 
 from __future__ import annotations

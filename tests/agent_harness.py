@@ -1,8 +1,7 @@
 """Run ConfidenceAgentWorkflow on a given Temporal environment with the real worker families, a real
 FalkorDB graph and a scripted LLM. The worker's `publish` local activity sends to a recorder instead of
 Pulsar, so a test reads exactly the messages a caller would receive (the Pulsar path itself is covered by
-test_end_to_end.py). A recorder of the bridge's `emit` takes the messages of runs replayed from before
-`publish` existed."""
+test_end_to_end.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +17,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
-from temporalio.worker import Worker
 
-from activities.publish import PublishActivities
 from backends.factory import make_backends
 from contracts.flow import FlowTopics
 from contracts.names import WORKFLOW_NAME, TaskQueues
@@ -100,9 +97,7 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
     backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}), observer=metrics)
     stack.push_async_callback(backends.aclose)
 
-    recorder = PublishActivities(harness)
     workers = build_workers(client, config, set(FAMILIES), backends, metrics, publisher=harness)
-    workers.append(Worker(client, task_queue=queues.bridge, activities=[recorder.emit]))
     for worker in workers:
         await stack.enter_async_context(worker)
     return harness

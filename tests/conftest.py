@@ -21,9 +21,7 @@ from prometheus_client import CollectorRegistry
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
-from activities.publish import PublishActivities
 from backends.factory import make_backends
 from bridge.relay import RequestRelay, Routing
 from contracts.names import SEARCH_ATTRIBUTES, TaskQueues
@@ -140,7 +138,6 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         stack.push_async_callback(pulsar_conn.close)
         publisher = ResponsePublisher(pulsar_conn, pulsar_url, processor=PROCESSOR_ID)
         workers = build_workers(client, config, set(FAMILIES), backends, metrics, publisher=publisher)
-        workers.append(Worker(client, task_queue=queues.bridge, activities=[PublishActivities(publisher).emit]))
         for w in workers:
             await stack.enter_async_context(w)
         relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,

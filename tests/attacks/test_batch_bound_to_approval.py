@@ -96,7 +96,7 @@ def forged(run_id: str) -> BatchRequest:
     """Two submitted orders to approve (`approve` has no inverse: the service would ask a human first)."""
     return BatchRequest(workflow_id=run_id, question="approve these", entity_type="PurchaseOrder",
                         action_name="approve", targets=[ActionTarget(entity_id=po) for po in SUBMITTED],
-                        max_concurrent=2, response_topic="t", request_id="r", bridge_queue="b", message_prefix="m")
+                        max_concurrent=2, response_topic="t", request_id="r", message_prefix="m")
 
 
 async def unchanged(g: Any) -> None:
@@ -146,8 +146,7 @@ async def test_execute_action_scheduled_by_another_client_changes_nothing(make_s
     graph_name, g = demo_copy
     service: dict[str, Any] = {}
     if tools_apart:
-        service["queues"] = TaskQueues(workflow=f"tgca-workflows-{unique}", tools=f"tgca-tools-{unique}",
-                                       bridge=f"tgca-bridge-{unique}")
+        service["queues"] = TaskQueues(workflow=f"tgca-workflows-{unique}", tools=f"tgca-tools-{unique}")
     with ScriptedLLM(lambda body: (200, "ok")) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
                                  service=service)

@@ -58,7 +58,7 @@ async def test_window_bound_progress_and_exactly_once(temporal_env: WorkflowEnvi
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in SUBMITTED], max_concurrent=4, group_size=group_size,
-        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+        response_topic="t", request_id="r", message_prefix="m")
     client = temporal_env.client
     async with Worker(client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
                       activities=[tools.execute_action, tools.execute_actions, PublishActivities(Caller()).publish,
@@ -106,7 +106,7 @@ async def test_a_group_that_fails_as_a_whole_runs_again_entity_by_entity(
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in targets], max_concurrent=8, group_size=4,
-        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+        response_topic="t", request_id="r", message_prefix="m")
     async with Worker(temporal_env.client, task_queue=queue, workflows=[ApprovingRun, ActionBatchWorkflow],
                       activities=[tools.execute_action, dies_halfway, PublishActivities(Caller()).publish,
                                   BatchParents(temporal_env.client, queue).check_batch_parent]):
@@ -131,7 +131,7 @@ async def test_a_batch_started_by_a_client_changes_nothing(temporal_env: Workflo
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in SUBMITTED[:3]], max_concurrent=2,
-        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+        response_topic="t", request_id="r", message_prefix="m")
     async with Worker(temporal_env.client, task_queue=queue, workflows=[ActionBatchWorkflow],
                       activities=[tools.execute_action, tools.execute_actions]):
         with pytest.raises(WorkflowFailureError) as failed:
@@ -155,7 +155,7 @@ async def test_the_parent_check_wants_this_very_batch_in_the_parent_history(
     request = BatchRequest(
         workflow_id=f"run-{queue}", question="approve these", entity_type="PurchaseOrder", action_name="approve",
         targets=[ActionTarget(entity_id=po) for po in SUBMITTED[:2]], max_concurrent=2,
-        response_topic="t", request_id="r", bridge_queue=f"{queue}-bridge", message_prefix="m")
+        response_topic="t", request_id="r", message_prefix="m")
     client = temporal_env.client
     parents = BatchParents(client, queue)
 

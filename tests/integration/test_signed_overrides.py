@@ -47,7 +47,6 @@ async def test_only_a_signed_decision_by_an_identity_with_the_role_is_taken(harn
         (Override(step_id="s1", decision="accept", by="ana"), "does not sign this decision"),
         (decided(OPS, "ops", handle, pending), "'ops' may not decide on low-confidence steps"),
         (decided(ANA, "ana", handle, pending, "abort").model_copy(update={"decision": "accept"}), "does not sign"),
-        (Override(step_id="s1", decision="accept", token="an old token"), "override tokens are retired"),
     ):
         with pytest.raises(WorkflowUpdateFailedError) as caught:
             await handle.execute_update("submit_override", override)
@@ -60,7 +59,7 @@ async def test_only_a_signed_decision_by_an_identity_with_the_role_is_taken(harn
     result: AgentRunResult = await handle.result()
     assert result.step_results[0].success and "(accepted by ana)" in result.step_results[0].confidence.reasoning
     # Every refusal was counted once, by path and reason.
-    assert harness.metric("agent_override_rejected_total", path="update", reason="unauthorized") == 5
+    assert harness.metric("agent_override_rejected_total", path="update", reason="unauthorized") == 4
     assert harness.metric("agent_override_rejected_total", path="signal", reason="unauthorized") == 1
 
 

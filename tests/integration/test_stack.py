@@ -91,8 +91,7 @@ async def test_up_on_a_named_flow_serves_and_asks_on_that_flows_topics(
     """`up -w/-f` hands the flow's topics (and the configured task queues) to every part, and its own --ask
     goes to them: an answer comes back only if the bridge serves the topics `up` printed."""
     unique = uuid.uuid4().hex[:8]
-    env = {**os.environ, "TGCA_QUEUES__WORKFLOW": f"tgca-workflows-{unique}",
-           "TGCA_QUEUES__BRIDGE": f"tgca-bridge-{unique}"}
+    env = {**os.environ, "TGCA_QUEUES__WORKFLOW": f"tgca-workflows-{unique}"}
     with ScriptedLLM(counting_model) as llm:
         result = await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "cli", "up", "--exit-after-ask", "--data-dir", str(tmp_path),

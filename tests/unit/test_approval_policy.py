@@ -16,7 +16,7 @@ APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePaymen
 OPEN = AgentSettings(open_actions=True)
 
 
-def decide(decision: str, by: str, requester: str | None, settings: AgentSettings = OPEN,
+def decide(decision: str, by: str, requester: str, settings: AgentSettings = OPEN,
            pending: OverrideRequest = APPROVAL) -> str:
     override = Override(step_id=pending.step_id, decision=decision, by=by)
     return check_override(override, pending, {pending.step_id}, settings, "agent-x", requester).value
@@ -31,7 +31,6 @@ def test_the_requester_may_not_approve_its_own_action_but_may_withdraw_it() -> N
     assert decide("accept", "ops", "mallory") == "accept"
     assert decide("skip", "mallory", "mallory") == "skip" and decide("abort", "", "mallory") == "abort"
     assert decide("accept", "mallory", "mallory", AgentSettings(open_actions=True, allow_self_approval=True))
-    assert decide("accept", "mallory", None) == "accept"  # a run recorded before the rule
 
 
 def test_a_low_confidence_step_is_still_the_requesters_to_accept() -> None:

@@ -15,9 +15,9 @@ APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePaymen
 OPEN = AgentSettings(open_actions=True)
 
 
-def approve(by: str, requester: str, legacy: bool = False) -> str:
+def approve(by: str, requester: str) -> str:
     override = Override(step_id="approve", decision="accept", by=by)
-    return check_override(override, APPROVAL, {"approve"}, OPEN, "agent-x", requester, legacy=legacy).value
+    return check_override(override, APPROVAL, {"approve"}, OPEN, "agent-x", requester).value
 
 
 @pytest.mark.parametrize("variant", [
@@ -54,7 +54,3 @@ def test_someone_else_still_approves_and_an_invisible_name_is_no_name() -> None:
     assert comparable("\u200b\u2060 ") == ""
     with pytest.raises(OverrideRejected, match="may not approve its own request"):
         approve("\u200b", "alice")
-
-
-def test_a_run_recorded_before_replays_with_plain_string_comparison() -> None:
-    assert approve("Alice", "alice", legacy=True) == "accept"
