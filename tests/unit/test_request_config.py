@@ -115,13 +115,13 @@ def test_a_fractional_value_for_an_integer_setting_is_not_changed_silently() -> 
 
 
 @pytest.mark.parametrize("key", [
-    "action_confidence_threshold", "action_approval_above", "override_enabled", "override_token_sha256",
+    "action_confidence_threshold", "action_approval_above", "override_enabled", "override_keys",
     "tool_thresholds", "max_context_size", "audit_enabled",
 ])
 def test_settings_outside_the_safe_list_are_ignored_with_a_note(key: str) -> None:
-    """A request cannot lower its own safety checks (approval bar, override tokens, audit) or resize the worker."""
+    """A request cannot lower its own safety checks (approval bar, override keys, audit) or resize the worker."""
     hostile = {"action_confidence_threshold": 0.0, "action_approval_above": 1_000_000, "override_enabled": False,
-               "override_token_sha256": [], "tool_thresholds": {"GraphQuery": 0.0}, "max_context_size": 10**6,
+               "override_keys": [], "tool_thresholds": {"GraphQuery": 0.0}, "max_context_size": 10**6,
                "audit_enabled": False}
     result, notes = apply({key: hostile[key]})
     assert result == BASE
