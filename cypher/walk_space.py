@@ -1,0 +1,308 @@
+"""The walks a question could mean, enumerated from the schema instead of composed by a model: from each thing
+the question names (from every node of each label when it names none), the thing itself and every walk of one
+to three relationships the schema allows, either way along each, the same one again included; with two named
+things, what both reach the same way, what one reaches and the other does not, and the walks that join one to
+the other. Each walk is a partial query form (cypher/intent.py) that compile_intent accepts; a model then
+chooses among them by number and fills in what to return (tools/walk_chooser.py). A small model picks the right
+walk from a short list far more often than it composes one.
+
+Walks are ranked by generic evidence only: the relationship types and labels the question's words name (in the
+order it names them), ending at the kind of thing asked for, using every named thing; shorter walks first on
+ties. Nothing here knows a graph, a domain or a wording: the question is read once, elsewhere
+(questions/reading.py), and arrives as a `Reading`. The enumeration keeps the BEAM best partial walks at each
+length, so a large schema costs a bounded number of walks. Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from cypher.intent import MAX_HOPS, Anchor, Condition, Hop, IntentError, Nodes, QueryIntent, Rel, compile_intent
+
+CANDIDATES = 12  # walks a model is shown: each costs a line of prompt
+# Partial walks kept at each length, per kind and pair of named things, best evidence first: a schema of 30
+# labels and 60 relationships stays a few thousand walks (tests/unit/test_walk_space.py bounds the count).
+BEAM = 200
+
+Kind = Literal["walk", "shared", "excluded", "connection"]
+_KIND_ORDER: dict[Kind, int] = {"walk": 0, "shared": 1, "excluded": 2, "connection": 3}
+
+# Evidence weights. A relationship the question spells out is the strongest sign of a hop, and each time it is
+# spelled counts (a relationship named twice is walked twice); ending at the kind of thing asked for comes next.
+SPELLED = 4  # per hop whose relationship the question spells out (as often as it does)
+IN_ORDER = 2  # the walk follows the spelled relationships in the question's order (two or more)
+HINTED = 2  # per relationship type of the walk a word of the question shares a stem with
+LABEL = 2  # per label on the walk the question spells out
+LABEL_HINTED = 1  # per label on the walk a word of the question shares a stem with
+ASKED = 3  # the walk ends at the label asked for
+EVERY_NAMED = 3  # the walk uses every thing the question names
+OBSERVED = 6  # a connection the data holds between the two named things (the caller found it)
+UNEXPLAINED = 1  # per hop whose relationship no word of the question spells or hints (at each time it does)
+
+
+class Reading(Protocol):
+    """What the enumeration reads of a question: questions/reading.py's QuestionReading."""
+
+    @property
+    def named(self) -> tuple[Anchor, ...]: ...
+    @property
+    def asked(self) -> str | None: ...
+    @property
+    def relationships(self) -> tuple[str, ...]: ...
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+    @property
+    def hinted(self) -> tuple[str, ...]: ...
+
+
+LabelSet = frozenset[str]
+
+
+@dataclass(frozen=True)
+class Walk:
+    """One candidate: a partial query form (start, hops, combine, other; a connection's condition ends it at the
+    other named thing), the labels each node along it can have (the start's first), and its evidence score.
+    compile_intent accepts it with any answer shape, but a walk of no hops (the start itself) has nothing to
+    rank its start by (most_connected, least_connected)."""
+
+    kind: Kind
+    intent: QueryIntent
+    labels: tuple[LabelSet, ...]
+    score: int = 0
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(hop.relationship for hop in self.intent.hops)
+
+
+@dataclass(frozen=True)
+class _Path:
+    """A start and the hops from it, with the labels each node can have."""
+
+    start: Anchor
+    hops: tuple[Hop, ...]
+    labels: tuple[LabelSet, ...]
+
+
+def _steps(labels: LabelSet, rels: set[Rel]) -> list[tuple[Hop, LabelSet]]:
+    """Every hop the schema allows from a node of one of `labels`, and the labels it reaches, in a fixed order:
+    each relationship type along its arrow, then against it."""
+    reached: dict[tuple[str, str], set[str]] = {}
+    for source, rel_type, target in sorted(rels):
+        if source in labels:
+            reached.setdefault((rel_type, "outgoing"), set()).add(target)
+        if target in labels:
+            reached.setdefault((rel_type, "incoming"), set()).add(source)
+    return [(Hop(rel_type, direction), frozenset(ends)) for (rel_type, direction), ends in sorted(reached.items())]
+
+
+def _follow(labels: LabelSet, hops: tuple[Hop, ...], rels: set[Rel]) -> tuple[LabelSet, ...] | None:
+    """The labels each node reached along `hops` from `labels` can have; None when a hop is not allowed."""
+    seen = [labels]
+    for hop in hops:
+        step = dict(_steps(seen[-1], rels))
+        if hop not in step:
+            return None
+        seen.append(step[hop])
+    return tuple(seen)
+
+
+def _grow(starts: list[_Path], rels: set[Rel], rank: Callable[[_Path], int],
+          keep: Callable[[_Path], bool] = lambda path: True) -> list[_Path]:
+    """Every path of 1..MAX_HOPS hops from `starts`, the BEAM best by `rank` kept at each length; `keep` says
+    which paths may grow further (a connection's cannot reach its goal from everywhere)."""
+    found: list[_Path] = []
+    frontier = starts
+    for _ in range(MAX_HOPS):
+        grown = [_Path(path.start, (*path.hops, hop), (*path.labels, reached))
+                 for path in frontier for hop, reached in _steps(path.labels[-1], rels)]
+        grown = [path for path in grown if keep(path)]
+        if len(grown) > BEAM:
+            grown = sorted(grown, key=lambda path: -rank(path))[:BEAM]  # stable: ties keep the schema's order
+        found += grown
+        frontier = grown
+    return found
+
+
+def _spelled_hops(types: tuple[str, ...], spelled: tuple[str, ...]) -> int:
+    """How many of the walk's hops the question spells out, each spelled relationship used at most as often as
+    it is spelled."""
+    left = list(spelled)
+    matched = 0
+    for rel_type in types:
+        if rel_type in left:
+            left.remove(rel_type)
+            matched += 1
+    return matched
+
+
+def _in_order(types: tuple[str, ...], spelled: tuple[str, ...]) -> bool:
+    """Whether the walk follows the spelled relationships in the order the question spells them."""
+    walked = iter(types)
+    return all(rel_type in walked for rel_type in spelled)
+
+
+def _word_evidence(path: _Path, reading: Reading, other: Anchor | None = None, from_both: bool = False) -> int:
+    """The evidence from the question's words: relationships spelled (and in order) or hinted, less each hop
+    they do not account for, and labels on the walk spelled or hinted, but for those of the named things it
+    uses (their names account for those words: "the province Skane" says nothing of a walk through another
+    province). `from_both`: the hops are walked from each of the two named things ("that Acme supplies and Globex
+    also supplies" spells SUPPLIES once for each)."""
+    types = tuple(hop.relationship for hop in path.hops) * (2 if from_both else 1)
+    score = SPELLED * _spelled_hops(types, reading.relationships)
+    said = (*reading.relationships, *(t for t in reading.hinted if t not in reading.relationships))
+    score -= UNEXPLAINED * (len(types) - _spelled_hops(types, said))
+    if len(reading.relationships) > 1 and _in_order(types, reading.relationships):
+        score += IN_ORDER
+    score += HINTED * len(set(types) & set(reading.hinted))
+    named = {anchor.label for anchor in (path.start, other) if anchor is not None and anchor.value}
+    on_walk = frozenset[str]().union(*path.labels) - named
+    score += LABEL * len(on_walk & set(reading.labels))
+    score += LABEL_HINTED * len(on_walk & (set(reading.hinted) - set(reading.labels)))
+    return score
+
+
+def _score(kind: Kind, path: _Path, other: Anchor | None, reading: Reading, held: bool) -> int:
+    """All the walk's evidence. `other`: the second named thing it uses; `held`: a connection the data holds."""
+    anchored = bool(path.start.value)
+    score = _word_evidence(path, reading, other, from_both=kind in ("shared", "excluded"))
+    ends = path.labels[-1] | (frozenset() if anchored else path.labels[0])  # a ranking of every node: its start
+    if reading.asked is not None and reading.asked in ends:
+        score += ASKED
+    if (1 if anchored else 0) + (1 if other is not None else 0) >= len(reading.named):
+        score += EVERY_NAMED
+    if held:
+        score += OBSERVED
+    return score
+
+
+def _intent(kind: Kind, path: _Path, other: Anchor | None) -> QueryIntent:
+    if kind == "connection":
+        assert other is not None
+        return QueryIntent(path.start, path.hops, other=other,
+                           condition=Condition(other.key, "=", other.value))
+    combine = {"walk": "none", "shared": "also_reached_from_other", "excluded": "not_reached_from_other"}[kind]
+    return QueryIntent(path.start, path.hops, combine, other)
+
+
+def _order(walk: Walk, named: tuple[Anchor, ...]) -> tuple[int, int, int, int, int, int, str]:
+    """Best evidence first, then shorter, then fewer hops against the arrow, then by kind, by where its named
+    things stand in the question, and by its hops: a total order, the same on every run."""
+    intent = walk.intent
+
+    def at(anchor: Anchor | None) -> int:
+        return named.index(anchor) if anchor in named else len(named)
+
+    backwards = sum(hop.direction == "incoming" for hop in intent.hops)
+    spelled = " ".join(f"{hop.relationship}:{hop.direction}" for hop in intent.hops)
+    return (-walk.score, len(intent.hops), backwards, _KIND_ORDER[walk.kind], at(intent.start), at(intent.other),
+            f"{intent.start.label} {spelled}")
+
+
+def _single(named: tuple[Anchor, ...], reading: Reading, nodes: Nodes,
+            rels: set[Rel]) -> list[tuple[Kind, _Path, Anchor | None]]:
+    """From each named thing, or from every node of each label when none is named: the thing itself, and every
+    walk from it."""
+    starts = list(named) or [Anchor(label) for label in sorted(nodes)]
+    paths = [_Path(start, (), (frozenset({start.label}),)) for start in starts]
+    grown = _grow(paths, rels, lambda path: _word_evidence(path, reading))
+    return [("walk", path, None) for path in [*paths, *grown]]
+
+
+def _paired(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel]) -> list[tuple[Kind, _Path, Anchor]]:
+    """Walks from `first` that `second` can walk the same way to the same kind of thing: what both reach, and
+    what only `first` reaches."""
+    def rank(path: _Path) -> int:
+        return _word_evidence(path, reading, second, from_both=True)
+
+    found: list[tuple[Kind, _Path, Anchor]] = []
+    for path in _grow([_Path(first, (), (frozenset({first.label}),))], rels, rank):
+        theirs = _follow(frozenset({second.label}), path.hops, rels)
+        if theirs is not None and theirs[-1] & path.labels[-1]:
+            found += [("shared", path, second), ("excluded", path, second)]
+    return found
+
+
+def _distances(goal: str, rels: set[Rel]) -> dict[str, int]:
+    """Each label's fewest relationships to `goal`, either way along them."""
+    distance = {goal: 0}
+    frontier = [goal]
+    while frontier:
+        nearer = []
+        for label in frontier:
+            for source, _, target in sorted(rels):
+                for here, there in ((source, target), (target, source)):
+                    if here == label and there not in distance:
+                        distance[there] = distance[label] + 1
+                        nearer.append(there)
+        frontier = nearer
+    return distance
+
+
+def _connections(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel],
+                 observed: list[tuple[str, ...]]) -> list[tuple[Kind, _Path, Anchor]]:
+    """Walks from `first`'s label that end at `second`'s, up to MAX_HOPS: those the data holds (`observed`,
+    each way along each relationship the schema allows) and the others the schema allows."""
+    start = _Path(first, (), (frozenset({first.label}),))
+    distance = _distances(second.label, rels)
+
+    def can_arrive(path: _Path) -> bool:
+        left = MAX_HOPS - len(path.hops)
+        return min((distance.get(label, MAX_HOPS + 1) for label in path.labels[-1]), default=MAX_HOPS + 1) <= left
+
+    def rank(path: _Path) -> int:
+        return _word_evidence(path, reading, second)
+
+    paths = _grow([start], rels, rank, can_arrive)
+    for types in observed:
+        paths += _observed_paths(start, types, rels)
+    arriving = {path.hops: path for path in paths if second.label in path.labels[-1]}
+    return [("connection", path, second) for path in arriving.values()]
+
+
+def _observed_paths(start: _Path, types: tuple[str, ...], rels: set[Rel]) -> list[_Path]:
+    """The paths from `start` along relationship types observed between two things, each way the schema
+    allows each hop."""
+    paths = [start]
+    for rel_type in types:
+        paths = [_Path(p.start, (*p.hops, hop), (*p.labels, reached))
+                 for p in paths for hop, reached in _steps(p.labels[-1], rels) if hop.relationship == rel_type]
+    return paths
+
+
+def enumerate_walks(reading: Reading, nodes: Nodes, rels: set[Rel],
+                    observed: Sequence[Sequence[str]] = ()) -> list[Walk]:
+    """Every walk considered for the question, best first (see the module's docstring). `observed`: the
+    relationship-type sequences the data holds between the first two named things, found by the caller;
+    they rank first among the connections."""
+    named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
+    held = {tuple(types) for types in observed if 0 < len(types) <= MAX_HOPS}
+    found: list[tuple[Kind, _Path, Anchor | None]] = list(_single(named, reading, nodes, rels))
+    for i, first in enumerate(named):
+        for second in named[i + 1:]:
+            found += _paired(first, second, reading, rels)
+            found += [p for p in _paired(second, first, reading, rels) if p[0] == "excluded"]
+            found += _connections(first, second, reading, rels, sorted(held) if (first, second) == named[:2] else [])
+    walks = []
+    for kind, path, other in found:
+        is_held = kind == "connection" and path.start == named[0] and other == named[1] and tuple(
+            hop.relationship for hop in path.hops) in held
+        walks.append(Walk(kind, _intent(kind, path, other), path.labels, _score(kind, path, other, reading, is_held)))
+    return sorted(walks, key=lambda walk: _order(walk, named))
+
+
+def candidate_walks(reading: Reading, nodes: Nodes, rels: set[Rel], observed: Sequence[Sequence[str]] = (),
+                    k: int = CANDIDATES) -> list[Walk]:
+    """The `k` best walks for the question, each one compile_intent accepts (one that does not is left out)."""
+    chosen: list[Walk] = []
+    for walk in enumerate_walks(reading, nodes, rels, observed):
+        if len(chosen) == k:
+            break
+        try:
+            compile_intent(walk.intent, nodes, rels)
+        except IntentError:
+            continue
+        chosen.append(walk)
+    return chosen

@@ -1,0 +1,71 @@
+"""Each candidate walk (cypher/walk_space.py) in plain words, built from the schema's own names, for a small
+model to choose from by number: `from the Country "Sweden", follow BORDERS to a Country, then IN_REGION to a
+Region`. A hop against the relationship's arrow says "backwards" and names both ends, so its direction cannot
+be misread. Pure functions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from cypher.intent import Anchor, Hop
+from cypher.walk_space import LabelSet, Walk
+
+
+def _a(label: str) -> str:
+    return f"an {label}" if label[:1].lower() in "aeiou" else f"a {label}"
+
+
+def _kinds(labels: LabelSet) -> str:
+    """The labels a node can have: "Town", or "Town or Village"."""
+    return " or ".join(sorted(labels))
+
+
+def _some(labels: LabelSet) -> str:
+    return " or ".join(_a(label) for label in sorted(labels))
+
+
+def _value(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _thing(anchor: Anchor) -> str:
+    """A named thing ("the Country "Sweden"") or every node of a label ("every Country")."""
+    return f"the {anchor.label} {_value(anchor.value)}" if anchor.value else f"every {anchor.label}"
+
+
+def _hop(hop: Hop, here: LabelSet, there: LabelSet) -> str:
+    if hop.direction == "outgoing":
+        return f"{hop.relationship} to {_some(there)}"
+    return f"{hop.relationship} backwards (from {_kinds(here)} to {_kinds(there)})"
+
+
+def _chain(hops: tuple[Hop, ...], labels: tuple[LabelSet, ...]) -> str:
+    """"follow R to a B, then S backwards (from B to C)"."""
+    steps = [_hop(hop, labels[i], labels[i + 1]) for i, hop in enumerate(hops)]
+    return "follow " + ", then ".join(steps)
+
+
+def describe_walk(walk: Walk) -> str:
+    """The walk in one line."""
+    intent = walk.intent
+    start = _thing(intent.start)
+    if not intent.hops:
+        return f"{start} itself" if intent.start.value else start
+    chain = _chain(intent.hops, walk.labels)
+    reached = _kinds(walk.labels[-1])
+    other = intent.other
+    match walk.kind:
+        case "shared" if other is not None:
+            return f"the {reached} nodes reached both from {start} and from {_thing(other)}: from each, {chain}"
+        case "excluded" if other is not None:
+            return f"the {reached} nodes reached from {start} but NOT from {_thing(other)}: from each, {chain}"
+        case "connection" if other is not None:
+            return f"from {start}, {chain}, arriving at {_thing(other)}"
+        case _:
+            return f"from {start}, {chain}"
+
+
+def numbered(walks: Sequence[Walk]) -> str:
+    """The walks, one a line, numbered from 1 as the model chooses them."""
+    return "\n".join(f"{n}. {describe_walk(walk)}" for n, walk in enumerate(walks, start=1))

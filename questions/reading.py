@@ -1,0 +1,93 @@
+"""One reading of a question, computed once and passed down instead of reading the question again at each
+step: the things it names as the graph stores them, the figures and quoted values it gives, the kind of thing
+it asks for, the relationship types and labels its words name, and the words left over. A pure function of the
+question, its grounding and the schema, built from this package's readings; nothing here knows a graph or a
+domain. The walks a question could mean are enumerated from it (cypher/walk_space.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from contracts.query_path import Grounding
+from cypher.intent import Anchor, Nodes, Rel
+from questions.asked_for import asked_label, schema_words
+from questions.figures import unused_figures
+from questions.named_terms import MIN_TOKEN, singular
+from questions.walks import spelled_walk, unmatched_labels, without_names
+
+MAX_NAMED = 4  # named things walked from; a question naming more is no walk of three relationships
+_WORD = re.compile(r"[a-z0-9]+")
+# A quoted value: quotes that open and close outside a word, so that "Sweden's ... Peru's" is no value.
+_QUOTED = re.compile(r"(?<!\w)[\"“']([^\"”']{2,60})[\"”'](?!\w)")
+# Two words share a stem when they agree on all but their last STEM_SLACK letters (the shorter's), and on at
+# least MIN_TOKEN: "border" and "bordering", "supply" and "supplied", "locate" and "location".
+STEM_SLACK = 2
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    """What a question says, read once; cypher/walk_space.py reads it as its `Reading`."""
+
+    question: str
+    named: tuple[Anchor, ...]  # the things named, as the graph stores them (label, key, value), in order
+    unmatched: tuple[str, ...]  # names the graph holds nowhere, not even in part
+    figures: tuple[str, ...]  # numbers the question gives outside its names, smallest first
+    quoted: tuple[str, ...]  # values the question quotes that name no thing in the graph
+    asked: str | None  # the label asked for ("which suppliers ..." asks for Supplier)
+    relationships: tuple[str, ...]  # relationship types its words spell out, each time, in order
+    labels: tuple[str, ...]  # labels its words spell out
+    hinted: tuple[str, ...]  # labels and relationship types one of its words shares a stem with, spelled or not
+    words: tuple[str, ...]  # its other words (singular, lower case, MIN_TOKEN letters or more), in order
+
+
+def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:
+    """The question read once against its grounding and the schema (each label's property keys, the
+    (source, type, target) relationships)."""
+    labels = sorted(nodes)
+    rel_types = {rel[1] for rel in rels}
+    named = tuple(dict.fromkeys(Anchor(m.label, m.property, m.value)
+                                for m in grounding.described_entities(MAX_NAMED)))
+    names = {m.mention.lower() for m in grounding.matches} | {m.value.lower() for m in grounding.matches}
+    quoted = tuple(dict.fromkeys(q for q in _QUOTED.findall(question) if q.lower() not in names))
+    plain = _QUOTED.sub(" ", without_names(question, grounding))
+    figures = tuple(unused_figures(plain, ""))  # an empty query uses none of them: every figure
+    words = tuple(w for w in (singular(w) for w in _WORD.findall(plain.lower()))
+                  if len(w) >= MIN_TOKEN and w not in figures)
+    return QuestionReading(
+        question=question, named=named, unmatched=tuple(grounding.unmatched), figures=figures, quoted=quoted,
+        asked=asked_label(question, labels),
+        relationships=tuple(spelled_walk(plain, rel_types)),
+        labels=tuple(unmatched_labels(plain, set(), labels)),  # none matched yet: every label spelled out
+        hinted=_hinted(words, [*labels, *sorted(rel_types)]),
+        words=words)
+
+
+def _stem_key(word: str) -> str:
+    return word[:MIN_TOKEN]
+
+
+def _same_stem(word: str, other: str) -> bool:
+    shared = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
+
+
+def _hinted(words: tuple[str, ...], names: list[str]) -> tuple[str, ...]:
+    """The schema names one of `words` shares a stem with, in the order the words first do. Words are
+    compared only with schema words that begin alike (time linear in the question)."""
+    by_start: dict[str, list[tuple[str, str]]] = {}
+    for name in names:
+        for part in dict.fromkeys(singular(w) for w in schema_words(name).split()):
+            if len(part) >= MIN_TOKEN:
+                by_start.setdefault(_stem_key(part), []).append((part, name))
+    found: dict[str, None] = {}
+    for word in dict.fromkeys(words):
+        for part, name in by_start.get(_stem_key(word), []):
+            if _same_stem(word, part):
+                found.setdefault(name)
+    return tuple(found)
