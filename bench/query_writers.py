@@ -1,12 +1,17 @@
-"""Free Cypher against the filled-in query form (multi-hop and set questions), side by side on one run: for each
-labelled question the planner writes its plan as the agent does (its first graph query is taken, with the
-planner's own fixes and repairs), and the intent writer fills in the form that cypher/intent.py compiles.
-Both queries run on the real graph; each is judged by whether its rows give the gold answer (a ranked
-query's rows in their order, so the first must be the gold's). No synthesis: this measures the query
-writers alone. Real local model, the graph loaded into the embedded stack.
+"""The ways of writing a graph step's query, side by side on one run: for each labelled question
+- free: the planner writes its plan as the agent does (its first graph query is taken, with the planner's own
+  fixes and repairs);
+- form: the intent writer fills in the form that cypher/intent.py compiles;
+- choice: the model picks one of the walks enumerated from the schema (tools/walk_chooser.py). Also recorded:
+  whether any of the walks shown, with the model's choice of what to return, gives the gold answer (whether a
+  miss was the enumeration's or the choice's).
+Every query runs on the real graph; each is judged by whether its rows give the gold answer (a ranked query's
+rows in their order, so the first must be the gold's). No synthesis: this measures the query writers alone.
+Real local model, the graph loaded into the embedded stack.
 
     .venv/bin/python bench/query_writers.py --questions /tmp/seed2/social-seed2.jsonl --categories multi-hop set
     .venv/bin/python bench/query_writers.py --questions q.jsonl --limit 30 --out bench/results/query-writers/x.jsonl
+    .venv/bin/python bench/query_writers.py --questions q.jsonl --writers form choice --per-category 5
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import sys
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +40,10 @@ from bench.kgqa.scoring import is_correct
 from bench.kgqa_questions import read
 from contracts.query_path import PlanningInput
 from contracts.run import AgentSettings
-from cypher.intent import IntentError
+from cypher.intent import IntentError, compile_intent
 from service.config import ServiceConfig
 from tools.intent_writer import intent_query
+from tools.walk_chooser import walk_query
 
 NOTHING = "Nothing was found: no such entity exists in the graph."
 
@@ -64,16 +71,44 @@ async def form_query(backends: Backends, question: str) -> str:
     return await intent_query(question, await ground(question, backends.graph), backends)
 
 
-async def judged(backends: Backends, q: Question, write: Any) -> dict[str, Any]:
+async def rows_right(backends: Backends, query: str, q: Question) -> tuple[list[list[Any]], bool]:
     assert backends.graph is not None
+    rows = (await backends.graph.ro_query(query, timeout_ms=20_000, max_rows=200)).rows
+    return rows, is_correct(rows_text(rows), q.gold)
+
+
+async def judged(backends: Backends, q: Question, write: Any) -> dict[str, Any]:
     started = time.monotonic()
     try:
         query = await write(backends, q.text)
-        rows = (await backends.graph.ro_query(query, timeout_ms=20_000, max_rows=200)).rows
-        return {"query": query, "rows": rows[:10], "right": is_correct(rows_text(rows), q.gold),
-                "seconds": round(time.monotonic() - started, 2)}
+        rows, right = await rows_right(backends, query, q)
+        return {"query": query, "rows": rows[:10], "right": right, "seconds": round(time.monotonic() - started, 2)}
     except (ValueError, IntentError, GraphQueryError) as exc:
         return {"error": str(exc), "right": False, "seconds": round(time.monotonic() - started, 2)}
+
+
+async def judged_choice(backends: Backends, q: Question) -> dict[str, Any]:
+    """The chosen walk judged, and which of the walks shown (with the model's answer fields) would be right."""
+    assert backends.graph is not None and backends.schema is not None
+    started = time.monotonic()
+    try:
+        choice = await walk_query(q.text, await ground(q.text, backends.graph), backends)
+        seconds = round(time.monotonic() - started, 2)
+        rows, right = await rows_right(backends, choice.query, q)
+    except (ValueError, IntentError, GraphQueryError) as exc:
+        return {"error": str(exc), "right": False, "seconds": round(time.monotonic() - started, 2)}
+    facts = await backends.schema.facts()
+    right_walks = []
+    for i, walk in enumerate(choice.candidates):
+        intent = replace(walk.intent, answer=choice.intent.answer, answer_key=choice.intent.answer_key,
+                         condition=walk.intent.condition or choice.intent.condition)
+        try:
+            if (await rows_right(backends, compile_intent(intent, facts.nodes, facts.rels), q))[1]:
+                right_walks.append(i)
+        except (IntentError, GraphQueryError):
+            pass
+    return {"query": choice.query, "rows": rows[:10], "right": right, "seconds": seconds, "chosen": choice.chosen,
+            "shown": len(choice.candidates), "right_walks": right_walks, "reading": choice.reading}
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -87,7 +122,10 @@ async def main(args: argparse.Namespace) -> int:
         chosen = [q for q in chosen if q.id in kept]
     questions = chosen[: args.limit]
     out = args.out.open("a") if args.out else None
-    tally: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "free": 0, "form": 0})
+    writers = {"free": lambda q: judged(backends, q, planner_query), "form": lambda q: judged(backends, q, form_query),
+               "choice": lambda q: judged_choice(backends, q)}
+    writers = {name: writers[name] for name in args.writers}
+    tally: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(["n", "shown_right", *writers], 0))
     command = " ".join([".venv/bin/python", "bench/query_writers.py", *(shlex.quote(a) for a in sys.argv[1:])])
     async with running_stack(dataset, Interrupt()) as running:
         stack = running.stack
@@ -96,26 +134,27 @@ async def main(args: argparse.Namespace) -> int:
         backends = make_backends(config)
         try:
             for q in questions:
-                free = await judged(backends, q, planner_query)
-                form = await judged(backends, q, form_query)
-                record = {"id": q.id, "category": q.category, "question": q.text, "free": free, "form": form,
-                          "dataset": dataset, "command": command}
+                record = {"id": q.id, "category": q.category, "question": q.text, "dataset": dataset,
+                          "command": command}
                 t = tally[q.category]
                 t["n"] += 1
-                t["free"] += free["right"]
-                t["form"] += form["right"]
-                print(f"{q.id}: free {'right' if free['right'] else 'wrong'} ({free['seconds']} s), "
-                      f"form {'right' if form['right'] else 'wrong'} ({form['seconds']} s)", flush=True)
+                for name, judge in writers.items():
+                    record[name] = await judge(q)
+                    t[name] += record[name]["right"]
+                t["shown_right"] += bool(record.get("choice", {}).get("right_walks"))
+                print(f"{q.id}: " + ", ".join(f"{name} {'right' if record[name]['right'] else 'wrong'} "
+                                              f"({record[name]['seconds']} s)" for name in writers), flush=True)
                 if out:
                     out.write(json.dumps(record, default=str) + "\n")
                     out.flush()
         finally:
             await backends.aclose()
-    print("\n| category | questions | free Cypher right | form right |\n|---|---|---|---|")
-    for category, t in sorted(tally.items()):
-        print(f"| {category} | {t['n']} | {t['free']} | {t['form']} |")
-    n = sum(t["n"] for t in tally.values())
-    print(f"| all | {n} | {sum(t['free'] for t in tally.values())} | {sum(t['form'] for t in tally.values())} |")
+    columns = [*writers, *(["shown_right"] if "choice" in writers else [])]
+    print("\n| category | questions | " + " | ".join(f"{c} right" for c in columns) + " |")
+    print("|---" * (len(columns) + 2) + "|")
+    for category, t in [*sorted(tally.items()), ("all", {c: sum(t[c] for t in tally.values())
+                                                         for c in ["n", *columns]})]:
+        print(f"| {category} | {t['n']} | " + " | ".join(str(t[c]) for c in columns) + " |")
     return 0
 
 
@@ -125,5 +164,6 @@ if __name__ == "__main__":
     p.add_argument("--categories", nargs="*", default=[], help="only these categories")
     p.add_argument("--per-category", type=int, default=None, help="at most N questions of each category")
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--writers", nargs="+", choices=["free", "form", "choice"], default=["free", "form", "choice"])
     p.add_argument("--out", type=Path, default=None, help="append each question's record (JSON lines)")
     sys.exit(asyncio.run(main(p.parse_args())))

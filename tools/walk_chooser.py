@@ -4,20 +4,23 @@ by number under a grammar, filling in only what the walk leaves open (what to re
 from, a condition). It first says the chain in its own words, so the number it picks follows a reading rather
 than a guess. The choice is compiled to Cypher by the query form's compiler (cypher/intent.py).
 
-A small model chooses among a dozen walks far more reliably than it composes a walk of several relationships
-(free Cypher or the query form)."""
+bench/query_writers.py measures the choice against free Cypher and the filled-in form, question by question."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from backends.grounding import shortest_connections
+from contracts.query_path import Grounding
 from cypher.intent import ANSWERS, OPERATORS, Condition, IntentError, Nodes, QueryIntent, Rel, compile_intent
-from cypher.walk_space import Walk
+from cypher.walk_space import Walk, candidate_walks
 from cypher.walk_words import numbered
-from questions.reading import QuestionReading
+from questions.reading import QuestionReading, read_question
+from service.off_loop import off_loop
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -134,3 +137,24 @@ async def choose_walk(question: str, reading: QuestionReading, nodes: Nodes, rel
                      condition=walk.intent.condition or condition)
     return WalkChoice(query=compile_intent(intent, nodes, rels), chosen=index, intent=intent,
                       candidates=tuple(candidates), reading=said)
+
+
+async def walk_query(question: str, grounding: Grounding, backends: Backends) -> WalkChoice:
+    """The walk the model chooses for `question` among those the live schema allows, compiled; with two named
+    things, the connections the data holds between them are among the candidates. IntentError says why there
+    is none (no schema, an empty graph, a reply that chose nothing shown)."""
+    if backends.graph is None or backends.schema is None:
+        raise IntentError("there is no graph schema to enumerate walks from")
+    facts = await backends.schema.facts()
+    if not facts.nodes:
+        raise IntentError("the graph is empty")
+    reading = await off_loop("reading the question", partial(read_question, question, grounding, facts.nodes,
+                                                             facts.rels))
+    observed: list[tuple[str, ...]] = []
+    named = grounding.described_entities(2)
+    if len(named) == 2:
+        paths = await shortest_connections(backends.graph, named[0], named[1])
+        observed = [tuple(types) for _, _, types in paths or []]
+    walks = await off_loop("enumerating the walks", partial(candidate_walks, reading, facts.nodes, facts.rels,
+                                                            observed))
+    return await choose_walk(question, reading, facts.nodes, facts.rels, walks, backends)
