@@ -70,6 +70,10 @@ def _step(facts: _Facts, uri: str) -> ExplainDocument:
     goal = facts.one(uri, TG + "planStep")
     lines = [f"Step {goal}", f"Outcome: {facts.one(uri, TGCA + 'outcome') or 'unknown'} - its result is "
              f"{'used' if facts.one(uri, TGCA + 'usable') == 'true' else 'not used'} by the answer"]
+    dependencies = [d.rsplit("/", 1)[1] for d in facts.all(uri, TGCA + "dependsOn")]
+    if dependencies:  # numbered as the plan lists its steps, which TrustGraph's CLIs print
+        steps = "steps" if len(dependencies) > 1 else "step"
+        lines.append(f"Depends on: {steps} {', '.join(dependencies)} of the plan")
     node = facts.one(uri, TGCA + "confidence")
     if node:
         score, threshold = facts.one(node, TGCA + "score"), facts.one(node, TGCA + "threshold")

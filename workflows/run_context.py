@@ -116,7 +116,7 @@ class RunContext:
                             collection=self.inp.request.collection)
 
     async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
-        """The answer, after its provenance; `why`: the reasons for its stated confidence (status.final_confidence).
+        """The answer with its provenance; `why`: the reasons for its stated confidence (status.final_confidence).
         The start the synthesis activity already released (`synthesis.released`) is not sent again."""
         released = synthesis.released if synthesis else ""
         # Before chunking: a secret split across chunks would slip through. The released start was checked
@@ -130,21 +130,23 @@ class RunContext:
             AgentResponse(message_type="answer", content=sentence, end_of_message=False,
                           message_id=self.trace.answer_uri, delivery_id=f"{self.workflow_id}#answer.{n}")
             for n, sentence in enumerate(synthesis.released_sentences if synthesis else []))
-        self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
-                          synthesis.evidence_effects if synthesis else {})
-        # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, and one
-        # message_id (the answer's entity) on every chunk of the answer.
+        explained = self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
+                                      synthesis.evidence_effects if synthesis else {})
+        explain = [explained] if explained is not None else []
+        # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, one message_id
+        # (the answer's entity) on every chunk of the answer, and the answer's explain message just before the
+        # end: after a streamed answer's last chunk, before a whole answer.
         tokens = self.llm_usage.tokens()
         entity = self.trace.answer_uri
         if self.inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
             messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False, message_id=entity)
                         for chunk in answer_chunks(unsent)]
-            messages.append(AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
-                                          message_id=entity, **tokens))
+            messages += [*explain, AgentResponse(message_type="answer", content="", end_of_message=True,
+                                                 end_of_dialog=True, message_id=entity, **tokens)]
         else:
-            messages = [AgentResponse(message_type="answer", content=answer, end_of_message=True, end_of_dialog=True,
-                                      message_id=entity, **tokens)]
+            messages = [*explain, AgentResponse(message_type="answer", content=answer, end_of_message=True,
+                                                end_of_dialog=True, message_id=entity, **tokens)]
         if self.hold_answer:
             self.held.extend(messages)
             return

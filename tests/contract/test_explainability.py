@@ -129,9 +129,11 @@ async def test_a_run_explains_itself_as_trustgraphs_agent_does(make_stack, tg_ag
         finally:
             await client.close()
 
-    # TrustGraph's shape: explain messages before the end of the dialog, triples in its dataclasses and graph
+    # TrustGraph's shape: explain messages before the end of the dialog (end_of_message false, as its agent
+    # leaves it), the answer's just before the answer; triples in its dataclasses and graph
     assert responses[-1].message_type == "answer" and responses[-1].content.startswith(ANSWER)
-    assert all(not r.end_of_dialog and r.content == "" for r in explains)
+    assert responses[-2] is explains[-1]
+    assert all(not r.end_of_dialog and not r.end_of_message and r.content == "" for r in explains)
     assert all(isinstance(t, TgTriple) and t.g == "urn:graph:retrieval" for r in explains for t in r.explain_triples)
     kinds = [type(entity(r)) for r in explains]
     assert kinds == [Question, Plan, StepResult, Synthesis]
@@ -167,6 +169,23 @@ async def test_a_run_explains_itself_as_trustgraphs_agent_does(make_stack, tg_ag
     assert [t.metadata.id for t in stored] == [session, plan, step, synthesis]
     assert all(t.metadata.collection == "acme" for t in stored)
     assert [spo(t.triples) for t in stored] == [spo(r.explain_triples) for r in explains]
+
+
+async def test_a_streamed_answer_s_explain_message_follows_its_last_chunk(make_stack, tg_agent) -> None:  # noqa: F811
+    """As TrustGraph's agent streams an answer: every chunk (here the first sentence sent as the model wrote it,
+    then the rest), then the answer's explain message, then the empty answer that ends the dialog."""
+    with ScriptedLLM(answers) as llm:
+        stack = await make_stack(llm.base_url)
+        agent = await tg_agent(stack)
+        responses = await dialog(agent, QUESTION, streaming=True)
+    *chunks, final = [r for r in responses if r.message_type == "answer"]
+    assert len(chunks) >= 2 and "".join(c.content for c in chunks).startswith(ANSWER)
+    assert chunks[0].content == ANSWER.split(" It is")[0]  # released alone: as written, not cut once checked
+    assert final.end_of_dialog and final.content == ""
+    synthesis = responses[-2]
+    assert synthesis.message_type == "explain" and isinstance(entity(synthesis), Synthesis)
+    assert synthesis.explain_id == final.message_id
+    assert responses.index(chunks[-1]) == len(responses) - 3  # after the last chunk
 
 
 async def test_retries_and_a_human_decision_are_in_the_trace(make_stack, tg_agent) -> None:  # noqa: F811

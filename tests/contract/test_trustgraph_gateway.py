@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from tests.contract.test_trustgraph_contract import ANSWER, answers
-from tests.scripted_llm import ScriptedLLM
+from tests.contract.test_trustgraph_contract import ANSWER, GOOD_PLAN, answers
+from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 from tests.trustgraph_gateway import Gateway, Ran, run_cli, running_gateway
 
 QUESTION = "Which supplier has the most purchase orders?"
@@ -128,12 +128,12 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
         listed = await run_cli("tg-list-explain-traces", "-u", gateway.url, *tg(gateway, stack))
         session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
         shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
-        step_confidence = await query_graph(gateway, stack, f"{session}/step/s1/confidence")
-        rows = await query_graph(gateway, stack, f"{session}/step/s1/confidence/evidence/rows")
+        step_confidence = await query_graph(gateway, stack, f"{session}/step/0/confidence")
+        rows = await query_graph(gateway, stack, f"{session}/step/0/confidence/evidence/rows")
         answer_confidence = await query_graph(gateway, stack, f"{session}/synthesis/confidence")
         # what -x names as each entity's document, fetched as a user fetches it
         step_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
-                                 f"{session}/step/s1/doc")
+                                 f"{session}/step/0/doc")
         answer_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
                                    f"{session}/synthesis/doc")
 
@@ -141,8 +141,8 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     explained = ran.stderr
     assert f"[session] {session}\n    Query: {QUESTION}\n" in explained
     assert re.search(rf"\[plan\] {re.escape(session)}/plan\n    Step 0: s1: GraphQuery\(query=MATCH ", explained)
-    assert re.search(rf"\[step-result\] {re.escape(session)}/step/s1\n    Step: s1: GraphQuery\(query=.*\n"
-                     rf"    Document: {re.escape(session)}/step/s1/doc\n", explained)
+    assert re.search(rf"\[step-result\] {re.escape(session)}/step/0\n    Step: s1: GraphQuery\(query=.*\n"
+                     rf"    Document: {re.escape(session)}/step/0/doc\n", explained)
     assert f"[synthesis] {session}/synthesis\n    Document: {session}/synthesis/doc\n" in explained
     assert [m for m in re.findall(r"\[([a-z-]+)\]", explained)] == ["session", "plan", "step-result", "synthesis"]
 
@@ -161,7 +161,7 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     observed = float(re.search(r"Confidence (\d\.\d\d) meets the threshold", flat(ran.stdout)).group(1))  # type: ignore[union-attr]
     step = dict(step_confidence)
     assert float(step[TGCA + "score"]) == observed and step[TGCA + "reasoning"] == "Query returned 2 row(s)"
-    assert f"{session}/step/s1/confidence/evidence/rows" in {o for p, o in step_confidence if p == TGCA + "evidence"}
+    assert f"{session}/step/0/confidence/evidence/rows" in {o for p, o in step_confidence if p == TGCA + "evidence"}
     assert dict(rows)[TGCA + "feature"] == "rows" and dict(rows)[TGCA + "value"] == "2"
     stated, reasons = STATED.search(ran.stdout).groups()  # type: ignore[union-attr]
     answer = dict(answer_confidence)
@@ -184,6 +184,56 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     answer_shown = trace[trace.index("--- Synthesis ---"):]
     assert f"Answer:\n  {ANSWER.splitlines()[0]}" in answer_shown
     assert f"\n  Confidence: {stated} - {reasons}\n" in answer_shown and "\n  - coverage = " in answer_shown
+
+
+# Three steps, the third depending on the first: TrustGraph's trace reader follows every prov:wasDerivedFrom and
+# never drops a repeat, so a step or an answer reachable twice would print twice.
+TOP_TWO = json.loads(GOOD_PLAN)["steps"][0]["arguments"]["query"]
+LEADER = "Acme Industrial leads with 135 orders."
+THREE_STEPS = json.dumps({"steps": [
+    {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP_TWO}},
+    {"id": "s2", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP_TWO.replace("DESC", "ASC")}},
+    {"id": "s3", "function": "TextCompletion", "dependencies": ["s1"],
+     "arguments": {"prompt": "Say which supplier leads"}}]})
+
+
+def three_steps(body: dict[str, object]) -> tuple[int, str]:
+    if is_planning(body):
+        return 200, THREE_STEPS
+    if is_synthesis(body):
+        return 200, ANSWER
+    return 200, LEADER if "Say which supplier leads" in json.dumps(body) else "noted"
+
+
+async def test_show_explain_trace_prints_each_step_of_a_plan_with_a_dependency_once(flow, gateway) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedLLM(three_steps) as llm:
+        stack = await flow(llm.base_url)
+        ran = await invoke(gateway, stack, "-x")
+        await gateway.stored(stack.config.workspace)
+        session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
+        shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
+        dependent = await query_graph(gateway, stack, f"{session}/step/2")
+
+    # -x: TrustGraph's events, its step URIs numbered from 0 in plan order
+    assert re.findall(r"\[([a-z-]+)\] (\S+)", ran.stderr) == [
+        ("session", session), ("plan", f"{session}/plan"), ("step-result", f"{session}/step/0"),
+        ("step-result", f"{session}/step/1"), ("step-result", f"{session}/step/2"),
+        ("synthesis", f"{session}/synthesis")]
+
+    # tg-show-explain-trace: each entity once, in TrustGraph's order (plan, steps in plan order, synthesis)
+    assert shown.code == 0 and not shown.stderr, shown
+    trace = shown.stdout
+    assert re.findall(r"^--- (.+) ---$", trace, re.MULTILINE) == [
+        "Plan", "Step Result", "Step Result", "Step Result", "Synthesis"], trace
+    assert [s.split(":", 1)[0] for s in re.findall(r"^Step: (.+)$", trace, re.MULTILINE)] == ["s1", "s2", "s3"]
+    assert "Plan with 3 steps:\n  0: s1: GraphQuery(" in trace and "\n  2: s3: TextCompletion(" in trace
+
+    # the dependency is still in the trace, where TrustGraph's reader does not follow it, and in the step's
+    # document, numbered as the plan above lists its steps; and so is the plan's id for each step
+    facts = set(dependent)
+    assert (TGCA + "dependsOn", f"{session}/step/0") in facts and (TGCA + "stepId", "s3") in facts
+    assert "Result:\n  Step s3: TextCompletion(prompt=Say which supplier leads)\n" in trace
+    assert trace.count("Depends on:") == 1 and "\n  Depends on: step 0 of the plan\n" in trace
 
 
 async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow, gateway) -> None:  # type: ignore[no-untyped-def]

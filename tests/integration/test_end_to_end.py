@@ -62,7 +62,7 @@ async def test_question_answered_end_to_end_with_steps_streamed(make_stack, falk
     # Between them, TrustGraph's explain messages (tests/contract/test_explainability.py reads them).
     explains = [m.explain_id for m in everything if m.message_type == "explain"]
     session = explains[0]
-    assert explains == [session, f"{session}/plan", f"{session}/step/orders", f"{session}/step/interpret",
+    assert explains == [session, f"{session}/plan", f"{session}/step/0", f"{session}/step/1",
                         f"{session}/synthesis"]
     messages = [m for m in everything if m.message_type != "explain"]
     kinds = [m.message_type for m in messages]

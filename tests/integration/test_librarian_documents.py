@@ -26,7 +26,7 @@ from service.response_publisher import ResponsePublisher
 
 
 def run_messages(session: str) -> list[AgentResponse]:
-    uris = Uris(session)
+    uris = Uris(session, ("s1",))
     confidence = Confidence(0.9, "Query returned 2 row(s)", [Evidence("rows", 2)], threshold=0.8)
     step = StepTrace(step_id="s1", tool="GraphQuery", outcome="succeeded", usable=True, started="", ended="",
                      attempts=[], confidence=confidence, output="[]", dependencies=[])

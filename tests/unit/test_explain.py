@@ -1,5 +1,7 @@
-"""The explain triples and where they go: TrustGraph's topic naming, its Triples message, and a confidence that
-always names its evidence (contracts/explain.py; the whole trace over Pulsar: tests/contract/test_explainability.py)."""
+"""The explain triples and where they go: TrustGraph's topic naming, its Triples message, a confidence that always
+names its evidence, and links TrustGraph's trace reader follows once each (contracts/explain.py; the whole trace
+over Pulsar: tests/contract/test_explainability.py; as tg-show-explain-trace prints it:
+tests/contract/test_trustgraph_gateway.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +11,20 @@ from trustgraph.base.serialization import dict_to_dataclass
 from trustgraph.schema import Triples
 
 from contracts.explain import (
+    PROV_DERIVED,
     TGCA,
     Attempt,
     Confidence,
     Evidence,
     StepTrace,
     Uris,
+    answer_triples,
+    plan_triples,
     session_triples,
     step_triples,
 )
 from contracts.topics import explainability_topic, hears_explain
-from contracts.wire import AgentResponse
+from contracts.wire import AgentResponse, Triple
 from contracts.wire_codec import encode_explain_store
 
 
@@ -49,7 +54,7 @@ def test_a_confidence_without_measured_facts_names_its_reasoning_as_evidence() -
     step = StepTrace(step_id="s1", tool="GraphQuery", outcome="failed", usable=False, started="", ended="",
                      attempts=[Attempt("initial", {"query": "x"}, silent, "", "timeout")], confidence=silent,
                      output="", dependencies=[])
-    facts = {(t.s.iri, t.p.iri, t.o.iri or t.o.value) for t in step_triples(Uris("s"), step)}
+    facts = {(t.s.iri, t.p.iri, t.o.iri or t.o.value) for t in step_triples(Uris("s", ("s1",)), step)}
     nodes = [o for s, p, o in facts if p == TGCA + "confidence"]
     assert len(nodes) == 2
     for node in nodes:
@@ -59,3 +64,34 @@ def test_a_confidence_without_measured_facts_names_its_reasoning_as_evidence() -
 
 def test_evidence_that_moved_nothing_names_no_effect() -> None:
     assert Evidence("rows", 3.0).effect == ""
+
+
+def facts_of(triples: list[Triple]) -> set[tuple[str, str, str]]:
+    return {(t.s.iri, t.p.iri, t.o.iri or t.o.value) for t in triples}
+
+
+def test_step_results_are_numbered_from_0_in_plan_order_with_the_plans_id_kept() -> None:
+    uris = Uris("run", ("orders", "leader"))
+    assert uris.step("leader") == "urn:trustgraph:agent:run/step/1"  # as TrustGraph numbers its plan's steps
+    planned = facts_of(plan_triples(uris, [("orders", "GraphQuery", {}, [], 0.8),
+                                           ("leader", "TextCompletion", {}, ["orders"], 0.7)]))
+    assert (uris.step("leader"), TGCA + "stepId", "leader") in planned
+
+
+def test_only_one_derivation_reaches_each_step_and_the_answer() -> None:
+    """TrustGraph's trace reader prints an entity once per prov:wasDerivedFrom path to it: a step derives from the
+    plan alone and the answer from one entity; the steps each depends on and was written from are kept apart."""
+    uris = Uris("run", ("a", "b", "c"))
+    silent = Confidence(0.9, "fine", [])
+    step = StepTrace(step_id="c", tool="TextCompletion", outcome="succeeded", usable=True, started="", ended="",
+                     attempts=[], confidence=silent, output="ok", dependencies=["a", "b"])
+    derived = {(s, o) for s, p, o in facts_of(step_triples(uris, step)) if p == PROV_DERIVED}
+    assert {o for s, o in derived if s == uris.step("c")} == {uris.plan}
+    depends = {o for s, p, o in facts_of(step_triples(uris, step)) if s == uris.step("c") and p == TGCA + "dependsOn"}
+    assert depends == {uris.step("a"), uris.step("b")}
+
+    answer = facts_of(answer_triples(uris, "ok", silent, "", ["a", "c"], ["a", "c"], True, "plan-complete",
+                                     after=uris.step("c")))
+    assert {o for s, p, o in answer if s == uris.synthesis and p == PROV_DERIVED} == {uris.step("c")}
+    assert {o for s, p, o in answer if s == uris.synthesis and p == TGCA + "writtenFrom"} == \
+        {uris.step("a"), uris.step("c")}

@@ -20,7 +20,7 @@ from contracts.explain_documents import TG_DOCUMENT, explain_document, linked
 from contracts.topics import librarian_topics
 from contracts.wire import AgentResponse, Triple
 
-URIS = Uris("s-1")
+URIS = Uris("s-1", ("s0", "s1"))  # a plan of two steps
 
 
 def explain(uri: str, triples: list[Triple]) -> AgentResponse:
@@ -32,13 +32,14 @@ def weak_step() -> StepTrace:
                             threshold=0.8)
     return StepTrace(step_id="s1", tool="GraphQuery", outcome="low_confidence", usable=False, started="",
                      ended="", attempts=[Attempt("initial", {"query": "MATCH (n) RETURN n"}, confidence, "[]")],
-                     confidence=confidence, output="[]", dependencies=[])
+                     confidence=confidence, output="[]", dependencies=["s0"])
 
 
 def test_a_step_document_states_its_confidence_against_its_threshold_and_the_evidence() -> None:
     document = explain_document(explain(URIS.step("s1"), step_triples(URIS, weak_step())))
-    assert document is not None and document.id == f"{URIS.step('s1')}/doc"  # TrustGraph's .../step/<n>/doc
+    assert document is not None and document.id == "urn:trustgraph:agent:s-1/step/1/doc"  # TrustGraph's naming
     assert "Confidence 0.42 is below the threshold 0.80: Query returned 0 row(s)" in document.content
+    assert "\nDepends on: step 0 of the plan\n" in document.content  # as TrustGraph's CLIs number the plan
     assert "- rows = 0 (the number of rows returned)" in document.content
     assert "low_confidence - its result is not used by the answer" in document.content
 
@@ -48,7 +49,8 @@ def test_the_answer_document_is_the_whole_answer_with_what_moved_its_confidence_
     confidence = Confidence(0.79, "calibrated: raised because it aggregates",
                             [Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
                              Evidence("aggregates", 1.0, "a query that aggregates", "raised")])
-    triples = answer_triples(URIS, answer, confidence, "", ["s1"], ["s1"], True, "plan-complete")
+    triples = answer_triples(URIS, answer, confidence, "", ["s1"], ["s1"], True, "plan-complete",
+                             URIS.step("s1"))
     whole = explain_document(explain(URIS.synthesis, triples), answer)
     assert whole is not None and whole.id == f"{URIS.synthesis}/doc" and whole.content.startswith(answer)
     assert whole.content.index("- aggregates = 1 (a query that aggregates), raised the figure") < \
@@ -60,7 +62,8 @@ def test_the_answer_document_is_the_whole_answer_with_what_moved_its_confidence_
 
 
 def test_a_direct_answer_is_named_as_trustgraphs_conclusion_document_and_a_failure_has_none() -> None:
-    triples = answer_triples(URIS, "Hello.", None, "not scored - a direct answer", [], [], False, "final-answer")
+    triples = answer_triples(URIS, "Hello.", None, "not scored - a direct answer", [], [], False, "final-answer",
+                             URIS.session)
     document = explain_document(explain(URIS.final, triples), "Hello.")
     assert document is not None and document.id == f"{URIS.session}/answer"
     assert "Confidence: not scored - a direct answer" in document.content
