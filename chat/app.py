@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from chat.dependencies import ChatDeps
-from chat.routes import actions, ask, conversations, health, overrides, page, runs
+from chat.routes import actions, ask, conversations, examples, health, overrides, page, runs, static_files
 from chat.same_site import SameSiteOnly
 
 
@@ -17,7 +17,7 @@ def create_app(deps: ChatDeps) -> FastAPI:
     app = FastAPI(title="tg-confidence-agent chat API", version="1",
                   description="Ask the confidence-controlled agent, watch its runs, answer its questions.")
     app.state.deps = deps
-    for routes in (ask, runs, overrides, conversations, actions, health, page):
+    for routes in (ask, runs, overrides, conversations, actions, examples, health, page, static_files):
         app.include_router(routes.router)
     app.add_middleware(SameSiteOnly, hosts=deps.hosts, origins=deps.origins)
     return app

@@ -11,6 +11,7 @@ from fastapi import Depends, Header, HTTPException, Request
 from temporalio.client import Client
 
 from backends.action_history import ActionHistory
+from backends.graph_store import GraphStore
 from chat.auth import Authenticator, Caller, Unauthorized
 from chat.runs import RunStreams
 from chat.stream_slots import StreamSlots
@@ -28,6 +29,7 @@ class ChatDeps:
     namespace: str = "default"
     temporal_ui_url: str = ""
     actions: ActionHistory | None = None
+    graph: GraphStore | None = None  # the loaded graph, read for example questions
     override_keys: list[OverrideIdentity] | None = None  # the workers' identities: decisions must be signed
     hosts: set[str] | None = None  # Host names answered (chat/same_site.py); None: any
     origins: list[str] = field(default_factory=list)  # other sites' origins allowed to call from a browser

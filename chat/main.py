@@ -66,16 +66,14 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         await streams.start()
     except PULSAR_ERRORS as exc:
         raise PartUnreachable(f"Pulsar at {shown_url(config.pulsar_url)} is unreachable: {exc}") from exc
-    store = None
-    actions = None
-    if config.ontology_path:
-        store = GraphStore(config.falkordb_url, config.graph_name)
-        actions = ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
+    store = GraphStore(config.falkordb_url, config.graph_name)
+    actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
+               if config.ontology_path else None)
     local_token = "" if config.http_tokens else (config.http_local_token or new_local_token())
     app = create_app(ChatDeps(temporal=temporal, streams=streams,
                               auth=Authenticator(config.http_tokens, local_token),
                               namespace=config.temporal_namespace, temporal_ui_url=config.temporal_ui_url,
-                              actions=actions, override_keys=config.agent.override_keys,
+                              actions=actions, graph=store, override_keys=config.agent.override_keys,
                               hosts=answered_hosts(config.http_host, config.http_allowed_hosts),
                               origins=config.http_allowed_origins,
                               streams_open=StreamSlots(config.http_max_streams, config.http_max_streams_per_caller),
@@ -93,8 +91,7 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     stopping.cancel()
     await streams.stop()
     await client.close()
-    if store is not None:
-        await store.aclose()
+    await store.aclose()
 
 
 class ServerWithoutSignals(uvicorn.Server):

@@ -56,12 +56,12 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None, 
     client = pulsar_client(pulsar_url or config.pulsar_url)
     streams = RunStreams(client, config.request_topics[0], config.response_topic)
     await streams.start()
-    store = GraphStore(config.falkordb_url, config.graph_name) if config.ontology_path else None
+    store = GraphStore(config.falkordb_url, config.graph_name)
     actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
-               if store is not None else None)
+               if config.ontology_path else None)
     token = "" if identities else new_local_token()
     deps = ChatDeps(temporal=stack.client, streams=streams, auth=Authenticator(identities or [], token),
-                    temporal_ui_url="http://127.0.0.1:8233", actions=actions,
+                    temporal_ui_url="http://127.0.0.1:8233", actions=actions, graph=store,
                     override_keys=config.agent.override_keys, hosts=answered_hosts("127.0.0.1", []), **settings)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None,
@@ -76,8 +76,7 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None, 
         await task
         await streams.stop()
         await client.close()
-        if store is not None:
-            await store.aclose()
+        await store.aclose()
 
 
 async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, dict[str, Any]]]:

@@ -88,14 +88,14 @@ async def screenshot(page: Page, name: str) -> None:
 
 
 @asynccontextmanager
-async def chromium_page(name: str, problems: list[str]) -> AsyncIterator[Page]:
-    """A page in headless Debian Chromium; its script errors go to `problems`, and a failing test leaves
-    `<name>-failure.png`."""
+async def chromium_page(name: str, problems: list[str], viewport: dict[str, int] | None = None) -> AsyncIterator[Page]:
+    """A page in headless Debian Chromium (1100 x 900 unless `viewport` says otherwise); its script errors go to
+    `problems`, and a failing test leaves `<name>-failure.png`."""
     browser_or_fail()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = await browser.new_page(viewport={"width": 1100, "height": 900})
+            page = await browser.new_page(viewport=viewport or {"width": 1100, "height": 900})
             page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
             page.on("console", lambda m: problems.append(f"console: {m.text} {m.location}") if m.type == "error"
                     else None)
@@ -150,7 +150,7 @@ async def test_a_dropped_stream_is_picked_up_where_it_left(make_stack, demo_copy
             await expect(page.locator("#status")).to_have_text("done", timeout=RUN_S)
             await expect(page.locator("#results-summary")).to_have_text("18 succeeded, 2 failed")
             await expect(page.locator("#failures li")).to_have_count(2)
-            await expect(page.locator("#targets li")).to_have_count(20)  # the plan was not shown twice
+            await expect(page.locator("#targets tbody tr")).to_have_count(20)  # the plan was not shown twice
             await expect(page.locator("#confidence")).to_have_text("0.95")
             progress_seen = await page.evaluate("() => window.progressSeen")
             answer = await page.inner_text("#answer")
@@ -185,10 +185,9 @@ async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(
             await expect(page.locator("#plan-summary")).to_have_text(f"hold on {expected} PurchaseOrder entities")
             await expect(page.locator("#plan-details")).to_have_text(
                 f"With reason=\"audit\". Targets of Supplier '{SUPPLIER}' where paid = false.")
-            await expect(page.locator('#override-arguments li[data-argument="parameters"]')).to_have_text(
-                'parameters: reason="audit"')
-            await expect(page.locator('#override-arguments li[data-argument="filters"]')).to_have_text(
-                "filters: paid = false")
+            await expect(page.locator('#override-arguments [data-argument="parameters"] dd')).to_have_text(
+                'reason="audit"')
+            await expect(page.locator('#override-arguments [data-argument="filters"] dd')).to_have_text("paid = false")
             await screenshot(page, "chat-ui-parameters.png")
             await approve.click()
             await expect(page.locator("#status")).to_have_text("done", timeout=RUN_S)
@@ -242,7 +241,7 @@ async def seed_conversation(page: Page, url: str) -> tuple[str, list[Any]]:
     await expect(page.locator("#answer")).to_contain_text("18 succeeded, 2 failed")
     await expect(page.locator("#confidence")).to_have_text("0.95")
     assert "Confidence:" not in await page.inner_text("#answer")  # shown on its own, with its reasons
-    await expect(page.locator("#steps tr").first).to_be_visible()
+    await expect(page.locator('#plan-graph [data-step="execute"]')).to_have_attribute("data-state", "succeeded")
     progress_seen = await page.evaluate("() => window.progressSeen")
 
     await expect(page.locator("#send")).to_be_enabled()
