@@ -17,6 +17,7 @@ from backends.grounding import described_for_writer, existence_query, ground, ho
 from backends.llm import Completion
 from backends.query_checker import SchemaFacts
 from backends.schema_check import unasked_in, walk_doubts_in
+from backends.trustgraph_agent_prompts import PLAN_CREATE, agent_prompts
 from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -90,8 +91,9 @@ def _plan_doubts(schema: SchemaFacts, question: str, queries: list[str], groundi
     return ([doubt] if doubt else []) + said + walk_doubts_in(schema, question, queries, grounding)
 
 
-# TrustGraph's tool types that are this service's built-in tools.
-CONFIGURED_BUILT_INS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion"}
+# TrustGraph's tool types whose entries set the groups and states of this service's tool of that name.
+CONFIGURED_TOOLS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion",
+                    "tool-service": "ToolService"}
 
 
 class PlanningActivities:
@@ -107,12 +109,13 @@ class PlanningActivities:
         return await registry.catalogue(self.backends, self.tool_names, scope, self._access())
 
     def _access(self) -> dict[str, ToolAccess]:
-        """Built-in tools' groups: TrustGraph's config, where `tool` entries of its knowledge-query or
-        text-completion type put KnowledgeQuery or TextCompletion in their groups, else `tool_groups`."""
+        """Built-in tools' groups: TrustGraph's config, where `tool` entries of its knowledge-query,
+        text-completion or tool-service type put KnowledgeQuery, TextCompletion or ToolService in their groups,
+        else `tool_groups`."""
         access = dict(self.tool_access)
         config = self.backends.trustgraph_config
         if config is not None:
-            for kind, name in CONFIGURED_BUILT_INS.items():
+            for kind, name in CONFIGURED_TOOLS.items():
                 entries = list(config.current.of_kind(kind).values())
                 if entries:
                     access[name] = ToolAccess(groups=sorted({g for t in entries for g in t.access.groups}),
@@ -121,12 +124,33 @@ class PlanningActivities:
 
     def framing(self, request: PlanningInput) -> str:
         """What the planner is asked to bear in mind, as TrustGraph's agent adds it to its prompt: the `agent`
-        config's additional context, then the request's framing (or, without one, its task type's)."""
-        scope = request.scope
+        config's additional context, then the request's framing."""
         config = self.backends.trustgraph_config
         context = config.current.additional_context if config is not None else ""
-        framing = scope.framing or (config.current.task_framing.get(scope.task_type, "") if config else "")
-        return "\n".join(part for part in (context, framing) if part)
+        return "\n".join(part for part in (context, self.request_framing(request)) if part)
+
+    def request_framing(self, request: PlanningInput) -> str:
+        """The request's framing or, without one, its task type's: TrustGraph's `framing` variable."""
+        scope = request.scope
+        config = self.backends.trustgraph_config
+        return scope.framing or (config.current.task_framing.get(scope.task_type, "") if config else "")
+
+    async def outline(self, request: PlanningInput, tools: dict[str, ToolSpec]) -> str:
+        """The steps the workspace's own `plan-create` template sets out for the question, for the planner to
+        write as tool steps (TrustGraph's plan-step-execute's part); "" when the workspace keeps the default."""
+        prompts = agent_prompts(self.backends)
+        if prompts is None or not prompts.uses(PLAN_CREATE):
+            return ""
+        steps = await prompts.plan_create(request.question, self.request_framing(request),
+                                          [{"name": t.name, "description": t.description} for t in tools.values()])
+        if not steps:
+            return ""
+        lines = []
+        for index, step in enumerate(steps):
+            after = [str(d) for d in step.get("depends_on") or []]
+            hint = f" (tool: {step['tool_hint']})" if step.get("tool_hint") else ""
+            lines.append(f"{index}. {step.get('goal', '')}{hint}{' after ' + ', '.join(after) if after else ''}")
+        return self.backends.prompts.render("planner_outline", outline="\n".join(lines))
 
     async def _schema(self) -> str:
         graph = self.backends.graph
@@ -159,6 +183,9 @@ class PlanningActivities:
         framing = self.framing(request)
         if framing:  # after the question, so the system prompt stays the same for every request
             user = f"{user.rstrip()}\nAdditional context: {framing}\n"
+        outline = await self.outline(request, tools)
+        if outline:
+            user = f"{user.rstrip()}\n{outline}"
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         json_schema = plan_json_schema(tools, request.settings.max_steps)
         problems: list[str] = []

@@ -11,6 +11,7 @@ from activities.answer_release import Publish, Release, released_before, with_ad
 from backends import Backends
 from backends.grounding import vocabulary
 from backends.llm import Completion, streamed
+from backends.trustgraph_agent_prompts import PLAN_SYNTHESISE, agent_prompts
 from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 from confidence.answer_fit import fit, ranking, refit, superlative
 from confidence.calibrator import CalibratorError, capped
@@ -41,6 +42,18 @@ def fitted(question: str, synthesis: SynthesisOutput, outputs: list[str]) -> Syn
     how, answer = replaced
     log.warning("answer_not_what_was_asked", how=how, draft=synthesis.answer[:200])
     return synthesis.model_copy(update={"answer": answer, "verification": how})
+
+
+def plan_steps(request: SynthesisInput, share: int, facts: str) -> list[dict[str, object]]:
+    """The step results as TrustGraph's `plan-synthesise` template receives them (`index`, `goal`, `result`). A
+    step here has no goal of its own: its tool and id stand for it; the question's facts come last, as a step."""
+    steps: list[dict[str, object]] = [
+        {"index": n, "goal": f"{r.function} ({r.step_id})", "result": trim(r.output, share)}
+        for n, r in enumerate(request.results)]
+    if facts:
+        steps.append({"index": len(steps), "goal": "what the graph stores about the names in the question",
+                      "result": facts})
+    return steps
 
 
 def figures(request: SynthesisInput) -> Figures:
@@ -138,7 +151,10 @@ class SynthesisActivities:
         ]
         evidence = "\n".join([request.question, *(r.output for r in request.results), facts])
         known = await self._vocabulary()
-        if release is None:
+        prompts = agent_prompts(self.backends)
+        if release is None and prompts is not None and prompts.uses(PLAN_SYNTHESISE):
+            completion = await prompts.plan_synthesise(request.question, "", plan_steps(request, share, facts))
+        elif release is None:
             completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
         else:
             # Each sentence is released once every name and figure in it is in the results and it holds nothing

@@ -1,9 +1,10 @@
 """TrustGraph's configuration, read as its own processors read it: the types a part uses are fetched from the
 config service (`getvalues` per type, for this workspace) at start, and fetched again whenever the config
 service pushes a notice (`ConfigPush`: a version and, per type, the workspaces it changed) that names one
-of them. The worker reads the agent's tools there (offered to the planner; backends/trustgraph.py maps them);
-the bridge, when it follows TrustGraph's flows, reads the flows the agent runs in (`processor:<id>`, written by
-`tg-start-flow` and removed by `tg-stop-flow`) and serves each one's request topic (bridge/flows.py)."""
+of them. The worker reads the agent's tools there (offered to the planner; backends/trustgraph.py maps them)
+and which of its prompt templates the workspace customised; the bridge, when it follows TrustGraph's flows, reads
+the flows the agent runs in (`processor:<id>`, written by `tg-start-flow` and removed by `tg-stop-flow`) and
+serves each one's request topic (bridge/flows.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import structlog
 from pulsar.asyncio import Consumer
 
 from backends.trustgraph import PulsarRequestResponse
+from backends.trustgraph_tool_service import ToolServiceTarget, tool_service_target
 from contracts.flow import FlowTopics
 from contracts.tool_spec import ANY, DEFAULT_GROUP, ToolAccess
 from contracts.topics import pulsar_topic
@@ -28,9 +30,25 @@ log = structlog.get_logger(__name__)
 CONFIG_REQUEST = "non-persistent://tg/request/config"
 CONFIG_RESPONSE = "non-persistent://tg/response/config"
 CONFIG_PUSH = "non-persistent://tg/notify/config"
-# What the agent reads: its tools, the MCP tools they call, its own entry (additional context) and task types.
-CONFIG_TYPES = ("tool", "mcp-tool", "agent", "agent-task-type")
+# What the agent reads: its tools, the MCP tools and tool services they call, its own entry (additional context),
+# task types, patterns and the prompt service's templates.
+CONFIG_TYPES = ("tool", "mcp-tool", "agent", "agent-task-type", "tool-service", "agent-pattern", "prompt")
 RETRY_MAX_S = 30.0
+# TrustGraph 2.11.1's config service keeps the factory defaults in this workspace (bootstrap's TemplateSeed) and
+# copies them into each new workspace; a workspace entry that differs from its default is the operator's own.
+TEMPLATE_WORKSPACE = "__template__"
+# The prompt templates TrustGraph's agent asks its prompt service for: the ReAct step, the plan and its synthesis.
+AGENT_TEMPLATES = ("agent-react", "plan-create", "plan-synthesise")
+# Tool types TrustGraph's agent knows whose services this service does not reach: it calls the flow's
+# text-completion, prompt, graph-rag and mcp-tool services only (contracts/flow.py).
+REFUSED_KINDS = {
+    "structured-query": "TrustGraph's agent answers it with the flow's structured-query service, which this service "
+                        "does not call",
+    "row-embeddings-query": "TrustGraph's agent answers it with the flow's embeddings and row-embeddings-query "
+                            "services, which this service does not call",
+}
+# Tool types this service offers: KnowledgeQuery, TextCompletion, McpTool, Prompt and ToolService.
+OFFERED_KINDS = frozenset({"knowledge-query", "text-completion", "mcp-tool", "prompt", "tool-service"})
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,7 @@ class ConfiguredTool:
     access: ToolAccess
     arguments: list[dict[str, Any]]
     data: dict[str, Any]
+    service: ToolServiceTarget | None = None  # a `tool-service` tool's queues and config values
 
     def input_schema(self) -> dict[str, Any]:
         """The tool's configured arguments as the JSON schema of its input (all required, as TrustGraph asks)."""
@@ -59,6 +78,10 @@ class AgentConfig:
     tools: dict[str, ConfiguredTool] = field(default_factory=dict)
     additional_context: str = ""  # the `agent` entry's `additional-context`, added to the planner's prompt
     task_framing: dict[str, str] = field(default_factory=dict)  # `agent-task-type` id -> its framing
+    refused: dict[str, str] = field(default_factory=dict)  # tool name -> why it is not offered (its type)
+    # The agent's prompt templates (AGENT_TEMPLATES) this workspace holds other than TrustGraph's defaults.
+    customised_prompts: frozenset[str] = frozenset()
+    patterns: tuple[str, ...] = ()  # the `agent-pattern` entries TrustGraph's meta-router chooses among
 
     def of_kind(self, kind: str) -> dict[str, ConfiguredTool]:
         return {name: t for name, t in self.tools.items() if t.kind == kind}
@@ -70,23 +93,68 @@ def _listed(value: Any, default: list[str]) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
-def parse_config(values: dict[str, dict[str, str]], version: int) -> AgentConfig:
-    """The agent's config from the config service's values (type -> key -> JSON text). An entry that is not
-    usable is left out and logged, as TrustGraph's agent leaves out what it cannot load."""
+def refusal(kind: str) -> str | None:
+    """Why a tool of this type is not offered; None for the types this service offers."""
+    if kind in OFFERED_KINDS:
+        return None
+    return REFUSED_KINDS.get(kind) or f"TrustGraph 2.11.1's agent knows no tool type {kind!r}"
+
+
+def _json_entries(entries: dict[str, str], config_type: str) -> dict[str, dict[str, Any]]:
+    parsed = {}
+    for key, text in entries.items():
+        try:
+            value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError("it is not a JSON object")
+            parsed[key] = value
+        except ValueError as exc:
+            log.warning("trustgraph_config_entry_left_out", type=config_type, key=key, error=str(exc))
+    return parsed
+
+
+def customised_templates(workspace: dict[str, str], defaults: dict[str, str]) -> frozenset[str]:
+    """The agent's templates (AGENT_TEMPLATES) in a workspace's `prompt` config that are not TrustGraph's
+    defaults (the `__template__` workspace's): changed, or with no default to compare with."""
+
+    def template(entries: dict[str, str], key: str) -> Any:
+        try:
+            return json.loads(entries[key]) if key in entries else None
+        except ValueError:
+            return entries[key]
+
+    return frozenset(t for t in AGENT_TEMPLATES if f"template.{t}" in workspace
+                     and template(workspace, f"template.{t}") != template(defaults, f"template.{t}"))
+
+
+def parse_config(values: dict[str, dict[str, str]], version: int,
+                 default_prompts: dict[str, str] | None = None) -> AgentConfig:
+    """The agent's config from the config service's values (type -> key -> JSON text); `default_prompts`: the
+    `prompt` entries of TrustGraph's template workspace. A tool entry that is not usable is left out and logged,
+    as TrustGraph's agent leaves out what it cannot load; one of a type this service does not offer is refused,
+    logged as an error that names it."""
     mcp_ids = set(values.get("mcp-tool", {}))
+    tool_services = _json_entries(values.get("tool-service", {}), "tool-service")
     tools: dict[str, ConfiguredTool] = {}
+    refused: dict[str, str] = {}
     for key, text in values.get("tool", {}).items():
         try:
             data = json.loads(text)
             name = str(data.get("name") or key)
             kind = str(data.get("type") or "")
+            why = refusal(kind)
+            if why is not None:
+                refused[name] = f"its type {kind!r}: {why}"
+                log.error("trustgraph_tool_refused", tool=name, type=kind, reason=why)
+                continue
             if kind == "mcp-tool" and mcp_ids and data.get("mcp-tool") not in mcp_ids:
                 raise ValueError(f"it names the mcp-tool {data.get('mcp-tool')!r}, which is not configured")
             tools[name] = ConfiguredTool(
                 name=name, kind=kind, description=str(data.get("description") or name),
                 access=ToolAccess(groups=_listed(data.get("group"), [DEFAULT_GROUP]),
                                   states=_listed(data.get("applicable-states"), [ANY])),
-                arguments=[a for a in data.get("arguments") or [] if isinstance(a, dict)], data=data)
+                arguments=[a for a in data.get("arguments") or [] if isinstance(a, dict)], data=data,
+                service=tool_service_target(data, tool_services) if kind == "tool-service" else None)
         except (ValueError, TypeError, AttributeError) as exc:
             log.warning("trustgraph_tool_left_out", key=key, error=str(exc))
     agent = values.get("agent", {})
@@ -104,7 +172,9 @@ def parse_config(values: dict[str, dict[str, str]], version: int) -> AgentConfig
             framing[task] = str(json.loads(text).get("framing") or "")
         except (ValueError, AttributeError):
             framing[task] = ""
-    return AgentConfig(version=version, tools=tools, additional_context=context, task_framing=framing)
+    return AgentConfig(version=version, tools=tools, additional_context=context, task_framing=framing,
+                       refused=refused, patterns=tuple(sorted(values.get("agent-pattern", {}))),
+                       customised_prompts=customised_templates(values.get("prompt", {}), default_prompts or {}))
 
 
 class ConfigFollower:
@@ -167,8 +237,9 @@ class ConfigFollower:
         else:
             self.version = version
 
-    async def _values(self, config_type: str) -> tuple[dict[str, str], int]:
-        request = {"operation": "getvalues", "workspace": self.workspace, "type": config_type}
+    async def _values(self, config_type: str, workspace: str = "") -> tuple[dict[str, str], int]:
+        """The type's entries in `workspace` (default: this follower's) and the config's version."""
+        request = {"operation": "getvalues", "workspace": workspace or self.workspace, "type": config_type}
         async for response in self.rr.stream(self.request_topic, self.response_topic, request, self.timeout_s):
             values = {v["key"]: v["value"] for v in response.get("values") or []}
             return values, int(response.get("version") or 0)
@@ -192,7 +263,9 @@ class ConfigFollower:
 
 
 class TrustGraphConfig(ConfigFollower):
-    """The current AgentConfig of one workspace: the tools offered to the planner."""
+    """The current AgentConfig of one workspace: the tools offered to the planner, and the prompt templates the
+    workspace customised. Each load logs what is not honoured, so the operator sees it when the worker starts
+    and whenever the config changes."""
 
     types = CONFIG_TYPES
 
@@ -200,11 +273,25 @@ class TrustGraphConfig(ConfigFollower):
                  topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH)) -> None:
         super().__init__(rr, workspace, timeout_s, topics)
         self.current = AgentConfig()
+        self._default_prompts: dict[str, str] = {}
+
+    async def refresh(self) -> None:
+        # The template workspace sends no pushes (TrustGraph suppresses them): read it with every load.
+        self._default_prompts, _ = await self._values("prompt", TEMPLATE_WORKSPACE)
+        await super().refresh()
 
     async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
-        self.current = parse_config(values, version)
-        log.info("trustgraph_config_loaded", version=version, workspace=self.workspace,
-                 tools=sorted(self.current.tools))
+        self.current = config = parse_config(values, version, self._default_prompts)
+        log.info("trustgraph_config_loaded", version=version, workspace=self.workspace, tools=sorted(config.tools),
+                 refused=sorted(config.refused), customised_prompts=sorted(config.customised_prompts))
+        if "agent-react" in config.customised_prompts:
+            log.warning("trustgraph_prompt_not_used", template="agent-react", reason=(
+                "it is the prompt of TrustGraph's ReAct loop, which this service does not run: requests for the "
+                "react pattern go to TrustGraph's agent (react_request_topic), where it applies"))
+        if config.patterns:
+            log.warning("trustgraph_patterns_not_routed", patterns=list(config.patterns), reason=(
+                "this service answers every request that names no pattern by planning and executing it; "
+                "TrustGraph's meta-router, which would choose among these patterns, is not run"))
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,11 @@ from contracts.wire import AgentRequest
 # orchestrator's pattern_base.py): plan-then-execute and supervisor steps, and a sub-agent's completion.
 # ReAct steps are written with no step type at all (react/service.py, PatternBase.build_next_request).
 LOOP_STEP_TYPES = frozenset({"react", "plan", "execute", "decompose", "synthesise", SUBAGENT_COMPLETION})
-# AgentRequest.pattern values this service answers itself: it plans a DAG of tool steps and executes it, which
-# is what "plan-then-execute" asks for, and what a client asking for TrustGraph's default ("react") wants done.
-SERVED_PATTERNS = frozenset({"", "react", "plan-then-execute"})
+# AgentRequest.pattern values this service answers itself: it plans a DAG of tool steps and executes it, which is
+# what "plan-then-execute" asks for. No pattern leaves the choice to the agent (TrustGraph's meta-router): this
+# service's choice is its own plan-then-execute. A request for "react" asks for TrustGraph's ReAct loop, which this
+# service does not run: it goes to TrustGraph's agent, as every pattern only that agent has.
+SERVED_PATTERNS = frozenset({"", "plan-then-execute"})
 
 
 def loop_request(request: AgentRequest) -> str:
@@ -36,8 +38,11 @@ def loop_request(request: AgentRequest) -> str:
     if request.pattern not in SERVED_PATTERNS:
         if request.pattern == "supervisor":
             return "a request for TrustGraph's supervisor pattern (a fan-out to sub-agents)"
-        return (f"a request for the pattern {request.pattern!r} (this service answers react and plan-then-execute "
-                "requests with its own planner)")
+        if request.pattern == "react":
+            return ("a request for TrustGraph's react pattern (its ReAct loop; this service plans and executes: ask "
+                    "with no pattern or with plan-then-execute for its answer)")
+        return (f"a request for the pattern {request.pattern!r} (this service answers plan-then-execute requests, "
+                "and those naming no pattern, with its own planner)")
     return ""
 
 

@@ -23,6 +23,7 @@ from trustgraph.schema import (
     config_response_queue,
 )
 
+from backends.trustgraph_config import CONFIG_TYPES
 from embedded.processes import free_port
 from tests.contract.test_trustgraph_contract import tg_agent  # noqa: F401 (a fixture)
 from tests.contract.test_trustgraph_request_fields import dialog
@@ -33,6 +34,7 @@ LOOKUP = {"type": "mcp-tool", "name": "lookup-order", "description": "Look up an
           "arguments": [{"name": "order_id", "type": "string", "description": "the order's id"}]}
 TRIAGE = {"type": "prompt", "name": "triage-note", "description": "Write a triage note", "template": "triage",
           "group": ["ops"], "applicable-states": ["triage"]}
+FETCHES = len(CONFIG_TYPES) + 1  # per load: each type of the workspace, and the template workspace's prompts
 SHIPPING = {"type": "prompt", "name": "shipping-summary", "description": "Summarise a shipment",
             "template": "shipping", "group": ["ops"]}
 
@@ -111,7 +113,7 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
     stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, workspace, seen, listening))
     try:
         await asyncio.wait_for(listening.wait(), 30)
-        await config_service.fetched(4)  # tool, mcp-tool, agent, agent-task-type: read at start
+        await config_service.fetched(FETCHES)  # every type the agent reads: read at start
         agent = await tg_agent(stack)
         ops = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"]))
         triage = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"],
@@ -119,7 +121,7 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
         unscoped = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?"))
         # The config service changes the tools and pushes the notice: the next request sees the new set.
         await config_service.put(workspace, "tool", {"shipping-summary": SHIPPING})
-        await config_service.fetched(8)
+        await config_service.fetched(2 * FETCHES)
         after = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"]))
     finally:
         stand_in.cancel()

@@ -1,7 +1,7 @@
 """TrustGraph's AgentRequest fields beyond the question, sent with TrustGraph's own client classes
 (trustgraph-base 2.11.1) to the bridge on the broker: `group` chooses the tools the planner is offered, as
-TrustGraph's agent filters its tools, `framing` reaches the planner, and `collection` reaches TrustGraph's
-graph-RAG."""
+TrustGraph's agent filters its tools, and `framing` reaches the planner; `collection` does not choose what
+TrustGraph's graph-RAG searches, as in TrustGraph."""
 
 from __future__ import annotations
 
@@ -63,9 +63,11 @@ async def test_group_chooses_the_tools_the_planner_is_offered(make_stack, tg_age
     assert "No tool is offered to this request's group(s) finance" in nothing[-1].error.message
 
 
-async def test_collection_reaches_trustgraphs_graph_rag(make_stack, tg_agent, unique: str) -> None:  # noqa: F811
-    """A request's collection is the one TrustGraph's graph-RAG searches; a request that names none (TrustGraph's
-    "default") searches the configured `trustgraph_collection`."""
+async def test_knowledge_queries_search_the_configured_collection_not_the_requests(
+        make_stack, tg_agent, unique: str) -> None:  # noqa: F811
+    """As TrustGraph's KnowledgeQuery tool, which searches its own collection whatever the request names: without a
+    knowledge-query tool in TrustGraph's config, the configured `trustgraph_collection` is searched (with one, its
+    collection: test_trustgraph_agent_config.py)."""
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
     stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False,
                              service={"trustgraph_collection": "configured"})
@@ -80,4 +82,4 @@ async def test_collection_reaches_trustgraphs_graph_rag(make_stack, tg_agent, un
         stand_in.cancel()
     assert research[-1].message_type == "answer" and research[-1].content.startswith(GRAPH_RAG_ANSWER)
     assert unnamed[-1].message_type == "answer"
-    assert [r["collection"] for r in seen["graph-rag"]] == ["research", "configured"]
+    assert [r["collection"] for r in seen["graph-rag"]] == ["configured", "configured"]
