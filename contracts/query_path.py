@@ -89,7 +89,8 @@ class StepInput(BaseModel):
     # A human approved calling the tool with exactly these arguments (a tool that changes things is otherwise
     # not called: its output says it needs approval).
     approved: bool = False
-    # The request's collection for TrustGraph's graph-RAG; "": the worker's configured one.
+    # The request's collection ("": the worker's configured one): part of a cached result's key. Graph-RAG
+    # searches its tool entry's collection (tools/knowledge_query.py).
     collection: str = ""
 
 

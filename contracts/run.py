@@ -89,8 +89,9 @@ class RequestScope(BaseModel):
     from the run's request by the workflow."""
 
     tools: ToolScope = Field(default_factory=ToolScope)  # `group` and `state`: which tools are offered
-    # `collection`: where TrustGraph's graph-RAG looks; "" (the request named none, or "default"): the
-    # worker's `trustgraph_collection`.
+    # `collection`: the request's collection, where its explain triples are stored; "" (the request named none,
+    # or "default"): the worker's `trustgraph_collection`. Graph-RAG searches its tool entry's collection instead
+    # (tools/knowledge_query.py), as TrustGraph's agent does.
     collection: str = ""
     framing: str = ""  # `framing`: told to the planner, as TrustGraph's agent adds it to its prompt
     task_type: str = ""  # `task_type`: a task type of TrustGraph's `agent-task-type` config gives its framing
