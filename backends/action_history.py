@@ -35,6 +35,7 @@ class HistoryEntry(BaseModel):
     changes: dict[str, Any] = Field(default_factory=dict)
     undoes: str | None = None
     undone_by: str | None = None
+    can_undo: bool = False  # not an undo itself, not undone yet, and its action declares an inverse
     # Every property the action set, with the value it had before (changes leaves out unchanged ones).
     before: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
@@ -81,6 +82,9 @@ class ActionHistory:
             values["changes"] = recorded_changes(keys, before, after)
             values["before"] = {k: before.get(k) for k in keys or []}
             values["parameters"] = json.loads(values.pop("parameters") or "{}")
+            definition = self.tools.ontology.actions.get(values["entity_type"], {}).get(values["action"])
+            values["can_undo"] = (definition is not None and not definition.cannot_be_undone
+                                  and not values["undoes"] and not values["undone_by"])
             entries.append(HistoryEntry.model_validate({k: v for k, v in values.items() if v is not None}))
         return entries
 

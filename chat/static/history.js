@@ -55,6 +55,7 @@ export class ActionHistory {
       let state;
       if (entry.undone_by) state = el("span", { class: "undone", text: "undone" });
       else if (entry.undoes) state = el("span", { class: "undone", text: "an undo" });
+      else if (!entry.can_undo) state = el("span", { class: "undone", text: "cannot be undone" });
       else state = this.undoButton(entry);
       return el("li", { dataset: { key: entry.key, entity: entry.entity_id } },
         el("p", { class: "what" }, el("code", { text: entry.action }), " on ", el("strong", { text: entry.entity_id }),

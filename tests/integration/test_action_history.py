@@ -45,6 +45,7 @@ async def test_list_and_undo(falkordb_url: str, demo_copy: tuple[str, Any]) -> N
     submitted = next(e for e in entries if e["entity_id"] == DRAFTS[0])
     assert submitted["changes"] == {"status": {"before": "draft", "after": "submitted"}}
     assert submitted["request"] == "tidy up the drafts"
+    assert {e["entity_id"]: e["can_undo"] for e in entries} == {DRAFTS[0]: True, DRAFTS[1]: True, APPROVED: False}
 
     undone = await cli(falkordb_url, name, "undo", "--run", "run-h", "--by", "ops")
     assert undone.returncode == 1  # one of the three could not be undone
