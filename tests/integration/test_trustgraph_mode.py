@@ -1,8 +1,9 @@
 """TrustGraph mode: planning, synthesis and the tools call TrustGraph's text-completion, graph-rag and prompt
 services over Pulsar (request/response by `id` property), and no local LLM or graph is touched.
 
-TrustGraph's services themselves are not installed here; stand-ins on pulsar-lite answer in their
-response shapes (trustgraph-base 2.11.1 schemas), as the scripted LLM stands in for a model elsewhere."""
+TrustGraph's model-backed services (text-completion, graph-rag, prompt) would need a model and stores of their
+own: stand-ins on pulsar-lite answer in their response shapes (trustgraph-base 2.11.1 schemas), as the scripted
+LLM stands in for a model elsewhere (docs/testing.md lists every stand-in)."""
 
 from __future__ import annotations
 
