@@ -49,24 +49,29 @@ def _keys(nodes: Nodes) -> list[str]:
     return sorted({key for keys in nodes.values() for key in keys})
 
 
-def choice_json_schema(count: int, nodes: Nodes) -> dict[str, Any]:
+def given_values(reading: QuestionReading) -> list[str]:
+    """What a condition may test against: the figures and quoted values the question gives, nothing else."""
+    return [*reading.figures, *reading.quoted]
+
+
+def choice_json_schema(count: int, nodes: Nodes, values: Sequence[str] = ()) -> dict[str, Any]:
     """The reply's grammar: the chain in the model's words first (properties are written in this order), then
-    the walk's number, then the query form's own enums for what the walk leaves open."""
+    the walk's number, then the query form's own enums for what the walk leaves open. A condition exists only
+    when the question gives a figure or value, and tests only those: asked for a condition it does not need,
+    a small model invents one (a walk chosen right returned nothing under "population > 1000")."""
     keys = _keys(nodes)
-    return {
-        "type": "object",
-        "properties": {
-            "reading": {"type": "string", "maxLength": READING_CHARS},
-            "walk": {"enum": list(range(1, count + 1))},
-            "answer": {"enum": list(ANSWERS)},
-            "answer_key": {"enum": ["", *keys]},
-            "condition": {"type": "object", "properties": {"key": {"enum": ["", *keys]},
-                                                           "operator": {"enum": list(OPERATORS)},
-                                                           "value": {"type": "string"}},
-                          "required": ["key", "operator", "value"]},
-        },
-        "required": ["reading", "walk", "answer", "answer_key", "condition"],
+    properties: dict[str, Any] = {
+        "reading": {"type": "string", "maxLength": READING_CHARS},
+        "walk": {"enum": list(range(1, count + 1))},
+        "answer": {"enum": list(ANSWERS)},
+        "answer_key": {"enum": ["", *keys]},
     }
+    if values:
+        properties["condition"] = {"type": "object", "properties": {"key": {"enum": ["", *keys]},
+                                                                    "operator": {"enum": list(OPERATORS)},
+                                                                    "value": {"enum": list(values)}},
+                                   "required": ["key", "operator", "value"]}
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def _properties(nodes: Nodes) -> str:
@@ -83,9 +88,10 @@ def _values(reading: QuestionReading) -> str:
     return f"Figures and values it gives: {', '.join(given)}\n" if given else ""
 
 
-def parse_choice(text: str, count: int, nodes: Nodes) -> tuple[int, str, str, Condition | None, str]:
+def parse_choice(text: str, count: int, nodes: Nodes, values: Sequence[str] = ()
+                 ) -> tuple[int, str, str, Condition | None, str]:
     """The reply as (walk index from 0, answer, answer_key, condition, reading); WalkChoiceError when it is
-    not a choice among `count` walks with the form's own values."""
+    not a choice among `count` walks with the form's own values, or tests a value the question never gave."""
     try:
         raw = json.loads(text)
         walk, answer, key, condition = raw["walk"], raw["answer"], raw.get("answer_key") or "", raw.get("condition")
@@ -99,10 +105,10 @@ def parse_choice(text: str, count: int, nodes: Nodes) -> tuple[int, str, str, Co
         raise WalkChoiceError(f"the model's answer {answer!r} is none of {', '.join(ANSWERS)}")
     if key and key not in keys:
         raise WalkChoiceError(f"the model's answer_key {key!r} is no property of this graph")
-    return walk - 1, answer, str(key), _condition(condition, keys), reading
+    return walk - 1, answer, str(key), _condition(condition, keys, values), reading
 
 
-def _condition(raw: object, keys: list[str]) -> Condition | None:
+def _condition(raw: object, keys: list[str], values: Sequence[str]) -> Condition | None:
     if raw in (None, {}):
         return None
     if not isinstance(raw, dict):
@@ -112,6 +118,8 @@ def _condition(raw: object, keys: list[str]) -> Condition | None:
         return None
     if key not in keys or operator not in OPERATORS:
         raise WalkChoiceError(f"the model's condition ({key!r} {operator!r}) uses no property or operator of the form")
+    if str(value) not in values:
+        raise WalkChoiceError(f"the model's condition tests {value!r}, which the question does not give")
     return Condition(str(key), str(operator), str(value))
 
 
@@ -128,9 +136,10 @@ async def choose_walk(question: str, reading: QuestionReading, nodes: Nodes, rel
         {"role": "user", "content": prompts.render("walk_user", question=question, values=_values(reading),
                                                    walks=numbered(candidates))},
     ]
-    completion = await backends.llm.chat(messages, json_schema=choice_json_schema(len(candidates), nodes),
+    values = given_values(reading)
+    completion = await backends.llm.chat(messages, json_schema=choice_json_schema(len(candidates), nodes, values),
                                          max_tokens=CHOICE_TOKENS, temperature=0.0)
-    index, answer, answer_key, condition, said = parse_choice(completion.text, len(candidates), nodes)
+    index, answer, answer_key, condition, said = parse_choice(completion.text, len(candidates), nodes, values)
     walk = candidates[index]
     # A connection's condition is what ends it at the other named thing: the model's would replace it.
     intent = replace(walk.intent, answer=answer, answer_key=answer_key,

@@ -104,6 +104,7 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
         assert grammar["properties"]["walk"]["enum"] == list(range(1, len(choice.candidates) + 1))
         assert request["temperature"] == 0 and f"1. {two_hops}" in request["messages"][-1]["content"]
         assert "- Person: age, name" in request["messages"][0]["content"]  # what answer_key can read
+        assert "condition" not in grammar["properties"]  # the question gives no figure: nothing to test
 
 
 async def test_what_two_named_people_share_and_a_count_against_the_arrow(falkordb_url: str, graph_name: str) -> None:
@@ -123,6 +124,12 @@ async def test_the_models_condition_and_answer_key_fill_the_rest(falkordb_url: s
         choice = await world.choose("Which people that Ann knows are older than 30?")
         assert await world.rows(choice) == {("Bob",)}
         assert "Figures and values it gives: 30" in world.llm.requests[0]["messages"][-1]["content"]
+        condition = world.llm.requests[0]["response_format"]["schema"]["properties"]["condition"]
+        assert condition["properties"]["value"] == {"enum": ["30"]}  # only what the question gives
+    invented = {"key": "age", "operator": ">", "value": "1000"}
+    async with people(falkordb_url, graph_name, choosing(known, condition=invented)) as world:
+        with pytest.raises(WalkChoiceError, match="tests '1000', which the question does not give"):
+            await world.choose("Which people that Ann knows are older than 30?")
     towns = "every Town"
     async with people(falkordb_url, graph_name, choosing(towns, "highest", "population")) as world:
         choice = await world.choose("Which town has the highest population?")
