@@ -7,7 +7,8 @@ The scripted services speak TrustGraph's schema classes (trustgraph-base 2.11.1)
 - prompt: the `agent-react` template, as the LLM would answer it (one tool call per iteration, then the answer);
 - text-completion: this service's planner (a plan of independent KnowledgeQuery steps) and synthesis;
 - graph-rag: the KnowledgeQuery tool of both agents;
-- librarian: stores the documents ReAct writes for provenance (its thoughts, observations and answer).
+- librarian: takes the documents both agents write for provenance (ReAct's thoughts, observations and answer;
+  this service's step results and answer), on the workspace's queue, where TrustGraph's librarian consumes them.
 Each answer waits the configured LLM or tool delay first; requests are answered concurrently.
 """
 
@@ -61,6 +62,7 @@ PINS = ("trustgraph-base==2.11.1", "trustgraph-flow==2.11.1", "pulsar-client==3.
 WORKSPACE = "bench"
 REACT_FLOW = "react"
 SERVICE_FLOW = "confidence"
+BASELINE_FLOW = "confidence-baseline"  # this service from another checkout, when the bench compares two
 PROCESSOR_ID = "agent-manager"  # its config key is processor:agent-manager, as TrustGraph deploys it
 SUBJECTS = ("orders", "invoices", "payments")  # one KnowledgeQuery tool (or plan step) each
 FINAL_ANSWER = "Orders, invoices and payments are all in order."
@@ -96,6 +98,11 @@ def queue_id(kind: str, service: str, flow: str | None = None) -> str:
     return f"{kind}:tg:{service}:{WORKSPACE}:{flow}" if flow else f"{kind}:tg:{service}"
 
 
+def librarian_queue(kind: str) -> str:
+    """The workspace's librarian queue (`request:tg:librarian:<workspace>`), which both agents write to."""
+    return f"{kind}:tg:librarian:{WORKSPACE}"
+
+
 def topic(queue: str) -> str:
     """The Pulsar topic of a queue id, as trustgraph-base's Pulsar backend maps it."""
     kind, space, name = queue.split(":", 2)
@@ -108,8 +115,10 @@ def react_flow_definition(flow: str) -> dict[str, Any]:
     topics = {"request": queue_id("request", "agent", flow), "next": queue_id("request", "agent", flow),
               "response": queue_id("response", "agent", flow),
               "explainability": queue_id("flow", "triples-store", flow),
-              "librarian-request": queue_id("request", "librarian"),
-              "librarian-response": queue_id("response", "librarian")}
+              # The workspace's librarian, as the 2.x blueprints name it (`request("librarian:{workspace}")`) and
+              # TrustGraph 2.11.1's librarian consumes it (librarian/service.py: workspace_queue).
+              "librarian-request": librarian_queue("request"),
+              "librarian-response": librarian_queue("response")}
     for spec, service in (("text-completion", "text-completion"), ("prompt", "prompt"), ("graph-rag", "graph-rag"),
                           ("mcp-tool", "mcp-tool"), ("structured-query", "structured-query"),
                           ("embeddings", "embeddings"), ("row-embeddings-query", "row-embeddings")):
@@ -166,11 +175,13 @@ Handler = Callable[[Any, str], Awaitable[list[Any]]]
 class ScriptedTrustGraph:
     """The TrustGraph services both agents call, on one broker, in this process."""
 
-    def __init__(self, pulsar_url: str, script: Script) -> None:
+    def __init__(self, pulsar_url: str, script: Script, flows: tuple[str, ...] = (REACT_FLOW, SERVICE_FLOW)) -> None:
         self.client = pulsar_client(pulsar_url)
         self.script = script
+        self.flows = flows
         # (flow, service) -> requests made for a question (naming its number); "untagged": any other, such as
-        # this service's worker warming the LLM's prompt cache at start.
+        # this service's worker warming the LLM's prompt cache at start. Librarian documents are counted as
+        # (REACT_FLOW, "librarian") and (SERVICE_FLOW, "librarian"): the workspace's one queue serves every flow.
         self.calls: Counter[tuple[str, str]] = Counter()
         self.tools_offered: list[int] = []  # per agent-react prompt: the tools ReAct listed to the LLM
         self.config: dict[tuple[str, str], dict[str, str]] = {
@@ -186,7 +197,7 @@ class ScriptedTrustGraph:
 
     async def start(self) -> None:
         serve = [(queue_id("request", "config"), queue_id("response", "config"), ConfigRequest, self._config, "")]
-        for flow in (REACT_FLOW, SERVICE_FLOW):
+        for flow in self.flows:
             # This service's Prompt tool asks on prompt-rag, where TrustGraph's 2.x blueprint wires the agent.
             for service, schema, handler in (("prompt", PromptRequest, self._prompt),
                                              ("prompt-rag", PromptRequest, self._prompt),
@@ -194,8 +205,7 @@ class ScriptedTrustGraph:
                                              ("graph-rag", GraphRagQuery, self._graph_rag)):
                 serve.append((queue_id("request", service, flow), queue_id("response", service, flow), schema,
                               handler, flow))
-        serve.append((queue_id("request", "librarian"), queue_id("response", "librarian"), LibrarianRequest,
-                      self._librarian, REACT_FLOW))  # only ReAct writes to the librarian
+        serve.append((librarian_queue("request"), librarian_queue("response"), LibrarianRequest, self._librarian, ""))
         for request_queue, response_queue, schema, handler, flow in serve:
             consumer = await self.client.subscribe(topic(request_queue), f"scripted-{uuid.uuid4().hex[:8]}",
                                                    consumer_type=pulsar.ConsumerType.Shared)
@@ -284,5 +294,9 @@ class ScriptedTrustGraph:
                                  sources=[Source(uri=f"urn:doc:{subject}", title=f"{subject} register")])]
 
     async def _librarian(self, request: LibrarianRequest, flow: str) -> list[Any]:
-        self.calls[(flow, "librarian")] += 1
+        """Takes every document, as TrustGraph's librarian takes a new one. Whose it is shows in its id: this
+        service names its sessions after its runs (`urn:trustgraph:agent:agent-<request id>/...`), ReAct after a
+        fresh uuid."""
+        by_service = request.document_id.startswith("urn:trustgraph:agent:agent-")
+        self.calls[(SERVICE_FLOW if by_service else REACT_FLOW, "librarian")] += 1
         return [LibrarianResponse(document_id=request.document_id)]

@@ -14,6 +14,13 @@ which wait the LLM delay per LLM call and the tool delay per graph-rag call. Eac
 Per cell (LLM / tool delay x number of tools): a warm-up, then `--runs` questions per agent, one at a time,
 alternating between the agents (ABBA...) so the machine's noise hits both alike. Each question is asked with
 trustgraph-base's AgentClient on a RequestResponseClient, wired as TrustGraph's own processors wire it.
+
+`--baseline DIR` adds a third agent: this service from another checkout (say `git archive` of the commit before a
+change), its own worker and bridge run with this interpreter from DIR on a flow of their own, asked in the same
+alternation, so a before/after comparison shares the machine's noise too:
+
+    git archive HEAD | tar -x -C /tmp/before
+    .venv/bin/python bench/trustgraph_side_by_side.py --runs 20 --baseline /tmp/before
 """
 
 from __future__ import annotations
@@ -37,8 +44,9 @@ from trustgraph.schema import AgentRequest, AgentResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import deployment, percentile
+from harness import Deployment, deployment, percentile
 from trustgraph_services import (
+    BASELINE_FLOW,
     FINAL_ANSWER,
     REACT_FLOW,
     SERVICE_FLOW,
@@ -50,10 +58,12 @@ from trustgraph_services import (
     react_process,
 )
 
+from embedded.processes import ManagedProcess, free_port
+
 QUESTION = "Are orders, invoices and payments in order?"
 NUMBERS = itertools.count(1)
-AGENTS = {"react": REACT_FLOW, "service": SERVICE_FLOW}
 CELLS = [(0.0, 0.0, 1), (0.0, 0.0, 3), (0.3, 0.05, 1), (0.3, 0.05, 3)]  # (LLM s, tool s, tools)
+ZERO_DELAY_CELLS = [cell for cell in CELLS if cell[0] == 0]
 
 
 def not_the_llm(body: dict[str, Any]) -> tuple[int, str]:
@@ -121,9 +131,24 @@ def per_question(services: ScriptedTrustGraph, before: dict[tuple[str, str], int
     return sum(services.calls[(flow, k)] - before.get((flow, k), 0) for k in kinds) / runs
 
 
-async def measure(runs: int, warm_up: int, parallel: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def start_baseline(d: Deployment, code: Path, settings: dict[str, str]) -> None:
+    """This service's worker and bridge from the checkout `code`, on BASELINE_FLOW and a task queue of their own,
+    beside the deployment's (same servers, same settings otherwise, and `settings`). Stopped with the deployment."""
+    env = {**d.env, "TGCA_FLOW": BASELINE_FLOW, "TGCA_QUEUES__WORKFLOW": "tgca-workflows-baseline",
+           "TGCA_AUDIT_PATH": str(d.data / "audit-baseline.jsonl"), "PYTHONPATH": str(code), **settings}
+    for name in ("worker", "bridge"):
+        part = ManagedProcess(f"baseline {name}", [sys.executable, "-m", name], d.data / f"baseline-{name}.log",
+                              env={**env, "TGCA_METRICS_PORT": str(free_port())}, cwd=code)
+        part.start()
+        d.children.append(part)
+
+
+async def measure(runs: int, warm_up: int, parallel: bool, baseline: Path | None = None,
+                  cells: list[tuple[float, float, int]] = CELLS, baseline_settings: dict[str, str] | None = None,
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     venv = ensure_venv()
     script = Script()
+    agents = {"react": REACT_FLOW, "service": SERVICE_FLOW, **({"baseline": BASELINE_FLOW} if baseline else {})}
     extra = {"TGCA_TOOL_BACKEND": "trustgraph", "TGCA_WORKSPACE": WORKSPACE, "TGCA_FLOW": SERVICE_FLOW,
              "TGCA_AGENT__PARALLEL_EXECUTION": "true" if parallel else "false",
              # The stand-in config service tells when TrustGraph's agent has read its tools: this service's
@@ -132,48 +157,59 @@ async def measure(runs: int, warm_up: int, parallel: bool) -> tuple[list[dict[st
     rows: list[dict[str, Any]] = []
     load: dict[str, Any] = {"before": os.getloadavg()}
     async with deployment(not_the_llm, **extra) as d:
-        services = ScriptedTrustGraph(d.pulsar_url, script)
+        services = ScriptedTrustGraph(d.pulsar_url, script, tuple(agents.values()))
         await services.start()
         react = react_process(venv, d.pulsar_url, d.data / "agent-manager-react.log")
         react.start()
         d.children.append(react)  # stopped with the rest
+        if baseline is not None:
+            start_baseline(d, baseline, baseline_settings or {})
         backend = get_async_pubsub(pulsar_host=d.pulsar_url)
-        clients = {name: await agent_client(backend, flow) for name, flow in AGENTS.items()}
+        clients = {name: await agent_client(backend, flow) for name, flow in agents.items()}
+        asked = {name: 0 for name in agents}  # questions in the cells, for the librarian documents per question
         try:
             for name, (agent, _) in clients.items():
                 await until_answers(agent, name, 90)
             cpu_before, wall_before = cpu_seconds(), time.monotonic()
-            for llm_s, tool_s, tools in CELLS:
+            librarian_before = dict(services.calls)
+            for llm_s, tool_s, tools in cells:
                 script.llm_s, script.tool_s = llm_s, tool_s
                 await services.set_tools(tools)
                 for _ in range(warm_up):
-                    for agent, _ in clients.values():
+                    for name, (agent, _) in clients.items():
                         await ask(agent, 60)
+                        asked[name] += 1
                 before = dict(services.calls)
                 offered = len(services.tools_offered)
-                times: dict[str, list[float]] = {name: [] for name in AGENTS}
-                order = list(AGENTS)
+                times: dict[str, list[float]] = {name: [] for name in agents}
+                order = list(agents)
                 for _ in range(runs):
                     for name in order:
                         times[name].append(await ask(clients[name][0], 60))
+                        asked[name] += 1
                     order.reverse()
                 if set(services.tools_offered[offered:]) != {tools}:
                     raise RuntimeError(f"ReAct was offered {set(services.tools_offered[offered:])} tools, not {tools}")
                 row: dict[str, Any] = {"llm_ms": llm_s * 1000, "tool_ms": tool_s * 1000, "tools": tools}
-                for name, flow in AGENTS.items():
+                for name, flow in agents.items():
                     row[name] = {
                         "p50": percentile(times[name], 0.5), "p95": percentile(times[name], 0.95),
                         "llm_calls": per_question(services, before, flow, ("prompt", "text-completion"), runs),
                         "tool_calls": per_question(services, before, flow, ("graph-rag",), runs),
-                        "librarian_calls": per_question(services, before, flow, ("librarian",), runs),
                         "latencies": times[name]}
                 rows.append(row)
-                print(f"{tools} tool(s), {llm_s * 1000:.0f}/{tool_s * 1000:.0f} ms: ReAct p50 "
-                      f"{row['react']['p50']:.0f} ms, service p50 {row['service']['p50']:.0f} ms", flush=True)
+                print(f"{tools} tool(s), {llm_s * 1000:.0f}/{tool_s * 1000:.0f} ms: " + ", ".join(
+                    f"{name} p50 {row[name]['p50']:.0f} ms" for name in agents), flush=True)
             (busy_after, own_after), wall = cpu_seconds(), time.monotonic() - wall_before
             load["machine_cores_busy"] = (busy_after - cpu_before[0]) / wall
             load["others_cores_busy"] = (busy_after - cpu_before[0] - own_after + cpu_before[1]) / wall
-            load["untagged_calls"] = {flow: services.calls[(flow, "untagged")] for flow in AGENTS.values()}
+            load["untagged_calls"] = {flow: services.calls[(flow, "untagged")] for flow in agents.values()}
+            await asyncio.sleep(1)  # this service writes its documents off the caller's path: let the last arrive
+            documents = {flow: services.calls[(flow, "librarian")] - librarian_before.get((flow, "librarian"), 0)
+                         for flow in (REACT_FLOW, SERVICE_FLOW)}
+            load["librarian_documents_per_question"] = {
+                "react": documents[REACT_FLOW] / asked["react"],
+                "service": documents[SERVICE_FLOW] / sum(n for a, n in asked.items() if a != "react")}
         finally:
             for _, rr in clients.values():
                 await rr.close()
@@ -184,15 +220,23 @@ async def measure(runs: int, warm_up: int, parallel: bool) -> tuple[list[dict[st
 
 
 def table(rows: list[dict[str, Any]]) -> str:
+    baseline = "baseline" in rows[0]
     lines = ["| tools | LLM / tool delay | ReAct p50 ms | ReAct p95 ms | ReAct LLM / tool calls | "
-             "service p50 ms | service p95 ms | service LLM / tool calls | service / ReAct p50 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "service p50 ms | service p95 ms | service LLM / tool calls | service / ReAct p50 |"
+             + (" baseline p50 ms | baseline p95 ms | baseline / ReAct p50 | service / baseline p50 |"
+                if baseline else ""),
+             "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if baseline else "")]
     for r in rows:
         react, service = r["react"], r["service"]
-        lines.append(
+        line = (
             f"| {r['tools']} | {r['llm_ms']:.0f} / {r['tool_ms']:.0f} ms | {react['p50']:.0f} | {react['p95']:.0f} | "
             f"{react['llm_calls']:g} / {react['tool_calls']:g} | {service['p50']:.0f} | {service['p95']:.0f} | "
             f"{service['llm_calls']:g} / {service['tool_calls']:g} | {service['p50'] / react['p50']:.2f}x |")
+        if baseline:
+            base = r["baseline"]
+            line += (f" {base['p50']:.0f} | {base['p95']:.0f} | {base['p50'] / react['p50']:.2f}x | "
+                     f"{service['p50'] / base['p50']:.2f}x |")
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -203,9 +247,18 @@ async def main() -> None:
     parser.add_argument("--sequential", action="store_true",
                         help="run this service's steps one after another (its default; the bench sets "
                              "agent.parallel_execution, as a deployment would for independent steps)")
+    parser.add_argument("--baseline", type=Path,
+                        help="a checkout of this service to measure beside the current code, as a third agent")
+    parser.add_argument("--baseline-setting", action="append", default=[], metavar="TGCA_NAME=VALUE",
+                        help="a setting for the baseline's worker and bridge only (say TGCA_EXPLAIN=off, with the "
+                             "current code as the baseline); repeatable")
+    parser.add_argument("--zero-delay", action="store_true", help="only the rows without LLM and tool delays")
     parser.add_argument("--out", type=Path, help="also write the rows (with every latency) as JSON here")
     args = parser.parse_args()
-    rows, load = await measure(args.runs, args.warm_up, not args.sequential)
+    rows, load = await measure(args.runs, args.warm_up, not args.sequential,
+                               args.baseline.resolve() if args.baseline else None,
+                               ZERO_DELAY_CELLS if args.zero_delay else CELLS,
+                               dict(setting.split("=", 1) for setting in args.baseline_setting))
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"date {time.strftime('%Y-%m-%d')}; {args.runs} sequential runs per agent per row, alternating; "
           f"load average before {load['before'][0]:.2f}, after {load['after'][0]:.2f}; while measuring, "
@@ -215,9 +268,14 @@ async def main() -> None:
     print(table(rows))
     print(f"\nLLM and graph-rag requests that named no question (not counted above: this service's worker "
           f"warming its LLM's prompt cache at start): {load['untagged_calls']}")
+    documents = load["librarian_documents_per_question"]
+    print(f"Librarian documents per question, all rows: ReAct {documents['react']:.1f}, this service "
+          f"{documents['service']:.1f}" + (" (the baseline's counted with it)" if args.baseline else ""))
     if args.out:
         args.out.write_text(json.dumps({"rows": rows, "load": load, "runs": args.runs,
-                                        "parallel": not args.sequential}, indent=1))
+                                        "parallel": not args.sequential,
+                                        "baseline": str(args.baseline) if args.baseline else None,
+                                        "baseline_settings": args.baseline_setting}, indent=1))
 
 
 if __name__ == "__main__":

@@ -3,16 +3,30 @@
 tg:Plan, tg:StepResult, tg:Synthesis, tg:Conclusion), so that TrustGraph's clients and CLI read them as they read
 its own agent's. What TrustGraph has no words for (attempts, repairs, human decisions, and every confidence
 figure with the evidence behind it) uses this service's vocabulary (TGCA). docs/trustgraph-contract.md,
-"Explainability". Pure functions: the workflow builds its trace with them."""
+"Explainability".
+
+The run records what each explain message is about as an entity (`Explained`: the question, the plan, a step,
+the answer, a failure); the publisher builds its triples from it, once per destination, never in workflow code.
+Each entity has a core (the triples TrustGraph's agent sends for such an entity, and each confidence figure
+with the facts that moved it), which the caller's response topic carries, and the detail (attempts, repairs,
+human decisions, every measured fact, summaries), which only the triples store and the librarian document keep.
+Pure functions."""
 
 from __future__ import annotations
 
 import json
 import urllib.parse
 from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
 
 from contracts.redaction import redact_text
 from contracts.wire import Term, Triple
+
+# Where a run's explain entities go (the `explain` setting): inline on the caller's response topic (its core)
+# and into the flow's triples store and the librarian (all of it); store-only, the latter alone; off, nowhere.
+ExplainMode = Literal["inline", "store-only", "off"]
 
 GRAPH_RETRIEVAL = "urn:graph:retrieval"  # TrustGraph's named graph for query-time explainability
 
@@ -46,8 +60,11 @@ def summary(text: str, limit: int = TEXT_CHARS) -> str:
 
 @dataclass
 class Graph:
-    """Triples about one explain entity, all in GRAPH_RETRIEVAL."""
+    """Triples about one explain entity, all in GRAPH_RETRIEVAL. What a builder adds to `detail` is kept only
+    when the graph is built with its detail (for the store), so one builder says both what the caller gets and
+    what is stored."""
 
+    with_detail: bool = True
     triples: list[Triple] = field(default_factory=list)
 
     def add(self, s: str, p: str, o: Term) -> None:
@@ -56,6 +73,20 @@ class Graph:
     def types(self, s: str, *kinds: str) -> None:
         for kind in kinds:
             self.add(s, RDF_TYPE, iri(kind))
+
+    @property
+    def detail(self) -> Graph:
+        return self if self.with_detail else _DISCARDED
+
+
+class _Discarded(Graph):
+    """The detail of a graph built without it: whatever is added goes nowhere."""
+
+    def add(self, s: str, p: str, o: Term) -> None:
+        pass
+
+
+_DISCARDED = _Discarded(with_detail=False)
 
 
 @dataclass(frozen=True)
@@ -109,61 +140,61 @@ class Confidence:
 
 def add_confidence(g: Graph, owner: str, confidence: Confidence, derived_from: list[str] | None = None) -> str:
     """A confidence node for `owner` naming every piece of evidence behind it: its measured facts, or, when the
-    scorer measured none, its stated reasoning."""
+    scorer measured none, its stated reasoning. Its core: the figure (and threshold), and each fact that moved it
+    (an answer's calibrated confidence says which raised or lowered it) with its value."""
     node = f"{owner}/confidence"
+    d = g.detail
     g.add(owner, TGCA + "confidence", iri(node))
-    g.types(node, PROV_ENTITY, TGCA + "Confidence")
-    g.add(node, RDFS_LABEL, literal(f"Confidence {confidence.score:.2f}"))
+    d.types(node, PROV_ENTITY, TGCA + "Confidence")
+    d.add(node, RDFS_LABEL, literal(f"Confidence {confidence.score:.2f}"))
     g.add(node, TGCA + "score", literal(float(confidence.score)))
     if confidence.threshold is not None:
         g.add(node, TGCA + "threshold", literal(float(confidence.threshold)))
-    g.add(node, TGCA + "reasoning", literal(summary(confidence.reasoning, 2000)))
-    g.add(node, PROV_DERIVED, iri(owner))
+    d.add(node, TGCA + "reasoning", literal(summary(confidence.reasoning, 2000)))
+    d.add(node, PROV_DERIVED, iri(owner))
     for source in derived_from or []:
-        g.add(node, PROV_DERIVED, iri(source))
+        d.add(node, PROV_DERIVED, iri(source))
     evidence = confidence.evidence or [Evidence("reasoning", summary(confidence.reasoning, 2000),
                                                 "the scorer's stated reasons (it measured nothing more)")]
     for item in evidence:
+        kept = g if item.effect else d
         fact = f"{node}/evidence/{urllib.parse.quote(item.name, safe='-_.')}"
-        g.add(node, TGCA + "evidence", iri(fact))
-        g.types(fact, PROV_ENTITY, TGCA + "Evidence")
-        g.add(fact, TGCA + "feature", literal(item.name))
-        g.add(fact, RDFS_LABEL, literal(item.meaning or item.name))
-        g.add(fact, TGCA + "value", literal(item.value))
+        kept.add(node, TGCA + "evidence", iri(fact))
+        d.types(fact, PROV_ENTITY, TGCA + "Evidence")
+        kept.add(fact, TGCA + "feature", literal(item.name))
+        d.add(fact, RDFS_LABEL, literal(item.meaning or item.name))
+        kept.add(fact, TGCA + "value", literal(item.value))
         if item.effect:
-            g.add(fact, TGCA + "effect", literal(item.effect))
+            kept.add(fact, TGCA + "effect", literal(item.effect))
     return node
 
 
-def session_triples(uris: Uris, question: str, started: str, collection: str) -> list[Triple]:
-    g = Graph()
+def _session(g: Graph, uris: Uris, session: SessionEntity) -> None:
     s = uris.session
     g.types(s, PROV_ENTITY, TG + "Question", TG + "AgentQuestion")
     g.add(s, RDFS_LABEL, literal("Agent Question"))
-    g.add(s, PROV_STARTED, literal(started))
-    g.add(s, TG + "query", literal(redact_text(question)))
-    g.add(s, TGCA + "collection", literal(collection))
-    return g.triples
+    g.add(s, PROV_STARTED, literal(session.started))
+    g.add(s, TG + "query", literal(redact_text(session.question)))
+    g.detail.add(s, TGCA + "collection", literal(session.collection))
 
 
-def plan_triples(uris: Uris, steps: list[tuple[str, str, dict[str, str], list[str], float]]) -> list[Triple]:
-    """`steps`: (id, tool, arguments, dependencies, threshold) in plan order."""
-    g = Graph()
-    p = uris.plan
+def _plan(g: Graph, uris: Uris, plan: PlanEntity) -> None:
+    """The plan's core is its steps as TrustGraph's plan lists them (tg:planStep); how each is to run, and what it
+    depends on, is detail."""
+    p, d = uris.plan, g.detail
     g.types(p, PROV_ENTITY, TG + "Plan")
-    g.add(p, RDFS_LABEL, literal(f"Plan with {len(steps)} steps"))
+    g.add(p, RDFS_LABEL, literal(f"Plan with {len(plan.steps)} steps"))
     g.add(p, PROV_DERIVED, iri(uris.session))
-    for step_id, tool, arguments, dependencies, threshold in steps:
-        g.add(p, TG + "planStep", literal(step_goal(step_id, tool, arguments)))
-        s = uris.step(step_id)
-        g.add(p, TGCA + "plannedStep", iri(s))
-        g.add(s, TGCA + "stepId", literal(step_id))
-        g.add(s, TG + "action", literal(tool))
-        g.add(s, TG + "arguments", literal(redact_text(json.dumps(arguments, sort_keys=True))))
-        g.add(s, TGCA + "threshold", literal(float(threshold)))
-        for dependency in dependencies:
-            g.add(s, TGCA + "dependsOn", iri(uris.step(dependency)))
-    return g.triples
+    for step in plan.steps:
+        g.add(p, TG + "planStep", literal(step_goal(step.step_id, step.tool, step.arguments)))
+        s = uris.step(step.step_id)
+        d.add(p, TGCA + "plannedStep", iri(s))
+        d.add(s, TGCA + "stepId", literal(step.step_id))
+        d.add(s, TG + "action", literal(step.tool))
+        d.add(s, TG + "arguments", literal(redact_text(json.dumps(step.arguments, sort_keys=True))))
+        d.add(s, TGCA + "threshold", literal(float(step.threshold)))
+        for dependency in step.dependencies:
+            d.add(s, TGCA + "dependsOn", iri(uris.step(dependency)))
 
 
 def step_goal(step_id: str, tool: str, arguments: dict[str, str]) -> str:
@@ -204,94 +235,190 @@ class StepTrace:
     decision: Decision | None = None
 
 
-def step_triples(uris: Uris, step: StepTrace) -> list[Triple]:
+def _step(g: Graph, uris: Uris, step: StepTrace) -> None:
     """tg:StepResult derived from the plan alone, as TrustGraph's plan-then-execute has it: its trace reader
     follows every prov:wasDerivedFrom and drops no repeat, so a step also derived from the steps it depends on
     would be printed once per path: those are `tgca:dependsOn` instead. Generated by its last attempt; each attempt a
     prov:Activity informed by the one before (the retries and repairs); a human's decision, when one was made;
-    and the step's confidence with its evidence."""
-    g = Graph()
-    s = uris.step(step.step_id)
+    and the step's confidence with its evidence. Its core: what TrustGraph's agent sends of a step result, and the
+    step's confidence figure against its threshold."""
+    s, d = uris.step(step.step_id), g.detail
     goal = step_goal(step.step_id, step.tool, step.attempts[-1].arguments if step.attempts else {})
     g.types(s, PROV_ENTITY, TG + "StepResult", TG + "Answer")
     g.add(s, RDFS_LABEL, literal(f"Step result: {goal[:60]}"))
     g.add(s, TG + "planStep", literal(goal))
-    g.add(s, TGCA + "stepId", literal(step.step_id))
+    d.add(s, TGCA + "stepId", literal(step.step_id))
     g.add(s, PROV_DERIVED, iri(uris.plan))
     for dependency in step.dependencies:
-        g.add(s, TGCA + "dependsOn", iri(uris.step(dependency)))
-    g.add(s, TGCA + "outcome", literal(step.outcome))
-    g.add(s, TGCA + "usable", literal("true" if step.usable else "false"))
-    g.add(s, TGCA + "retries", literal(max(0, len(step.attempts) - 1)))
-    g.add(s, TGCA + "outputSummary", literal(summary(step.output)))
+        d.add(s, TGCA + "dependsOn", iri(uris.step(dependency)))
+    d.add(s, TGCA + "outcome", literal(step.outcome))
+    d.add(s, TGCA + "usable", literal("true" if step.usable else "false"))
+    d.add(s, TGCA + "retries", literal(max(0, len(step.attempts) - 1)))
+    d.add(s, TGCA + "outputSummary", literal(summary(step.output)))
     previous = ""
     for number, attempt in enumerate(step.attempts, start=1):
         a = f"{s}/attempt/{number}"
-        g.types(a, PROV_ACTIVITY, TG + "ToolUse", TGCA + "Attempt")
-        g.add(a, RDFS_LABEL, literal(f"Attempt {number} ({attempt.rung}): {step.tool}"))
-        g.add(a, TGCA + "rung", literal(attempt.rung))
-        g.add(a, TG + "action", literal(step.tool))
-        g.add(a, TG + "arguments", literal(redact_text(json.dumps(attempt.arguments, sort_keys=True))))
-        g.add(a, PROV_USED, iri(uris.plan))
-        g.add(a, TGCA + "outputSummary", literal(summary(attempt.output)))
+        d.types(a, PROV_ACTIVITY, TG + "ToolUse", TGCA + "Attempt")
+        d.add(a, RDFS_LABEL, literal(f"Attempt {number} ({attempt.rung}): {step.tool}"))
+        d.add(a, TGCA + "rung", literal(attempt.rung))
+        d.add(a, TG + "action", literal(step.tool))
+        d.add(a, TG + "arguments", literal(redact_text(json.dumps(attempt.arguments, sort_keys=True))))
+        d.add(a, PROV_USED, iri(uris.plan))
+        d.add(a, TGCA + "outputSummary", literal(summary(attempt.output)))
         if attempt.error:
-            g.types(a, TG + "Error")
-            g.add(a, TG + "toolError", literal(summary(attempt.error)))
+            d.types(a, TG + "Error")
+            d.add(a, TG + "toolError", literal(summary(attempt.error)))
         if previous:
-            g.add(a, PROV_INFORMED_BY, iri(previous))
-        g.add(s, TGCA + "attempt", iri(a))
-        add_confidence(g, a, attempt.confidence)
+            d.add(a, PROV_INFORMED_BY, iri(previous))
+        d.add(s, TGCA + "attempt", iri(a))
+        add_confidence(d, a, attempt.confidence)
         previous = a
     if step.started:
-        g.add(s, PROV_STARTED, literal(step.started))
+        d.add(s, PROV_STARTED, literal(step.started))
     if step.ended:
-        g.add(s, PROV_ENDED, literal(step.ended))
+        d.add(s, PROV_ENDED, literal(step.ended))
     if previous:
-        g.add(s, PROV_GENERATED_BY, iri(previous))
+        d.add(s, PROV_GENERATED_BY, iri(previous))
     if step.decision is not None:
-        d = f"{s}/decision"
-        g.types(d, PROV_ACTIVITY, TGCA + "HumanDecision")
-        g.add(d, RDFS_LABEL, literal(f"{step.decision.decision} by {step.decision.by or 'a human'}"))
-        g.add(d, TGCA + "decision", literal(step.decision.decision))
-        g.add(d, TGCA + "decidedBy", literal(step.decision.by))
-        g.add(d, TGCA + "reason", literal(summary(step.decision.reason)))
+        decided = f"{s}/decision"
+        d.types(decided, PROV_ACTIVITY, TGCA + "HumanDecision")
+        d.add(decided, RDFS_LABEL, literal(f"{step.decision.decision} by {step.decision.by or 'a human'}"))
+        d.add(decided, TGCA + "decision", literal(step.decision.decision))
+        d.add(decided, TGCA + "decidedBy", literal(step.decision.by))
+        d.add(decided, TGCA + "reason", literal(summary(step.decision.reason)))
         if previous:
-            g.add(d, PROV_USED, iri(previous))
-        g.add(s, TGCA + "decision", iri(d))
+            d.add(decided, PROV_USED, iri(previous))
+        d.add(s, TGCA + "decision", iri(decided))
     add_confidence(g, s, step.confidence, [f"{s}/attempt/{len(step.attempts)}/confidence"] if step.attempts else [])
-    return g.triples
 
 
-def answer_triples(uris: Uris, answer: str, confidence: Confidence | None, not_scored: str, steps: list[str],
-                   usable: list[str], planned: bool, termination: str, after: str) -> list[Triple]:
+def _answer(g: Graph, uris: Uris, answer: AnswerEntity) -> None:
     """The final answer: tg:Synthesis (a plan ran), else tg:Conclusion; with its stated confidence and the
     evidence that moved it. Derived from `after` alone, the entity the trace ends on before it (the last step
     result, as TrustGraph's plan-then-execute links its synthesis, else the plan or the question), so TrustGraph's
     trace reader reaches it once; the step results it was written from are `tgca:writtenFrom`."""
-    g = Graph()
-    a = uris.synthesis if planned else uris.final
-    g.types(a, PROV_ENTITY, TG + ("Synthesis" if planned else "Conclusion"), TG + "Answer")
-    g.add(a, RDFS_LABEL, literal("Synthesis" if planned else "Conclusion"))
-    g.add(a, PROV_DERIVED, iri(after))
-    for step_id in usable:
-        g.add(a, TGCA + "writtenFrom", iri(uris.step(step_id)))
-    g.add(a, TG + "terminationReason", literal(termination))
-    g.add(a, TGCA + "answerSummary", literal(summary(answer)))
-    if confidence is None:
-        g.add(a, TGCA + "confidenceNote", literal(summary(not_scored or "no confidence stated")))
+    a, d = uris.synthesis if answer.planned else uris.final, g.detail
+    g.types(a, PROV_ENTITY, TG + ("Synthesis" if answer.planned else "Conclusion"), TG + "Answer")
+    g.add(a, RDFS_LABEL, literal("Synthesis" if answer.planned else "Conclusion"))
+    g.add(a, PROV_DERIVED, iri(answer.after))
+    for step_id in answer.usable:
+        d.add(a, TGCA + "writtenFrom", iri(uris.step(step_id)))
+    g.add(a, TG + "terminationReason", literal(answer.termination))
+    d.add(a, TGCA + "answerSummary", literal(summary(answer.answer)))
+    if answer.confidence is None:
+        g.add(a, TGCA + "confidenceNote", literal(summary(answer.not_scored or "no confidence stated")))
     else:
-        add_confidence(g, a, confidence, [f"{uris.step(s)}/confidence" for s in steps])
-    return g.triples
+        add_confidence(g, a, answer.confidence, [f"{uris.step(s)}/confidence" for s in answer.steps])
 
 
-def failure_triples(uris: Uris, message: str, termination: str, after: str) -> list[Triple]:
+def _failure(g: Graph, uris: Uris, failure: FailureEntity) -> None:
     """A run that ended without an answer (an error, or a human's abort): tg:Conclusion with tg:Error, derived
     from `after` (as the answer is)."""
-    g = Graph()
     a = uris.final
     g.types(a, PROV_ENTITY, TG + "Conclusion", TG + "Error")
     g.add(a, RDFS_LABEL, literal("Conclusion"))
-    g.add(a, PROV_DERIVED, iri(after))
-    g.add(a, TG + "terminationReason", literal(termination))
-    g.add(a, TG + "toolError", literal(summary(message)))
-    return g.triples
+    g.add(a, PROV_DERIVED, iri(failure.after))
+    g.add(a, TG + "terminationReason", literal(failure.termination))
+    g.add(a, TG + "toolError", literal(summary(failure.message)))
+
+
+# -- the entities a run explains ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    step_id: str
+    tool: str
+    arguments: dict[str, str]
+    dependencies: list[str]
+    threshold: float
+
+
+class SessionEntity(BaseModel):
+    """The question (tg:Question), when it was asked and the collection it was asked of."""
+
+    kind: Literal["session"] = "session"
+    question: str
+    started: str
+    collection: str
+
+
+class PlanEntity(BaseModel):
+    """The plan (tg:Plan): its steps in plan order."""
+
+    kind: Literal["plan"] = "plan"
+    steps: list[PlannedStep]
+
+
+class StepEntity(BaseModel):
+    """A step's result (tg:StepResult)."""
+
+    kind: Literal["step"] = "step"
+    step: StepTrace
+
+
+class AnswerEntity(BaseModel):
+    """The answer (tg:Synthesis after a plan, tg:Conclusion without one). `answer`: its whole text (the librarian
+    document's); `confidence` None when it states none (`not_scored` says why); `steps`: the steps whose
+    confidence its own derives from; `usable`: those it was written from; `after`: the entity it hangs from."""
+
+    kind: Literal["answer"] = "answer"
+    answer: str
+    confidence: Confidence | None
+    not_scored: str
+    steps: list[str]
+    usable: list[str]
+    planned: bool
+    termination: str
+    after: str
+
+
+class FailureEntity(BaseModel):
+    """A run that ended without an answer (tg:Conclusion with tg:Error), hanging from `after`."""
+
+    kind: Literal["failure"] = "failure"
+    message: str
+    termination: str
+    after: str
+
+
+ExplainEntity = Annotated[SessionEntity | PlanEntity | StepEntity | AnswerEntity | FailureEntity,
+                          Field(discriminator="kind")]
+
+
+class Explained(BaseModel):
+    """What one explain message is about: an entity, under the URIs of its run's session (the plan's steps as
+    known when it was explained)."""
+
+    uris: Uris
+    entity: ExplainEntity
+
+    @property
+    def explain_id(self) -> str:
+        """The entity's URI: the message's explain_id, the subject TrustGraph's clients read it under."""
+        entity, uris = self.entity, self.uris
+        if isinstance(entity, SessionEntity):
+            return uris.session
+        if isinstance(entity, PlanEntity):
+            return uris.plan
+        if isinstance(entity, StepEntity):
+            return uris.step(entity.step.step_id)
+        if isinstance(entity, AnswerEntity) and entity.planned:
+            return uris.synthesis
+        return uris.final
+
+    def triples(self, detail: bool = True) -> list[Triple]:
+        """The entity's triples: with `detail`, everything (the triples store's); else its core (the caller's)."""
+        g = Graph(with_detail=detail)
+        entity = self.entity
+        if isinstance(entity, SessionEntity):
+            _session(g, self.uris, entity)
+        elif isinstance(entity, PlanEntity):
+            _plan(g, self.uris, entity)
+        elif isinstance(entity, StepEntity):
+            _step(g, self.uris, entity.step)
+        elif isinstance(entity, AnswerEntity):
+            _answer(g, self.uris, entity)
+        else:
+            _failure(g, self.uris, entity)
+        return g.triples

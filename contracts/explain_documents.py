@@ -2,17 +2,29 @@
 agent writes for its own (`urn:trustgraph:agent:<session>/step/<n>/doc`, `.../synthesis/doc`, `.../answer`) and
 links from the entity with `tg:document`, which `tg-show-explain-trace` fetches and prints. Ours say, in plain
 words, the step's confidence figure and the evidence behind it, and the answer with its stated confidence and
-the evidence that moved it: TrustGraph's CLIs print no `tgca:` triple. Built from the explain message's own
-triples (contracts/explain.py), so the publisher needs nothing else. docs/trustgraph-contract.md,
+the evidence that moved it: TrustGraph's CLIs print no `tgca:` triple. Written from the explained entity itself
+(contracts/explain.py), with the figures formatted as its triples state them. docs/trustgraph-contract.md,
 "Explainability". Pure functions."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
-from contracts.explain import GRAPH_RETRIEVAL, RDF_TYPE, RDFS_LABEL, TG, TGCA, iri
-from contracts.wire import AgentResponse, Triple
+from contracts.explain import (
+    GRAPH_RETRIEVAL,
+    TG,
+    AnswerEntity,
+    Confidence,
+    Evidence,
+    Explained,
+    StepEntity,
+    StepTrace,
+    iri,
+    literal,
+    step_goal,
+    summary,
+)
+from contracts.wire import Triple
 
 TG_DOCUMENT = TG + "document"  # TrustGraph's link from an explain entity to its librarian document
 
@@ -26,116 +38,95 @@ class ExplainDocument:
     content: str
 
 
-class _Facts:
-    """An explain message's triples by subject: (predicate, object) pairs, in the order they were built."""
-
-    def __init__(self, triples: list[Triple]) -> None:
-        self.by_subject: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        for t in triples:
-            self.by_subject[t.s.iri].append((t.p.iri, t.o.iri if t.o.type == "i" else t.o.value))
-
-    def all(self, s: str, p: str) -> list[str]:
-        return [o for pred, o in self.by_subject.get(s, []) if pred == p]
-
-    def one(self, s: str, p: str) -> str:
-        found = self.all(s, p)
-        return found[0] if found else ""
+def _figure(value: float) -> str:
+    """A figure as a document states it: two decimals of the value its triple holds."""
+    return f"{float(literal(float(value)).value):.2f}"
 
 
-def _figure(value: str) -> str:
-    try:
-        return f"{float(value):.2f}"
-    except ValueError:
-        return value
+def _reasoning(confidence: Confidence) -> str:
+    return summary(confidence.reasoning, 2000)
 
 
-def _evidence_lines(facts: _Facts, node: str) -> list[str]:
+def _evidence_lines(confidence: Confidence) -> list[str]:
     """Each measured fact behind a confidence figure: `name = value (what it means), raised/lowered it`; those
-    that moved the figure first."""
+    that moved the figure first. A scorer that measured nothing names its reasoning, as the trace does."""
+    evidence = confidence.evidence or [Evidence("reasoning", _reasoning(confidence),
+                                                "the scorer's stated reasons (it measured nothing more)")]
     lines = []
-    facts_of = facts.all(node, TGCA + "evidence")
-    for fact in sorted(facts_of, key=lambda f: not facts.one(f, TGCA + "effect")):
-        name, meaning = facts.one(fact, TGCA + "feature"), facts.one(fact, RDFS_LABEL)
-        line = f"- {name} = {facts.one(fact, TGCA + 'value')}"
-        if meaning and meaning != name:
-            line += f" ({meaning})"
-        effect = facts.one(fact, TGCA + "effect")
-        if effect:
-            line += f", {effect} the figure"
+    for item in sorted(evidence, key=lambda e: not e.effect):
+        line = f"- {item.name} = {literal(item.value).value}"
+        if item.meaning and item.meaning != item.name:
+            line += f" ({item.meaning})"
+        if item.effect:
+            line += f", {item.effect} the figure"
         lines.append(line)
     return lines
 
 
-def _step(facts: _Facts, uri: str) -> ExplainDocument:
-    goal = facts.one(uri, TG + "planStep")
-    lines = [f"Step {goal}", f"Outcome: {facts.one(uri, TGCA + 'outcome') or 'unknown'} - its result is "
-             f"{'used' if facts.one(uri, TGCA + 'usable') == 'true' else 'not used'} by the answer"]
-    dependencies = [d.rsplit("/", 1)[1] for d in facts.all(uri, TGCA + "dependsOn")]
+def _step(explained: Explained, step: StepTrace) -> ExplainDocument:
+    goal = step_goal(step.step_id, step.tool, step.attempts[-1].arguments if step.attempts else {})
+    lines = [f"Step {goal}", f"Outcome: {step.outcome or 'unknown'} - its result is "
+             f"{'used' if step.usable else 'not used'} by the answer"]
+    dependencies = [str(explained.uris.steps.index(d)) for d in step.dependencies]
     if dependencies:  # numbered as the plan lists its steps, which TrustGraph's CLIs print
         steps = "steps" if len(dependencies) > 1 else "step"
         lines.append(f"Depends on: {steps} {', '.join(dependencies)} of the plan")
-    node = facts.one(uri, TGCA + "confidence")
-    if node:
-        score, threshold = facts.one(node, TGCA + "score"), facts.one(node, TGCA + "threshold")
-        stated = f"Confidence {_figure(score)}"
-        if threshold:
-            met = float(score) >= float(threshold)
-            stated += f" {'meets' if met else 'is below'} the threshold {_figure(threshold)}"
-        lines.append(f"{stated}: {facts.one(node, TGCA + 'reasoning')}")
-        evidence = _evidence_lines(facts, node)
-        if evidence:
-            lines += ["Evidence behind this confidence:", *evidence]
-    retries = facts.one(uri, TGCA + "retries")
-    if retries and retries != "0":
-        lines.append(f"Retries: {retries} (each attempt is in the trace: tgca:attempt)")
-    decision = facts.one(uri, TGCA + "decision")
-    if decision:
-        lines.append(f"Human decision: {facts.one(decision, RDFS_LABEL)} - {facts.one(decision, TGCA + 'reason')}")
-    output = facts.one(uri, TGCA + "outputSummary")
+    confidence = step.confidence
+    stated = f"Confidence {_figure(confidence.score)}"
+    if confidence.threshold is not None:
+        met = float(literal(float(confidence.score)).value) >= float(literal(float(confidence.threshold)).value)
+        stated += f" {'meets' if met else 'is below'} the threshold {_figure(confidence.threshold)}"
+    lines += [f"{stated}: {_reasoning(confidence)}", "Evidence behind this confidence:",
+              *_evidence_lines(confidence)]
+    if len(step.attempts) > 1:
+        lines.append(f"Retries: {len(step.attempts) - 1} (each attempt is in the trace: tgca:attempt)")
+    if step.decision is not None:
+        decided = f"{step.decision.decision} by {step.decision.by or 'a human'}"
+        lines.append(f"Human decision: {decided} - {summary(step.decision.reason)}")
+    output = summary(step.output)
     if output:
         lines += ["Output:", output]
-    return ExplainDocument(f"{uri}/doc", f"Step result: {goal[:60]}", "\n".join(lines))
+    return ExplainDocument(f"{explained.explain_id}/doc", f"Step result: {goal[:60]}", "\n".join(lines))
 
 
-def _answer(facts: _Facts, uri: str, answer: str, planned: bool) -> ExplainDocument:
-    text = answer or facts.one(uri, TGCA + "answerSummary")
+def _answer(explained: Explained, answer: AnswerEntity) -> ExplainDocument:
+    text = answer.answer
     lines = [text]
-    node = facts.one(uri, TGCA + "confidence")
-    if node:
-        score = _figure(facts.one(node, TGCA + "score"))
-        if f"Confidence: {score}" not in text:  # a summary cut before the answer's stated confidence
-            lines += ["", f"Confidence: {score} - {facts.one(node, TGCA + 'reasoning')}"]
-        evidence = _evidence_lines(facts, node)
-        if evidence:
-            lines += ["", "Evidence behind the stated confidence:", *evidence]
-    elif facts.one(uri, TGCA + "confidenceNote"):
-        lines += ["", f"Confidence: {facts.one(uri, TGCA + 'confidenceNote')}"]
-    if planned:
-        return ExplainDocument(f"{uri}/doc", "Synthesis", "\n".join(lines))
-    session = uri.rsplit("/", 1)[0]  # TrustGraph's agent names its conclusion's document <session>/answer
-    return ExplainDocument(f"{session}/answer", "Agent Answer", "\n".join(lines))
+    if answer.confidence is not None:
+        score = _figure(answer.confidence.score)
+        if f"Confidence: {score}" not in text:  # an answer written without its stated confidence
+            lines += ["", f"Confidence: {score} - {_reasoning(answer.confidence)}"]
+        lines += ["", "Evidence behind the stated confidence:", *_evidence_lines(answer.confidence)]
+    else:
+        lines += ["", f"Confidence: {summary(answer.not_scored or 'no confidence stated')}"]
+    document_id = document_of(explained)
+    assert document_id is not None
+    return ExplainDocument(document_id, "Synthesis" if answer.planned else "Agent Answer", "\n".join(lines))
 
 
-def explain_document(response: AgentResponse, answer: str = "") -> ExplainDocument | None:
-    """The document behind an explain message's entity, when it is a step result or an answer (a failure's
-    reason is in its triples, which TrustGraph's CLIs print). `answer`: the answer's full text when the
-    publisher has it (its chunks travel with their explain message), else the trace's summary of it is used."""
-    uri = response.explain_id or ""
-    if response.message_type != "explain" or not uri:
-        return None
-    facts = _Facts(response.explain_triples)
-    types = set(facts.all(uri, RDF_TYPE))
-    if TG + "StepResult" in types:
-        return _step(facts, uri)
-    if TG + "Error" in types:
-        return None
-    if TG + "Synthesis" in types or TG + "Conclusion" in types:
-        return _answer(facts, uri, answer, TG + "Synthesis" in types)
+def document_of(explained: Explained) -> str | None:
+    """The id of the document behind an entity, when it has one: a step result's (`<step>/doc`) or an answer's
+    (`<session>/synthesis/doc`, or `<session>/answer` as TrustGraph's agent names its conclusion's). A failure's
+    reason is in its triples, which TrustGraph's CLIs print."""
+    entity = explained.entity
+    if isinstance(entity, StepEntity) or (isinstance(entity, AnswerEntity) and entity.planned):
+        return f"{explained.explain_id}/doc"
+    if isinstance(entity, AnswerEntity):
+        return f"{explained.uris.session}/answer"
     return None
 
 
-def linked(response: AgentResponse, document: ExplainDocument) -> AgentResponse:
-    """The explain message with its entity's `tg:document` link, as TrustGraph's agent links its own."""
-    link = Triple(s=iri(response.explain_id or ""), p=iri(TG_DOCUMENT), o=iri(document.id), g=GRAPH_RETRIEVAL)
-    return response.model_copy(update={"explain_triples": [*response.explain_triples, link]})
+def explain_document(explained: Explained) -> ExplainDocument | None:
+    """The document behind a step result or an answer (the answer's whole text, then its stated confidence and
+    the evidence that moved it); None for any other entity."""
+    entity = explained.entity
+    if isinstance(entity, StepEntity):
+        return _step(explained, entity.step)
+    if isinstance(entity, AnswerEntity):
+        return _answer(explained, entity)
+    return None
 
+
+def document_link(explained: Explained, document_id: str) -> Triple:
+    """The entity's `tg:document` link, as TrustGraph's agent links its own."""
+    return Triple(s=iri(explained.explain_id), p=iri(TG_DOCUMENT), o=iri(document_id), g=GRAPH_RETRIEVAL)

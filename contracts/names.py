@@ -34,6 +34,9 @@ class Activities:
     REMEMBER_TURN = "remember_turn"
     PUBLISH = "publish"  # the caller's messages, published from the worker
     CHECK_BATCH_PARENT = "check_batch_parent"  # a batch child's parent run started exactly it, after approval
+    # workflows family, a regular activity (durable, off the caller's path): explain entities to TrustGraph's
+    # triples store and librarian (workflows/explain_store.py)
+    STORE_EXPLAIN = "store_explain"
     # planning family
     ROUTE = "route"
     PLAN = "plan"

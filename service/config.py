@@ -18,6 +18,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from contracts.explain import ExplainMode
 from contracts.names import TaskQueues
 from contracts.override import Role
 from contracts.run import AgentSettings
@@ -117,6 +118,10 @@ class ServiceConfig(BaseSettings):
     # workspace's TrustGraph librarian and link it from the explain trace, as TrustGraph's agent does, for runs
     # answered on TrustGraph's agent topics (service/librarian_writer.py; never delays or fails a run).
     trustgraph_librarian: bool = True
+    # Where a run's provenance (explain triples) goes: "inline", each entity's core on the caller's response topic
+    # and all of it into the flow's triples store and the librarian; "store-only", the store and the librarian;
+    # "off", nowhere (activities/publish.py).
+    explain: ExplainMode = "inline"
     # This service's list, or the mcpServers mapping other MCP clients use (service/mcp_servers.py); the
     # file may also hold that mapping under the key `mcpServers`.
     mcp_servers: list[McpServerConfig] = Field(default_factory=lambda: [demo_mcp_server()])

@@ -1,10 +1,11 @@
 """Documents written to TrustGraph's librarian, as its agent writes the content of its step results and answers
 (trustgraph-base's AsyncLibrarianClient.save_document: an `add-document` request, `text/plain`, document type
-`answer`, on the workspace's librarian queue). A side effect of publishing a run's explain messages that must
-never fail or hold up the run: the request is sent without waiting for the librarian's answer, which a
-listener reads in the background only to log a refusal. A librarian that is absent (its queue is
-non-persistent: the request is dropped) or refuses leaves a `tg:document` link whose content the CLIs cannot
-fetch, logged here; nothing else changes. docs/trustgraph-contract.md, "Explainability"."""
+`answer`, on the workspace's librarian queue). Written by the run's `store_explain` activity, off the caller's
+path, beside the explain triples it stores; a side effect that must never fail the run: the request is sent
+without waiting for the librarian's answer, which a listener reads in the background only to log a refusal. A
+librarian that is absent (its queue is non-persistent: the request is dropped) or refuses leaves a `tg:document`
+link whose content the CLIs cannot fetch, logged here; nothing else changes. docs/trustgraph-contract.md,
+"Explainability"."""
 
 from __future__ import annotations
 

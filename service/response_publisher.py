@@ -1,8 +1,9 @@
-"""AgentResponse -> superset JSON on the caller's response topic, with the request's `id` property.
+"""AgentResponse -> superset JSON on the caller's response topic, with the request's `id` property; and a run's
+explain entities into the flow's triples store and its workspace's librarian.
 
-Used by the worker's `publish` local activity (how runs send their messages) and by the bridge (errors for
-requests it could not start). Batching is off: every message is on the caller's latency path, and a batching
-producer would hold each one for its publish delay (measured: BENCHMARKS.md).
+Used by the worker's `publish` local activity (how runs send their messages), its `store_explain` activity, and
+by the bridge (errors for requests it could not start). Batching is off: every message is on the caller's
+latency path, and a batching producer would hold each one for its publish delay (measured: BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pulsar.asyncio import Producer
 from temporalio.exceptions import ApplicationError
 
 from contracts.delivery import DELIVERY_PROPERTY
-from contracts.explain_documents import explain_document, linked
+from contracts.explain_delivery import StoredEntity
+from contracts.explain_documents import ExplainDocument
 from contracts.redaction import shown_url
 from contracts.topics import explainability_topic, librarian_topics
 from contracts.wire import AgentResponse
@@ -60,6 +62,8 @@ class ResponsePublisher:
         return producer
 
     async def publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
+        """Sends before it first waits (once the topic has its producer; before that, calls wait for it in turn),
+        so publishes started one after another, not waited for, go out in that order."""
         with self._seconds.time() if self._seconds is not None else nullcontext():
             await self._publish(topic, request_id, response)
 
@@ -67,32 +71,40 @@ class ResponsePublisher:
         """An AgentRequest under the caller's `id`: a sub-goal's completion for TrustGraph's supervisor."""
         await self._send(topic, payload, {"id": request_id})
 
-    async def store_explain(self, response_topic: str, collection: str, response: AgentResponse,
-                            answer: str = "") -> AgentResponse:
-        """An explain message's triples, written where TrustGraph's agent writes its own (the flow's triples
-        store, contracts/topics.explainability_topic), before the caller is told of them; a step result's or
-        an answer's content first written to the workspace's librarian and linked (tg:document), as TrustGraph's
-        agent does. Returns the message as stored, which is what the caller gets too. `answer`: the answer's
-        full text, when its chunks travel with the message."""
-        topic = explainability_topic(response_topic)
-        if not topic or not response.explain_triples:
-            return response
-        response = await self._document(response_topic, response, answer)
-        await self._send(topic, encode_explain_store(response, collection), {})
-        return response
+    def stores_explain(self, response_topic: str) -> bool:
+        """Whether the flow answering on `response_topic` has a triples store (TrustGraph's naming)."""
+        return bool(explainability_topic(response_topic))
 
-    async def _document(self, response_topic: str, response: AgentResponse, answer: str) -> AgentResponse:
+    def documents_explain(self, response_topic: str) -> bool:
+        """Whether explain documents are written for it: the `trustgraph_librarian` setting, and a workspace."""
+        return self.librarian is not None and librarian_topics(response_topic) is not None
+
+    async def store_explain(self, response_topic: str, collection: str, entities: list[StoredEntity]) -> None:
+        """Entities written where TrustGraph's agent writes its own: their triples to the flow's triples store
+        (contracts/topics.explainability_topic), as TrustGraph `Triples` of the request's collection, one after
+        another (the store must take a plan before its steps); their documents to the workspace's librarian,
+        meanwhile. A document the librarian cannot take is logged (service/librarian_writer.py): it never fails
+        the rest."""
+        topic = explainability_topic(response_topic)
         librarian = librarian_topics(response_topic)
-        if self.librarian is None or librarian is None:
-            return response
+        if not topic:
+            return
+        saving = [asyncio.create_task(self._document(librarian, e.document))
+                  for e in entities if e.document is not None and librarian is not None]
         try:
-            document = explain_document(response, answer)
-            if document is None or not await self.librarian.save(librarian, document):
-                return response  # nothing to write, or not sent: no link to a document that is not there
-        except Exception as exc:  # a side effect: whatever goes wrong here, the run's messages still go out
-            log.warning("librarian_document_failed", explain_id=response.explain_id, error=repr(exc))
-            return response
-        return linked(response, document)
+            for e in entities:
+                response = AgentResponse(message_type="explain", explain_id=e.explain_id, explain_triples=e.triples)
+                await self._send(topic, encode_explain_store(response, collection), {})
+        finally:
+            await asyncio.gather(*saving)
+
+    async def _document(self, librarian: tuple[str, str], document: ExplainDocument) -> None:
+        if self.librarian is None:
+            return
+        try:
+            await self.librarian.save(librarian, document)
+        except Exception as exc:  # a side effect: whatever goes wrong here, the triples are still stored
+            log.warning("librarian_document_failed", document=document.id, error=repr(exc))
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
         properties = {"id": request_id}

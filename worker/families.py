@@ -139,9 +139,11 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
             raise ValueError("the workflows family publishes the caller's messages: give it a publisher")
         conversations = ConversationActivities(client)
         parents = BatchParents(client, config.queues.workflow)
+        # The runs' messages (a local activity) and their explain entities' store (a regular one, off the path).
+        publishing = PublishActivities(publisher, config.explain)
         return Hosting(
-            [agent_settings, conversations.recall, conversations.remember, PublishActivities(publisher).publish,
-             parents.check_batch_parent, *(actions.writers() if actions else [])],
+            [agent_settings, conversations.recall, conversations.remember, publishing.publish,
+             publishing.store_explain, parents.check_batch_parent, *(actions.writers() if actions else [])],
             [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
             [*logged, OverrideRejectionCounter(metrics)])
     if family == "planning":

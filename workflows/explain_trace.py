@@ -1,7 +1,9 @@
 """The run's provenance, sent as it happens in TrustGraph's explainability form: one `explain` message per
-entity (the question, the plan, each step, the answer or the failure), as TrustGraph's agent sends them
-(contracts/explain.py builds the triples). None go to callers that cannot read them
-(contracts/topics.py: hears_explain).
+entity (the question, the plan, each step, the answer or the failure), as TrustGraph's agent sends them. The
+run records each entity (contracts/explain.py); the publisher builds its triples and, as the worker's `explain`
+setting says, sends their core to the caller and keeps all of them in the flow's triples store and its librarian
+(contracts/explain_delivery.py). None go to callers that cannot read them (contracts/topics.py: hears_explain),
+and none once the publisher says the worker explains nothing (`explain: off`).
 
 The entities hang together as TrustGraph's plan-then-execute links its own: the plan from the question, each
 step result from the plan, the answer (or a failure) from the last step result. TrustGraph's trace reader
@@ -19,21 +21,26 @@ with workflow.unsafe.imports_passed_through():
     from confidence.evidence import FEATURES
     from contracts.explain import (
         GRAPH_RETRIEVAL,
+        AnswerEntity,
         Attempt,
         Confidence,
         Decision,
         Evidence,
+        Explained,
+        ExplainEntity,
+        FailureEntity,
+        PlanEntity,
+        PlannedStep,
+        SessionEntity,
+        StepEntity,
         StepTrace,
         Uris,
-        answer_triples,
-        failure_triples,
-        plan_triples,
-        session_triples,
-        step_triples,
+        summary,
     )
+    from contracts.explain_delivery import ExplainMessage
     from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
     from contracts.records import StepAudit
-    from contracts.wire import AgentResponse, Triple
+    from contracts.wire import AgentResponse
 
 
 def step_confidence(metrics: ConfidenceMetrics, threshold: float | None = None) -> Confidence:
@@ -46,21 +53,28 @@ class ExplainTrace:
     def __init__(self, emit: Callable[[AgentResponse], None], session_id: str, enabled: bool) -> None:
         self._emit = emit
         self.uris = Uris(session_id)
-        self.enabled = enabled  # whether explain messages are sent (the entities' URIs are named either way)
+        # Whether the run explains itself (the entities' URIs are named either way); off for good once the
+        # publisher says the worker's `explain` setting is off (stop).
+        self.enabled = enabled
         self.plan: ExecutionPlan | None = None
         self._attempts: dict[str, list[Attempt]] = {}
         self._confident: list[str] = []  # steps whose confidence the answer builds on
         self._usable: list[str] = []
         self._explained: set[str] = set()  # steps whose result has been sent
 
-    def _message(self, explain_id: str, triples: list[Triple]) -> AgentResponse:
-        # end_of_message false, as TrustGraph's agent leaves it on its explain messages
-        return AgentResponse(message_type="explain", content="", end_of_message=False, explain_id=explain_id,
-                             explain_graph=GRAPH_RETRIEVAL, explain_triples=triples)
+    def stop(self) -> None:
+        self.enabled = False
+        self._attempts.clear()
 
-    def _send(self, explain_id: str, triples: list[Triple]) -> None:
+    def _message(self, entity: ExplainEntity) -> ExplainMessage:
+        explained = Explained(uris=self.uris, entity=entity)
+        # end_of_message false, as TrustGraph's agent leaves it on its explain messages
+        return ExplainMessage(message_type="explain", content="", end_of_message=False,
+                              explain_id=explained.explain_id, explain_graph=GRAPH_RETRIEVAL, explained=explained)
+
+    def _send(self, entity: ExplainEntity) -> None:
         if self.enabled:
-            self._emit(self._message(explain_id, triples))
+            self._emit(self._message(entity))
 
     def _tail(self) -> str:
         """What the trace's end (the answer or a failure) is derived from: the last step result in plan order, as
@@ -80,19 +94,21 @@ class ExplainTrace:
         return self.uris.synthesis if self.plan is not None else self.uris.final
 
     def session(self, question: str, started: str, collection: str) -> None:
-        self._send(self.uris.session, session_triples(self.uris, question, started, collection))
+        self._send(SessionEntity(question=question, started=started, collection=collection))
 
     def planned(self, plan: ExecutionPlan) -> None:
         self.plan = plan
         self.uris = Uris(self.uris.session_id, tuple(s.id for s in plan.steps))
-        self._send(self.uris.plan, plan_triples(self.uris, [
-            (s.id, s.function, s.arguments, s.dependencies, s.confidence_threshold) for s in plan.steps]))
+        self._send(PlanEntity(steps=[PlannedStep(s.id, s.function, s.arguments, s.dependencies, s.confidence_threshold)
+                                     for s in plan.steps]))
 
     def attempt(self, step_id: str, rung: str, arguments: dict[str, str], metrics: ConfidenceMetrics, output: str,
                 error: str = "") -> None:
+        # Outputs are kept as the trace summarises them (a tool's may be large; the entity goes to the store
+        # activity, whose input a run's history keeps).
         if self.enabled:
             self._attempts.setdefault(step_id, []).append(
-                Attempt(rung, dict(arguments), step_confidence(metrics), output, error))
+                Attempt(rung, dict(arguments), step_confidence(metrics), summary(output), summary(error)))
 
     def step(self, step: ExecutionStep, audit: StepAudit, metrics: ConfidenceMetrics, output: str,
              usable: bool) -> None:
@@ -104,19 +120,20 @@ class ExplainTrace:
         trace = StepTrace(step_id=step.id, tool=step.function, outcome=audit.outcome, usable=usable,
                           started=audit.start_time, ended=audit.end_time,
                           attempts=self._attempts.pop(step.id, []),
-                          confidence=step_confidence(metrics, step.confidence_threshold), output=output,
+                          confidence=step_confidence(metrics, step.confidence_threshold), output=summary(output),
                           dependencies=step.dependencies, decision=decision)
         self._confident.append(step.id)
         if usable:
             self._usable.append(step.id)
         self._explained.add(step.id)
-        self._send(self.uris.step(step.id), step_triples(self.uris, trace))
+        self._send(StepEntity(step=trace))
 
     def answer(self, answer: str, score: float | None, reasons: str, evidence: dict[str, float],
-               moved: dict[str, str]) -> AgentResponse | None:
+               moved: dict[str, str]) -> ExplainMessage | None:
         """The answer's explain message, not sent: the caller places it among the answer's own messages, where
         TrustGraph's agent sends it (workflows/run_context.answer). None when explain messages are not sent.
-        `moved`: the evidence the calibrator says raised or lowered `score` (SynthesisOutput.evidence_effects)."""
+        `answer`: its whole text, the librarian document's. `moved`: the evidence the calibrator says raised or
+        lowered `score` (SynthesisOutput.evidence_effects)."""
         if not self.enabled:
             return None
         confidence = None
@@ -125,9 +142,10 @@ class ExplainTrace:
                 Evidence(name, value, FEATURES.get(name, ""), moved.get(name, ""))
                 for name, value in sorted(evidence.items())])
         planned = self.plan is not None
-        return self._message(self.answer_uri, answer_triples(
-            self.uris, answer, confidence, reasons, [s for s in self._confident if s in self._usable], self._usable,
-            planned, "plan-complete" if planned else "final-answer", after=self._tail()))
+        return self._message(AnswerEntity(
+            answer=answer, confidence=confidence, not_scored=reasons,
+            steps=[s for s in self._confident if s in self._usable], usable=self._usable, planned=planned,
+            termination="plan-complete" if planned else "final-answer", after=self._tail()))
 
     def failure(self, message: str, termination: str) -> None:
-        self._send(self.uris.final, failure_triples(self.uris, message, termination, self._tail()))
+        self._send(FailureEntity(message=message, termination=termination, after=self._tail()))

@@ -1,7 +1,9 @@
 """The caller's messages, from workflow code: queued in order and drained by one sender that publishes
 whatever queued up meanwhile in one `publish` local activity (the worker publishes to Pulsar itself: no
 server round trip), so the work never waits for a server to relay a message and the messages keep their
-order.
+order. An explain message travels with its entity, whose triples the activity builds; the activity answers
+whether the entities are to be stored, which a listener (RunContext) hands to the explain store
+(workflows/explain_store.py).
 
 Delivery is at least once, in order per request: a worker that dies after publishing but before its
 workflow task completed publishes again on replay, with the same message ids."""
@@ -9,6 +11,7 @@ workflow task completed publishes again on replay, with the same message ids."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -16,9 +19,11 @@ from temporalio import workflow
 from workflows.activity_options import DELIVERY_RETRY
 
 with workflow.unsafe.imports_passed_through():
+    from contracts.explain import Explained
+    from contracts.explain_delivery import ExplainMessage, OutboxBatch, Published
     from contracts.names import Activities
     from contracts.subagent import SubagentReturn
-    from contracts.wire import AgentResponse, EmitInput
+    from contracts.wire import AgentResponse
 
 MAX_BATCH = 500  # messages per activity: keeps each payload far below Temporal's limits
 # A broker that refuses a message is retried inside the workflow task for this long, then on timers, so
@@ -32,14 +37,12 @@ def closes_dialog(response: AgentResponse) -> bool:
 
 
 class Outbox:
-    def __init__(self, topic: str, request_id: str, id_prefix: str, collection: str = "default",
-                 subagent: SubagentReturn | None = None) -> None:
+    def __init__(self, topic: str, request_id: str, id_prefix: str, subagent: SubagentReturn | None = None,
+                 on_published: Callable[[Published, list[Explained]], None] | None = None) -> None:
         self._topic, self._request_id, self._prefix = topic, request_id, id_prefix
         self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
-        self._collection = collection  # where the publisher stores explain triples (EmitInput.collection)
-        # The start of the answer the synthesis activity already published (streamed as written): the explain
-        # message's answer document is the whole answer (EmitInput.released_answer).
-        self.released_answer = ""
+        self._on_published = on_published  # told of each batch published: what the publisher said, its entities
+        self._then: Callable[[], Awaitable[None]] | None = None  # awaited by the final flush (ending)
         self._seq = 0
         # The messages that end the caller's dialog (the answer's chunks, an error), as sent: the run's result
         # keeps them, so a caller that missed them gets them from Temporal (service/run_recovery.py).
@@ -64,23 +67,32 @@ class Outbox:
     async def _send(self) -> None:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
-            message = EmitInput(topic=self._topic, request_id=self._request_id, responses=batch,
-                                collection=self._collection, subagent=self._subagent,
-                                released_answer=self.released_answer)
-            await workflow.execute_local_activity(
-                Activities.PUBLISH, message,
+            explained = {r.delivery_id: r.explained for r in batch if isinstance(r, ExplainMessage)}
+            message = OutboxBatch(topic=self._topic, request_id=self._request_id, responses=batch,
+                                  subagent=self._subagent, explained=explained)
+            published = await workflow.execute_local_activity(
+                Activities.PUBLISH, message, result_type=Published,
                 start_to_close_timeout=timedelta(seconds=15), schedule_to_close_timeout=timedelta(minutes=10),
                 retry_policy=DELIVERY_RETRY, local_retry_threshold=LOCAL_RETRY_THRESHOLD)
+            if self._on_published is not None:
+                self._on_published(published, list(explained.values()))
 
     def _note_failure(self) -> None:
         sender = self._sender
         if self._failure is None and sender is not None and sender.done() and not sender.cancelled():
             self._failure = sender.exception()
 
+    def ending(self, then: Callable[[], Awaitable[None]]) -> None:
+        """The run has queued its last messages: a flush from now on also awaits `then` once they are out (the
+        explain store's writes, which the run must not end before)."""
+        self._then = then
+
     async def flush(self) -> None:
         """Wait until every queued message is published (before the run may end); raise if any was not."""
         while self._sender is not None and not self._sender.done():
             await self._sender
         self._note_failure()
+        if self._then is not None:
+            await self._then()
         if self._failure is not None:
             raise self._failure

@@ -14,11 +14,14 @@ from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
 
 from workflows.activity_options import FamilyOptions, LlmTally
+from workflows.explain_store import ExplainStore
 from workflows.explain_trace import ExplainTrace
 from workflows.outbox import Outbox
 
 with workflow.unsafe.imports_passed_through():
     from contracts.conversation import ActionRecordSummary
+    from contracts.explain import Explained
+    from contracts.explain_delivery import Published
     from contracts.names import SA_AWAITING_OVERRIDE, SA_CURRENT_STEP, SA_FINAL_CONFIDENCE, SA_STATUS
     from contracts.override import Decision, Override, OverrideRequest
     from contracts.plan import ConfidenceMetrics
@@ -64,15 +67,17 @@ class RunContext:
         self.inp = inp
         self.question = inp.request.question
         self.workflow_id = workflow.info().workflow_id
-        self.outbox = Outbox(inp.response_topic, inp.request_id, self.workflow_id,
-                             collection=inp.request.collection, subagent=inp.subagent)
+        self.notes: list[str] = []
+        self.outbox = Outbox(inp.response_topic, inp.request_id, self.workflow_id, subagent=inp.subagent,
+                             on_published=self._published)
         self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id,
                                   enabled=hears_explain(inp.response_topic))
+        self.explain_store = ExplainStore(inp.response_topic, inp.request.collection, inp.queues.workflow,
+                                          self.notes)
         self.status = RunStatus()
         self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it
         self.audit: dict[str, StepAudit] = {}
         self.metrics = RunMetrics()
-        self.notes: list[str] = []
         self.evidence: dict[str, float] = {}  # the answer's evidence features (confidence/evidence.py)
         self.finished: list[ConfidenceMetrics] = []  # every finished step's final confidence, usable or not
         self.action_record: ActionRecordSummary | None = None  # what an action turn changed, for the conversation
@@ -99,6 +104,14 @@ class RunContext:
     def emit(self, response: AgentResponse) -> None:
         self.outbox.emit(response)
 
+    def _published(self, published: Published, entities: list[Explained]) -> None:
+        """After each batch the caller was sent: as the worker's `explain` setting says, the batch's explain
+        entities go to the store, and with explain off the run stops explaining itself."""
+        if published.explain == "off":
+            self.trace.stop()
+        if published.store and entities:
+            self.explain_store.keep(entities)
+
     def say(self, kind: MessageType, text: str) -> AgentResponse:
         # Thoughts and observations quote questions, queries, tool output and reasoning: no secret leaves.
         response = AgentResponse(message_type=kind, content=redact_text(text), end_of_message=True)
@@ -112,8 +125,7 @@ class RunContext:
         if not (self.inp.request.streaming and self.settings.stream_answer_as_written) or self.inp.subagent:
             return None
         return AnswerStream(topic=self.inp.response_topic, request_id=self.inp.request_id,
-                            message_id=self.trace.answer_uri, delivery_prefix=self.workflow_id,
-                            collection=self.inp.request.collection)
+                            message_id=self.trace.answer_uri, delivery_prefix=self.workflow_id)
 
     async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
         """The answer with its provenance; `why`: the reasons for its stated confidence (status.final_confidence).
@@ -124,7 +136,6 @@ class RunContext:
         answer = redacted_after(released, answer)
         sent = released if answer.startswith(released) else ""
         unsent = answer[len(sent):]
-        self.outbox.released_answer = sent
         # The sentences the synthesis activity sent are part of how the dialog ends, as it sent them.
         self.outbox.closing.extend(
             AgentResponse(message_type="answer", content=sentence, end_of_message=False,
@@ -154,10 +165,13 @@ class RunContext:
             self.emit(message)
 
     def release_answer(self) -> None:
+        """The run's last messages go out, a conversation's held answer among them; its final flush also waits
+        for the explain store, so that the run does not end before its trace is kept."""
         self.hold_answer = False
         held, self.held = self.held, []
         for message in held:
             self.emit(message)
+        self.outbox.ending(self.explain_store.flush)
 
     async def fail(self, message: str) -> AgentRunResult:
         """Tell the caller, unless the bridge will hand the request to the existing agent instead."""
@@ -218,6 +232,9 @@ class RunContext:
             self.status.pending_override = request
             self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
             self.phase("awaiting_override", step_id)
+            # While the run waits, what it explained so far is in TrustGraph's store, to be looked at.
+            self.explain_store.at_once = True
+            self.explain_store.write()
             signed = bool(self.settings.override_keys)
             self.status.waiting_message = self.say(
                 "observation", f"{what} Waiting {request.timeout_s:.0f} s. "
@@ -232,6 +249,7 @@ class RunContext:
             finally:
                 self.status.pending_override = None
                 self.status.waiting_message = None
+                self.explain_store.at_once = False
                 self.phase("executing", step_id)
             # Not in `finally`: a run evicted from the worker's cache while waiting is no longer in a workflow
             # event loop, and the details go with it anyway.

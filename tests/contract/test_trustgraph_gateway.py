@@ -71,6 +71,21 @@ async def query_graph(gateway: Gateway, stack, subject: str) -> list[tuple[str, 
     return [(value(t["p"]), value(t["o"])) for t in json.loads(ran.stdout)]
 
 
+async def trace_kept(gateway: Gateway, stack, last: str, document: str = "", timeout_s: float = 30) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the run's trace is in TrustGraph's store: the worker keeps it off the caller's path, so the
+    caller may have its answer before the last entity (`last`, its URI) is sent to the store, and its `document`
+    to the librarian; then until TrustGraph's writer has stored every triple sent."""
+    workspace = stack.config.workspace
+    for _ in range(int(timeout_s * 10)):
+        sent = {t[1] for t in gateway.services.sent.get(workspace, set())}
+        if last in sent and (not document or document in gateway.services.documents.get(workspace, {})):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise TimeoutError(f"{last} never reached the triples store (or {document or 'its document'} the librarian)")
+    await gateway.stored(workspace)
+
+
 def flat(text: str) -> str:
     """tg-invoke-agent's output without its line wrapping and its 🤔/💡 prefixes."""
     return " ".join(text.replace("\U0001f914", " ").replace("\U0001f4a1", " ").split())
@@ -124,9 +139,9 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     with ScriptedLLM(answers) as llm:
         stack = await flow(llm.base_url)
         ran = await invoke(gateway, stack, "-x", "-v")
-        await gateway.stored(stack.config.workspace)
-        listed = await run_cli("tg-list-explain-traces", "-u", gateway.url, *tg(gateway, stack))
         session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
+        await trace_kept(gateway, stack, f"{session}/synthesis", f"{session}/synthesis/doc")
+        listed = await run_cli("tg-list-explain-traces", "-u", gateway.url, *tg(gateway, stack))
         shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
         step_confidence = await query_graph(gateway, stack, f"{session}/step/0/confidence")
         rows = await query_graph(gateway, stack, f"{session}/step/0/confidence/evidence/rows")
@@ -209,8 +224,8 @@ async def test_show_explain_trace_prints_each_step_of_a_plan_with_a_dependency_o
     with ScriptedLLM(three_steps) as llm:
         stack = await flow(llm.base_url)
         ran = await invoke(gateway, stack, "-x")
-        await gateway.stored(stack.config.workspace)
         session = re.search(r"\[session\] (\S+)", ran.stderr).group(1)  # type: ignore[union-attr]
+        await trace_kept(gateway, stack, f"{session}/synthesis", f"{session}/synthesis/doc")
         shown = await run_cli("tg-show-explain-trace", "-u", gateway.url, *tg(gateway, stack), session)
         dependent = await query_graph(gateway, stack, f"{session}/step/2")
 
@@ -247,7 +262,7 @@ async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow,
         batch = await invoke(gateway, stack, "--no-streaming", question="Teleport me")
         explained = await invoke(gateway, stack, "-x", question="Teleport me")
         session = re.search(r"\[session\] (\S+)", explained.stderr).group(1)  # type: ignore[union-attr]
-        await gateway.stored(stack.config.workspace)
+        await trace_kept(gateway, stack, f"{session}/final")
         conclusion = await query_graph(gateway, stack, f"{session}/final")
 
     for ran in (plain, batch, explained):

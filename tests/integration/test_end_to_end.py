@@ -234,7 +234,8 @@ async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_st
 
 async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) -> None:
     """The messages leave from the worker (local activities, no server round trip each) and a worker without
-    actions has nothing to route: the run schedules its plan, its steps, its synthesis and its record only."""
+    actions has nothing to route: the run schedules its plan, its steps, its synthesis, its record, and the one
+    write of its trace to TrustGraph's store once the answer is out (workflows/explain_store.py)."""
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url)
         request_id = f"trips-{stack.unique}"
@@ -248,6 +249,7 @@ async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) 
     assert messages[-1].message_type == "answer" and len(messages) == 7 + 5  # 5: TrustGraph's explain messages
     scheduled = [e.activity_task_scheduled_event_attributes.activity_type.name for e in events
                  if e.HasField("activity_task_scheduled_event_attributes")]
-    assert sorted(scheduled) == sorted(["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run"])
+    assert sorted(scheduled) == sorted(["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run",
+                                        "store_explain"])
     local = [e for e in events if e.HasField("marker_recorded_event_attributes")]
     assert local, "the messages were published by local activities, recorded as markers"

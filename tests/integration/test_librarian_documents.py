@@ -1,8 +1,8 @@
 """Writing a run's step results and answer to TrustGraph's librarian is a side effect that never costs the run
 anything: with no librarian in the workspace, or one that refuses every document, the caller still gets every
-message, in order, and the explain triples still reach the flow's triples store; a refusal is logged. With
-`trustgraph_librarian` off nothing is written and nothing links to a document. (A librarian that stores them:
-tests/contract/test_trustgraph_gateway.py.)"""
+message, in order (the `publish` activity), and the explain triples still reach the flow's triples store (the
+`store_explain` activity); a refusal is logged. With `trustgraph_librarian` off nothing is written and nothing
+links to a document. (A librarian that stores them: tests/contract/test_trustgraph_gateway.py.)"""
 
 from __future__ import annotations
 
@@ -16,24 +16,30 @@ import pytest
 from structlog.testing import capture_logs
 
 from activities.publish import PublishActivities
-from contracts.explain import Confidence, Evidence, StepTrace, Uris, step_triples
+from contracts.explain import Confidence, Evidence, Explained, StepEntity, StepTrace, Uris
+from contracts.explain_delivery import OutboxBatch, StoreBatch
 from contracts.explain_documents import TG_DOCUMENT
 from contracts.topics import agent_response_topic, explainability_topic, librarian_topics
-from contracts.wire import AgentResponse, EmitInput
+from contracts.wire import AgentResponse
 from contracts.wire_codec import decode_response
 from service.connections import pulsar_client
 from service.response_publisher import ResponsePublisher
 
 
-def run_messages(session: str) -> list[AgentResponse]:
+def run_batch(topic: str, session: str) -> OutboxBatch:
+    """A batch as a run's outbox sends it: an observation, a step's explain message (its entity alongside), the
+    answer."""
     uris = Uris(session, ("s1",))
     confidence = Confidence(0.9, "Query returned 2 row(s)", [Evidence("rows", 2)], threshold=0.8)
     step = StepTrace(step_id="s1", tool="GraphQuery", outcome="succeeded", usable=True, started="", ended="",
                      attempts=[], confidence=confidence, output="[]", dependencies=[])
-    return [AgentResponse(message_type="observation", content="Confidence 0.90 meets the threshold 0.80"),
-            AgentResponse(message_type="explain", explain_id=uris.step("s1"), explain_graph="urn:graph:retrieval",
-                          explain_triples=step_triples(uris, step)),
-            AgentResponse(message_type="answer", content="Acme.", end_of_dialog=True)]
+    explained = Explained(uris=uris, entity=StepEntity(step=step))
+    responses = [AgentResponse(message_type="observation", content="Confidence 0.90 meets the threshold 0.80",
+                               delivery_id="r#1"),
+                 AgentResponse(message_type="explain", explain_id=explained.explain_id,
+                               explain_graph="urn:graph:retrieval", delivery_id="r#2"),
+                 AgentResponse(message_type="answer", content="Acme.", end_of_dialog=True, delivery_id="r#3")]
+    return OutboxBatch(topic=topic, request_id="r1", responses=responses, explained={"r#2": explained})
 
 
 async def received(consumer: Any, count: int) -> list[bytes]:
@@ -71,8 +77,10 @@ async def test_the_caller_gets_every_message_whatever_the_librarian_does(pulsar_
                                        properties={"id": message.properties()["id"]})
             refusing = asyncio.create_task(refuse())
         with capture_logs() as logs:
-            await PublishActivities(publisher).publish(
-                EmitInput(topic=topic, request_id="r1", responses=run_messages(f"agent-{workspace}")))
+            activities, batch = PublishActivities(publisher), run_batch(topic, f"agent-{workspace}")
+            assert (await activities.publish(batch)).store
+            await activities.store_explain(StoreBatch(response_topic=topic, collection="default",
+                                                      entities=list(batch.explained.values())))
             got = [decode_response(m) for m in await received(caller, 3)]
             assert [m.message_type for m in got] == ["observation", "explain", "answer"]
             linked = [t.o.iri for t in got[1].explain_triples if t.p.iri == TG_DOCUMENT]

@@ -98,15 +98,3 @@ async def test_heartbeat_details_of_another_shape_are_no_released_sentences() ->
         env, _ = environment(details)
         assert env.run(released_before) == []
 
-
-def test_the_explain_message_s_answer_document_is_the_whole_answer_with_what_was_released() -> None:
-    from activities.publish import answer_text
-    from contracts.wire import AgentResponse
-
-    explain = AgentResponse(message_type="explain", explain_id="urn:answer")
-    rest = [AgentResponse(message_type="answer", content=" Globex follows.", end_of_message=False,
-                          message_id="urn:answer"),
-            AgentResponse(message_type="answer", content="", end_of_message=True, end_of_dialog=True,
-                          message_id="urn:answer")]
-    batch = EmitInput(topic="t", request_id="r", responses=[explain, *rest], released_answer="Acme leads (9).")
-    assert answer_text(batch, explain) == "Acme leads (9). Globex follows."

@@ -6,25 +6,26 @@ from __future__ import annotations
 
 from contracts.explain import (
     TG,
+    AnswerEntity,
     Attempt,
     Confidence,
     Evidence,
+    Explained,
+    ExplainEntity,
+    FailureEntity,
+    SessionEntity,
+    StepEntity,
     StepTrace,
     Uris,
-    answer_triples,
-    failure_triples,
-    session_triples,
-    step_triples,
 )
-from contracts.explain_documents import TG_DOCUMENT, explain_document, linked
+from contracts.explain_documents import TG_DOCUMENT, document_link, document_of, explain_document
 from contracts.topics import librarian_topics
-from contracts.wire import AgentResponse, Triple
 
 URIS = Uris("s-1", ("s0", "s1"))  # a plan of two steps
 
 
-def explain(uri: str, triples: list[Triple]) -> AgentResponse:
-    return AgentResponse(message_type="explain", explain_id=uri, explain_triples=triples)
+def explained(entity: ExplainEntity) -> Explained:
+    return Explained(uris=URIS, entity=entity)
 
 
 def weak_step() -> StepTrace:
@@ -35,47 +36,57 @@ def weak_step() -> StepTrace:
                      confidence=confidence, output="[]", dependencies=["s0"])
 
 
+def answer(text: str, confidence: Confidence | None, planned: bool = True, not_scored: str = "") -> Explained:
+    return explained(AnswerEntity(answer=text, confidence=confidence, not_scored=not_scored,
+                                  steps=["s1"] if planned else [], usable=["s1"] if planned else [], planned=planned,
+                                  termination="plan-complete" if planned else "final-answer",
+                                  after=URIS.step("s1") if planned else URIS.session))
+
+
 def test_a_step_document_states_its_confidence_against_its_threshold_and_the_evidence() -> None:
-    document = explain_document(explain(URIS.step("s1"), step_triples(URIS, weak_step())))
+    document = explain_document(explained(StepEntity(step=weak_step())))
     assert document is not None and document.id == "urn:trustgraph:agent:s-1/step/1/doc"  # TrustGraph's naming
-    assert "Confidence 0.42 is below the threshold 0.80: Query returned 0 row(s)" in document.content
-    assert "\nDepends on: step 0 of the plan\n" in document.content  # as TrustGraph's CLIs number the plan
-    assert "- rows = 0 (the number of rows returned)" in document.content
-    assert "low_confidence - its result is not used by the answer" in document.content
+    assert document.title == "Step result: s1: GraphQuery(query=MATCH (n) RETURN n)"
+    assert document.content == (
+        "Step s1: GraphQuery(query=MATCH (n) RETURN n)\n"
+        "Outcome: low_confidence - its result is not used by the answer\n"
+        "Depends on: step 0 of the plan\n"  # as TrustGraph's CLIs number the plan
+        "Confidence 0.42 is below the threshold 0.80: Query returned 0 row(s)\n"
+        "Evidence behind this confidence:\n"
+        "- rows = 0 (the number of rows returned)\n"
+        "Output:\n"
+        "[]")
 
 
 def test_the_answer_document_is_the_whole_answer_with_what_moved_its_confidence_first() -> None:
-    answer = "Acme. " * 200 + "\n\nConfidence: 0.79 - calibrated: raised because it aggregates"
+    text = "Acme. " * 200 + "\n\nConfidence: 0.79 - calibrated: raised because it aggregates"
     confidence = Confidence(0.79, "calibrated: raised because it aggregates",
                             [Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
                              Evidence("aggregates", 1.0, "a query that aggregates", "raised")])
-    triples = answer_triples(URIS, answer, confidence, "", ["s1"], ["s1"], True, "plan-complete",
-                             URIS.step("s1"))
-    whole = explain_document(explain(URIS.synthesis, triples), answer)
-    assert whole is not None and whole.id == f"{URIS.synthesis}/doc" and whole.content.startswith(answer)
+    whole = explain_document(answer(text, confidence))
+    assert whole is not None and whole.id == f"{URIS.synthesis}/doc" and whole.content.startswith(text)
     assert whole.content.index("- aggregates = 1 (a query that aggregates), raised the figure") < \
         whole.content.index("- coverage = 1")
-    # without the answer's text (its chunks sent apart), the trace's summary, and the stated figure kept
-    summarised = explain_document(explain(URIS.synthesis, triples))
-    assert summarised is not None and len(summarised.content) < len(whole.content)
-    assert "\nConfidence: 0.79 - calibrated: raised because it aggregates" in summarised.content
+    # an answer that does not state its figure gets it stated
+    unstated = explain_document(answer("Acme.", confidence))
+    assert unstated is not None and "\nConfidence: 0.79 - calibrated: raised because it aggregates" in unstated.content
 
 
 def test_a_direct_answer_is_named_as_trustgraphs_conclusion_document_and_a_failure_has_none() -> None:
-    triples = answer_triples(URIS, "Hello.", None, "not scored - a direct answer", [], [], False, "final-answer",
-                             URIS.session)
-    document = explain_document(explain(URIS.final, triples), "Hello.")
-    assert document is not None and document.id == f"{URIS.session}/answer"
+    direct = answer("Hello.", None, planned=False, not_scored="not scored - a direct answer")
+    document = explain_document(direct)
+    assert document is not None and document.id == f"{URIS.session}/answer" == document_of(direct)
     assert "Confidence: not scored - a direct answer" in document.content
-    assert explain_document(explain(URIS.final, failure_triples(URIS, "boom", "error", URIS.session))) is None
-    assert explain_document(explain(URIS.session, session_triples(URIS, "Hi?", "", "default"))) is None
+    failure = explained(FailureEntity(message="boom", termination="error", after=URIS.session))
+    assert explain_document(failure) is None and document_of(failure) is None
+    assert explain_document(explained(SessionEntity(question="Hi?", started="", collection="default"))) is None
 
 
 def test_the_link_is_trustgraphs_tg_document() -> None:
-    response = explain(URIS.step("s1"), step_triples(URIS, weak_step()))
-    document = explain_document(response)
-    assert document is not None
-    link = linked(response, document).explain_triples[-1]
+    step = explained(StepEntity(step=weak_step()))
+    document = explain_document(step)
+    assert document is not None and document_of(step) == document.id
+    link = document_link(step, document.id)
     assert (link.s.iri, link.p.iri, link.o.type, link.o.iri, link.g) == \
         (URIS.step("s1"), TG_DOCUMENT, "i", document.id, "urn:graph:retrieval")
     assert TG_DOCUMENT == TG + "document"

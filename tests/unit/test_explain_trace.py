@@ -5,6 +5,7 @@ tg-show-explain-trace prints it: tests/contract/test_trustgraph_gateway.py."""
 from __future__ import annotations
 
 from contracts.explain import PROV_DERIVED
+from contracts.explain_delivery import ExplainMessage
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
 from contracts.records import StepAudit
 from contracts.wire import AgentResponse
@@ -23,8 +24,10 @@ def finish(trace: ExplainTrace, step_id: str) -> None:
 
 
 def derived_from(message: AgentResponse | None) -> set[str]:
-    assert message is not None
-    return {t.o.iri for t in message.explain_triples if t.s.iri == message.explain_id and t.p.iri == PROV_DERIVED}
+    """What the entity of an explain message hangs from, in the core the caller gets."""
+    assert isinstance(message, ExplainMessage) and message.explain_id == message.explained.explain_id
+    return {t.o.iri for t in message.explained.triples(detail=False)
+            if t.s.iri == message.explain_id and t.p.iri == PROV_DERIVED}
 
 
 def test_the_answer_hangs_from_the_last_step_in_plan_order_though_another_finished_last() -> None:
@@ -54,3 +57,15 @@ def test_without_a_plan_the_end_hangs_from_the_question_and_nothing_is_sent_when
     trace.failure("boom", "error")
     assert derived_from(sent[-1]) == {"urn:trustgraph:agent:run"}
     assert ExplainTrace(sent.append, "run", enabled=False).answer("Hi.", None, "direct", {}, {}) is None
+
+
+def test_a_stopped_trace_explains_nothing_more_and_no_message_carries_triples_from_workflow_code() -> None:
+    sent: list[AgentResponse] = []
+    trace = ExplainTrace(sent.append, "run", enabled=True)
+    trace.session("Who leads?", "2026-01-01T00:00:00Z", "default")
+    trace.planned(PLAN)
+    assert [m.explain_triples for m in sent] == [[], []]  # the publisher builds them (activities/publish.py)
+    trace.stop()  # the worker's `explain` setting is off
+    finish(trace, "a")
+    trace.failure("boom", "error")
+    assert len(sent) == 2 and trace.answer("Acme.", 0.8, "fine", {}, {}) is None
