@@ -20,8 +20,9 @@ CATALOGUE_CONFIDENCE = 0.95  # read, not written by a model: only a definition t
 
 # How a question about actions opens, or its question mark. "Can you pay ..." opens like a question and
 # asks for a change: such a request only gets here after the action planner found no targets in it.
-_QUESTION = re.compile(r"^\s*(which|what|how|can|could|may|does|do|is|are|list|show|tell|describe|explain)\b|\?\s*$",
-                       re.IGNORECASE)
+_QUESTION = re.compile(
+    r"^\s*(which|what|how|can|could|may|does|do|is|are|list|show|tell|describe|explain)\b|\?\s*$", re.IGNORECASE
+)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
@@ -34,8 +35,10 @@ _ABOUT_ACTIONS = re.compile(r"\bactions?\b|\bcan (i|we|you|one|be) (do|done)\b",
 
 def about_actions(ontology: Ontology, question: str) -> bool:
     """A question about the actions themselves: it asks about "actions" or names one of the ontology's."""
-    return is_question(question) and (_ABOUT_ACTIONS.search(question) is not None or any(
-        _mentions(question, name) for actions in ontology.actions.values() for name in actions))
+    return is_question(question) and (
+        _ABOUT_ACTIONS.search(question) is not None
+        or any(_mentions(question, name) for actions in ontology.actions.values() for name in actions)
+    )
 
 
 def _words(name: str) -> str:
@@ -81,8 +84,29 @@ def catalogue_answer(ontology: Ontology, question: str) -> str:
 
 
 # Verbs that read data, never change it, whatever an action's description starts with.
-_READING_VERBS = {"show", "list", "find", "get", "count", "tell", "give", "describe", "explain", "display", "search",
-                  "look", "check", "see", "view", "read", "compare", "summarize", "summarise", "which", "what"}
+_READING_VERBS = {
+    "show",
+    "list",
+    "find",
+    "get",
+    "count",
+    "tell",
+    "give",
+    "describe",
+    "explain",
+    "display",
+    "search",
+    "look",
+    "check",
+    "see",
+    "view",
+    "read",
+    "compare",
+    "summarize",
+    "summarise",
+    "which",
+    "what",
+}
 
 
 def action_verbs(ontology: Ontology) -> set[str]:

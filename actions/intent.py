@@ -21,8 +21,14 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
         action = ontology.require_action(intent.entity_type, intent.action_name)
     except UnknownName as exc:
         elsewhere = [cls for cls, actions in ontology.actions.items() if intent.action_name in actions]
-        hint = (f"; {intent.action_name} is an action of {' and '.join(elsewhere)}: set entity_type to "
-                f"{' or '.join(elsewhere)} and keep action_name {intent.action_name}") if elsewhere else ""
+        hint = (
+            (
+                f"; {intent.action_name} is an action of {' and '.join(elsewhere)}: set entity_type to "
+                f"{' or '.join(elsewhere)} and keep action_name {intent.action_name}"
+            )
+            if elsewhere
+            else ""
+        )
         return intent, [str(exc) + hint]
     parameters, problems = check_parameters(intent.action_name, action, intent.parameters)
     filters, filter_problems = check_filters(ontology, intent.entity_type, intent.filters)
@@ -31,8 +37,10 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
     if intent.related_class:
         if intent.related_class not in ontology.classes:
             problems.append(f"unknown class {intent.related_class!r}")
-        elif not any({r.from_, r.to} == {intent.entity_type, intent.related_class}
-                     for r in ontology.relationships_of(intent.entity_type)):
+        elif not any(
+            {r.from_, r.to} == {intent.entity_type, intent.related_class}
+            for r in ontology.relationships_of(intent.entity_type)
+        ):
             problems.append(f"{intent.entity_type} is not related to {intent.related_class}")
         else:
             related_filters, related_problems = check_filters(ontology, intent.related_class, intent.related_filters)
@@ -44,14 +52,19 @@ def checked_intent(ontology: Ontology, intent: ActionIntent) -> tuple[ActionInte
     if not intent.entity_ids and not intent.related_class and not intent.filters:
         # ids name the targets themselves; otherwise a related entity or filters do
         problems.append(NO_SELECTION)
-    return intent.model_copy(update={"parameters": parameters, "filters": filters,
-                                     "related_filters": related_filters}), problems
+    return intent.model_copy(
+        update={"parameters": parameters, "filters": filters, "related_filters": related_filters}
+    ), problems
 
 
 # A date is text in JSON; "format" lets a grammar-constrained model write only YYYY-MM-DD.
 JSON_TYPES: dict[str, dict[str, Any]] = {
-    "string": {"type": "string"}, "date": {"type": "string", "format": "date"}, "integer": {"type": "integer"},
-    "float": {"type": "number"}, "boolean": {"type": "boolean"}}
+    "string": {"type": "string"},
+    "date": {"type": "string", "format": "date"},
+    "integer": {"type": "integer"},
+    "float": {"type": "number"},
+    "boolean": {"type": "boolean"},
+}
 
 
 def planner_schema(ontology: Ontology) -> dict[str, Any]:
@@ -64,18 +77,28 @@ def planner_schema(ontology: Ontology) -> dict[str, Any]:
     # A name two actions declare with different types is offered untyped; the check still types it.
     parameters = {name: JSON_TYPES[next(iter(k))] if len(k) == 1 else {} for name, k in sorted(kinds.items())}
     properties = sorted({p for cls in ontology.actions for p in ontology.classes[cls].properties})
-    filter_item = {"type": "object", "properties": {
-        "property": {"enum": properties}, "op": {"enum": list(FILTER_OPS)},
-        "value": {"type": ["string", "number", "boolean", "array"]}}, "required": ["property", "op", "value"]}
-    return {"type": "object", "properties": {
-        "entity_type": {"enum": sorted(ontology.actions)},
-        "action_name": {"enum": sorted({a for acts in ontology.actions.values() for a in acts})},
-        "entity_ids": {"type": "array", "items": {"type": "string"}},
-        "related_class": {"enum": ["", *sorted(ontology.classes)]},
-        "related_name": {"type": "string"},
-        "filters": {"type": "array", "items": filter_item},
-        "parameters": {"type": "object", "properties": parameters, "additionalProperties": False},
-    }, "required": ["entity_type", "action_name", "entity_ids", "related_class", "related_name"]}
+    filter_item = {
+        "type": "object",
+        "properties": {
+            "property": {"enum": properties},
+            "op": {"enum": list(FILTER_OPS)},
+            "value": {"type": ["string", "number", "boolean", "array"]},
+        },
+        "required": ["property", "op", "value"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "entity_type": {"enum": sorted(ontology.actions)},
+            "action_name": {"enum": sorted({a for acts in ontology.actions.values() for a in acts})},
+            "entity_ids": {"type": "array", "items": {"type": "string"}},
+            "related_class": {"enum": ["", *sorted(ontology.classes)]},
+            "related_name": {"type": "string"},
+            "filters": {"type": "array", "items": filter_item},
+            "parameters": {"type": "object", "properties": parameters, "additionalProperties": False},
+        },
+        "required": ["entity_type", "action_name", "entity_ids", "related_class", "related_name"],
+    }
 
 
 def actions_catalogue(ontology: Ontology) -> str:
@@ -92,8 +115,10 @@ def actions_catalogue(ontology: Ontology) -> str:
     return "\n".join(lines)
 
 
-_WHEN = (r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
-         r"today|yesterday|tomorrow|week|month|year|days?|ago|overdue)\b")
+_WHEN = (
+    r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"today|yesterday|tomorrow|week|month|year|days?|ago|overdue)\b"
+)
 _SEPARATED = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")  # 1,000 / 1_000 / 1 000
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 

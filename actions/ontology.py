@@ -90,8 +90,11 @@ class Ontology(BaseModel):
 
     @model_validator(mode="after")
     def _names_are_safe_and_consistent(self) -> Ontology:
-        names = [*self.classes, *(r.type for r in self.relationships),
-                 *(p for c in self.classes.values() for p in c.properties)]
+        names = [
+            *self.classes,
+            *(r.type for r in self.relationships),
+            *(p for c in self.classes.values() for p in c.properties),
+        ]
         bad = [n for n in names if not IDENTIFIER.match(n)]
         if bad:
             raise ValueError(f"not usable as Cypher identifiers: {', '.join(bad)}")
@@ -104,8 +107,10 @@ class Ontology(BaseModel):
                 where = f"action {class_name}.{action_name}"
                 if class_name not in self.classes or not IDENTIFIER.match(action_name):
                     raise ValueError(f"{where}: unknown class or unusable name")
-                props = [*(p.property or p.funds for p in action.preconditions),
-                         *(e.set or e.debit for e in action.effects)]
+                props = [
+                    *(p.property or p.funds for p in action.preconditions),
+                    *(e.set or e.debit for e in action.effects),
+                ]
                 bad = [p for p in [*props, *action.parameters] if not IDENTIFIER.match(p)]
                 if bad:
                     raise ValueError(f"{where}: unusable property or parameter names {bad}")
@@ -129,16 +134,18 @@ class Ontology(BaseModel):
 
     def require_property(self, class_name: str, prop: str) -> str:
         if prop not in self.require_class(class_name).properties:
-            raise UnknownName(f"class {class_name} has no property {prop!r}; "
-                              f"it has {', '.join(self.classes[class_name].properties)}")
+            raise UnknownName(
+                f"class {class_name} has no property {prop!r}; it has {', '.join(self.classes[class_name].properties)}"
+            )
         return prop
 
     def require_action(self, class_name: str, action_name: str) -> ActionDefinition:
         self.require_class(class_name)
         actions = self.actions.get(class_name, {})
         if action_name not in actions:
-            raise UnknownName(f"{class_name} has no action {action_name!r}; "
-                              f"its actions: {', '.join(actions) or 'none'}")
+            raise UnknownName(
+                f"{class_name} has no action {action_name!r}; its actions: {', '.join(actions) or 'none'}"
+            )
         return actions[action_name]
 
     def relationships_of(self, class_name: str) -> list[OntologyRelationship]:

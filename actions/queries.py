@@ -31,8 +31,9 @@ def _checks(action: ActionDefinition, params: dict[str, Any], expected: dict[str
     `_head`), the preconditions (a missing property: see `comparison`), and `expected` current values."""
     params["shared_key"] = SHARED_KEY
     cases = ["CASE WHEN copies > 1 THEN $shared_key END"]
-    cases += [f"CASE WHEN NOT {_condition(pre, i, params)} THEN $m{i} END"
-              for i, pre in enumerate(action.preconditions)]
+    cases += [
+        f"CASE WHEN NOT {_condition(pre, i, params)} THEN $m{i} END" for i, pre in enumerate(action.preconditions)
+    ]
     for i, (prop, value) in enumerate(sorted((expected or {}).items())):
         params[f"x{i}"], params[f"xm{i}"] = value, f"{prop} is no longer {value!r}, the value it is expected to hold"
         same = f"e.`{prop}` IS NULL" if value is None else f"coalesce(e.`{prop}` = $x{i}, false)"
@@ -40,8 +41,9 @@ def _checks(action: ActionDefinition, params: dict[str, Any], expected: dict[str
     return f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]"
 
 
-def _condition(pre: Precondition, i: int, params: dict[str, Any], balance: str = "acct.`balance`",
-               amount: str = "") -> str:
+def _condition(
+    pre: Precondition, i: int, params: dict[str, Any], balance: str = "acct.`balance`", amount: str = ""
+) -> str:
     """Precondition i as a Cypher condition on `e` (a funds check: `balance` covers `amount`, by default the
     entity's amount property); its message (and value) become parameters."""
     params[f"m{i}"] = pre.message
@@ -51,13 +53,21 @@ def _condition(pre: Precondition, i: int, params: dict[str, Any], balance: str =
     return comparison(pre.property, pre.op, f"v{i}")
 
 
-def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params: dict[str, Any],
-          entity_id: str = "$entity_id", carry: str = "") -> str:
+def _head(
+    ontology: Ontology,
+    class_name: str,
+    action: ActionDefinition,
+    params: dict[str, Any],
+    entity_id: str = "$entity_id",
+    carry: str = "",
+) -> str:
     """Matches the entity `e` and the action's account `acct` (null without one); `carry`: variables kept."""
     key = ontology.classes[class_name].key
     # `copies`: how many nodes hold the entity's key (more than one: every check fails, see SHARED_KEY)
-    head = (f"MATCH (e:`{class_name}`) WHERE e.`{key}` = {entity_id} "
-            f"WITH {carry}collect(e) AS same UNWIND same AS e WITH {carry}e, size(same) AS copies")
+    head = (
+        f"MATCH (e:`{class_name}`) WHERE e.`{key}` = {entity_id} "
+        f"WITH {carry}collect(e) AS same UNWIND same AS e WITH {carry}e, size(same) AS copies"
+    )
     if action.account:
         account_key = ontology.classes[action.account.class_].key
         params["account_id"] = action.account.id
@@ -67,16 +77,18 @@ def _head(ontology: Ontology, class_name: str, action: ActionDefinition, params:
     return head
 
 
-def validation_query(ontology: Ontology, class_name: str, action_name: str,
-                     entity_id: str) -> tuple[str, dict[str, Any]]:
+def validation_query(
+    ontology: Ontology, class_name: str, action_name: str, entity_id: str
+) -> tuple[str, dict[str, Any]]:
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_id": entity_id}
     head = _head(ontology, class_name, action, params)
     return f"{head} RETURN properties(e), {_checks(action, params)}", params
 
 
-def batch_validation_query(ontology: Ontology, class_name: str, action_name: str,
-                           entity_ids: list[str]) -> tuple[str, dict[str, Any]]:
+def batch_validation_query(
+    ontology: Ontology, class_name: str, action_name: str, entity_ids: list[str]
+) -> tuple[str, dict[str, Any]]:
     """The dry run over many entities at once: one row (properties, failed checks) per entity found."""
     action = ontology.require_action(class_name, action_name)
     params: dict[str, Any] = {"entity_ids": entity_ids}
@@ -84,9 +96,16 @@ def batch_validation_query(ontology: Ontology, class_name: str, action_name: str
     return f"UNWIND $entity_ids AS entity_id {head} RETURN properties(e), {_checks(action, params)}", params
 
 
-def execution_query(ontology: Ontology, class_name: str, action_name: str, entity_id: str, key: str,
-                    record: dict[str, Any], parameters: dict[str, Any] | None = None,
-                    expected: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+def execution_query(
+    ontology: Ontology,
+    class_name: str,
+    action_name: str,
+    entity_id: str,
+    key: str,
+    record: dict[str, Any],
+    parameters: dict[str, Any] | None = None,
+    expected: dict[str, Any] | None = None,
+) -> tuple[str, dict[str, Any]]:
     """Returns (before, after, failures, already_applied, and when already applied the recorded change
     as keys, before values, after values) for the entity; applies nothing when any precondition fails
     or the key was used before. `parameters` are the action's declared parameters' values, already
@@ -106,8 +125,13 @@ def execution_query(ontology: Ontology, class_name: str, action_name: str, entit
     return query, params
 
 
-def group_execution_query(ontology: Ontology, class_name: str, action_name: str, items: list[dict[str, Any]],
-                          parameters: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+def group_execution_query(
+    ontology: Ontology,
+    class_name: str,
+    action_name: str,
+    items: list[dict[str, Any]],
+    parameters: dict[str, Any] | None = None,
+) -> tuple[str, dict[str, Any]]:
     """`execution_query` for many entities of one action with the same parameters in ONE write query (the
     graph's single writer pays its fixed cost once). `items` are {entity_id, key, record}, the entity ids
     distinct (two rows of one entity would both read it as it was before the query). Returns one row per
@@ -124,9 +148,17 @@ def group_execution_query(ontology: Ontology, class_name: str, action_name: str,
     (FalkorDB reads `acct.balance` as each row writes it: two items debiting one account take both)."""
     action = ontology.require_action(class_name, action_name)
     parameters = _declared(action_name, action, parameters)
-    params: dict[str, Any] = {"items": [{"i": i, "entity_id": item["entity_id"],
-                                         "record": {**_record(item["record"], parameters), "key": item["key"]},
-                                         "key": item["key"]} for i, item in enumerate(items)]}
+    params: dict[str, Any] = {
+        "items": [
+            {
+                "i": i,
+                "entity_id": item["entity_id"],
+                "record": {**_record(item["record"], parameters), "key": item["key"]},
+                "key": item["key"],
+            }
+            for i, item in enumerate(items)
+        ]
+    }
     head = _head(ontology, class_name, action, params, entity_id="item.entity_id", carry="item, ")
     rows = f"UNWIND $items AS item {head} OPTIONAL MATCH (done:`{RECORD_LABEL}` {{key: item.key}}) "
     if action.account is None:
@@ -140,24 +172,36 @@ def _running_checks(action: ActionDefinition, params: dict[str, Any]) -> str:
     """The rows' failed preconditions with funds checked against a running balance: each row's other checks
     and amounts are read first, then a fold in the items' order carries [balance, failures so far], taking
     a row's debits off the balance when it applies (no record for its key and nothing failed)."""
-    pre = [f"e.`{p.funds}`" if p.funds else f"CASE WHEN NOT {_condition(p, i, params)} THEN $m{i} END"
-           for i, p in enumerate(action.preconditions)]
+    pre = [
+        f"e.`{p.funds}`" if p.funds else f"CASE WHEN NOT {_condition(p, i, params)} THEN $m{i} END"
+        for i, p in enumerate(action.preconditions)
+    ]
     debits = " + ".join(f"e.`{e.debit}`" for e in action.effects if e.debit) or "0"
     params["shared_key"] = SHARED_KEY
     pre = ["CASE WHEN copies > 1 THEN $shared_key END", *pre]  # row.pre[0]: the key held by one node only
-    cases = ["row.pre[0]", *(
-        f"CASE WHEN NOT {_condition(p, i, params, balance='s[0]', amount=f'row.pre[{i + 1}]')} THEN $m{i} END"
-        if p.funds else f"row.pre[{i + 1}]" for i, p in enumerate(action.preconditions))]
+    cases = [
+        "row.pre[0]",
+        *(
+            f"CASE WHEN NOT {_condition(p, i, params, balance='s[0]', amount=f'row.pre[{i + 1}]')} THEN $m{i} END"
+            if p.funds
+            else f"row.pre[{i + 1}]"
+            for i, p in enumerate(action.preconditions)
+        ),
+    ]
     failures = f"[m IN [{', '.join(cases)}] WHERE m IS NOT NULL]"
-    fold = (f"reduce(s = [acct.`balance`, []], row IN rows | "
-            f"[CASE WHEN row.done IS NULL AND size({failures}) = 0 THEN s[0] - row.debit ELSE s[0] END, "
-            f"s[1] + [{failures}]])[1]")
-    return (f"WITH item, e, acct, done, properties(e) AS before, [{', '.join(pre)}] AS pre, {debits} AS debit "
-            f"ORDER BY item.i "
-            f"WITH acct, collect({{item: item, e: e, done: done, before: before, pre: pre, debit: debit}}) AS rows "
-            f"WITH acct, rows, {fold} AS checked UNWIND range(0, size(rows) - 1) AS j "
-            f"WITH rows[j].item AS item, rows[j].e AS e, acct, rows[j].done AS done, rows[j].before AS before, "
-            f"checked[j] AS failures")
+    fold = (
+        f"reduce(s = [acct.`balance`, []], row IN rows | "
+        f"[CASE WHEN row.done IS NULL AND size({failures}) = 0 THEN s[0] - row.debit ELSE s[0] END, "
+        f"s[1] + [{failures}]])[1]"
+    )
+    return (
+        f"WITH item, e, acct, done, properties(e) AS before, [{', '.join(pre)}] AS pre, {debits} AS debit "
+        f"ORDER BY item.i "
+        f"WITH acct, collect({{item: item, e: e, done: done, before: before, pre: pre, debit: debit}}) AS rows "
+        f"WITH acct, rows, {fold} AS checked UNWIND range(0, size(rows) - 1) AS j "
+        f"WITH rows[j].item AS item, rows[j].e AS e, acct, rows[j].done AS done, rows[j].before AS before, "
+        f"checked[j] AS failures"
+    )
 
 
 def _declared(action_name: str, action: ActionDefinition, parameters: dict[str, Any] | None) -> dict[str, Any]:
@@ -175,8 +219,10 @@ def _record(record: dict[str, Any], parameters: dict[str, Any]) -> dict[str, Any
     return record
 
 
-_RETURNED = ("before, properties(e), failures, done IS NOT NULL, done.changed_keys, done.changed_before, "
-             "done.changed_after, done.changed_before_keys, done.changed_after_keys")
+_RETURNED = (
+    "before, properties(e), failures, done IS NOT NULL, done.changed_keys, done.changed_before, "
+    "done.changed_after, done.changed_before_keys, done.changed_after_keys"
+)
 
 
 def _apply(action: ActionDefinition, parameters: dict[str, Any], params: dict[str, Any], record: str) -> str:
@@ -194,17 +240,22 @@ def _apply(action: ActionDefinition, parameters: dict[str, Any], params: dict[st
     # The record carries the change itself, written with the effects, so a record never exists without
     # what it changed. Property values cannot be maps, nor arrays holding null: each side is the values
     # that exist and the names they belong to (a property absent before a parameter set it is left out).
-    return (f"FOREACH (_ IN CASE WHEN done IS NULL AND size(failures) = 0 THEN [1] ELSE [] END | "
-            f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = {record}, r.changed_keys = $changed_keys, "
-            f"{_recorded('before', changed)}, {_recorded('e', changed, 'after')})")
+    return (
+        f"FOREACH (_ IN CASE WHEN done IS NULL AND size(failures) = 0 THEN [1] ELSE [] END | "
+        f"SET {', '.join(sets)} CREATE (r:`{RECORD_LABEL}`) SET r = {record}, r.changed_keys = $changed_keys, "
+        f"{_recorded('before', changed)}, {_recorded('e', changed, 'after')})"
+    )
 
 
 def _recorded(var: str, changed: list[str], side: str = "before") -> str:
-    present = ", ".join(f"CASE WHEN {var}.`{p}` IS NULL THEN null ELSE $changed_keys[{i}] END"
-                        for i, p in enumerate(changed))
+    present = ", ".join(
+        f"CASE WHEN {var}.`{p}` IS NULL THEN null ELSE $changed_keys[{i}] END" for i, p in enumerate(changed)
+    )
     values = ", ".join(f"{var}.`{p}`" for p in changed)
-    return (f"r.changed_{side} = [v IN [{values}] WHERE v IS NOT NULL], "
-            f"r.changed_{side}_keys = [k IN [{present}] WHERE k IS NOT NULL]")
+    return (
+        f"r.changed_{side} = [v IN [{values}] WHERE v IS NOT NULL], "
+        f"r.changed_{side}_keys = [k IN [{present}] WHERE k IS NOT NULL]"
+    )
 
 
 def recorded_values(keys: list[str] | None, values: list[Any] | None, present: list[str] | None) -> dict[str, Any]:
@@ -213,17 +264,23 @@ def recorded_values(keys: list[str] | None, values: list[Any] | None, present: l
     return dict(zip(keys if present is None else present, values or [], strict=False)) if keys else {}
 
 
-def recorded_changes(keys: list[str] | None, before: dict[str, Any],
-                     after: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def recorded_changes(
+    keys: list[str] | None, before: dict[str, Any], after: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
     """A record's change as {property: {before, after}}, leaving out properties the action left as they were."""
-    return {k: {"before": before.get(k), "after": after.get(k)} for k in keys or []
-            if before.get(k) != after.get(k)}
+    return {k: {"before": before.get(k), "after": after.get(k)} for k in keys or [] if before.get(k) != after.get(k)}
 
 
 def describe_action(ontology: Ontology, entity_type: str, action_name: str) -> dict[str, Any]:
     """An action's definition in plain data (UnknownName when there is no such action)."""
     action = ontology.require_action(entity_type, action_name)
-    return {"entity_type": entity_type, "action": action_name, "description": action.description,
-            "parameters": action.parameters, "preconditions": [p.message for p in action.preconditions],
-            "effects": [e.model_dump(exclude_defaults=True) for e in action.effects],
-            "inverse": action.inverse, "irreversible": action.irreversible}
+    return {
+        "entity_type": entity_type,
+        "action": action_name,
+        "description": action.description,
+        "parameters": action.parameters,
+        "preconditions": [p.message for p in action.preconditions],
+        "effects": [e.model_dump(exclude_defaults=True) for e in action.effects],
+        "inverse": action.inverse,
+        "irreversible": action.irreversible,
+    }

@@ -18,18 +18,25 @@ def fit_categories(s: Selection) -> None:
     excluded = words(s.excluded)
     for prop, values in stated_categories(s.request, s.scope, s.ontology, s.intent).items():
         selected = [v for v in values if not says(excluded, v)]
-        inverted = [v for v in selected if any(f.op == "ne" and f.property == prop and words(f.value) == words(v)
-                                               for f in s.intent.filters)]
+        inverted = [
+            v
+            for v in selected
+            if any(f.op == "ne" and f.property == prop and words(f.value) == words(v) for f in s.intent.filters)
+        ]
         s.left_out += [f"{prop} {v!r}: the request selects it and the plan excludes it" for v in inverted]
         if any(f.property == prop for f in s.intent.filters) or s.negated:
             missing = [v for v in values if not filter_holds(s.intent.filters, prop, v)]
             s.left_out += [f"{prop} {v!r}" for v in missing]
             continue
-        wanted = PropertyFilter(property=prop, op="in", value=values) if len(values) > 1 else \
-            PropertyFilter(property=prop, value=values[0])
+        wanted = (
+            PropertyFilter(property=prop, op="in", value=values)
+            if len(values) > 1
+            else PropertyFilter(property=prop, value=values[0])
+        )
         s.update(filters=[*s.intent.filters, wanted])
-        s.added.append(f"Added the condition {filters_text([wanted])}: the request states it and the plan "
-                       "had left it out.")
+        s.added.append(
+            f"Added the condition {filters_text([wanted])}: the request states it and the plan had left it out."
+        )
 
 
 def fit_flags(s: Selection) -> None:
@@ -40,8 +47,9 @@ def fit_flags(s: Selection) -> None:
             continue  # "unpaid" planned as paid = false or paid != true: either says it
         wanted = PropertyFilter(property=prop, value=value)
         s.update(filters=[*s.intent.filters, wanted])
-        s.added.append(f"Added the condition {filters_text([wanted])}: the request states it and the plan "
-                       "had left it out.")
+        s.added.append(
+            f"Added the condition {filters_text([wanted])}: the request states it and the plan had left it out."
+        )
 
 
 def check_numbers(s: Selection) -> None:

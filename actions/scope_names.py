@@ -26,8 +26,9 @@ def fit_names(s: Selection) -> None:
             where = " or ".join(sorted({f"{p.class_name}" for p in places}))
             s.left_out.append(f"{mention!r} ({where}, not related to {s.intent.entity_type})")
         elif len(distinct) > 1:
-            s.left_out.append(f"{mention!r} (could be " + " or ".join(
-                sorted({f"{p.class_name}.{p.property}" for p in ways})) + ")")
+            s.left_out.append(
+                f"{mention!r} (could be " + " or ".join(sorted({f"{p.class_name}.{p.property}" for p in ways})) + ")"
+            )
         else:
             s.left_out.append(_place_text(s.ontology, ways[0]))
     held = [words(h.mention) for h in s.scope.held]
@@ -66,12 +67,15 @@ def _add_name(s: Selection, place: HeldName) -> bool:
     elif is_name and not intent.related_name.strip():
         s.update(related_class=place.class_name, related_name=place.value)
     elif not is_name and not any(f.property == place.property for f in intent.related_filters):
-        s.update(related_class=place.class_name, related_filters=[
-            *intent.related_filters, PropertyFilter(property=place.property, value=place.value)])
+        s.update(
+            related_class=place.class_name,
+            related_filters=[*intent.related_filters, PropertyFilter(property=place.property, value=place.value)],
+        )
     else:
         return False
-    s.added.append(f"Added {_place_text(s.ontology, place)} to the selection: the request names it and "
-                   "the plan had left it out.")
+    s.added.append(
+        f"Added {_place_text(s.ontology, place)} to the selection: the request names it and the plan had left it out."
+    )
     return True
 
 
@@ -83,5 +87,8 @@ def _class_is_free(s: Selection) -> bool:
 
 def _place_text(ontology: Ontology, place: HeldName) -> str:
     cls = ontology.classes[place.class_name]
-    return f"{place.class_name} {place.value!r}" if place.property in (cls.key, cls.display) else \
-        f"{place.class_name} with {place.property} {place.value!r}"
+    return (
+        f"{place.class_name} {place.value!r}"
+        if place.property in (cls.key, cls.display)
+        else f"{place.class_name} with {place.property} {place.value!r}"
+    )

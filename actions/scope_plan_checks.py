@@ -20,8 +20,9 @@ def check_invented(s: Selection) -> None:
         s.left_out.append(f"the plan targets {', '.join(made_up[:10])}, which the request does not name")
     name = s.intent.related_name.strip()
     if name and not says(s.text, name):
-        s.left_out.append(f"the plan selects through {s.intent.related_class} {name!r}, which the "
-                          "request does not name")
+        s.left_out.append(
+            f"the plan selects through {s.intent.related_class} {name!r}, which the request does not name"
+        )
 
 
 def drop_non_names(s: Selection) -> None:
@@ -54,17 +55,23 @@ def fit_parameters(s: Selection) -> None:
         value = s.intent.parameters.get(effect.param) if effect.param else None
         if value is None or stated_value(s.request, value):
             continue
-        misplaced = [f for f in s.intent.filters if f.property == effect.set and f.op == "eq"
-                     and stated_value(s.request, f.value)]
+        misplaced = [
+            f
+            for f in s.intent.filters
+            if f.property == effect.set and f.op == "eq" and stated_value(s.request, f.value)
+        ]
         if len(misplaced) == 1:
-            s.update(parameters={**s.intent.parameters, effect.param: misplaced[0].value},
-                     filters=[f for f in s.intent.filters if f is not misplaced[0]])
-            s.added.append(f"Took {effect.param} = {json.dumps(misplaced[0].value, default=str)} as the value "
-                           "to write: the request states it, and the plan had it as a condition.")
+            s.update(
+                parameters={**s.intent.parameters, effect.param: misplaced[0].value},
+                filters=[f for f in s.intent.filters if f is not misplaced[0]],
+            )
+            s.added.append(
+                f"Took {effect.param} = {json.dumps(misplaced[0].value, default=str)} as the value "
+                "to write: the request states it, and the plan had it as a condition."
+            )
     for name, value in s.intent.parameters.items():
         if not stated_value(s.request, value):
-            s.left_out.append(f"the value {name} = {json.dumps(value, default=str)}, which the request "
-                              "does not state")
+            s.left_out.append(f"the value {name} = {json.dumps(value, default=str)}, which the request does not state")
 
 
 def drop_written_values(s: Selection) -> None:
@@ -75,8 +82,10 @@ def drop_written_values(s: Selection) -> None:
     kept = [f for f in s.intent.filters if (f.property, words(f.value)) not in written]
     for f in s.intent.filters:
         if f not in kept:
-            s.added.append(f"Dropped the condition {filters_text([f])}: it is what {s.intent.action_name} "
-                           "writes, not which entities it changes.")
+            s.added.append(
+                f"Dropped the condition {filters_text([f])}: it is what {s.intent.action_name} "
+                "writes, not which entities it changes."
+            )
     s.update(filters=kept)
 
 
@@ -89,10 +98,15 @@ def drop_misplaced_values(s: Selection) -> None:
     for f in s.intent.filters:
         stored = {words(v) for v in s.scope.categories.get(f.property, [])}
         values = f.value if isinstance(f.value, list) else [f.value]
-        if stored and f.op in ("eq", "in") and all(words(v) not in stored and words(v) in related_values
-                                                   for v in values):
-            s.added.append(f"Dropped the condition {filters_text([f])}: no {s.intent.entity_type} has "
-                           f"that {f.property}; a related entity does.")
+        if (
+            stored
+            and f.op in ("eq", "in")
+            and all(words(v) not in stored and words(v) in related_values for v in values)
+        ):
+            s.added.append(
+                f"Dropped the condition {filters_text([f])}: no {s.intent.entity_type} has "
+                f"that {f.property}; a related entity does."
+            )
         else:
             kept.append(f)
     s.update(filters=kept)
@@ -107,34 +121,44 @@ def check_negation(s: Selection) -> None:
     if _exclude_related(s):
         return
     if not any(f.op == "ne" for f in [*s.intent.filters, *s.intent.related_filters]):
-        s.left_out.append(f"the exclusion the request states ({s.negation!r}): the selection excludes "
-                          "nothing")
+        s.left_out.append(f"the exclusion the request states ({s.negation!r}): the selection excludes nothing")
     excluded = words(s.excluded)
     inverted = {p.mention for p in s.scope.held if says(excluded, p.mention) and s.uses(p)}
-    inverted |= {str(v) for f in s.intent.filters if f.op in ("eq", "in")
-                 for v in (f.value if isinstance(f.value, list) else [f.value])
-                 if isinstance(v, str) and says(excluded, v)}
+    inverted |= {
+        str(v)
+        for f in s.intent.filters
+        if f.op in ("eq", "in")
+        for v in (f.value if isinstance(f.value, list) else [f.value])
+        if isinstance(v, str) and says(excluded, v)
+    }
     s.left_out += [f"{m!r}: the request excludes it and the selection selects by it" for m in sorted(inverted)]
 
 
 def _exclude_related(s: Selection) -> bool:
-    """"Every approved order except those of Acme": one related entity named after the exclusion, which
+    """ "Every approved order except those of Acme": one related entity named after the exclusion, which
     the selection can leave out (the targets related to none of it), when the plan chose by nothing
     else than filters (or by that very entity, the wrong way round)."""
     excluded = words(s.excluded)
-    named = {(p.class_name, p.value) for p in s.scope.held
-             if says(excluded, p.mention) and s.related(p.class_name) and s.is_name(p)}
+    named = {
+        (p.class_name, p.value)
+        for p in s.scope.held
+        if says(excluded, p.mention) and s.related(p.class_name) and s.is_name(p)
+    }
     intent = s.intent
     if len(named) != 1 or intent.entity_ids or intent.related_filters or intent.related_excluded:
         return False
     cls, value = next(iter(named))
-    if intent.related_class not in ("", cls) or (intent.related_name and words(intent.related_name) not in (
-            words(value),)):
+    if intent.related_class not in ("", cls) or (
+        intent.related_name and words(intent.related_name) not in (words(value),)
+    ):
         return False
-    if any(says(excluded, str(v)) for f in intent.filters if f.op in ("eq", "in")
-           for v in (f.value if isinstance(f.value, list) else [f.value])):
+    if any(
+        says(excluded, str(v))
+        for f in intent.filters
+        if f.op in ("eq", "in")
+        for v in (f.value if isinstance(f.value, list) else [f.value])
+    ):
         return False  # a condition the request excludes is selected by: not this plan's to fix
     s.update(related_class=cls, related_name=value, related_excluded=True)
-    s.added.append(f"Excluded the {intent.entity_type} entities of {cls} {value!r}: the request says "
-                   f"{s.negation!r}.")
+    s.added.append(f"Excluded the {intent.entity_type} entities of {cls} {value!r}: the request says {s.negation!r}.")
     return True

@@ -30,9 +30,13 @@ class Selection:
         self.left_out: list[str] = []  # what the request states and the selection ignores
 
     def related(self, class_name: str) -> bool:
-        return any({r.from_, r.to} == {self.intent.entity_type, class_name}
-                   for r in self.ontology.relationships_of(self.intent.entity_type)) and class_name != \
-            self.intent.entity_type
+        return (
+            any(
+                {r.from_, r.to} == {self.intent.entity_type, class_name}
+                for r in self.ontology.relationships_of(self.intent.entity_type)
+            )
+            and class_name != self.intent.entity_type
+        )
 
     def is_name(self, place: HeldName) -> bool:
         """Stored as an entity's key or display name (not as one of its other properties)?"""

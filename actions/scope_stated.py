@@ -14,17 +14,33 @@ from contracts.action_path import ActionIntent
 
 # Words that turn a stated thing into its opposite ("all orders except Acme's"): with any of them in the
 # request nothing is added to a selection, only reported.
-_NEGATION = re.compile(r"\b(not|no|none|except|excluding|exclude|besides|other than|without|but|never|"
-                       r"apart from|aside from|instead of)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(not|no|none|except|excluding|exclude|besides|other than|without|but|never|"
+    r"apart from|aside from|instead of)\b|n't\b",
+    re.IGNORECASE,
+)
 ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.\-/])\d{1,3}(?:[,_ ]\d{3})+(?:\.\d+)?(?![\w\-/])|(?<![\w.\-/])\d+(?:\.\d+)?(?![\w\-/])")
 _GOAL = re.compile(r"\b(to be|to|as|into|become|becomes|set to|mark as|marked as)\s+$")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
-def stated_categories(request: str, scope: RequestScope, ontology: Ontology,
-                      intent: ActionIntent) -> dict[str, list[str]]:
+def stated_categories(
+    request: str, scope: RequestScope, ontology: Ontology, intent: ActionIntent
+) -> dict[str, list[str]]:
     """Per category property of the targets' class, the stored values the request states as words, leaving
     out the names and parameter values it gives (a supplier called "Approved Supplies", a reason) and what
     the action itself writes ("approve the submitted orders" sets status "approved": that is the effect,
@@ -82,7 +98,7 @@ def stated_exclusion(request: str, ontology: Ontology, class_name: str) -> tuple
     exclusion applies to; ("", "") when there is none. A negated flag ("not paid") is a value, not one."""
     flagless = _flag_phrases(request, ontology, class_name)
     negation = _NEGATION.search(flagless)
-    return (negation.group(0), flagless[negation.start():]) if negation else ("", "")
+    return (negation.group(0), flagless[negation.start() :]) if negation else ("", "")
 
 
 def _flag_phrases(request: str, ontology: Ontology, class_name: str) -> str:
@@ -123,8 +139,9 @@ def stated_value(request: str, value: Any) -> bool:
     text = str(value)
     if ISO_DATE.fullmatch(text):
         year, month, _ = text.split("-")
-        return text in request or (year in request and _MONTHS[int(month) - 1] in request.lower()
-                                   if 1 <= int(month) <= 12 else False)
+        return text in request or (
+            year in request and _MONTHS[int(month) - 1] in request.lower() if 1 <= int(month) <= 12 else False
+        )
     return says(words(request), text)
 
 

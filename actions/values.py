@@ -66,22 +66,32 @@ def _number(value: Any) -> int | float | None:
 
 
 def _expected(kind: PropertyType) -> str:
-    return {"date": "a date (YYYY-MM-DD)", "integer": "an integer", "float": "a number",
-            "boolean": "true or false", "string": "text"}[kind]
+    return {
+        "date": "a date (YYYY-MM-DD)",
+        "integer": "an integer",
+        "float": "a number",
+        "boolean": "true or false",
+        "string": "text",
+    }[kind]
 
 
-def check_parameters(action_name: str, action: ActionDefinition,
-                     given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def check_parameters(
+    action_name: str, action: ActionDefinition, given: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
     """The action's parameters coerced to their declared types, and what is wrong with `given`: names the
     action does not declare, declared ones missing (every declared parameter is required), wrong types."""
     declared = ", ".join(f"{n} ({t})" for n, t in action.parameters.items()) or "none"
-    problems = [f"{action_name} has no parameter {name!r}; its parameters: {declared}"
-                for name in given if name not in action.parameters]
+    problems = [
+        f"{action_name} has no parameter {name!r}; its parameters: {declared}"
+        for name in given
+        if name not in action.parameters
+    ]
     values: dict[str, Any] = {}
     for name, kind in action.parameters.items():
         if name not in given or given[name] is None or given[name] == "":
-            problems.append(f"{action_name} needs the parameter {name} ({_expected(kind)}), "
-                            "which the request must give")
+            problems.append(
+                f"{action_name} needs the parameter {name} ({_expected(kind)}), which the request must give"
+            )
             continue
         try:
             values[name] = coerce(given[name], kind)
@@ -90,8 +100,9 @@ def check_parameters(action_name: str, action: ActionDefinition,
     return values, problems
 
 
-def check_filters(ontology: Ontology, class_name: str,
-                  filters: list[PropertyFilter]) -> tuple[list[PropertyFilter], list[str]]:
+def check_filters(
+    ontology: Ontology, class_name: str, filters: list[PropertyFilter]
+) -> tuple[list[PropertyFilter], list[str]]:
     """The filters with values coerced to their properties' types, and what is wrong with them: properties
     the class does not declare, unknown operators, values of the wrong type."""
     properties = ontology.require_class(class_name).properties
@@ -100,8 +111,7 @@ def check_filters(ontology: Ontology, class_name: str,
     for f in filters:
         kind = properties.get(f.property)
         if kind is None:
-            problems.append(f"{class_name} has no property {f.property!r} to filter on; "
-                            f"it has {', '.join(properties)}")
+            problems.append(f"{class_name} has no property {f.property!r} to filter on; it has {', '.join(properties)}")
             continue
         if f.op not in FILTER_OPS:
             problems.append(f"filter on {f.property}: unknown op {f.op!r}; use one of {', '.join(FILTER_OPS)}")

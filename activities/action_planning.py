@@ -33,8 +33,9 @@ log = structlog.get_logger(__name__)
 
 
 class ActionPlanningActivities:
-    def __init__(self, llm: ChatModel, ontology: Ontology | None, prompts: PromptTemplates,
-                 graph: GraphStore | None = None) -> None:
+    def __init__(
+        self, llm: ChatModel, ontology: Ontology | None, prompts: PromptTemplates, graph: GraphStore | None = None
+    ) -> None:
         self.llm = llm
         self.graph = graph
         self.ontology = ontology
@@ -42,8 +43,10 @@ class ActionPlanningActivities:
 
     def _actions_text(self) -> str:
         assert self.ontology is not None
-        return "\n".join(f"- {cls}: " + "; ".join(f"{name} ({a.description})" for name, a in actions.items())
-                         for cls, actions in self.ontology.actions.items())
+        return "\n".join(
+            f"- {cls}: " + "; ".join(f"{name} ({a.description})" for name, a in actions.items())
+            for cls, actions in self.ontology.actions.items()
+        )
 
     def _stated_filters_only(self, intent: ActionIntent, request: str) -> tuple[ActionIntent, list[str]]:
         """The intent without the filters the request never states, and a note naming each one dropped.
@@ -52,8 +55,11 @@ class ActionPlanningActivities:
         what was asked, and goes through the dry run and the approval rules like any plan."""
         assert self.ontology is not None
         stated = [f for f in intent.filters if stated_in(self.ontology, intent.entity_type, f, request)]
-        related = [f for f in intent.related_filters
-                   if intent.related_class and stated_in(self.ontology, intent.related_class, f, request)]
+        related = [
+            f
+            for f in intent.related_filters
+            if intent.related_class and stated_in(self.ontology, intent.related_class, f, request)
+        ]
         dropped = [f for f in [*intent.filters, *intent.related_filters] if f not in stated and f not in related]
         if dropped:
             log.warning("action_filters_dropped", filters=filters_text(dropped))
@@ -71,14 +77,21 @@ class ActionPlanningActivities:
             scope = await request_scope(request, self.graph, self.ontology, intent)
         except (GraphQueryError, ApplicationError) as exc:
             log.warning("action_scope_unchecked", error=str(exc))
-            return FittedIntent(intent=intent, left_out=["the request's names could not be checked against the "
-                                                          f"graph ({str(exc)[:200]})"])
+            return FittedIntent(
+                intent=intent,
+                left_out=[f"the request's names could not be checked against the graph ({str(exc)[:200]})"],
+            )
         fitted = fit_intent(self.ontology, intent, request, scope)
         checked, problems = checked_intent(self.ontology, fitted.intent)
         if problems and fitted.added:  # what was added does not fit the ontology: keep the plan, say what it lacks
             log.warning("action_scope_not_added", problems=problems, added=fitted.added)
-            return FittedIntent(intent=intent, left_out=[*fitted.left_out, *(
-                f"{note} It could not be: {'; '.join(problems)}" for note in fitted.added)])
+            return FittedIntent(
+                intent=intent,
+                left_out=[
+                    *fitted.left_out,
+                    *(f"{note} It could not be: {'; '.join(problems)}" for note in fitted.added),
+                ],
+            )
         if fitted.added or fitted.left_out:
             log.info("action_scope", added=fitted.added, left_out=fitted.left_out)
         return FittedIntent(intent=checked, added=fitted.added, left_out=fitted.left_out)
@@ -95,14 +108,23 @@ class ActionPlanningActivities:
         if verb:  # no model call: the request opens with one of the actions' own verbs
             return RouteOutput(intent=Intent.ACTION, reasoning=f"the request opens with the action verb {verb!r}")
         if about_actions(self.ontology, request.question) and not await self._names_held(request.question):
-            return RouteOutput(intent=Intent.ANSWER, reasoning="a question about the actions themselves: answered "
-                                                               "from their definitions")
-        schema = {"type": "object", "properties": {"intent": {"enum": [i.value for i in Intent]}},
-                  "required": ["intent"]}
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.router_system_prompt()},
-            {"role": "user", "content": self.prompts.render("router_user", question=request.question)},
-        ], json_schema=schema, max_tokens=20)
+            return RouteOutput(
+                intent=Intent.ANSWER,
+                reasoning="a question about the actions themselves: answered from their definitions",
+            )
+        schema = {
+            "type": "object",
+            "properties": {"intent": {"enum": [i.value for i in Intent]}},
+            "required": ["intent"],
+        }
+        completion = await self.llm.chat(
+            [
+                {"role": "system", "content": self.router_system_prompt()},
+                {"role": "user", "content": self.prompts.render("router_user", question=request.question)},
+            ],
+            json_schema=schema,
+            max_tokens=20,
+        )
         try:
             intent = Intent(json.loads(completion.text)["intent"].strip().upper())
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
@@ -113,9 +135,13 @@ class ActionPlanningActivities:
             held = await self._names_held(request.question)
             if held:
                 log.info("route_answer_overruled", names=held)
-                return RouteOutput(intent=Intent.QUERY, reasoning=(
-                    f"the question names {', '.join(repr(n) for n in held)}, which the graph holds: "
-                    "answered from the graph, not from general knowledge"))
+                return RouteOutput(
+                    intent=Intent.QUERY,
+                    reasoning=(
+                        f"the question names {', '.join(repr(n) for n in held)}, which the graph holds: "
+                        "answered from the graph, not from general knowledge"
+                    ),
+                )
         return RouteOutput(intent=intent, reasoning="classified by the router")
 
     async def _names_held(self, question: str) -> list[str]:
@@ -139,8 +165,12 @@ class ActionPlanningActivities:
         schema = planner_schema(ontology)
         relationships = "; ".join(f"({r.from_})-[{r.type}]->({r.to})" for r in ontology.relationships)
         messages = [
-            {"role": "system", "content": self.prompts.render(
-                "action_planner_system", actions=actions_catalogue(ontology), relationships=relationships)},
+            {
+                "role": "system",
+                "content": self.prompts.render(
+                    "action_planner_system", actions=actions_catalogue(ontology), relationships=relationships
+                ),
+            },
             {"role": "user", "content": self.prompts.render("action_planner_user", question=request.question)},
         ]
         problems: list[str] = []
@@ -157,12 +187,17 @@ class ActionPlanningActivities:
                 problems = [*notes, *problems] if problems else []
             if not problems:
                 definition = ontology.require_action(intent.entity_type, intent.action_name)
-                return ActionPlanningOutput(intent=intent, irreversible=definition.cannot_be_undone,
-                                            notes=[*notes, *fitted.added], left_out=fitted.left_out)
+                return ActionPlanningOutput(
+                    intent=intent,
+                    irreversible=definition.cannot_be_undone,
+                    notes=[*notes, *fitted.added],
+                    left_out=fitted.left_out,
+                )
             log.warning("action_plan_rejected", problems=problems)
-            messages += [{"role": "assistant", "content": completion.text},
-                         {"role": "user", "content": self.prompts.render(
-                             "action_planner_repair", problems="; ".join(problems))}]
+            messages += [
+                {"role": "assistant", "content": completion.text},
+                {"role": "user", "content": self.prompts.render("action_planner_repair", problems="; ".join(problems))},
+            ]
         if is_question(request.question):
             # A question the planner could not turn into a change asks what can be done: the definitions answer.
             log.info("action_question_answered_from_catalogue", problems=problems)

@@ -28,9 +28,12 @@ from backends.graph_store import GraphQueryError, GraphStore
 from contracts.query_path import StepInput, StepOutput
 from tools.action_tool import action_output
 
-EXECUTED = Counter("tgca_actions", "Action executions that returned a result, by action and outcome (applied; "
-                   "repeated: an earlier attempt had applied it; failed)",
-                   ["action", "outcome"])
+EXECUTED = Counter(
+    "tgca_actions",
+    "Action executions that returned a result, by action and outcome (applied; "
+    "repeated: an earlier attempt had applied it; failed)",
+    ["action", "outcome"],
+)
 GROUP_QUERY_LIMIT = 1000  # entities per group execution query
 
 
@@ -51,8 +54,11 @@ def prepare(ontology: Ontology, request: StepInput) -> StepOutput | Execution:
     """An execution's key, checked parameters and record; or, for an unknown action or invalid parameters,
     its failed output (counted), before any write."""
     args = request.step.arguments
-    entity_type, action_name, entity_id = (args.get("entity_type", ""), args.get("action_name", ""),
-                                           args.get("entity_id", ""))
+    entity_type, action_name, entity_id = (
+        args.get("entity_type", ""),
+        args.get("action_name", ""),
+        args.get("entity_id", ""),
+    )
     key = f"{request.workflow_id}:{request.step.id}:{entity_type}:{entity_id}:{action_name}"
     try:
         action = ontology.require_action(entity_type, action_name)
@@ -64,16 +70,23 @@ def prepare(ontology: Ontology, request: StepInput) -> StepOutput | Execution:
         reason = "; ".join(problems)
         EXECUTED.labels(action="(invalid request)", outcome="failed").inc()  # a caller's name: no label
         return action_output({"entity_id": entity_id, "error": reason}, False, 0.0, reason, request.retry_count)
-    record = {"action": action_name, "entity_type": entity_type, "entity_id": entity_id,
-              "run_id": request.workflow_id, "step_id": request.step.id, "request": request.question[:1000],
-              "at": datetime.now(UTC).isoformat().replace("+00:00", "Z")}
+    record = {
+        "action": action_name,
+        "entity_type": entity_type,
+        "entity_id": entity_id,
+        "run_id": request.workflow_id,
+        "step_id": request.step.id,
+        "request": request.question[:1000],
+        "at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+    }
     return Execution(entity_type, action_name, entity_id, key, record, parameters, request.retry_count)
 
 
 def count_outcome(action_name: str, out: StepOutput) -> None:
     repeated = out.success and bool(json.loads(out.output).get("already_applied"))
-    EXECUTED.labels(action=action_name,
-                    outcome="repeated" if repeated else "applied" if out.success else "failed").inc()
+    EXECUTED.labels(
+        action=action_name, outcome="repeated" if repeated else "applied" if out.success else "failed"
+    ).inc()
 
 
 class ActionWriter:
@@ -107,8 +120,9 @@ class ActionWriter:
         named: list[set[str]] = []  # each round's entity ids
         for item in items:
             entity_id = item[1].entity_id
-            k = next((k for k, ids in enumerate(named) if entity_id not in ids and len(ids) < GROUP_QUERY_LIMIT),
-                     len(rounds))
+            k = next(
+                (k for k, ids in enumerate(named) if entity_id not in ids and len(ids) < GROUP_QUERY_LIMIT), len(rounds)
+            )
             if k == len(rounds):
                 rounds.append([])
                 named.append(set())
@@ -129,26 +143,44 @@ class ActionWriter:
         first = executions[0]
         items = [{"entity_id": x.entity_id, "key": x.key, "record": x.record} for x in executions]
         try:
-            query, params = group_execution_query(self.ontology, first.entity_type, first.action_name, items,
-                                                  first.parameters)
+            query, params = group_execution_query(
+                self.ontology, first.entity_type, first.action_name, items, first.parameters
+            )
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError):
-            return list(await asyncio.gather(*(self.apply(x.entity_type, x.action_name, x.entity_id, x.key, x.record,
-                                                          x.retry, x.parameters) for x in executions)))
+            return list(
+                await asyncio.gather(
+                    *(
+                        self.apply(x.entity_type, x.action_name, x.entity_id, x.key, x.record, x.retry, x.parameters)
+                        for x in executions
+                    )
+                )
+            )
         found: dict[int, list[Any]] = {}
         for row in rows.rows:
             found.setdefault(row[0], row[1:])  # an id on two nodes: the first row, as `apply` reads it
-        return [self._output(x.entity_type, x.action_name, x.entity_id, found.get(i), x.retry)
-                for i, x in enumerate(executions)]
+        return [
+            self._output(x.entity_type, x.action_name, x.entity_id, found.get(i), x.retry)
+            for i, x in enumerate(executions)
+        ]
 
-    async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
-                    retry: int = 0, parameters: dict[str, Any] | None = None,
-                    expected: dict[str, Any] | None = None) -> StepOutput:
+    async def apply(
+        self,
+        entity_type: str,
+        action_name: str,
+        entity_id: str,
+        key: str,
+        record: dict[str, Any],
+        retry: int = 0,
+        parameters: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> StepOutput:
         """Apply the action once under `key`: checks, effects and the ActionRecord in one query. `expected`:
         values the entity must still hold (checked in the same query), or nothing is applied."""
         try:
-            query, params = execution_query(self.ontology, entity_type, action_name, entity_id, key, record,
-                                            parameters, expected)
+            query, params = execution_query(
+                self.ontology, entity_type, action_name, entity_id, key, record, parameters, expected
+            )
             rows = await self.graph.write_query(query, params)
         except (UnknownName, GraphQueryError) as exc:
             return action_output({"entity_id": entity_id, "error": str(exc)}, False, 0.0, str(exc), retry)
@@ -162,16 +194,33 @@ class ActionWriter:
             return action_output({"entity_id": entity_id, "error": reason}, False, 0.9, reason, retry)
         before, after, failures, already, keys, old_before, old_after, before_keys, after_keys = row
         if failures and not already:
-            return action_output({"entity_id": entity_id, "error": "; ".join(failures), "failures": failures}, False,
-                                 0.9, "; ".join(failures), retry)
+            return action_output(
+                {"entity_id": entity_id, "error": "; ".join(failures), "failures": failures},
+                False,
+                0.9,
+                "; ".join(failures),
+                retry,
+            )
         # Applied now, or by an earlier attempt of this very step: then report what that attempt changed.
-        changes = (recorded_changes(keys, recorded_values(keys, old_before, before_keys),
-                                    recorded_values(keys, old_after, after_keys))
-                   if already else _changes(before, after))
-        return action_output({"entity_id": entity_id, "changes": changes, "already_applied": already}, True, 0.95,
-                             f"{action_name} applied to {entity_type} {entity_id}", retry)
+        changes = (
+            recorded_changes(
+                keys, recorded_values(keys, old_before, before_keys), recorded_values(keys, old_after, after_keys)
+            )
+            if already
+            else _changes(before, after)
+        )
+        return action_output(
+            {"entity_id": entity_id, "changes": changes, "already_applied": already},
+            True,
+            0.95,
+            f"{action_name} applied to {entity_type} {entity_id}",
+            retry,
+        )
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {k: {"before": before.get(k), "after": after.get(k)}
-            for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
+    return {
+        k: {"before": before.get(k), "after": after.get(k)}
+        for k in sorted(set(before) | set(after))
+        if before.get(k) != after.get(k)
+    }

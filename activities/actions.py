@@ -76,8 +76,12 @@ class ActionTools:
             return found.model_copy(update={"reasoning": f"{found.reasoning} (left out of the selection: {left_out})"})
         # The request states something the selection ignores: these may be more entities than were asked
         # for, so a human sees them first, told in the first words what was left out.
-        return found.model_copy(update={"confidence": min(found.confidence, LEFT_OUT_CONFIDENCE),
-                                        "reasoning": f"left out of the selection: {left_out}; then {found.reasoning}"})
+        return found.model_copy(
+            update={
+                "confidence": min(found.confidence, LEFT_OUT_CONFIDENCE),
+                "reasoning": f"left out of the selection: {left_out}; then {found.reasoning}",
+            }
+        )
 
     @activity.defn(name=Activities.VALIDATE_ACTION_BATCH)
     async def validate_action_batch(self, request: DryRunInput) -> DryRunOutput:
@@ -89,7 +93,7 @@ class ActionTools:
         except UnknownName as exc:
             return DryRunOutput(would_succeed=0, would_fail=len(request.entity_ids), error=str(exc))
         for i in range(0, len(request.entity_ids), DRY_RUN_CHUNK):
-            chunk = request.entity_ids[i:i + DRY_RUN_CHUNK]
+            chunk = request.entity_ids[i : i + DRY_RUN_CHUNK]
             query, params = batch_validation_query(self.ontology, request.entity_type, request.action_name, chunk)
             rows = await self.graph.ro_query(query, params, max_rows=len(chunk), timeout_ms=60000)
             key = self.ontology.classes[request.entity_type].key
@@ -99,15 +103,17 @@ class ActionTools:
                 if problems:
                     would_fail += 1
                     if len(failures) < LISTED:
-                        failures.append(EntityOutcome(entity_id=str(props.get(key)), success=False,
-                                                      error="; ".join(problems)))
+                        failures.append(
+                            EntityOutcome(entity_id=str(props.get(key)), success=False, error="; ".join(problems))
+                        )
                 else:
                     would_succeed += 1
             for missing in [e for e in chunk if e not in seen]:
                 would_fail += 1
                 if len(failures) < LISTED:
-                    failures.append(EntityOutcome(entity_id=missing, success=False,
-                                                  error=f"no {request.entity_type} {missing!r}"))
+                    failures.append(
+                        EntityOutcome(entity_id=missing, success=False, error=f"no {request.entity_type} {missing!r}")
+                    )
         return DryRunOutput(would_succeed=would_succeed, failures=failures, would_fail=would_fail)
 
     def _started(self, n: int) -> None:
@@ -130,8 +136,9 @@ class ActionTools:
         try:
             if self.simulated_latency_s:
                 await asyncio.sleep(self.simulated_latency_s)
-            out = await self.writer.apply(x.entity_type, x.action_name, x.entity_id, x.key, x.record, x.retry,
-                                          x.parameters)
+            out = await self.writer.apply(
+                x.entity_type, x.action_name, x.entity_id, x.key, x.record, x.retry, x.parameters
+            )
             count_outcome(x.action_name, out)
             return out
         finally:
@@ -154,8 +161,11 @@ class ActionTools:
             if isinstance(prepared, StepOutput):
                 outputs[i] = prepared
             else:
-                combo = (prepared.entity_type, prepared.action_name,
-                         json.dumps(prepared.parameters, sort_keys=True, default=str))
+                combo = (
+                    prepared.entity_type,
+                    prepared.action_name,
+                    json.dumps(prepared.parameters, sort_keys=True, default=str),
+                )
                 combos.setdefault(combo, []).append((i, prepared))
         executions = sum(len(c) for c in combos.values())
         if executions:
@@ -172,9 +182,17 @@ class ActionTools:
         assert all(o is not None for o in outputs)
         return ActionGroupOutput(outputs=cast(list[StepOutput], outputs))
 
-    async def apply(self, entity_type: str, action_name: str, entity_id: str, key: str, record: dict[str, Any],
-                    retry: int = 0, parameters: dict[str, Any] | None = None,
-                    expected: dict[str, Any] | None = None) -> StepOutput:
+    async def apply(
+        self,
+        entity_type: str,
+        action_name: str,
+        entity_id: str,
+        key: str,
+        record: dict[str, Any],
+        retry: int = 0,
+        parameters: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> StepOutput:
         """One entity's write, outside any run: undo applies an inverse through it (backends/action_history.py),
         exactly as a run applies an action (`ActionWriter.apply`)."""
         return await self.writer.apply(entity_type, action_name, entity_id, key, record, retry, parameters, expected)
@@ -187,6 +205,9 @@ def _require_local() -> None:
     batch child's parent is checked first: workflows/action_batch.py). A call outside any activity is this
     process's own code."""
     if activity.in_activity() and not activity.info().is_local:
-        raise ApplicationError(f"{activity.info().activity_type} runs only as a local activity of an agent run "
-                               "that approved it; it was scheduled through Temporal, so nothing was changed.",
-                               type="ActionWithoutApproval", non_retryable=True)
+        raise ApplicationError(
+            f"{activity.info().activity_type} runs only as a local activity of an agent run "
+            "that approved it; it was scheduled through Temporal, so nothing was changed.",
+            type="ActionWithoutApproval",
+            non_retryable=True,
+        )

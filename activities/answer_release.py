@@ -99,8 +99,13 @@ class Release:
 
     async def _release(self, n: int, sentence: str) -> None:
         s = self.stream
-        chunk = AgentResponse(message_type="answer", content=sentence, end_of_message=False,
-                              message_id=s.message_id, delivery_id=f"{s.delivery_prefix}#answer.{n}")
+        chunk = AgentResponse(
+            message_type="answer",
+            content=sentence,
+            end_of_message=False,
+            message_id=s.message_id,
+            delivery_id=f"{s.delivery_prefix}#answer.{n}",
+        )
         await self.publish(EmitInput(topic=s.topic, request_id=s.request_id, responses=[chunk]))
         self.sentences.append(sentence)
         activity.heartbeat(list(self.sentences))  # a retried attempt starts after them

@@ -34,5 +34,6 @@ class RunRecordActivities:
         if await self.sink.write(line):
             log.info("audit_written", execution_id=run.audit.execution_id, sink=str(self.sink.path))
         else:
-            log.warning("audit_queued", execution_id=run.audit.execution_id, sink=str(self.sink.path),
-                        backlog=self.sink.pending)
+            log.warning(
+                "audit_queued", execution_id=run.audit.execution_id, sink=str(self.sink.path), backlog=self.sink.pending
+            )

@@ -38,14 +38,18 @@ class BatchParents:
                 return BatchParentVerdict(refusal=f"its parent run {check.parent_id} does not exist")
             raise
         if described.workflow_type != WORKFLOW_NAME or described.task_queue != self.workflow_queue:
-            return BatchParentVerdict(refusal=f"it was started by {described.workflow_type} on task queue "
-                                              f"{described.task_queue}, not by an agent run of this service")
+            return BatchParentVerdict(
+                refusal=f"it was started by {described.workflow_type} on task queue "
+                f"{described.task_queue}, not by an agent run of this service"
+            )
         if check.request.workflow_id != check.parent_id:
-            return BatchParentVerdict(refusal=f"it claims run {check.request.workflow_id}, but was started by "
-                                              f"run {check.parent_id}")
+            return BatchParentVerdict(
+                refusal=f"it claims run {check.request.workflow_id}, but was started by run {check.parent_id}"
+            )
         if not await self._started_exactly(parent.fetch_history_events(), check):
-            return BatchParentVerdict(refusal=f"run {check.parent_id} never started this batch with these targets "
-                                              "and values")
+            return BatchParentVerdict(
+                refusal=f"run {check.parent_id} never started this batch with these targets and values"
+            )
         return BatchParentVerdict()
 
     async def _started_exactly(self, events: WorkflowHistoryEventAsyncIterator, check: BatchParentCheck) -> bool:

@@ -45,9 +45,13 @@ class ConversationActivities:
         """Signal-with-start: the first turn starts the conversation's workflow, an expired one starts afresh.
         Safe to retry: the workflow keeps one turn per request id."""
         await self.client.start_workflow(
-            CONVERSATION_WORKFLOW_NAME, ConversationInput(conversation_id=request.conversation_id),
-            id=conversation_workflow_id(request.conversation_id), task_queue=request.queue,
+            CONVERSATION_WORKFLOW_NAME,
+            ConversationInput(conversation_id=request.conversation_id),
+            id=conversation_workflow_id(request.conversation_id),
+            task_queue=request.queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-            start_signal=Handlers.REMEMBER, start_signal_args=[request.turn],
-            static_summary=f"conversation {request.conversation_id}: the memory its turns share")
+            start_signal=Handlers.REMEMBER,
+            start_signal_args=[request.turn],
+            static_summary=f"conversation {request.conversation_id}: the memory its turns share",
+        )
         log.info("turn_remembered", conversation_id=request.conversation_id, request_id=request.turn.request_id)

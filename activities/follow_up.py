@@ -15,9 +15,11 @@ from planning.conversation_memory import names_beyond, plausible_rewrite
 from service.prompts import PromptTemplates
 
 log = structlog.get_logger(__name__)
-FOLLOW_UP_SCHEMA = {"type": "object", "properties": {"question": {"type": "string"},
-                                                     "from_conversation": {"type": "boolean"}},
-                    "required": ["question", "from_conversation"]}
+FOLLOW_UP_SCHEMA = {
+    "type": "object",
+    "properties": {"question": {"type": "string"}, "from_conversation": {"type": "boolean"}},
+    "required": ["question", "from_conversation"],
+}
 
 
 class FollowUpActivities:
@@ -28,11 +30,19 @@ class FollowUpActivities:
     @activity.defn(name=Activities.READ_FOLLOW_UP)
     async def read_follow_up(self, request: FollowUpInput) -> FollowUpOutput:
         """An unusable reply keeps the question as the user wrote it: the turn then runs as a new question."""
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render("follow_up_system")},
-            {"role": "user", "content": self.prompts.render("follow_up_user", conversation=request.conversation,
-                                                            question=request.question)},
-        ], json_schema=FOLLOW_UP_SCHEMA, max_tokens=300)
+        completion = await self.llm.chat(
+            [
+                {"role": "system", "content": self.prompts.render("follow_up_system")},
+                {
+                    "role": "user",
+                    "content": self.prompts.render(
+                        "follow_up_user", conversation=request.conversation, question=request.question
+                    ),
+                },
+            ],
+            json_schema=FOLLOW_UP_SCHEMA,
+            max_tokens=300,
+        )
         try:
             reply = json.loads(completion.text)
             rewritten = str(reply["question"]).strip()
@@ -46,5 +56,8 @@ class FollowUpActivities:
         beyond = names_beyond(rewritten, request.conversation) if from_conversation else []
         if beyond:
             log.info("follow_up_needs_the_graph", names=beyond)
-        return FollowUpOutput(question=rewritten, from_conversation=from_conversation and not beyond,
-                              changed=rewritten != request.question.strip())
+        return FollowUpOutput(
+            question=rewritten,
+            from_conversation=from_conversation and not beyond,
+            changed=rewritten != request.question.strip(),
+        )

@@ -38,8 +38,10 @@ PLAN_ATTEMPTS = 3  # the first plan and two repairs
 # Repairs are sampled: at temperature 0 the local model was seen answering the repair request with the
 # very plan it had just been told was unusable, three times over.
 REPAIR_TEMPERATURE = 0.5
-TRUSTGRAPH_SCHEMA = ("(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
-                     "naming the entities they are about)")
+TRUSTGRAPH_SCHEMA = (
+    "(the knowledge graph is TrustGraph's: ask KnowledgeQuery questions in plain language, "
+    "naming the entities they are about)"
+)
 
 
 def describe_tools(tools: dict[str, ToolSpec]) -> str:
@@ -50,15 +52,16 @@ def describe_tools(tools: dict[str, ToolSpec]) -> str:
     return "\n".join(lines)
 
 
-
-async def relabelled_query(query: str, grounding: Grounding, graph: GraphStore, tool: Tool,
-                           backends: Backends) -> str | None:
+async def relabelled_query(
+    query: str, grounding: Grounding, graph: GraphStore, tool: Tool, backends: Backends
+) -> str | None:
     """`query` with a misplaced name's node relabelled (questions.named_terms.relabel) and the tool's
     certain fixes applied, when the result has no problem left; None otherwise."""
     if not grounding.matches:
         return None  # no name found anywhere can be misplaced: the query need not be read
-    for label, prop, value, candidate in await off_loop("relabelling misplaced names",
-                                                        partial(_relabellings, query, grounding)):
+    for label, prop, value, candidate in await off_loop(
+        "relabelling misplaced names", partial(_relabellings, query, grounding)
+    ):
         if await holds_value(graph, label, prop, value):
             continue
         arguments = await tool.fix({"query": candidate}, backends) or {"query": candidate}
@@ -86,19 +89,32 @@ def _plan_doubts(schema: SchemaFacts, question: str, queries: list[str], groundi
     """PlanningActivities._doubts over a schema already read: every check of the question and the queries."""
     doubt = unasked_in(schema, question, queries)
     figures = unused_figures(without_names(question, grounding), " ".join(queries))
-    said = [f"the question gives the figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}, which no query "
-            "uses: add the condition it sets on the property it is about"] if figures else []
+    said = (
+        [
+            f"the question gives the figure{'s' if len(figures) > 1 else ''} {', '.join(figures)}, which no query "
+            "uses: add the condition it sets on the property it is about"
+        ]
+        if figures
+        else []
+    )
     return ([doubt] if doubt else []) + said + walk_doubts_in(schema, question, queries, grounding)
 
 
 # TrustGraph's tool types whose entries set the groups and states of this service's tool of that name.
-CONFIGURED_TOOLS = {"knowledge-query": "KnowledgeQuery", "text-completion": "TextCompletion",
-                    "tool-service": "ToolService"}
+CONFIGURED_TOOLS = {
+    "knowledge-query": "KnowledgeQuery",
+    "text-completion": "TextCompletion",
+    "tool-service": "ToolService",
+}
 
 
 class PlanningActivities:
-    def __init__(self, backends: Backends, tool_names: Iterable[str] | None = None,
-                 tool_access: dict[str, ToolAccess] | None = None) -> None:
+    def __init__(
+        self,
+        backends: Backends,
+        tool_names: Iterable[str] | None = None,
+        tool_access: dict[str, ToolAccess] | None = None,
+    ) -> None:
         """`tool_names`: the deployment's `tools` setting (None: the tools offered by default); `tool_access`:
         its `tool_groups` (which request groups a built-in tool is offered to; default: "default")."""
         self.backends = backends
@@ -118,8 +134,10 @@ class PlanningActivities:
             for kind, name in CONFIGURED_TOOLS.items():
                 entries = list(config.current.of_kind(kind).values())
                 if entries:
-                    access[name] = ToolAccess(groups=sorted({g for t in entries for g in t.access.groups}),
-                                              states=sorted({s for t in entries for s in t.access.states}))
+                    access[name] = ToolAccess(
+                        groups=sorted({g for t in entries for g in t.access.groups}),
+                        states=sorted({s for t in entries for s in t.access.states}),
+                    )
         return access
 
     def framing(self, request: PlanningInput) -> str:
@@ -141,8 +159,11 @@ class PlanningActivities:
         prompts = agent_prompts(self.backends)
         if prompts is None or not prompts.uses(PLAN_CREATE):
             return ""
-        steps = await prompts.plan_create(request.question, self.request_framing(request),
-                                          [{"name": t.name, "description": t.description} for t in tools.values()])
+        steps = await prompts.plan_create(
+            request.question,
+            self.request_framing(request),
+            [{"name": t.name, "description": t.description} for t in tools.values()],
+        )
         if not steps:
             return ""
         lines = []
@@ -166,20 +187,29 @@ class PlanningActivities:
         first and the model server can keep it evaluated (worker/prompt_warm_up.py)."""
         prompts = self.backends.prompts
         tools = tools if tools is not None else await self.catalogue()
-        return prompts.render("planner_system", tools=describe_tools(tools), graph_schema=await self._schema(),
-                              cypher_rules=prompts.render("cypher_rules").strip())
+        return prompts.render(
+            "planner_system",
+            tools=describe_tools(tools),
+            graph_schema=await self._schema(),
+            cypher_rules=prompts.render("cypher_rules").strip(),
+        )
 
     @activity.defn(name=Activities.PLAN)
     async def plan(self, request: PlanningInput) -> PlanningOutput:
         tools = await self.catalogue(request.scope.tools)
         if not tools:  # TrustGraph's agent would have no tool either: say which request fields left none
-            return PlanningOutput(error=f"No tool is offered to this request's {request.scope.tools.said()}: "
-                                        "ask with a group its tools are in (\"*\" for every group).")
+            return PlanningOutput(
+                error=f"No tool is offered to this request's {request.scope.tools.said()}: "
+                'ask with a group its tools are in ("*" for every group).'
+            )
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
         system = await self.system_prompt(tools)
-        user = prompts.render("planner_user", question=request.question,
-                              grounding=await described_for_writer(request.question, grounding, self.backends))
+        user = prompts.render(
+            "planner_user",
+            question=request.question,
+            grounding=await described_for_writer(request.question, grounding, self.backends),
+        )
         framing = self.framing(request)
         if framing:  # after the question, so the system prompt stays the same for every request
             user = f"{user.rstrip()}\nAdditional context: {framing}\n"
@@ -191,12 +221,20 @@ class PlanningActivities:
         problems: list[str] = []
         usable: tuple[ExecutionPlan, Completion] | None = None  # the latest plan with only doubts, not problems
         for attempt in range(1, PLAN_ATTEMPTS + 1):
-            completion = await self.backends.llm.chat(messages, json_schema=json_schema, max_tokens=768,
-                                                      temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE,
-                                                      logprobs=True)
+            completion = await self.backends.llm.chat(
+                messages,
+                json_schema=json_schema,
+                max_tokens=768,
+                temperature=0.0 if attempt == 1 else REPAIR_TEMPERATURE,
+                logprobs=True,
+            )
             try:
-                plan = await self._relabelled(await self._fixed(parse_plan(
-                    completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)), grounding)
+                plan = await self._relabelled(
+                    await self._fixed(
+                        parse_plan(completion.text, plan_id=request.plan_id, tools=tools, settings=request.settings)
+                    ),
+                    grounding,
+                )
                 problems = await self._static_problems(plan) + await self._unused_names(plan, grounding)
                 doubts = [] if problems or usable is not None else await self._doubts(request.question, plan, grounding)
                 if not problems and not doubts:
@@ -207,8 +245,13 @@ class PlanningActivities:
             except PlanParseError as exc:
                 problems = exc.problems
             # A problem found here becomes repair feedback, never an executed query.
-            log.warning("plan_rejected", plan_id=request.plan_id, attempt=attempt, problems=problems,
-                        plan_text=completion.text[:2000])
+            log.warning(
+                "plan_rejected",
+                plan_id=request.plan_id,
+                attempt=attempt,
+                problems=problems,
+                plan_text=completion.text[:2000],
+            )
             messages += [
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": prompts.render("planner_repair", problems="; ".join(problems))},
@@ -218,40 +261,73 @@ class PlanningActivities:
             return self._planned(usable_plan, PLAN_ATTEMPTS, grounding, usable_completion)
         formed = await self._form_plan(request, tools, grounding)
         if formed is not None:
-            return PlanningOutput(plan=formed, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
-                f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the query was written "
-                "from the query form instead."))
+            return PlanningOutput(
+                plan=formed,
+                attempts=PLAN_ATTEMPTS,
+                grounding=grounding,
+                note=(
+                    f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the query was written "
+                    "from the query form instead."
+                ),
+            )
         fallback = self._existence_plan(request, tools, grounding)
         if fallback is not None:
-            return PlanningOutput(plan=fallback, attempts=PLAN_ATTEMPTS, grounding=grounding, note=(
-                f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the question names "
-                f"{', '.join(repr(n) for n in grounding.unmatched)}, found nowhere in the graph: checking that "
-                "directly."))
-        return PlanningOutput(error="Could not make a usable plan for this question: " + "; ".join(problems),
-                              attempts=PLAN_ATTEMPTS, grounding=grounding)
+            return PlanningOutput(
+                plan=fallback,
+                attempts=PLAN_ATTEMPTS,
+                grounding=grounding,
+                note=(
+                    f"No usable plan after {PLAN_ATTEMPTS} attempts ({'; '.join(problems)}); the question names "
+                    f"{', '.join(repr(n) for n in grounding.unmatched)}, found nowhere in the graph: checking that "
+                    "directly."
+                ),
+            )
+        return PlanningOutput(
+            error="Could not make a usable plan for this question: " + "; ".join(problems),
+            attempts=PLAN_ATTEMPTS,
+            grounding=grounding,
+        )
 
-    def _planned(self, plan: ExecutionPlan, attempts: int, grounding: Grounding,
-                 completion: Completion) -> PlanningOutput:
+    def _planned(
+        self, plan: ExecutionPlan, attempts: int, grounding: Grounding, completion: Completion
+    ) -> PlanningOutput:
         """The plan with how sure the model was of its queries (or, when the server gave no token
         log-probabilities though they were asked for, a note saying they are missing)."""
         missing = completion.token_logprobs is None and self.backends.llm.logprobs
-        return PlanningOutput(plan=plan, attempts=attempts, grounding=grounding,
-                              token_evidence=plan_evidence(completion.token_logprobs),
-                              evidence_note=("The LLM server gave no token log-probabilities for this plan: how "
-                                             "sure the model was of its queries is left out of the confidence."
-                                             if missing else ""))
+        return PlanningOutput(
+            plan=plan,
+            attempts=attempts,
+            grounding=grounding,
+            token_evidence=plan_evidence(completion.token_logprobs),
+            evidence_note=(
+                "The LLM server gave no token log-probabilities for this plan: how "
+                "sure the model was of its queries is left out of the confidence."
+                if missing
+                else ""
+            ),
+        )
 
-    async def _form_plan(self, request: PlanningInput, tools: dict[str, ToolSpec],
-                         grounding: Grounding) -> ExecutionPlan | None:
+    async def _form_plan(
+        self, request: PlanningInput, tools: dict[str, ToolSpec], grounding: Grounding
+    ) -> ExecutionPlan | None:
         """When no plan is usable, one graph query from the query form (tools/intent_writer.py): a form the
         model fills in under the schema's grammar compiles where free Cypher failed three times."""
         if "GraphQuery" not in tools or self.backends.graph is None or self.backends.schema is None:
             return None
         try:
             query = await intent_query(request.question, grounding, self.backends)
-            plan = parse_plan(json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                                     "arguments": {"query": query}}]}),
-                              plan_id=request.plan_id, tools=tools, settings=request.settings)
+            plan = parse_plan(
+                json.dumps(
+                    {
+                        "steps": [
+                            {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": query}}
+                        ]
+                    }
+                ),
+                plan_id=request.plan_id,
+                tools=tools,
+                settings=request.settings,
+            )
         except (IntentError, PlanParseError) as exc:
             log.warning("form_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None
@@ -259,14 +335,25 @@ class PlanningActivities:
         return None if await self._static_problems(plan) else plan
 
     @staticmethod
-    def _existence_plan(request: PlanningInput, tools: dict[str, ToolSpec],
-                        grounding: Grounding) -> ExecutionPlan | None:
+    def _existence_plan(
+        request: PlanningInput, tools: dict[str, ToolSpec], grounding: Grounding
+    ) -> ExecutionPlan | None:
         """When no plan is usable but the question names something the graph holds nowhere, that is the
         answer to establish: one query for the names themselves (empty: they do not exist here)."""
         if not grounding.unmatched or "GraphQuery" not in tools:
             return None
-        text = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                      "arguments": {"query": existence_query(grounding.unmatched)}}]})
+        text = json.dumps(
+            {
+                "steps": [
+                    {
+                        "id": "s1",
+                        "function": "GraphQuery",
+                        "dependencies": [],
+                        "arguments": {"query": existence_query(grounding.unmatched)},
+                    }
+                ]
+            }
+        )
         try:
             return parse_plan(text, plan_id=request.plan_id, tools=tools, settings=request.settings)
         except PlanParseError:
@@ -279,13 +366,17 @@ class PlanningActivities:
         question names. Said to the planner once; a plan that keeps them still runs (the question's wording may
         be loose, and the step's own check scores a query without the figure low)."""
         schema = self.backends.schema
-        queries = [str(s.arguments.get("query", "")) for s in plan.steps
-                   if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema]
+        queries = [
+            str(s.arguments.get("query", ""))
+            for s in plan.steps
+            if (tool := registry.tool(s.function)) is not None and tool.spec.uses_schema
+        ]
         if schema is None or not queries:
             return []
         # One thread hop for every check of the question and the queries: they read both whole.
-        return await off_loop("the plan's doubts", partial(_plan_doubts, await schema.facts(), question, queries,
-                                                             grounding))
+        return await off_loop(
+            "the plan's doubts", partial(_plan_doubts, await schema.facts(), question, queries, grounding)
+        )
 
     @staticmethod
     async def _unused_names(plan: ExecutionPlan, grounding: Grounding) -> list[str]:
@@ -293,13 +384,17 @@ class PlanningActivities:
         question; repaired like any other problem, and the existence check is the plan of last resort."""
         if not grounding.unmatched:
             return []  # no name the graph holds nowhere: the steps need not be read
-        ignored = await off_loop("the plan's use of the question's names", partial(
-            ignored_names, [str(v) for s in plan.steps for v in s.arguments.values()], grounding))
+        ignored = await off_loop(
+            "the plan's use of the question's names",
+            partial(ignored_names, [str(v) for s in plan.steps for v in s.arguments.values()], grounding),
+        )
         if not ignored:
             return []
         names = ", ".join(f"'{n}'" for n in ignored)
-        return [f"the question names {names}, which no step uses: match {'it' if len(ignored) == 1 else 'them'} "
-                "in the query, on the property that would hold it (an empty result then shows it does not exist)"]
+        return [
+            f"the question names {names}, which no step uses: match {'it' if len(ignored) == 1 else 'them'} "
+            "in the query, on the property that would hold it (an empty result then shows it does not exist)"
+        ]
 
     async def _fixed(self, plan: ExecutionPlan) -> ExecutionPlan:
         """The plan with each step's certain corrections applied (Tool.fix), before it is checked."""
@@ -352,19 +447,39 @@ class PlanningActivities:
         names = [a.name for a in tool.arguments]
         json_schema = {
             "type": "object",
-            "properties": {"arguments": {"type": "object", "properties": {n: {"type": "string"} for n in names},
-                                         "required": sorted(tool.required_arguments())}},
+            "properties": {
+                "arguments": {
+                    "type": "object",
+                    "properties": {n: {"type": "string"} for n in names},
+                    "required": sorted(tool.required_arguments()),
+                }
+            },
             "required": ["arguments"],
         }
         prompts = self.backends.prompts
-        completion = await self.backends.llm.chat([
-            {"role": "system", "content": prompts.render(
-                "adjust_system", tool=tool.name, tool_description=tool.description, graph_schema=schema_text)},
-            {"role": "user", "content": prompts.render(
-                "adjust_user", question=request.question, arguments=json.dumps(request.step.arguments),
-                last_output=request.last_output, reasoning=request.reasoning,
-                instruction=prompts.render(f"adjust_{request.rung}"))},
-        ], json_schema=json_schema, max_tokens=512)
+        completion = await self.backends.llm.chat(
+            [
+                {
+                    "role": "system",
+                    "content": prompts.render(
+                        "adjust_system", tool=tool.name, tool_description=tool.description, graph_schema=schema_text
+                    ),
+                },
+                {
+                    "role": "user",
+                    "content": prompts.render(
+                        "adjust_user",
+                        question=request.question,
+                        arguments=json.dumps(request.step.arguments),
+                        last_output=request.last_output,
+                        reasoning=request.reasoning,
+                        instruction=prompts.render(f"adjust_{request.rung}"),
+                    ),
+                },
+            ],
+            json_schema=json_schema,
+            max_tokens=512,
+        )
         try:
             proposed = json.loads(completion.text)["arguments"]
         except (json.JSONDecodeError, KeyError, TypeError):

@@ -81,14 +81,23 @@ class PublishActivities:
                 await all_sent(sending)
                 sending = []
                 sender: CompletionSender = self.publisher  # type: ignore[assignment]
-                await sender.publish_request(message.subagent.topic, message.request_id,
-                                             message.subagent.completion(completion_text(response)))
-                log.info("subagent_completion_sent", request_id=message.request_id,
-                         correlation_id=message.subagent.correlation_id, topic=message.subagent.topic)
+                await sender.publish_request(
+                    message.subagent.topic, message.request_id, message.subagent.completion(completion_text(response))
+                )
+                log.info(
+                    "subagent_completion_sent",
+                    request_id=message.request_id,
+                    correlation_id=message.subagent.correlation_id,
+                    topic=message.subagent.topic,
+                )
                 continue
             sending.append(asyncio.create_task(self.publisher.publish(message.topic, message.request_id, response)))
-            log.debug("publishing", request_id=message.request_id, message_id=response.message_id,
-                      message_type=response.message_type)
+            log.debug(
+                "publishing",
+                request_id=message.request_id,
+                message_id=response.message_id,
+                message_type=response.message_type,
+            )
             if is_persistent(message.topic):
                 # One at a time: the embedded broker (pulsar-lite) delivers overlapping writes to a persistent
                 # topic more than once (TrustGraph's response topics are non-persistent).
@@ -98,11 +107,18 @@ class PublishActivities:
 
     @activity.defn(name=Activities.PUBLISH)
     async def publish(self, message: OutboxBatch) -> Published:
-        responses = [with_triples for response in message.responses
-                     if (with_triples := self._as_sent(message, response)) is not None]
+        responses = [
+            with_triples
+            for response in message.responses
+            if (with_triples := self._as_sent(message, response)) is not None
+        ]
         await self.send_in_order(message.model_copy(update={"responses": responses}))
-        stored = (self.explain != "off" and bool(message.explained) and self.writer is not None
-                  and self.writer.stores_explain(message.topic))
+        stored = (
+            self.explain != "off"
+            and bool(message.explained)
+            and self.writer is not None
+            and self.writer.stores_explain(message.topic)
+        )
         return Published(explain=self.explain, store=stored)
 
     def _as_sent(self, message: OutboxBatch, response: AgentResponse) -> AgentResponse | None:
@@ -128,8 +144,9 @@ class PublishActivities:
         if self.writer is None:
             return
         documents = self._documents(batch.response_topic)
-        await self.writer.store_explain(batch.response_topic, batch.collection,
-                                        [stored(explained, documents) for explained in batch.entities])
+        await self.writer.store_explain(
+            batch.response_topic, batch.collection, [stored(explained, documents) for explained in batch.entities]
+        )
 
 
 async def all_sent(sending: list[asyncio.Task[None]]) -> None:

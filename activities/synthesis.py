@@ -49,23 +49,32 @@ def plan_steps(request: SynthesisInput, share: int, facts: str) -> list[dict[str
     step here has no goal of its own: its tool and id stand for it; the question's facts come last, as a step."""
     steps: list[dict[str, object]] = [
         {"index": n, "goal": f"{r.function} ({r.step_id})", "result": trim(r.output, share)}
-        for n, r in enumerate(request.results)]
+        for n, r in enumerate(request.results)
+    ]
     if facts:
-        steps.append({"index": len(steps), "goal": "what the graph stores about the names in the question",
-                      "result": facts})
+        steps.append(
+            {"index": len(steps), "goal": "what the graph stores about the names in the question", "result": facts}
+        )
     return steps
 
 
 def figures(request: SynthesisInput) -> Figures:
     """What the supporting steps measured, for the figures the confidence line states."""
     ranked = ranking([r.output for r in request.results]) if superlative(request.question) else None
-    return Figures(steps=[StepFigures(signals=r.signals, names=r.names, retries=r.retry_count)
-                          for r in request.results], ranked_rows=len(ranked.rows) if ranked else 0)
+    return Figures(
+        steps=[StepFigures(signals=r.signals, names=r.names, retries=r.retry_count) for r in request.results],
+        ranked_rows=len(ranked.rows) if ranked else 0,
+    )
 
 
-def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrator_file: CalibratorFile,
-               answer_fit: dict[str, float] | None = None, measured: Figures | None = None,
-               evidence_score: float | None = None) -> SynthesisOutput:
+def calibrated(
+    synthesis: SynthesisOutput,
+    evidence: dict[str, float],
+    calibrator_file: CalibratorFile,
+    answer_fit: dict[str, float] | None = None,
+    measured: Figures | None = None,
+    evidence_score: float | None = None,
+) -> SynthesisOutput:
     """The probability that the answer is right, from its evidence, how the written answer checked out and
     whether it states what was asked (`answer_fit`: confidence/answer_fit.Fit.features), said with what the
     run `measured`. An unusable calibrator file is said in `confidence_reasons` (and logged); the evidence
@@ -83,13 +92,20 @@ def calibrated(synthesis: SynthesisOutput, evidence: dict[str, float], calibrato
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
         probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features)
-    return synthesis.model_copy(update={"evidence": features, "confidence": probability,
-                                        "confidence_reasons": reasons, "evidence_effects": effects})
+    return synthesis.model_copy(
+        update={
+            "evidence": features,
+            "confidence": probability,
+            "confidence_reasons": reasons,
+            "evidence_effects": effects,
+        }
+    )
 
 
 class SynthesisActivities:
-    def __init__(self, backends: Backends, calibrator: CalibratorFile | None = None,
-                 publish: Publish | None = None) -> None:
+    def __init__(
+        self, backends: Backends, calibrator: CalibratorFile | None = None, publish: Publish | None = None
+    ) -> None:
         """`publish`: how a streamed answer's sentences reach the caller (activities/publish.py, the same code
         the workflow's messages leave through); without it, no answer is streamed as written."""
         self.backends = backends
@@ -117,11 +133,17 @@ class SynthesisActivities:
             if corrected:
                 log.warning("streamed_answer_corrected", how=written.verification, released=release.text[:200])
                 answer_fit["streamed_correction"] = 1.0
-            written = written.model_copy(update={"answer": answer, "released": release.text,
-                                                  "released_sentences": list(release.sentences),
-                                                  "corrected": corrected})
-        return calibrated(written, request.evidence, self.calibrator, answer_fit, figures(request),
-                          request.evidence_score)
+            written = written.model_copy(
+                update={
+                    "answer": answer,
+                    "released": release.text,
+                    "released_sentences": list(release.sentences),
+                    "corrected": corrected,
+                }
+            )
+        return calibrated(
+            written, request.evidence, self.calibrator, answer_fit, figures(request), request.evidence_score
+        )
 
     def _release(self, request: SynthesisInput) -> Release | None:
         """The release of this attempt, when the request streams as written (with what earlier attempts
@@ -138,16 +160,19 @@ class SynthesisActivities:
         if absent is not None:
             return SynthesisOutput(answer=absent, verification="absent")
         share = request.max_context_size // max(1, len(request.results) + bool(request.facts))
-        blocks = [f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}"
-                  for r in request.results]
+        blocks = [
+            f"[{r.step_id} {r.function}, confidence {r.score:.2f}]\n{trim(r.output, share)}" for r in request.results
+        ]
         facts = trim("\n".join(request.facts), share) if request.facts else ""
         if facts:
             blocks.append(f"[what the graph stores about the names in the question]\n{facts}")
         results = "\n\n".join(blocks) or "(no step produced a usable result)"
         messages = [
             {"role": "system", "content": self.prompts.render("synthesis_system")},
-            {"role": "user", "content": self.prompts.render(
-                "synthesis_user", question=request.question, results=results)},
+            {
+                "role": "user",
+                "content": self.prompts.render("synthesis_user", question=request.question, results=results),
+            },
         ]
         evidence = "\n".join([request.question, *(r.output for r in request.results), facts])
         known = await self._vocabulary()
@@ -159,29 +184,40 @@ class SynthesisActivities:
         else:
             # Each sentence is released once every name and figure in it is in the results and it holds nothing
             # a redaction would touch; the rest waits for the whole-answer checks below.
-            release.passes = lambda sentence: (not may_hold_secret(sentence)
-                                               and not unsupported_claims(sentence, evidence, known, outputs))
+            release.passes = lambda sentence: (
+                not may_hold_secret(sentence) and not unsupported_claims(sentence, evidence, known, outputs)
+            )
             completion = await streamed(self.llm, messages, release.written, max_tokens=400, logprobs=True)
         draft = completion.text.strip()
         first = unsupported_claims(draft, evidence, known, outputs)
         if not first:
             return self._output(draft, completion, "declined" if declines(draft, outputs) else "verified", [])
         log.warning("answer_unsupported", claims=first)
-        messages += [{"role": "assistant", "content": draft},
-                     {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))}]
+        messages += [
+            {"role": "assistant", "content": draft},
+            {"role": "user", "content": self.prompts.render("synthesis_repair", claims=", ".join(first))},
+        ]
         completion = await self.llm.chat(messages, max_tokens=400, logprobs=True)
         rewritten = completion.text.strip()
         if rewritten and not unsupported_claims(rewritten, evidence, known, outputs):
-            return self._output(rewritten, completion, "declined" if declines(rewritten, outputs) else "rewritten",
-                                first)
+            return self._output(
+                rewritten, completion, "declined" if declines(rewritten, outputs) else "rewritten", first
+            )
         return self._output(compose_from_rows(request.question, outputs), completion, "composed", first)
 
     @staticmethod
-    def _output(answer: str, completion: Completion, verification: Verification,
-                unsupported: list[str]) -> SynthesisOutput:
-        return SynthesisOutput(answer=answer, model=completion.model, in_tokens=completion.in_tokens,
-                               out_tokens=completion.out_tokens, verification=verification, unsupported=unsupported,
-                               token_evidence=answer_evidence(completion.token_logprobs))
+    def _output(
+        answer: str, completion: Completion, verification: Verification, unsupported: list[str]
+    ) -> SynthesisOutput:
+        return SynthesisOutput(
+            answer=answer,
+            model=completion.model,
+            in_tokens=completion.in_tokens,
+            out_tokens=completion.out_tokens,
+            verification=verification,
+            unsupported=unsupported,
+            token_evidence=answer_evidence(completion.token_logprobs),
+        )
 
     @activity.defn(name=Activities.ANSWER_DIRECTLY)
     async def answer_directly(self, request: RouteInput) -> SynthesisOutput:
@@ -190,23 +226,36 @@ class SynthesisActivities:
         ontology = self.backends.ontology
         if ontology is not None and ontology.actions and about_actions(ontology, request.question):
             return SynthesisOutput(answer=catalogue_answer(ontology, request.question), verification=CATALOGUE)
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render("direct_answer_system")},
-            {"role": "user", "content": self.prompts.render("direct_answer_user", question=request.question)},
-        ], max_tokens=400)
-        return SynthesisOutput(answer=completion.text.strip(), model=completion.model,
-                               in_tokens=completion.in_tokens, out_tokens=completion.out_tokens)
+        completion = await self.llm.chat(
+            [
+                {"role": "system", "content": self.prompts.render("direct_answer_system")},
+                {"role": "user", "content": self.prompts.render("direct_answer_user", question=request.question)},
+            ],
+            max_tokens=400,
+        )
+        return SynthesisOutput(
+            answer=completion.text.strip(),
+            model=completion.model,
+            in_tokens=completion.in_tokens,
+            out_tokens=completion.out_tokens,
+        )
 
     @activity.defn(name=Activities.ANSWER_FROM_CONVERSATION)
     async def answer_from_conversation(self, request: FollowUpInput) -> SynthesisOutput:
         """A follow-up the conversation already answers ("which of those failed, and why?"), checked against the
         conversation the way a graph answer is checked against its rows."""
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render("conversation_answer_system")},
-            {"role": "user", "content": self.prompts.render("conversation_answer_user",
-                                                            conversation=request.conversation,
-                                                            question=request.question)},
-        ], max_tokens=400)
+        completion = await self.llm.chat(
+            [
+                {"role": "system", "content": self.prompts.render("conversation_answer_system")},
+                {
+                    "role": "user",
+                    "content": self.prompts.render(
+                        "conversation_answer_user", conversation=request.conversation, question=request.question
+                    ),
+                },
+            ],
+            max_tokens=400,
+        )
         answer = completion.text.strip()
         evidence = f"{request.question}\n{request.conversation}"
         unsupported = unsupported_claims(answer, evidence, await self._vocabulary())

@@ -65,23 +65,31 @@ class TargetResolver:
         notes = [f"not found: {', '.join(missing[:20])}"] if missing else []
         if excluded:  # named, but the request's own conditions leave them out
             notes.append(f"not matching {filters_text(filters)}: {', '.join(excluded[:20])}")
-        reasoning = "; ".join(notes) or "every named id exists" + (f" and matches {filters_text(filters)}"
-                                                                     if filters else "")
+        reasoning = "; ".join(notes) or "every named id exists" + (
+            f" and matches {filters_text(filters)}" if filters else ""
+        )
         return TargetsOutput(targets=targets, confidence=0.5 if missing else 0.95, reasoning=reasoning)
 
-    async def _by_relation(self, intent: ActionIntent, filters: list[PropertyFilter],
-                           related_filters: list[PropertyFilter], limit: int) -> TargetsOutput:
+    async def _by_relation(
+        self, intent: ActionIntent, filters: list[PropertyFilter], related_filters: list[PropertyFilter], limit: int
+    ) -> TargetsOutput:
         related = self.ontology.require_class(intent.related_class)
         label, name = intent.related_class, intent.related_name.strip()
         exact = await self.graph.ro_query(
             f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) = toLower($name) OR x.`{related.key}` = $name "
-            f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name", {"name": name}, max_rows=20)
+            f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name",
+            {"name": name},
+            max_rows=20,
+        )
         confidence, how = 0.95, "exact name match"
         matches = exact
         if not exact.rows:
             matches = await self.graph.ro_query(
                 f"MATCH (x:`{label}`) WHERE toLower(x.`{related.display}`) CONTAINS toLower($name) "
-                f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name", {"name": name}, max_rows=20)
+                f"RETURN x.`{related.key}` AS id, x.`{related.display}` AS name",
+                {"name": name},
+                max_rows=20,
+            )
             confidence, how = 0.7, "partial name match"
         if not matches.rows:
             return TargetsOutput(confidence=0.0, reasoning=f"no {label} named {name!r}")
@@ -92,41 +100,73 @@ class TargetResolver:
         names = ", ".join(str(r[1]) for r in matches.rows)
         if related_filters:
             names += f" with {filters_text(related_filters)}"
-        return await self._related(intent, filters, related_filters, limit, keys, f"{label} {names}", confidence,
-                                   f" ({how})")
+        return await self._related(
+            intent, filters, related_filters, limit, keys, f"{label} {names}", confidence, f" ({how})"
+        )
 
-    async def _by_related_filters(self, intent: ActionIntent, filters: list[PropertyFilter],
-                                  related_filters: list[PropertyFilter], limit: int) -> TargetsOutput:
+    async def _by_related_filters(
+        self, intent: ActionIntent, filters: list[PropertyFilter], related_filters: list[PropertyFilter], limit: int
+    ) -> TargetsOutput:
         """'Orders of suppliers in Y': through every related entity that matches the related filters."""
         return await self._related(
-            intent, filters, related_filters, limit, None,
-            f"a {intent.related_class} with {filters_text(related_filters)}", 0.95, "")
+            intent,
+            filters,
+            related_filters,
+            limit,
+            None,
+            f"a {intent.related_class} with {filters_text(related_filters)}",
+            0.95,
+            "",
+        )
 
-    async def _related(self, intent: ActionIntent, filters: list[PropertyFilter],
-                       related_filters: list[PropertyFilter], limit: int, keys: list[str] | None,
-                       of: str, confidence: float, how: str) -> TargetsOutput:
-        query, params = targets_query(self.ontology, intent.entity_type, filters, limit, intent.related_class,
-                                      keys, related_filters, intent.related_excluded)
+    async def _related(
+        self,
+        intent: ActionIntent,
+        filters: list[PropertyFilter],
+        related_filters: list[PropertyFilter],
+        limit: int,
+        keys: list[str] | None,
+        of: str,
+        confidence: float,
+        how: str,
+    ) -> TargetsOutput:
+        query, params = targets_query(
+            self.ontology,
+            intent.entity_type,
+            filters,
+            limit,
+            intent.related_class,
+            keys,
+            related_filters,
+            intent.related_excluded,
+        )
         if intent.related_excluded:  # all but some: as broad as a selection by filters alone
             of, confidence = f"no {of}", min(confidence, FILTERS_ONLY_CONFIDENCE)
         rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
         where = f" matching {filters_text(filters)}" if filters else ""
         if rows.total_rows > limit:
-            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities of {of}{where}; "
-                                       "narrow the request")
+            return TargetsOutput(
+                error=f"more than {limit} {intent.entity_type} entities of {of}{where}; narrow the request"
+            )
         targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
-        return TargetsOutput(targets=targets, confidence=confidence,
-                             reasoning=f"{len(targets)} {intent.entity_type} of {of}{where}{how}")
+        return TargetsOutput(
+            targets=targets, confidence=confidence, reasoning=f"{len(targets)} {intent.entity_type} of {of}{where}{how}"
+        )
 
     async def _by_filters(self, intent: ActionIntent, filters: list[PropertyFilter], limit: int) -> TargetsOutput:
         query, params = targets_query(self.ontology, intent.entity_type, filters, limit)
         rows = await self.graph.ro_query(query, params, max_rows=limit + 1, timeout_ms=60000)
         if rows.total_rows > limit:
-            return TargetsOutput(error=f"more than {limit} {intent.entity_type} entities match "
-                                       f"{filters_text(filters)}; narrow the request")
+            return TargetsOutput(
+                error=f"more than {limit} {intent.entity_type} entities match "
+                f"{filters_text(filters)}; narrow the request"
+            )
         targets = [ActionTarget(entity_id=str(k), entity_name=str(v)) for k, v in rows.rows]
         # Exactly what the filters select, but across the whole class: the broadest selection a model can
         # make of a request (a related entity it left out widens it silently), so a human confirms it.
-        return TargetsOutput(targets=targets, confidence=FILTERS_ONLY_CONFIDENCE,
-                             reasoning=f"{len(targets)} {intent.entity_type} matching {filters_text(filters)} "
-                                       f"(selected by property filters alone)")
+        return TargetsOutput(
+            targets=targets,
+            confidence=FILTERS_ONLY_CONFIDENCE,
+            reasoning=f"{len(targets)} {intent.entity_type} matching {filters_text(filters)} "
+            f"(selected by property filters alone)",
+        )

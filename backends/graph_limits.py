@@ -24,8 +24,16 @@ class FalkorDBLimits:
 
     def module_args(self) -> list[str]:
         """The module's load-time arguments (`--loadmodule falkordb.so ARG VALUE ...`, or FALKORDB_ARGS)."""
-        return ["TIMEOUT_DEFAULT", str(self.timeout_default_ms), "TIMEOUT_MAX", str(self.timeout_max_ms),
-                "RESULTSET_SIZE", str(self.resultset_size), "QUERY_MEM_CAPACITY", str(self.query_mem_capacity)]
+        return [
+            "TIMEOUT_DEFAULT",
+            str(self.timeout_default_ms),
+            "TIMEOUT_MAX",
+            str(self.timeout_max_ms),
+            "RESULTSET_SIZE",
+            str(self.resultset_size),
+            "QUERY_MEM_CAPACITY",
+            str(self.query_mem_capacity),
+        ]
 
 
 FALKORDB_LIMITS = FalkorDBLimits()

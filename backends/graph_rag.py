@@ -27,7 +27,9 @@ class LocalGraphRag:
         for term in entity_terms(question):
             found = await self.graph.ro_query(
                 f"MATCH (n) {PROPERTY_TEXT} WHERE toLower(text) CONTAINS toLower($term) "
-                f"RETURN DISTINCT id(n), labels(n), properties(n) LIMIT {ENTITIES_PER_TERM}", {"term": term})
+                f"RETURN DISTINCT id(n), labels(n), properties(n) LIMIT {ENTITIES_PER_TERM}",
+                {"term": term},
+            )
             for node_id, labels, props in found.rows:
                 if node_id not in ids:
                     ids.append(node_id)
@@ -37,17 +39,25 @@ class LocalGraphRag:
         around = await self.graph.ro_query(
             "MATCH (n)-[r]-(m) WHERE id(n) IN $ids "
             "RETURN labels(n), properties(n), type(r), startNode(r) = n, labels(m), properties(m) "
-            f"LIMIT {NEIGHBOURS}", {"ids": ids})
+            f"LIMIT {NEIGHBOURS}",
+            {"ids": ids},
+        )
         for n_labels, n_props, rel, outgoing, m_labels, m_props in around.rows:
             arrow = f"-[:{rel}]->" if outgoing else f"<-[:{rel}]-"
             facts.append(f"{describe_node(n_labels, n_props, 2)} {arrow} {describe_node(m_labels, m_props)}")
         facts_text = "\n".join(facts)
-        completion = await self.llm.chat([
-            {"role": "system", "content": self.prompts.render("knowledge_system")},
-            {"role": "user", "content": self.prompts.render("knowledge_user", question=question, facts=facts_text)},
-        ])
-        return RagAnswer(answer=completion.text, output=f"{completion.text}\n\nFacts used:\n{facts_text}",
-                         entities_found=len(ids), facts=facts_text)
+        completion = await self.llm.chat(
+            [
+                {"role": "system", "content": self.prompts.render("knowledge_system")},
+                {"role": "user", "content": self.prompts.render("knowledge_user", question=question, facts=facts_text)},
+            ]
+        )
+        return RagAnswer(
+            answer=completion.text,
+            output=f"{completion.text}\n\nFacts used:\n{facts_text}",
+            entities_found=len(ids),
+            facts=facts_text,
+        )
 
 
 class TrustGraphRag:

@@ -52,14 +52,17 @@ class QueryRows:
         # A truncated result's full size is unknown (the query was capped): its count is of the rows shown.
         return json.dumps(
             {"columns": self.columns, "rows": self.rows, "row_count": len(self.rows), "truncated": self.truncated},
-            default=str, separators=(",", ":"),
+            default=str,
+            separators=(",", ":"),
         )
 
 
 # Each scalar property of node n as text, one row per property (k, text). FalkorDB's toString() rejects
 # lists and maps, and one list-valued property would fail every search: only scalars are read.
-PROPERTY_TEXT = ("UNWIND keys(n) AS k WITH n, k, n[k] AS v WHERE typeOf(v) IN ['String', 'Integer', 'Float'] "
-                 "WITH n, k, toString(v) AS text")
+PROPERTY_TEXT = (
+    "UNWIND keys(n) AS k WITH n, k, n[k] AS v WHERE typeOf(v) IN ['String', 'Integer', 'Float'] "
+    "WITH n, k, toString(v) AS text"
+)
 
 
 class GraphQueryError(Exception):
@@ -102,19 +105,24 @@ class GraphStore:
         return db.select_graph(self.graph_name)
 
     def _unreachable(self, exc: BaseException) -> ApplicationError:
-        return ApplicationError(f"FalkorDB at {self.shown_url} is unreachable: {redact_text(str(exc))}",
-                                type="GraphUnavailable")
+        return ApplicationError(
+            f"FalkorDB at {self.shown_url} is unreachable: {redact_text(str(exc))}", type="GraphUnavailable"
+        )
 
     async def aclose(self) -> None:
         if self._db is not None:
             await self._db.aclose()
 
-    async def ro_query(self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000,
-                       max_rows: int = 200) -> QueryRows:
+    async def ro_query(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 10000, max_rows: int = 200
+    ) -> QueryRows:
         """A read, its rows capped in the query itself (max_rows + 1: a truncated result still shows it), so
         that the server neither builds nor sends rows that would be dropped here."""
-        capped = (capped_rows(query, max_rows + 1) if len(query) <= CAP_IN_PLACE_CHARS
-                  else await off_loop("the row cap", partial(capped_rows, query, max_rows + 1)))
+        capped = (
+            capped_rows(query, max_rows + 1)
+            if len(query) <= CAP_IN_PLACE_CHARS
+            else await off_loop("the row cap", partial(capped_rows, query, max_rows + 1))
+        )
         return await self._execute(capped, params, timeout_ms, max_rows, write=False)
 
     async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:
@@ -125,8 +133,9 @@ class GraphStore:
             self._writes += 1
             self._schema = None  # counts, and perhaps properties, changed
 
-    async def _execute(self, query: str, params: dict[str, Any] | None, timeout_ms: int, max_rows: int | None,
-                       *, write: bool) -> QueryRows:
+    async def _execute(
+        self, query: str, params: dict[str, Any] | None, timeout_ms: int, max_rows: int | None, *, write: bool
+    ) -> QueryRows:
         try:
             graph = await self._graph()
             run = graph.query if write else graph.ro_query
@@ -157,8 +166,11 @@ class GraphStore:
     async def value_exists(self, value: str, mode: str, timeout_ms: int = 5000) -> bool:
         """Does any node hold `value` in any property: equal to it ("exact") or containing it, ignoring case?"""
         condition = "text = $v" if mode == "exact" else "toLower(text) CONTAINS toLower($v)"
-        rows = await self.ro_query(f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} WITH n LIMIT 1 RETURN count(n)",
-                                   {"v": value}, timeout_ms=timeout_ms)
+        rows = await self.ro_query(
+            f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} WITH n LIMIT 1 RETURN count(n)",
+            {"v": value},
+            timeout_ms=timeout_ms,
+        )
         return bool(rows.rows and rows.rows[0][0])
 
     async def describe_schema(self) -> str:
@@ -175,8 +187,7 @@ class GraphStore:
 
     async def _read_schema(self) -> str:
         # ActionRecord nodes are the agent's own bookkeeping (idempotency keys), not part of the domain.
-        labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows
-                  if r[0] != "ActionRecord"]
+        labels = [r[0] for r in (await self.ro_query("CALL db.labels()", max_rows=1000)).rows if r[0] != "ActionRecord"]
         if not labels:
             return f"(graph '{self.graph_name}' is empty)"
         patterns = await self.ro_query(
@@ -203,8 +214,10 @@ class GraphStore:
 
 def _label_lines(samples: list[tuple[str, int, list[list[Any]]]]) -> list[str]:
     """Each label's line of the schema: its count and its properties, each with an example value."""
-    return [f"- {label} ({count}): " + ", ".join(f"{k}={_example(str(k), v)}" for k, v in rows)
-            for label, count, rows in samples]
+    return [
+        f"- {label} ({count}): " + ", ".join(f"{k}={_example(str(k), v)}" for k, v in rows)
+        for label, count, rows in samples
+    ]
 
 
 def _example(key: str, value: Any) -> str:

@@ -39,8 +39,10 @@ DESCRIBED_ENTITIES = 2  # entities whose stored facts the planner is shown (each
 NEIGHBOUR_EXAMPLES = 3
 BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's
 
-_FIND = ("MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "
-         "RETURN labels(n)[0], k, text LIMIT $limit")
+_FIND = (
+    "MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "
+    "RETURN labels(n)[0], k, text LIMIT $limit"
+)
 
 _StoredMatch = Literal["exact", "contains"]  # how a stored value holds the term
 _CONDITIONS: dict[_StoredMatch, str] = {
@@ -57,33 +59,41 @@ async def vocabulary(graph: GraphStore) -> set[str]:
     return words
 
 
-async def _stored(graph: GraphStore, how: _StoredMatch, term: str,
-                  limit: int = MATCHES_PER_MENTION) -> list[list[object]]:
+async def _stored(
+    graph: GraphStore, how: _StoredMatch, term: str, limit: int = MATCHES_PER_MENTION
+) -> list[list[object]]:
     """(label, property, value) of up to `limit` domain nodes storing `term` exactly or as part of a value."""
-    return (await graph.ro_query(_FIND.format(condition=_CONDITIONS[how]),
-                                 {"term": term, "skip": list(BOOKKEEPING_LABELS), "limit": limit},
-                                 max_rows=limit)).rows
+    return (
+        await graph.ro_query(
+            _FIND.format(condition=_CONDITIONS[how]),
+            {"term": term, "skip": list(BOOKKEEPING_LABELS), "limit": limit},
+            max_rows=limit,
+        )
+    ).rows
 
 
 async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
     for how in _CONDITIONS:
         rows = await _stored(graph, how, mention)
         if rows:
-            return [EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how=how)
-                    for label, prop, value in rows]
+            return [
+                EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how=how)
+                for label, prop, value in rows
+            ]
     for word in name_tokens(mention):
         rows = await _stored(graph, "contains", word)
         if rows:
-            return [EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how="words")
-                    for label, prop, value in rows]
+            return [
+                EntityMatch(mention=mention, label=str(label), property=str(prop), value=str(value), how="words")
+                for label, prop, value in rows
+            ]
     return []
 
 
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
     """The names the question gives that some node stores exactly (ignoring case) as a property value: one
     equality scan per name, none of the broader looks `ground` takes."""
-    return [mention for mention in await _mentions(question, graph)
-            if await _stored(graph, "exact", mention, limit=1)]
+    return [mention for mention in await _mentions(question, graph) if await _stored(graph, "exact", mention, limit=1)]
 
 
 async def _mentions(question: str, graph: GraphStore) -> list[str]:
@@ -94,11 +104,15 @@ async def _mentions(question: str, graph: GraphStore) -> list[str]:
 def existence_query(names: list[str]) -> str:
     """A read-only query for where the graph holds any of `names` (in any property, as part of a value):
     the plan of last resort for a question about names that grounding found nowhere."""
+
     def literal(name: str) -> str:
         return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
     condition = " OR ".join(f"toLower(text) CONTAINS toLower({literal(n)})" for n in names)
-    return (f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} "
-            "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5")
+    return (
+        f"MATCH (n) {PROPERTY_TEXT} WHERE {condition} "
+        "RETURN labels(n)[0] AS label, k AS property, text AS value LIMIT 5"
+    )
 
 
 def _labelled(label: str, variable: str = "n") -> str:
@@ -121,9 +135,14 @@ async def entity_facts(graph: GraphStore, match: EntityMatch) -> str:
         f"MATCH {_entity(match.label)}MATCH (n)-[r]-(m) WHERE NOT labels(m)[0] IN $skip "
         "WITH type(r) AS type, startNode(r) = n AS outgoing, labels(m)[0] AS label, m "
         f"RETURN type, outgoing, label, count(m), collect(properties(m))[0..{NEIGHBOUR_EXAMPLES}] "
-        "ORDER BY type, outgoing DESC, label", params, max_rows=50)
-    neighbours = [Neighbours(type=str(t), outgoing=bool(out), label=str(lab), count=int(n), examples=list(ex))
-                  for t, out, lab, n, ex in around.rows]
+        "ORDER BY type, outgoing DESC, label",
+        params,
+        max_rows=50,
+    )
+    neighbours = [
+        Neighbours(type=str(t), outgoing=bool(out), label=str(lab), count=int(n), examples=list(ex))
+        for t, out, lab, n, ex in around.rows
+    ]
     return await off_loop("describing an entity", partial(_described_entity, match, found.rows[0][0], neighbours))
 
 
@@ -139,23 +158,27 @@ CONNECTION_PATHS = 3
 CONNECTION_TIMEOUT_MS = 2000  # per length searched: on a large graph a slow search costs only this fact
 
 
-async def shortest_connections(graph: GraphStore, first: EntityMatch, second: EntityMatch
-                               ) -> list[tuple[list[str], list[dict[str, object]], list[str]]] | None:
+async def shortest_connections(
+    graph: GraphStore, first: EntityMatch, second: EntityMatch
+) -> list[tuple[list[str], list[dict[str, object]], list[str]]] | None:
     """The shortest connections between two found entities, in either direction: each path's node labels, node
     properties and relationship types; [] when none of CONNECTION_HOPS or fewer joins them, None when a search
     fails or runs out of time. Searched one length at a time (1, 2, ... CONNECTION_HOPS), so the first length
     with a path is the fewest (FalkorDB's shortestPath is directed only, and algo.SPpaths without weights returns
     paths of any length)."""
     params = {"p1": first.property, "v1": first.value, "p2": second.property, "v2": second.value}
-    ends = (f"MATCH {_labelled(first.label, 'a')} WHERE toString(a[$p1]) = $v1 WITH a LIMIT 1 "
-            f"MATCH {_labelled(second.label, 'b')} WHERE toString(b[$p2]) = $v2 AND b <> a WITH a, b LIMIT 1 ")
+    ends = (
+        f"MATCH {_labelled(first.label, 'a')} WHERE toString(a[$p1]) = $v1 WITH a LIMIT 1 "
+        f"MATCH {_labelled(second.label, 'b')} WHERE toString(b[$p2]) = $v2 AND b <> a WITH a, b LIMIT 1 "
+    )
     for hops in range(1, CONNECTION_HOPS + 1):
-        query = (f"{ends}MATCH path = (a)-[*{hops}..{hops}]-(b) "
-                 "RETURN [n IN nodes(path) | labels(n)[0]], [n IN nodes(path) | properties(n)], "
-                 f"[r IN relationships(path) | type(r)] LIMIT {CONNECTION_PATHS}")
+        query = (
+            f"{ends}MATCH path = (a)-[*{hops}..{hops}]-(b) "
+            "RETURN [n IN nodes(path) | labels(n)[0]], [n IN nodes(path) | properties(n)], "
+            f"[r IN relationships(path) | type(r)] LIMIT {CONNECTION_PATHS}"
+        )
         try:
-            found = await graph.ro_query(query, params, max_rows=CONNECTION_PATHS,
-                                         timeout_ms=CONNECTION_TIMEOUT_MS)
+            found = await graph.ro_query(query, params, max_rows=CONNECTION_PATHS, timeout_ms=CONNECTION_TIMEOUT_MS)
         except GraphQueryError as exc:
             log.info("connection_search_failed", hops=hops, error=str(exc)[:200])
             return None
@@ -174,12 +197,14 @@ async def connection_facts(graph: GraphStore, first: EntityMatch, second: Entity
     return await off_loop("describing a connection", partial(_described_connection, first, second, paths))
 
 
-def _described_connection(first: EntityMatch, second: EntityMatch,
-                          paths: list[tuple[list[str], list[dict[str, object]], list[str]]]) -> str:
+def _described_connection(
+    first: EntityMatch, second: EntityMatch, paths: list[tuple[list[str], list[dict[str, object]], list[str]]]
+) -> str:
     """The connections described with the path's stored values redacted first (as `_described_entity`)."""
     shown = [(labels, sanitize(props, include_raw_outputs=True), types) for labels, props, types in paths]
-    return describe_connection(f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", shown,
-                               CONNECTION_HOPS)
+    return describe_connection(
+        f"({first.label} '{first.value}')", f"({second.label} '{second.value}')", shown, CONNECTION_HOPS
+    )
 
 
 async def walks_shorter_than_connection(query: str, grounding: Grounding, graph: GraphStore) -> list[str]:
@@ -199,9 +224,11 @@ async def walks_shorter_than_connection(query: str, grounding: Grounding, graph:
             continue
         fewest = min(len(paths[0][2]) for paths in apart if paths)
         if fewest > join.hops:
-            doubts.append(f"the query joins '{join.first}' and '{join.second}' by {join.hops} relationship"
-                          f"{'s' if join.hops != 1 else ''}, but they are {fewest} relationships apart at the fewest, "
-                          "so its walk matches nothing: walk all the relationships between them")
+            doubts.append(
+                f"the query joins '{join.first}' and '{join.second}' by {join.hops} relationship"
+                f"{'s' if join.hops != 1 else ''}, but they are {fewest} relationships apart at the fewest, "
+                "so its walk matches nothing: walk all the relationships between them"
+            )
     return doubts
 
 
@@ -257,8 +284,11 @@ async def compared_where_held(query: str, graph: GraphStore) -> str | None:
     for variable, label, prop, value in comparisons:
         if await holds_value(graph, label, prop, value):
             continue
-        homes = [other for other, other_label in bound.items()
-                 if other_label != label and await holds_value(graph, other_label, prop, value)]
+        homes = [
+            other
+            for other, other_label in bound.items()
+            if other_label != label and await holds_value(graph, other_label, prop, value)
+        ]
         if len(homes) == 1:
             moves.append((variable, prop, value, homes[0]))
     if not moves:
@@ -293,8 +323,8 @@ async def dates_read_as_dates(query: str, graph: GraphStore) -> str | None:
         if label is None:
             continue
         sample = await graph.ro_query(
-            f"MATCH {_labelled(label)} WHERE n[$prop] IS NOT NULL RETURN n[$prop] LIMIT {DATE_SAMPLE}",
-            {"prop": prop})
+            f"MATCH {_labelled(label)} WHERE n[$prop] IS NOT NULL RETURN n[$prop] LIMIT {DATE_SAMPLE}", {"prop": prop}
+        )
         if all_iso_dates([row[0] for row in sample.rows]):
             text_dates.add((variable, prop))
     if not text_dates:
@@ -319,5 +349,8 @@ async def misplaced_names(query: str, grounding: Grounding, graph: GraphStore) -
 
 def _misplaced_lookups(query: str, grounding: Grounding) -> list[tuple[str, str, str, str]]:
     """(label, property, value, what to say) for each name the query looks up where grounding did not find it."""
-    return [(label, prop, value, problem) for label, prop, value in named_lookups(query)
-            if (problem := misplaced_name(label, prop, value, grounding)) is not None]
+    return [
+        (label, prop, value, problem)
+        for label, prop, value in named_lookups(query)
+        if (problem := misplaced_name(label, prop, value, grounding)) is not None
+    ]

@@ -54,8 +54,11 @@ class UsageMeter:
     def usage(self) -> LlmUsage:
         total = LlmUsage()
         for c in self._counted:
-            total = total.plus(LlmUsage(calls=1, in_tokens=_count(c.in_tokens) or 0,
-                                        out_tokens=_count(c.out_tokens) or 0, model=c.model))
+            total = total.plus(
+                LlmUsage(
+                    calls=1, in_tokens=_count(c.in_tokens) or 0, out_tokens=_count(c.out_tokens) or 0, model=c.model
+                )
+            )
         return total
 
 
@@ -87,15 +90,29 @@ class ChatModel(Protocol):
     base_url: str
     logprobs: bool  # whether `chat(logprobs=True)` asks the server for them (TrustGraph's service has none)
 
-    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion: ...
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion: ...
 
     async def aclose(self) -> None: ...
 
 
 class LLMClient:
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 120.0,
-                 json_mode: JsonMode = "json_object_schema", logprobs: bool = True) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout_s: float = 120.0,
+        json_mode: JsonMode = "json_object_schema",
+        logprobs: bool = True,
+    ) -> None:
         """`logprobs`: False never asks the server for log-probabilities (for one that rejects the field)."""
         self.base_url = base_url.rstrip("/")
         self.shown_url = shown_url(self.base_url)  # for messages: no key in the URL reaches a history or log
@@ -121,16 +138,24 @@ class LLMClient:
         except httpx.HTTPError as exc:
             raise RuntimeError(f"{self.shown_url} is unreachable: {type(exc).__name__}: {exc}") from exc
         if response.status_code >= 400:
-            raise RuntimeError(f"{self.shown_url} answered HTTP {response.status_code} to GET /models: "
-                               f"{response.text[:200]}")
+            raise RuntimeError(
+                f"{self.shown_url} answered HTTP {response.status_code} to GET /models: {response.text[:200]}"
+            )
 
     def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
         if self.json_mode == "json_schema":
             return {"type": "json_schema", "json_schema": {"name": "output", "schema": schema, "strict": True}}
         return {"type": "json_object", "schema": schema}
 
-    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion:
         """`logprobs`: ask for the written tokens' log-probabilities (OpenAI's `logprobs: true`; llama.cpp,
         vLLM and the embedded server give them). A server that ignores it gives a completion without them."""
         body: dict[str, Any] = {
@@ -147,14 +172,26 @@ class LLMClient:
             response = await self._http.post("/chat/completions", json=body)
         return counted(self._parse(response))
 
-    async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
-                          temperature: float = 0.0, logprobs: bool = False) -> Completion:
+    async def chat_stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        on_text: TextSink,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion:
         """`chat` with OpenAI's `stream: true`: `on_text` is awaited with each piece of text as the server sends
         it, and the whole completion is returned at the end. A stream that ends without a finish reason (the
         server died, or sent `[DONE]` early) is a retryable failure: the answer was cut off."""
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
-                                "temperature": temperature, "stream": True,
-                                "stream_options": {"include_usage": True}}  # the usage, in a last chunk
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }  # the usage, in a last chunk
         if logprobs and self.logprobs:
             body["logprobs"] = True
         with self._transport_errors():
@@ -184,9 +221,7 @@ class LLMClient:
                 f"LLM at {self.shown_url} timed out: {type(exc).__name__}", type="LLMTimeout"
             ) from exc
         except httpx.TransportError as exc:
-            raise ApplicationError(
-                f"LLM at {self.shown_url} is unreachable: {exc}", type="LLMUnavailable"
-            ) from exc
+            raise ApplicationError(f"LLM at {self.shown_url} is unreachable: {exc}", type="LLMUnavailable") from exc
 
     def _parse(self, response: httpx.Response) -> Completion:
         status = response.status_code
@@ -233,8 +268,13 @@ def token_logprobs(given: object, text: str) -> TokenLogprobs | None:
     for entry in content:
         token = entry.get("token") if isinstance(entry, dict) else None
         logprob = entry.get("logprob") if isinstance(entry, dict) else None
-        if (not isinstance(token, str) or isinstance(logprob, bool) or not isinstance(logprob, (int, float))
-                or not math.isfinite(logprob) or logprob > 0):
+        if (
+            not isinstance(token, str)
+            or isinstance(logprob, bool)
+            or not isinstance(logprob, (int, float))
+            or not math.isfinite(logprob)
+            or logprob > 0
+        ):
             return None
         pairs.append((token, float(logprob)))
     return tuple(pairs) if "".join(t for t, _ in pairs) == text else None
@@ -261,7 +301,7 @@ class _StreamReader:
         """The text piece this line carries ("" for none)."""
         if not line.startswith("data:"):
             return ""  # blank separators, comments, `event:` lines
-        data = line[len("data:"):].strip()
+        data = line[len("data:") :].strip()
         if data == "[DONE]":
             self.done = True
             return ""
@@ -273,8 +313,9 @@ class _StreamReader:
             if not isinstance(piece, str):
                 raise TypeError("content is no text")
         except (json.JSONDecodeError, AttributeError, TypeError) as exc:
-            raise ApplicationError(f"LLM at {base_url} sent a malformed stream chunk: {data[:300]}",
-                                   type="LLMBadResponse") from exc
+            raise ApplicationError(
+                f"LLM at {base_url} sent a malformed stream chunk: {data[:300]}", type="LLMBadResponse"
+            ) from exc
         self.model = chunk.get("model") or self.model
         self.usage = chunk.get("usage") or self.usage
         self.finished = self.finished or bool(choice.get("finish_reason"))
@@ -282,7 +323,7 @@ class _StreamReader:
         if isinstance(given, list):
             self.logprobs.extend(given)
         kept, size = trimmed_to_bytes(self.text + piece, COMPLETION_BYTES)
-        piece = kept[len(self.text):] if kept.startswith(self.text) else ""
+        piece = kept[len(self.text) :] if kept.startswith(self.text) else ""
         self.text, self.full = kept, size > COMPLETION_BYTES
         return piece
 
@@ -290,15 +331,27 @@ class _StreamReader:
         # No finish reason: the server stopped mid-answer (died, or llama-cpp-python's interrupt_requests sent
         # [DONE] early for another request); the text is not the whole completion.
         if not (self.finished or self.full):
-            raise ApplicationError(f"LLM at {base_url} ended its stream before the completion was done",
-                                   type="LLMBadResponse")
-        return Completion(text=self.text, model=self.model, in_tokens=self.usage.get("prompt_tokens"),
-                          out_tokens=self.usage.get("completion_tokens"),
-                          token_logprobs=token_logprobs({"content": self.logprobs}, self.text))
+            raise ApplicationError(
+                f"LLM at {base_url} ended its stream before the completion was done", type="LLMBadResponse"
+            )
+        return Completion(
+            text=self.text,
+            model=self.model,
+            in_tokens=self.usage.get("prompt_tokens"),
+            out_tokens=self.usage.get("completion_tokens"),
+            token_logprobs=token_logprobs({"content": self.logprobs}, self.text),
+        )
 
 
-async def streamed(model: ChatModel, messages: list[dict[str, str]], on_text: TextSink, *, max_tokens: int = 512,
-                   temperature: float = 0.0, logprobs: bool = False) -> Completion:
+async def streamed(
+    model: ChatModel,
+    messages: list[dict[str, str]],
+    on_text: TextSink,
+    *,
+    max_tokens: int = 512,
+    temperature: float = 0.0,
+    logprobs: bool = False,
+) -> Completion:
     """A completion streamed from `model` (`on_text` told each piece), or, from a model that cannot stream
     (TrustGraph's text-completion), written whole and told as one piece."""
     stream = getattr(model, "chat_stream", None)
@@ -306,8 +359,9 @@ async def streamed(model: ChatModel, messages: list[dict[str, str]], on_text: Te
         completion = await model.chat(messages, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs)
         await on_text(completion.text)
         return completion
-    completion = await stream(messages, on_text=on_text, max_tokens=max_tokens, temperature=temperature,
-                              logprobs=logprobs)
+    completion = await stream(
+        messages, on_text=on_text, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs
+    )
     return completion
 
 
@@ -336,15 +390,33 @@ class MeteredChatModel:
         self._model = model
         self._meter_tokens = meter_tokens
 
-    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
-        return await self._observed(self.inner.chat(messages, json_schema=json_schema, max_tokens=max_tokens,
-                                                    temperature=temperature, logprobs=logprobs))
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion:
+        return await self._observed(
+            self.inner.chat(
+                messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs
+            )
+        )
 
-    async def chat_stream(self, messages: list[dict[str, str]], *, on_text: TextSink, max_tokens: int = 512,
-                          temperature: float = 0.0, logprobs: bool = False) -> Completion:
-        return await self._observed(streamed(self.inner, messages, on_text, max_tokens=max_tokens,
-                                             temperature=temperature, logprobs=logprobs))
+    async def chat_stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        on_text: TextSink,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion:
+        return await self._observed(
+            streamed(self.inner, messages, on_text, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs)
+        )
 
     async def _observed(self, call: Awaitable[Completion]) -> Completion:
         """The call's completion, counted here too (for a model that does not count itself: TrustGraph's

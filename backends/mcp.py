@@ -62,17 +62,24 @@ class McpTools:
         async with AsyncExitStack() as stack:
             if server.transport == "stdio":
                 argv = server.argv()
-                params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=server.cwd or None,
-                                               env={k: expand(v) for k, v in server.env.items()} or None)
+                params = StdioServerParameters(
+                    command=argv[0],
+                    args=argv[1:],
+                    cwd=server.cwd or None,
+                    env={k: expand(v) for k, v in server.env.items()} or None,
+                )
                 read, write = await stack.enter_async_context(stdio_client(params))
             elif server.transport == "sse":
                 read, write = await stack.enter_async_context(
-                    sse_client(expand(server.url), headers=server.http_headers()))
+                    sse_client(expand(server.url), headers=server.http_headers())
+                )
             else:
-                client = await stack.enter_async_context(httpx2.AsyncClient(
-                    headers=server.http_headers(), follow_redirects=True, timeout=HTTP_TIMEOUT))
+                client = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=server.http_headers(), follow_redirects=True, timeout=HTTP_TIMEOUT)
+                )
                 read, write = await stack.enter_async_context(
-                    streamable_http_client(expand(server.url), http_client=client))
+                    streamable_http_client(expand(server.url), http_client=client)
+                )
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             yield session
@@ -91,11 +98,18 @@ class McpTools:
                 continue
             for tool in listed.tools:
                 hints = tool.annotations
-                found.setdefault(tool.name, McpToolInfo(
-                    server.name, tool.name, tool.description or "", dict(tool.input_schema or {}),
-                    dict(tool.output_schema) if tool.output_schema else None,
-                    read_only=bool(hints and hints.read_only_hint),
-                    destructive=not (hints and hints.destructive_hint is False)))
+                found.setdefault(
+                    tool.name,
+                    McpToolInfo(
+                        server.name,
+                        tool.name,
+                        tool.description or "",
+                        dict(tool.input_schema or {}),
+                        dict(tool.output_schema) if tool.output_schema else None,
+                        read_only=bool(hints and hints.read_only_hint),
+                        destructive=not (hints and hints.destructive_hint is False),
+                    ),
+                )
         self._listing, self._listed_at = found, time.monotonic()
         return found
 
@@ -103,8 +117,9 @@ class McpTools:
         tools = await self.list_tools()
         info = tools.get(name)
         if info is None:
-            raise ApplicationError(f"no connected MCP server offers the tool {name!r}", type="McpUnknownTool",
-                                   non_retryable=True)
+            raise ApplicationError(
+                f"no connected MCP server offers the tool {name!r}", type="McpUnknownTool", non_retryable=True
+            )
         server = next(s for s in self.servers if s.name == info.server)
         where = server.where()
         try:
@@ -113,11 +128,13 @@ class McpTools:
         except ApplicationError:
             raise
         except Exception as exc:
-            raise ApplicationError(f"MCP server {server.name} ({where}) failed: {server.said(exc)}",
-                                   type="McpUnavailable") from exc
+            raise ApplicationError(
+                f"MCP server {server.name} ({where}) failed: {server.said(exc)}", type="McpUnavailable"
+            ) from exc
         text = "\n".join(getattr(block, "text", "") for block in result.content if getattr(block, "text", ""))
         structured = result.structured_content
         if structured is not None and not text:
             text = json.dumps(structured)
-        return McpCallResult(is_error=bool(result.is_error), text=text, structured=structured,
-                             output_schema=info.output_schema)
+        return McpCallResult(
+            is_error=bool(result.is_error), text=text, structured=structured, output_schema=info.output_schema
+        )

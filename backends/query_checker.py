@@ -52,10 +52,12 @@ class SchemaFacts:
     graph: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"nodes": {label: sorted(keys) for label, keys in sorted(self.nodes.items())},
-                "rels": sorted(self.rels),
-                "rel_props": {rel: sorted(keys) for rel, keys in sorted(self.rel_props.items())},
-                "graph": self.graph}
+        return {
+            "nodes": {label: sorted(keys) for label, keys in sorted(self.nodes.items())},
+            "rels": sorted(self.rels),
+            "rel_props": {rel: sorted(keys) for rel, keys in sorted(self.rel_props.items())},
+            "graph": self.graph,
+        }
 
     @cached_property
     def key(self) -> str:
@@ -160,11 +162,19 @@ class QueryChecker:
             return child
 
     async def _spawn(self, loop: asyncio.AbstractEventLoop) -> _Child:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT_ROOT),
-                                                                         os.environ.get("PYTHONPATH")) if p)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p),
+        }
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "backends.query_checker_process", stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, env=env, limit=READ_LIMIT)
+            sys.executable,
+            "-m",
+            "backends.query_checker_process",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+            limit=READ_LIMIT,
+        )
         child = _Child(process, loop)
         child.reader = loop.create_task(self._read(child))
         log.info("query_checker_started", pid=process.pid)

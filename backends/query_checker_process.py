@@ -36,7 +36,8 @@ def handle(request: dict[str, Any], snapshots: OrderedDict[str, Snapshot]) -> di
             {str(label): [str(k) for k in keys] for label, keys in schema["nodes"].items()},
             sorted((str(a), str(t), str(b)) for a, t, b in schema["rels"]),
             relationship_properties={str(t): [str(k) for k in keys] for t, keys in schema["rel_props"].items()},
-            graph=str(schema["graph"]))
+            graph=str(schema["graph"]),
+        )
         snapshots.move_to_end(key)
         while len(snapshots) > KEPT_SCHEMAS:
             snapshots.popitem(last=False)

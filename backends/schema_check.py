@@ -61,20 +61,35 @@ class SchemaCheck:
     async def _read_schema(self) -> tuple[dict[str, list[str]], set[tuple[str, str, str]], dict[str, list[str]]]:
         skip = {"skip": list(BOOKKEEPING_LABELS)}
         nodes: dict[str, list[str]] = {}
-        for label, key in (await self.graph.ro_query(
+        for label, key in (
+            await self.graph.ro_query(
                 "MATCH (n) WHERE NOT labels(n)[0] IN $skip UNWIND keys(n) AS k RETURN DISTINCT labels(n)[0], k",
-                skip, max_rows=100_000, timeout_ms=30_000)).rows:
+                skip,
+                max_rows=100_000,
+                timeout_ms=30_000,
+            )
+        ).rows:
             nodes.setdefault(str(label), []).append(str(key))
         for (label,) in (await self.graph.ro_query("CALL db.labels()", max_rows=10_000)).rows:
             if label not in BOOKKEEPING_LABELS:
                 nodes.setdefault(str(label), [])
-        rels = {(str(a), str(t), str(b)) for a, t, b in (await self.graph.ro_query(
-            "MATCH (a)-[r]->(b) RETURN DISTINCT labels(a)[0], type(r), labels(b)[0]",
-            max_rows=100_000, timeout_ms=30_000)).rows if a not in BOOKKEEPING_LABELS and b not in BOOKKEEPING_LABELS}
+        rels = {
+            (str(a), str(t), str(b))
+            for a, t, b in (
+                await self.graph.ro_query(
+                    "MATCH (a)-[r]->(b) RETURN DISTINCT labels(a)[0], type(r), labels(b)[0]",
+                    max_rows=100_000,
+                    timeout_ms=30_000,
+                )
+            ).rows
+            if a not in BOOKKEEPING_LABELS and b not in BOOKKEEPING_LABELS
+        }
         rel_props: dict[str, list[str]] = {}
-        for rel_type, key in (await self.graph.ro_query(
-                "MATCH ()-[r]->() UNWIND keys(r) AS k RETURN DISTINCT type(r), k", max_rows=100_000,
-                timeout_ms=30_000)).rows:
+        for rel_type, key in (
+            await self.graph.ro_query(
+                "MATCH ()-[r]->() UNWIND keys(r) AS k RETURN DISTINCT type(r), k", max_rows=100_000, timeout_ms=30_000
+            )
+        ).rows:
             rel_props.setdefault(str(rel_type), []).append(str(key))
         return nodes, rels, rel_props
 
@@ -105,16 +120,20 @@ class SchemaCheck:
             fixed = await off_loop("renaming unknown labels", partial(_labels_renamed, fixed, unknown_labels, nodes))
         unknown_types = _found(await self.checker.findings(schema, "schema", fixed), "UnknownRelationshipType")
         if unknown_types:
-            fixed = await off_loop("replacing unknown relationship types",
-                                   partial(_types_replaced, fixed, unknown_types, rels))
+            fixed = await off_loop(
+                "replacing unknown relationship types", partial(_types_replaced, fixed, unknown_types, rels)
+            )
         for _ in range(MAX_DIRECTION_FIXES):
             paths = _found(await self.checker.findings(schema, "schema", fixed), "WrongDirectionPath", "UnknownPath")
             turned = await off_loop("turning paths", partial(_path_turned, fixed, paths, rels)) if paths else None
             if turned is None:
                 break
             fixed = turned
-        misread = [item for item in _found(await self.checker.findings(schema, "properties", fixed),
-                                           "InvalidPropertyAccess") if item.get("kind", "node") == "node"]
+        misread = [
+            item
+            for item in _found(await self.checker.findings(schema, "properties", fixed), "InvalidPropertyAccess")
+            if item.get("kind", "node") == "node"
+        ]
         fixed = await off_loop("moving properties", partial(_properties_moved, fixed, misread, nodes, rels))
         return fixed if fixed != query else None
 
@@ -122,21 +141,25 @@ class SchemaCheck:
         """For the planner: how the schema joins the question's names, to each other and to what it asks
         for (questions.schema_routes)."""
         schema = await self._current()
-        return await off_loop("how the schema joins the question's names",
-                              partial(connections, question, grounding, list(schema.nodes), schema.rels))
+        return await off_loop(
+            "how the schema joins the question's names",
+            partial(connections, question, grounding, list(schema.nodes), schema.rels),
+        )
 
     async def unasked(self, question: str, queries: list[str]) -> str | None:
         """When the question asks for a kind of thing ("which supplier ...") that no query matches, what to
         say, with the schema's route to it from what the queries do match; None otherwise."""
-        return await off_loop("the check of what the question asks for",
-                              partial(unasked_in, await self._current(), question, queries))
+        return await off_loop(
+            "the check of what the question asks for", partial(unasked_in, await self._current(), question, queries)
+        )
 
     async def walk_doubts(self, question: str, queries: list[str], grounding: Grounding) -> list[str]:
         """Relationships the question spells out more often than the queries walk them, labels it names that
         no query matches, and queries that return, or rank by, only the things the question names
         (questions.walks)."""
-        return await off_loop("the reading of walks",
-                              partial(walk_doubts_in, await self._current(), question, queries, grounding))
+        return await off_loop(
+            "the reading of walks", partial(walk_doubts_in, await self._current(), question, queries, grounding)
+        )
 
     async def sql_hint(self, query: str) -> str | None:
         """For a query with an SQL subquery, the Cypher pattern to write instead (planning.sql_habits)."""
@@ -149,8 +172,9 @@ class SchemaCheck:
         if not schema.nodes:
             return []  # an empty graph: nothing to check against
         found: list[str] = []
-        schema_meta, property_meta = await asyncio.gather(self.checker.findings(schema, "schema", query),
-                                                          self.checker.findings(schema, "properties", query))
+        schema_meta, property_meta = await asyncio.gather(
+            self.checker.findings(schema, "schema", query), self.checker.findings(schema, "properties", query)
+        )
         for item in [*schema_meta, *property_meta]:
             message = _explain(item, schema.nodes, schema.rels)
             if message and message not in found:
@@ -160,6 +184,7 @@ class SchemaCheck:
 
 # The checks over the question and the queries, pure: the methods above run them off the event loop, and a
 # caller that asks several at once (the planner's doubts) runs them in one thread hop.
+
 
 def unasked_in(schema: SchemaFacts, question: str, queries: list[str]) -> str | None:
     """SchemaCheck.unasked on a schema already read."""
@@ -187,6 +212,7 @@ def walk_doubts_in(schema: SchemaFacts, question: str, queries: list[str], groun
 
 # The repairs of `corrected`, one round each, pure.
 
+
 def _found(findings: list[dict[str, Any]], *codes: str) -> list[dict[str, Any]]:
     """The checker's findings of these codes (it names them with a module prefix)."""
     return [item for item in findings if str(item.get("code", "")).endswith(codes)]
@@ -194,8 +220,11 @@ def _found(findings: list[dict[str, Any]], *codes: str) -> list[dict[str, Any]]:
 
 def _bound(query: str, unbound: str, nodes: dict[str, list[str]], rels: set[tuple[str, str, str]]) -> str | None:
     """An unbound variable read as the node it must mean, or matched from the one bound node it joins."""
-    return (bound_instead(query, unbound, nodes) or matched_for(query, unbound, nodes, rels)
-            or joined_for_reads(query, unbound, nodes, rels))
+    return (
+        bound_instead(query, unbound, nodes)
+        or matched_for(query, unbound, nodes, rels)
+        or joined_for_reads(query, unbound, nodes, rels)
+    )
 
 
 def _labels_renamed(query: str, unknown: list[dict[str, Any]], nodes: dict[str, list[str]]) -> str:
@@ -217,28 +246,42 @@ def _types_replaced(query: str, unknown: list[dict[str, Any]], rels: set[tuple[s
 def _path_turned(query: str, paths: list[dict[str, Any]], rels: set[tuple[str, str, str]]) -> str | None:
     """The query with its first path written against its direction turned round, or the first path that does
     not exist replaced by the only one that does; None when there is none."""
-    turns = [(str(m["original_path"]), str(m["suggested_path"])) for m in paths
-             if str(m.get("code", "")).endswith("WrongDirectionPath") and m.get("suggested_path")
-             and str(m.get("original_path", "")) in query]
-    turns += [(str(m["original_path"]), only) for m in paths
-              if str(m.get("code", "")).endswith("UnknownPath") and str(m.get("original_path", "")) in query
-              and (only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels)
-                   or through_middle(str(m["original_path"]), str(m.get("path", "")), rels, query))]
+    turns = [
+        (str(m["original_path"]), str(m["suggested_path"]))
+        for m in paths
+        if str(m.get("code", "")).endswith("WrongDirectionPath")
+        and m.get("suggested_path")
+        and str(m.get("original_path", "")) in query
+    ]
+    turns += [
+        (str(m["original_path"]), only)
+        for m in paths
+        if str(m.get("code", "")).endswith("UnknownPath")
+        and str(m.get("original_path", "")) in query
+        and (
+            only := only_relationship(str(m["original_path"]), str(m.get("path", "")), rels)
+            or through_middle(str(m["original_path"]), str(m.get("path", "")), rels, query)
+        )
+    ]
     if not turns:
         return None
     original, suggested = turns[0]
     return query.replace(original, suggested.strip(), 1)
 
 
-def _properties_moved(query: str, misread: list[dict[str, Any]], nodes: dict[str, list[str]],
-                      rels: set[tuple[str, str, str]]) -> str:
+def _properties_moved(
+    query: str, misread: list[dict[str, Any]], nodes: dict[str, list[str]], rels: set[tuple[str, str, str]]
+) -> str:
     """Each property read from a node that lacks it read through its path or moved to the one node that has it,
     then a count named after a stored property replaced by that property."""
     for item in misread:
         for prop in item.get("properties", []):
             label = str(item.get("name", ""))
-            query = (neighbour_property(query, label, str(prop), nodes, rels)
-                     or moved_property(query, label, str(prop), nodes) or query)
+            query = (
+                neighbour_property(query, label, str(prop), nodes, rels)
+                or moved_property(query, label, str(prop), nodes)
+                or query
+            )
     return count_as_property(query, nodes) or query
 
 
@@ -250,8 +293,12 @@ def _used_labels(queries: list[str]) -> set[str]:
 def _reached(queries: list[str], rels: set[tuple[str, str, str]]) -> set[str]:
     """The labels at either end of the relationship types the queries use: `(p:Product)<-[:SUPPLIES]-(s)`
     matches suppliers even though `s` carries no label."""
-    types = {t.strip(" `:") for query in queries for group in REL_TYPES.findall(blank_strings(query))
-             for t in group.split("|")}
+    types = {
+        t.strip(" `:")
+        for query in queries
+        for group in REL_TYPES.findall(blank_strings(query))
+        for t in group.split("|")
+    }
     return {label for a, rel_type, b in rels if rel_type in types for label in (a, b)}
 
 
@@ -264,8 +311,9 @@ def _explain(item: dict[str, Any], nodes: dict[str, list[str]], rels: set[tuple[
         known = sorted({f"(:{a})-[:{t}]->(:{b})" for a, t, b in rels})
         return f"there is no relationship type {item.get('relationship_type')}; relationships: {', '.join(known)}"
     if code == "WrongDirectionPath":
-        return (f"{item.get('original_path')} goes against the relationship's direction: "
-                f"write {item.get('suggested_path')}")
+        return (
+            f"{item.get('original_path')} goes against the relationship's direction: write {item.get('suggested_path')}"
+        )
     if code == "UnknownPath":
         return f"{item.get('original_path')} does not exist: {_connections(str(item.get('path', '')), rels)}"
     if code == "InvalidPropertyAccess":
@@ -327,6 +375,7 @@ def renamed_label(query: str, unknown: str, labels: list[str] | dict[str, list[s
 
 def _related(label: str, wanted: list[str], rels: set[tuple[str, str, str]]) -> str:
     """A property named like a neighbouring label ("supplier" on an order) is reached by its relationship."""
+
     def stem(name: str) -> str:
         return re.sub(r"[_\s]*(id|name|key|code)$", "", name.lower()).rstrip("_")
 
@@ -355,8 +404,10 @@ def _connections(path: str, rels: set[tuple[str, str, str]]) -> str:
     if direct:
         return f"between {a} and {b} the graph has {', '.join(direct)}"
     touching = {x: [r for r in rels if x in (r[0], r[2])] for x in (a, b)}
-    via = sorted({(r[0] if r[2] == a else r[2]) for r in touching[a]}
-                 & {(r[0] if r[2] == b else r[2]) for r in touching[b]} - {a, b})
+    via = sorted(
+        {(r[0] if r[2] == a else r[2]) for r in touching[a]}
+        & {(r[0] if r[2] == b else r[2]) for r in touching[b]} - {a, b}
+    )
     if via:
         middle = via[0]
         hops = sorted(show(r) for r in [*_between(a, middle, rels), *_between(b, middle, rels)])

@@ -30,8 +30,9 @@ class TrustGraphTemplates:
     """TrustGraph's prompt service: the templates named in `trustgraph_prompts`, and the `tool` entries of type
     prompt in TrustGraph's config (each applies its own `template`, in its own groups)."""
 
-    def __init__(self, services: TrustGraphServices, templates: dict[str, str],
-                 config: TrustGraphConfig | None = None) -> None:
+    def __init__(
+        self, services: TrustGraphServices, templates: dict[str, str], config: TrustGraphConfig | None = None
+    ) -> None:
         self.services = services
         self._templates = templates
         self.config = config
@@ -52,5 +53,6 @@ class TrustGraphTemplates:
             return await self.services.prompt(name, {"input": input_text, "context": context})
         # The tool's first configured argument takes the input, as the planner gives the Prompt tool one.
         first = next((a["name"] for a in configured.arguments if a.get("name")), "input")
-        return await self.services.prompt(str(configured.data.get("template") or name),
-                                          {first: input_text, "context": context})
+        return await self.services.prompt(
+            str(configured.data.get("template") or name), {first: input_text, "context": context}
+        )

@@ -58,13 +58,17 @@ class PulsarRequestResponse:
         async with self._lock:
             if response_topic not in self._consumers:
                 consumer = await self.client.subscribe(
-                    response_topic, f"rr-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
-                    initial_position=pulsar.InitialPosition.Latest)
+                    response_topic,
+                    f"rr-{uuid.uuid4().hex}",
+                    consumer_type=pulsar.ConsumerType.Exclusive,
+                    initial_position=pulsar.InitialPosition.Latest,
+                )
                 self._consumers[response_topic] = consumer
                 self._receivers.append(asyncio.create_task(self._receive(consumer)))
             if request_topic not in self._producers:
-                self._producers[request_topic] = await self.client.create_producer(request_topic,
-                                                                                   batching_enabled=False)
+                self._producers[request_topic] = await self.client.create_producer(
+                    request_topic, batching_enabled=False
+                )
             return self._producers[request_topic]
 
     async def _receive(self, consumer: Consumer) -> None:
@@ -79,8 +83,9 @@ class PulsarRequestResponse:
             except json.JSONDecodeError as exc:
                 await queue.put({"error": {"type": "bad-response", "message": f"response is not JSON: {exc}"}})
 
-    async def stream(self, request_topic: str, response_topic: str, payload: dict[str, Any],
-                     timeout_s: float) -> AsyncIterator[dict[str, Any]]:
+    async def stream(
+        self, request_topic: str, response_topic: str, payload: dict[str, Any], timeout_s: float
+    ) -> AsyncIterator[dict[str, Any]]:
         producer = await self._ensure(request_topic, response_topic)
         request_id = str(uuid.uuid4())
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -91,14 +96,18 @@ class PulsarRequestResponse:
                 try:
                     response = await asyncio.wait_for(queue.get(), timeout_s)
                 except TimeoutError as exc:
-                    raise ApplicationError(f"TrustGraph service on {request_topic} did not answer within "
-                                           f"{timeout_s:.0f}s", type="TrustGraphTimeout") from exc
+                    raise ApplicationError(
+                        f"TrustGraph service on {request_topic} did not answer within {timeout_s:.0f}s",
+                        type="TrustGraphTimeout",
+                    ) from exc
                 error = response.get("error")
                 if error:
                     kind = error.get("type") or "error"
-                    raise ApplicationError(f"TrustGraph service on {request_topic} answered {kind}: "
-                                           f"{error.get('message', '')}", type="TrustGraphError",
-                                           non_retryable=kind in NON_RETRYABLE)
+                    raise ApplicationError(
+                        f"TrustGraph service on {request_topic} answered {kind}: {error.get('message', '')}",
+                        type="TrustGraphError",
+                        non_retryable=kind in NON_RETRYABLE,
+                    )
                 yield response
         finally:
             self._pending.pop(request_id, None)
@@ -110,17 +119,26 @@ class PulsarRequestResponse:
 
 
 class TrustGraphServices:
-    def __init__(self, rr: PulsarRequestResponse, workspace: str, flow: str, collection: str = "default",
-                 timeout_s: float = 120.0, topic_overrides: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        rr: PulsarRequestResponse,
+        workspace: str,
+        flow: str,
+        collection: str = "default",
+        timeout_s: float = 120.0,
+        topic_overrides: dict[str, str] | None = None,
+    ) -> None:
         self.rr = rr
         self.collection = collection
         self.timeout_s = timeout_s
         overrides = topic_overrides or {}
         self.topics = {
-            service: (overrides.get(f"{service}.request")
-                      or queue_topic("request", AGENT_QUEUES.get(service, service), workspace, flow),
-                      overrides.get(f"{service}.response")
-                      or queue_topic("response", AGENT_QUEUES.get(service, service), workspace, flow))
+            service: (
+                overrides.get(f"{service}.request")
+                or queue_topic("request", AGENT_QUEUES.get(service, service), workspace, flow),
+                overrides.get(f"{service}.response")
+                or queue_topic("response", AGENT_QUEUES.get(service, service), workspace, flow),
+            )
             for service in SERVICES
         }
 
@@ -144,12 +162,22 @@ class TrustGraphServices:
         return responses
 
     async def text_completion(self, system: str, prompt: str, schema: dict[str, Any] | None = None) -> Completion:
-        payload = {"operation": "completion", "system": system, "prompt": prompt, "streaming": False,
-                   "response_format": "json" if schema else None, "schema": schema}
+        payload = {
+            "operation": "completion",
+            "system": system,
+            "prompt": prompt,
+            "streaming": False,
+            "response_format": "json" if schema else None,
+            "schema": schema,
+        }
         responses = await self._final("text-completion", payload)
         last = responses[-1]
-        return Completion(text="".join(r.get("response") or "" for r in responses), model=last.get("model") or "",
-                          in_tokens=last.get("in_token"), out_tokens=last.get("out_token"))
+        return Completion(
+            text="".join(r.get("response") or "" for r in responses),
+            model=last.get("model") or "",
+            in_tokens=last.get("in_token"),
+            out_tokens=last.get("out_token"),
+        )
 
     async def graph_rag(self, query: str, collection: str = "") -> GraphRagResult:
         """`collection`: the request's; "": the configured `trustgraph_collection`."""
@@ -181,8 +209,15 @@ class TrustGraphLLM:
         self.base_url = services.topics["text-completion"][0]
         self.logprobs = False  # TrustGraph's text-completion gives no token log-probabilities
 
-    async def chat(self, messages: list[dict[str, str]], *, json_schema: dict[str, Any] | None = None,
-                   max_tokens: int = 512, temperature: float = 0.0, logprobs: bool = False) -> Completion:
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+    ) -> Completion:
         """`logprobs` is not served: TrustGraph's text-completion gives none (the evidence then lacks them)."""
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns = [m for m in messages if m["role"] != "system"]
@@ -200,8 +235,9 @@ class TrustGraphMcp:
     """McpTool over TrustGraph's mcp-tool service: the tools configured by name (`trustgraph_mcp_tools`) and the
     `tool` entries of type mcp-tool in TrustGraph's config (with their arguments and groups), called by name."""
 
-    def __init__(self, services: TrustGraphServices, tools: dict[str, str],
-                 config: TrustGraphConfig | None = None) -> None:
+    def __init__(
+        self, services: TrustGraphServices, tools: dict[str, str], config: TrustGraphConfig | None = None
+    ) -> None:
         self.services = services
         self.tools = tools  # name -> description
         self.config = config
@@ -210,8 +246,9 @@ class TrustGraphMcp:
         return self.config.current.of_kind("mcp-tool") if self.config is not None else {}
 
     async def list_tools(self) -> dict[str, McpToolInfo]:
-        found = {name: McpToolInfo("trustgraph", name, text, {"type": "object"}, None)
-                 for name, text in self.tools.items()}
+        found = {
+            name: McpToolInfo("trustgraph", name, text, {"type": "object"}, None) for name, text in self.tools.items()
+        }
         for name, t in self._configured().items():
             found[name] = McpToolInfo("trustgraph", name, t.description, t.input_schema(), None, access=t.access)
         return found

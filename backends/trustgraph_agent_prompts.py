@@ -42,8 +42,7 @@ class AgentPrompts:
 
     async def plan_synthesise(self, question: str, framing: str, steps: list[dict[str, Any]]) -> Completion:
         """The answer the template writes from the steps (`index`, `goal`, `result`)."""
-        _, completion = await self._prompt(PLAN_SYNTHESISE, {"question": question, "framing": framing,
-                                                             "steps": steps})
+        _, completion = await self._prompt(PLAN_SYNTHESISE, {"question": question, "framing": framing, "steps": steps})
         return completion
 
     async def _prompt(self, template: str, variables: dict[str, Any]) -> tuple[dict[str, Any], Completion]:
@@ -51,11 +50,15 @@ class AgentPrompts:
         first response (a non-streaming answer), and that as a completion counted in the run's usage."""
         payload = {"id": template, "terms": {k: json.dumps(v) for k, v in variables.items()}, "streaming": False}
         request_topic, response_topic = self.services.route("prompt")
-        async for response in self.services.rr.stream(request_topic, response_topic, payload,
-                                                      self.services.timeout_s):
-            return response, counted(Completion(
-                text=str(response.get("text") or ""), model=str(response.get("model") or ""),
-                in_tokens=response.get("in_token"), out_tokens=response.get("out_token")))
+        async for response in self.services.rr.stream(request_topic, response_topic, payload, self.services.timeout_s):
+            return response, counted(
+                Completion(
+                    text=str(response.get("text") or ""),
+                    model=str(response.get("model") or ""),
+                    in_tokens=response.get("in_token"),
+                    out_tokens=response.get("out_token"),
+                )
+            )
         return {}, Completion(text="", model="", in_tokens=None, out_tokens=None)
 
 

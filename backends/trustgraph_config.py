@@ -43,9 +43,9 @@ AGENT_TEMPLATES = ("agent-react", "plan-create", "plan-synthesise")
 # text-completion, prompt, graph-rag and mcp-tool services only (contracts/flow.py).
 REFUSED_KINDS = {
     "structured-query": "TrustGraph's agent answers it with the flow's structured-query service, which this service "
-                        "does not call",
+    "does not call",
     "row-embeddings-query": "TrustGraph's agent answers it with the flow's embeddings and row-embeddings-query "
-                            "services, which this service does not call",
+    "services, which this service does not call",
 }
 # Tool types this service offers: KnowledgeQuery, TextCompletion, McpTool, Prompt and ToolService.
 OFFERED_KINDS = frozenset({"knowledge-query", "text-completion", "mcp-tool", "prompt", "tool-service"})
@@ -65,8 +65,11 @@ class ConfiguredTool:
 
     def input_schema(self) -> dict[str, Any]:
         """The tool's configured arguments as the JSON schema of its input (all required, as TrustGraph asks)."""
-        props = {a["name"]: {"type": a.get("type") or "string", "description": a.get("description") or ""}
-                 for a in self.arguments if a.get("name")}
+        props = {
+            a["name"]: {"type": a.get("type") or "string", "description": a.get("description") or ""}
+            for a in self.arguments
+            if a.get("name")
+        }
         return {"type": "object", "properties": props, "required": list(props)}
 
 
@@ -123,12 +126,16 @@ def customised_templates(workspace: dict[str, str], defaults: dict[str, str]) ->
         except ValueError:
             return entries[key]
 
-    return frozenset(t for t in AGENT_TEMPLATES if f"template.{t}" in workspace
-                     and template(workspace, f"template.{t}") != template(defaults, f"template.{t}"))
+    return frozenset(
+        t
+        for t in AGENT_TEMPLATES
+        if f"template.{t}" in workspace and template(workspace, f"template.{t}") != template(defaults, f"template.{t}")
+    )
 
 
-def parse_config(values: dict[str, dict[str, str]], version: int,
-                 default_prompts: dict[str, str] | None = None) -> AgentConfig:
+def parse_config(
+    values: dict[str, dict[str, str]], version: int, default_prompts: dict[str, str] | None = None
+) -> AgentConfig:
     """The agent's config from the config service's values (type -> key -> JSON text); `default_prompts`: the
     `prompt` entries of TrustGraph's template workspace. A tool entry that is not usable is left out and logged,
     as TrustGraph's agent leaves out what it cannot load; one of a type this service does not offer is refused,
@@ -150,11 +157,17 @@ def parse_config(values: dict[str, dict[str, str]], version: int,
             if kind == "mcp-tool" and mcp_ids and data.get("mcp-tool") not in mcp_ids:
                 raise ValueError(f"it names the mcp-tool {data.get('mcp-tool')!r}, which is not configured")
             tools[name] = ConfiguredTool(
-                name=name, kind=kind, description=str(data.get("description") or name),
-                access=ToolAccess(groups=_listed(data.get("group"), [DEFAULT_GROUP]),
-                                  states=_listed(data.get("applicable-states"), [ANY])),
-                arguments=[a for a in data.get("arguments") or [] if isinstance(a, dict)], data=data,
-                service=tool_service_target(data, tool_services) if kind == "tool-service" else None)
+                name=name,
+                kind=kind,
+                description=str(data.get("description") or name),
+                access=ToolAccess(
+                    groups=_listed(data.get("group"), [DEFAULT_GROUP]),
+                    states=_listed(data.get("applicable-states"), [ANY]),
+                ),
+                arguments=[a for a in data.get("arguments") or [] if isinstance(a, dict)],
+                data=data,
+                service=tool_service_target(data, tool_services) if kind == "tool-service" else None,
+            )
         except (ValueError, TypeError, AttributeError) as exc:
             log.warning("trustgraph_tool_left_out", key=key, error=str(exc))
     agent = values.get("agent", {})
@@ -172,9 +185,15 @@ def parse_config(values: dict[str, dict[str, str]], version: int,
             framing[task] = str(json.loads(text).get("framing") or "")
         except (ValueError, AttributeError):
             framing[task] = ""
-    return AgentConfig(version=version, tools=tools, additional_context=context, task_framing=framing,
-                       refused=refused, patterns=tuple(sorted(values.get("agent-pattern", {}))),
-                       customised_prompts=customised_templates(values.get("prompt", {}), default_prompts or {}))
+    return AgentConfig(
+        version=version,
+        tools=tools,
+        additional_context=context,
+        task_framing=framing,
+        refused=refused,
+        patterns=tuple(sorted(values.get("agent-pattern", {}))),
+        customised_prompts=customised_templates(values.get("prompt", {}), default_prompts or {}),
+    )
 
 
 class ConfigFollower:
@@ -184,8 +203,13 @@ class ConfigFollower:
 
     types: tuple[str, ...] = ()
 
-    def __init__(self, rr: PulsarRequestResponse, workspace: str, timeout_s: float = 30.0,
-                 topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH)) -> None:
+    def __init__(
+        self,
+        rr: PulsarRequestResponse,
+        workspace: str,
+        timeout_s: float = 30.0,
+        topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH),
+    ) -> None:
         self.rr = rr
         self.workspace = workspace
         self.timeout_s = timeout_s
@@ -203,8 +227,11 @@ class ConfigFollower:
         """Listen for pushes first (none is missed while fetching), then fetch in the background: a config
         service that is not up yet delays what it holds, never the process."""
         self._consumer = await self.rr.client.subscribe(
-            self.push_topic, f"tgca-config-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
-            initial_position=pulsar.InitialPosition.Latest)
+            self.push_topic,
+            f"tgca-config-{uuid.uuid4().hex}",
+            consumer_type=pulsar.ConsumerType.Exclusive,
+            initial_position=pulsar.InitialPosition.Latest,
+        )
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
@@ -269,8 +296,13 @@ class TrustGraphConfig(ConfigFollower):
 
     types = CONFIG_TYPES
 
-    def __init__(self, rr: PulsarRequestResponse, workspace: str, timeout_s: float = 30.0,
-                 topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH)) -> None:
+    def __init__(
+        self,
+        rr: PulsarRequestResponse,
+        workspace: str,
+        timeout_s: float = 30.0,
+        topics: tuple[str, str, str] = (CONFIG_REQUEST, CONFIG_RESPONSE, CONFIG_PUSH),
+    ) -> None:
         super().__init__(rr, workspace, timeout_s, topics)
         self.current = AgentConfig()
         self._default_prompts: dict[str, str] = {}
@@ -282,16 +314,32 @@ class TrustGraphConfig(ConfigFollower):
 
     async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
         self.current = config = parse_config(values, version, self._default_prompts)
-        log.info("trustgraph_config_loaded", version=version, workspace=self.workspace, tools=sorted(config.tools),
-                 refused=sorted(config.refused), customised_prompts=sorted(config.customised_prompts))
+        log.info(
+            "trustgraph_config_loaded",
+            version=version,
+            workspace=self.workspace,
+            tools=sorted(config.tools),
+            refused=sorted(config.refused),
+            customised_prompts=sorted(config.customised_prompts),
+        )
         if "agent-react" in config.customised_prompts:
-            log.warning("trustgraph_prompt_not_used", template="agent-react", reason=(
-                "it is the prompt of TrustGraph's ReAct loop, which this service does not run: requests for the "
-                "react pattern go to TrustGraph's agent (react_request_topic), where it applies"))
+            log.warning(
+                "trustgraph_prompt_not_used",
+                template="agent-react",
+                reason=(
+                    "it is the prompt of TrustGraph's ReAct loop, which this service does not run: requests for the "
+                    "react pattern go to TrustGraph's agent (react_request_topic), where it applies"
+                ),
+            )
         if config.patterns:
-            log.warning("trustgraph_patterns_not_routed", patterns=list(config.patterns), reason=(
-                "this service answers every request that names no pattern by planning and executing it; "
-                "TrustGraph's meta-router, which would choose among these patterns, is not run"))
+            log.warning(
+                "trustgraph_patterns_not_routed",
+                patterns=list(config.patterns),
+                reason=(
+                    "this service answers every request that names no pattern by planning and executing it; "
+                    "TrustGraph's meta-router, which would choose among these patterns, is not run"
+                ),
+            )
 
 
 @dataclass(frozen=True)
@@ -312,9 +360,12 @@ def parse_flows(workspace: str, values: dict[str, str]) -> dict[str, AgentFlow]:
         try:
             definition = json.loads(text)
             topics = definition.get("topics") or {}
-            flows[name] = AgentFlow(name=name, request_topic=pulsar_topic(topics["request"]),
-                                    response_topic=pulsar_topic(topics["response"]),
-                                    services=FlowTopics.of_definition(workspace, name, definition))
+            flows[name] = AgentFlow(
+                name=name,
+                request_topic=pulsar_topic(topics["request"]),
+                response_topic=pulsar_topic(topics["response"]),
+                services=FlowTopics.of_definition(workspace, name, definition),
+            )
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             log.warning("trustgraph_flow_left_out", workspace=workspace, flow=name, error=repr(exc))
     return flows
@@ -327,8 +378,14 @@ class FlowDefinitions(ConfigFollower):
     """The flows TrustGraph's config service lists for this processor in this workspace, as TrustGraph's
     FlowProcessor learns them: the type `processor:<id>`, one key per flow; `on_change` gets every version."""
 
-    def __init__(self, rr: PulsarRequestResponse, workspace: str, processor: str, on_change: FlowsChanged,
-                 timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        rr: PulsarRequestResponse,
+        workspace: str,
+        processor: str,
+        on_change: FlowsChanged,
+        timeout_s: float = 30.0,
+    ) -> None:
         super().__init__(rr, workspace, timeout_s)
         self.types = (f"processor:{processor}",)
         self.on_change = on_change

@@ -46,16 +46,23 @@ def tool_service_target(tool: dict[str, Any], services: dict[str, dict[str, Any]
             config[param_name] = tool[param_name]
         elif isinstance(param, dict) and param.get("required", False):
             raise ValueError(f"Tool {name} missing required config param '{param_name}'")
-    return ToolServiceTarget(service=str(reference), request_topic=pulsar_topic(str(request_queue)),
-                             response_topic=pulsar_topic(str(response_queue)), config=config)
+    return ToolServiceTarget(
+        service=str(reference),
+        request_topic=pulsar_topic(str(request_queue)),
+        response_topic=pulsar_topic(str(response_queue)),
+        config=config,
+    )
 
 
-async def call_tool_service(rr: PulsarRequestResponse, target: ToolServiceTarget, arguments: dict[str, Any],
-                            timeout_s: float) -> str:
+async def call_tool_service(
+    rr: PulsarRequestResponse, target: ToolServiceTarget, arguments: dict[str, Any], timeout_s: float
+) -> str:
     """The service's answer: its responses' text up to the one that ends the stream (a service that answers
     once sends that one). An error response raises (PulsarRequestResponse.stream)."""
-    payload = {"config": json.dumps(target.config) if target.config else "{}",
-               "arguments": json.dumps(arguments) if arguments else "{}"}
+    payload = {
+        "config": json.dumps(target.config) if target.config else "{}",
+        "arguments": json.dumps(arguments) if arguments else "{}",
+    }
     parts: list[str] = []
     async for response in rr.stream(target.request_topic, target.response_topic, payload, timeout_s):
         parts.append(str(response.get("response") or ""))

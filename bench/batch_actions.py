@@ -53,8 +53,12 @@ LATENCY_S = 0.05
 # mode -> entities per (local) activity; 0: the default, a fifth of the concurrency. The names keep "local" so
 # that the commands quoted with past figures still run.
 MODES = {"local-groups": 0, "local": 1, "local-groups-25": 25, "local-groups-50": 50}
-LABELS = {"local-groups": "local activities, groups", "local": "local activities, one per entity",
-          "local-groups-25": "local activities, groups of 25", "local-groups-50": "local activities, groups of 50"}
+LABELS = {
+    "local-groups": "local activities, groups",
+    "local": "local activities, one per entity",
+    "local-groups-25": "local activities, groups of 25",
+    "local-groups-50": "local activities, groups of 50",
+}
 DEFAULT_MODES = ["local-groups", "local"]
 
 
@@ -63,8 +67,15 @@ def model(body: dict[str, Any]) -> tuple[int, str]:
         return 200, json.dumps({"intent": "ACTION"})
     if is_action_planning(body):
         supplier = re.search(r"(Bench Supplier \d+)", question_of(body))
-        return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "approve", "entity_ids": [],
-                                "related_class": "Supplier", "related_name": supplier.group(1) if supplier else ""})
+        return 200, json.dumps(
+            {
+                "entity_type": "PurchaseOrder",
+                "action_name": "approve",
+                "entity_ids": [],
+                "related_class": "Supplier",
+                "related_name": supplier.group(1) if supplier else "",
+            }
+        )
     return 200, "ok"
 
 
@@ -82,7 +93,8 @@ async def load_orders(url: str, graph: str, sizes: list[int], runs: int) -> None
                 await g.query(
                     "MATCH (s:Supplier {name: $name}) UNWIND $ids AS id "
                     "CREATE (:PurchaseOrder {po_number: id, status: 'submitted', total_amount: 1.0})-[:ISSUED_TO]->(s)",
-                    {"name": name, "ids": [f"B-{size}-{r}-{j}" for j in range(i, min(size, i + 2000))]})
+                    {"name": name, "ids": [f"B-{size}-{r}-{j}" for j in range(i, min(size, i + 2000))]},
+                )
     await db.aclose()
 
 
@@ -90,17 +102,36 @@ async def history_events(client: Client, workflow_id: str) -> int:
     return len((await client.get_workflow_handle(workflow_id).fetch_history()).events)
 
 
-async def one_run(client: Client, queues: TaskQueues, times: dict[str, dict[str, float]], size: int, supplier: str,
-                  mode: str, concurrency: int) -> dict[str, Any]:
+async def one_run(
+    client: Client,
+    queues: TaskQueues,
+    times: dict[str, dict[str, float]],
+    size: int,
+    supplier: str,
+    mode: str,
+    concurrency: int,
+) -> dict[str, Any]:
     request_id = uuid.uuid4().hex
-    settings = AgentSettings(action_max_concurrent=concurrency, action_approval_above=100_000,
-                             action_group_size=MODES[mode], audit_enabled=False)
+    settings = AgentSettings(
+        action_max_concurrent=concurrency,
+        action_approval_above=100_000,
+        action_group_size=MODES[mode],
+        audit_enabled=False,
+    )
     times[request_id] = {}
     started = time.perf_counter()
     await client.execute_workflow(
-        WORKFLOW_NAME, AgentRunInput(request=AgentRequest(question=f"Approve all orders of {supplier}"),
-                                     request_id=request_id, response_topic="bench", queues=queues, settings=settings),
-        id=f"agent-{request_id}", task_queue=queues.workflow)
+        WORKFLOW_NAME,
+        AgentRunInput(
+            request=AgentRequest(question=f"Approve all orders of {supplier}"),
+            request_id=request_id,
+            response_topic="bench",
+            queues=queues,
+            settings=settings,
+        ),
+        id=f"agent-{request_id}",
+        task_queue=queues.workflow,
+    )
     total = time.perf_counter() - started
     t = times[request_id]
     batch = t["action_complete"] - t["action_plan"]
@@ -112,8 +143,14 @@ async def one_run(client: Client, queues: TaskQueues, times: dict[str, dict[str,
     windows = -(-size // settings.action_window) if size > settings.action_window else 0
     for i in range(1, windows + 1):
         events.append(await history_events(client, f"{workflow_id}-batch-{i}"))
-    return {"batch_s": batch, "total_s": total, "ratio": batch / ideal, "ideal_s": ideal, "max_events": max(events),
-            "children": windows}
+    return {
+        "batch_s": batch,
+        "total_s": total,
+        "ratio": batch / ideal,
+        "ideal_s": ideal,
+        "max_events": max(events),
+        "children": windows,
+    }
 
 
 async def main() -> None:
@@ -129,8 +166,10 @@ async def main() -> None:
     LATENCY_S = args.latency_ms / 1000
     data = Path(tempfile.mkdtemp(prefix="tgca-batch-bench-"))
     ports = {n: free_port() for n in ("temporal", "ui", "falkordb")}
-    servers = [temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES),
-               falkordb_server(data, ports["falkordb"])]
+    servers = [
+        temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES),
+        falkordb_server(data, ports["falkordb"]),
+    ]
     for s in servers:
         s.start()
     try:
@@ -151,13 +190,21 @@ async def main() -> None:
         rows = []
         with ScriptedLLM(model) as llm:
             queues = TaskQueues()
-            config = ServiceConfig(falkordb_url=falkordb_url, graph_name="bench", llm_base_url=llm.base_url,
-                                   llm_model="scripted", ontology_path=str(ONTOLOGY_PATH),
-                                   action_latency_ms=LATENCY_S * 1000, queues=queues, metrics_port=0,
-                                   audit_path=str(data / "audit.jsonl"))
+            config = ServiceConfig(
+                falkordb_url=falkordb_url,
+                graph_name="bench",
+                llm_base_url=llm.base_url,
+                llm_model="scripted",
+                ontology_path=str(ONTOLOGY_PATH),
+                action_latency_ms=LATENCY_S * 1000,
+                queues=queues,
+                metrics_port=0,
+                audit_path=str(data / "audit.jsonl"),
+            )
             backends = make_backends(config)
-            workers = build_workers(client, config, set(FAMILIES), backends,
-                                    AgentMetrics(CollectorRegistry()), publisher=Timer())
+            workers = build_workers(
+                client, config, set(FAMILIES), backends, AgentMetrics(CollectorRegistry()), publisher=Timer()
+            )
             for w in workers:
                 await w.__aenter__()
             try:
@@ -168,8 +215,9 @@ async def main() -> None:
                         for mode in args.modes:
                             supplier = f"Bench Supplier {size}{supplier_index:02d}"
                             supplier_index += 1
-                            results[mode].append(await one_run(client, queues, times, size, supplier, mode,
-                                                               args.concurrency))
+                            results[mode].append(
+                                await one_run(client, queues, times, size, supplier, mode, args.concurrency)
+                            )
                     for mode, runs in results.items():
                         runs.sort(key=lambda x: x["batch_s"])
                         rows.append({"size": size, "mode": LABELS[mode], **runs[len(runs) // 2]})
@@ -181,15 +229,21 @@ async def main() -> None:
     finally:
         for s in reversed(servers):
             s.stop()
-    print(f"\nMachine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; {LATENCY_S * 1000:.0f} ms per action, concurrency {args.concurrency}, "
-          f"median of {args.rounds}")
-    print("| entities | each action as | batch wall time | ideal | ratio | whole request | largest history "
-          "(events) | child workflows |")
+    print(
+        f"\nMachine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; {LATENCY_S * 1000:.0f} ms per action, concurrency {args.concurrency}, "
+        f"median of {args.rounds}"
+    )
+    print(
+        "| entities | each action as | batch wall time | ideal | ratio | whole request | largest history "
+        "(events) | child workflows |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['size']:,} | {r['mode']} | {r['batch_s']:.2f} s | {r['ideal_s']:.2f} s | {r['ratio']:.2f}x | "
-              f"{r['total_s']:.2f} s | {r['max_events']:,} | {r['children']} |")
+        print(
+            f"| {r['size']:,} | {r['mode']} | {r['batch_s']:.2f} s | {r['ideal_s']:.2f} s | {r['ratio']:.2f}x | "
+            f"{r['total_s']:.2f} s | {r['max_events']:,} | {r['children']} |"
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,18 @@ from harness import deployment, run_load
 from embedded.processes import tree_cpu_seconds
 from tests.scripted_llm import is_planning, is_synthesis
 
-PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                              "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}}]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"},
+            }
+        ]
+    }
+)
 
 
 def instant_llm(body: dict[str, Any]) -> tuple[int, str]:
@@ -93,14 +103,19 @@ async def main() -> None:
             metrics = (await http.get(f"http://127.0.0.1:{d.bridge_metrics_port}/metrics")).text
             worker_metrics = (await http.get(f"http://127.0.0.1:{d.worker_metrics_port}/metrics")).text
 
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}")
-    print("\n| concurrency | requests | completed | lost | requests/s | p50 ms | p95 ms | p99 ms "
-          "| first message p50 ms |")
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}"
+    )
+    print(
+        "\n| concurrency | requests | completed | lost | requests/s | p50 ms | p95 ms | p99 ms | first message p50 ms |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['concurrency']} | {r['requests']} | {r['completed']} | {r['lost']} | {r['rps']:.1f} | "
-              f"{r['p50']:.0f} | {r['p95']:.0f} | {r['p99']:.0f} | {r['first_p50']:.0f} |")
+        print(
+            f"| {r['concurrency']} | {r['requests']} | {r['completed']} | {r['lost']} | {r['rps']:.1f} | "
+            f"{r['p50']:.0f} | {r['p95']:.0f} | {r['p99']:.0f} | {r['first_p50']:.0f} |"
+        )
     print("\n| concurrency | part | CPU ms per request | share of one core |")
     print("|---|---|---|---|")
     for r in rows:
@@ -111,8 +126,10 @@ async def main() -> None:
     request_p50 = histogram_quantile(metrics, "tgca_bridge_request_seconds", 0.5)
     print(f"\nbridge time per request (decode + start workflow + ack), p50: {request_p50 * 1000:.2f} ms")
     # Runs publish their messages from the worker; the bridge publishes only errors for requests it could not start.
-    for who, text, name in (("worker", worker_metrics, "tgca_worker_publish_seconds"),
-                            ("bridge", metrics, "tgca_bridge_emit_seconds")):
+    for who, text, name in (
+        ("worker", worker_metrics, "tgca_worker_publish_seconds"),
+        ("bridge", metrics, "tgca_bridge_emit_seconds"),
+    ):
         p50 = histogram_quantile(text, name, 0.5)
         count = [line.rsplit(" ", 1)[1] for line in text.splitlines() if line.startswith(f"{name}_count")]
         if p50 is not None:

@@ -35,36 +35,74 @@ ACTION = "Pay all approved purchase orders of Northwind Traders"
 
 async def golds(graph: GraphStore) -> list[tuple[Question, str | None]]:
     """(question, conversation key) pairs; questions sharing a key are asked in one conversation, in order."""
+
     async def rows(query: str) -> list[list[Any]]:
         return (await graph.ro_query(query)).rows
 
-    ranking = await rows("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name, count(po) AS n "
-                         "ORDER BY n DESC, s.name")
+    ranking = await rows(
+        "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name, count(po) AS n ORDER BY n DESC, s.name"
+    )
     top, top_count = ranking[0]
-    [[unpaid]] = await rows("MATCH (i:Invoice {status: 'open'})-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->"
-                            "(:Supplier {name: 'Globex Supply'}) RETURN sum(i.amount)")
-    both = await rows("MATCH (:Supplier {name: 'Acme Industrial'})-[:SUPPLIES]->(p:Product)<-[:SUPPLIES]-"
-                      "(:Supplier {name: 'Globex Supply'}) RETURN p.name")
+    [[unpaid]] = await rows(
+        "MATCH (i:Invoice {status: 'open'})-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->"
+        "(:Supplier {name: 'Globex Supply'}) RETURN sum(i.amount)"
+    )
+    both = await rows(
+        "MATCH (:Supplier {name: 'Acme Industrial'})-[:SUPPLIES]->(p:Product)<-[:SUPPLIES]-"
+        "(:Supplier {name: 'Globex Supply'}) RETURN p.name"
+    )
     products = await rows("MATCH (p:Product) RETURN p.name")
     actions = sorted(Ontology.load(demo_graph.ONTOLOGY_PATH).actions.get("PurchaseOrder", {}))
 
     def names(items: list[str], distractors: list[str]) -> Gold:
         return {"kind": "names", "items": items, "match": "all", "distractors": distractors}
 
-    common: Gold = (names([r[0] for r in both], []) if both else
-                    {"kind": "absent", "entity": "products supplied by both", "distractors": [r[0] for r in products]})
+    common: Gold = (
+        names([r[0] for r in both], [])
+        if both
+        else {"kind": "absent", "entity": "products supplied by both", "distractors": [r[0] for r in products]}
+    )
     return [
-        (Question("demo-most-orders", "superlative", "Which supplier has the most purchase orders?",
-                  {"kind": "topk", "items": [top], "match": "all", "distractors": [r[0] for r in ranking[1:]]}),
-         "chat"),
-        (Question("demo-follow-up", "count", "How many purchase orders does that supplier have?",
-                  {"kind": "number", "value": top_count, "integer": True, "rel_tol": 0}), "chat"),
-        (Question("demo-unpaid-total", "aggregation", "What is the total amount of unpaid invoices of Globex Supply?",
-                  {"kind": "number", "value": round(float(unpaid), 2), "integer": False, "rel_tol": 0.005}), None),
-        (Question("demo-both-supply", "set",
-                  "Which products does Acme Industrial supply that are also supplied by Globex Supply?", common), None),
-        (Question("demo-actions", "lookup", "Which actions are available for a PurchaseOrder?",
-                  names(actions, [])), None),
+        (
+            Question(
+                "demo-most-orders",
+                "superlative",
+                "Which supplier has the most purchase orders?",
+                {"kind": "topk", "items": [top], "match": "all", "distractors": [r[0] for r in ranking[1:]]},
+            ),
+            "chat",
+        ),
+        (
+            Question(
+                "demo-follow-up",
+                "count",
+                "How many purchase orders does that supplier have?",
+                {"kind": "number", "value": top_count, "integer": True, "rel_tol": 0},
+            ),
+            "chat",
+        ),
+        (
+            Question(
+                "demo-unpaid-total",
+                "aggregation",
+                "What is the total amount of unpaid invoices of Globex Supply?",
+                {"kind": "number", "value": round(float(unpaid), 2), "integer": False, "rel_tol": 0.005},
+            ),
+            None,
+        ),
+        (
+            Question(
+                "demo-both-supply",
+                "set",
+                "Which products does Acme Industrial supply that are also supplied by Globex Supply?",
+                common,
+            ),
+            None,
+        ),
+        (
+            Question("demo-actions", "lookup", "Which actions are available for a PurchaseOrder?", names(actions, [])),
+            None,
+        ),
     ]
 
 
@@ -79,27 +117,53 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         graph = GraphStore(stack.falkordb_url, stack.o.graph_name)
         try:
             asked = await golds(graph)
-            [[approved]] = (await graph.ro_query(
-                "MATCH (po:PurchaseOrder {status: 'approved'})-[:ISSUED_TO]->(:Supplier {name: 'Northwind Traders'}) "
-                "RETURN count(po)")).rows
+            [[approved]] = (
+                await graph.ro_query(
+                    "MATCH (po:PurchaseOrder {status: 'approved'})"
+                    "-[:ISSUED_TO]->(:Supplier {name: 'Northwind Traders'}) "
+                    "RETURN count(po)"
+                )
+            ).rows
         finally:
             await graph.aclose()
         conversations = {key: f"demo-{key}-{uuid.uuid4().hex[:8]}" for _, key in asked if key}
         for question, key in asked:
             outcome = await ask_one(stack, question.text, args.timeout, conversations.get(key, ""))
             answer, seconds = outcome.answer, outcome.seconds
-            result = Result.judge(question, "procurement", answer, seconds, outcome.asked_human, outcome.error,
-                                  command, outcome.evidence, outcome.evidence_score, outcome.queries)
+            result = Result.judge(
+                question,
+                "procurement",
+                answer,
+                seconds,
+                outcome.asked_human,
+                outcome.error,
+                command,
+                outcome.evidence,
+                outcome.evidence_score,
+                outcome.queries,
+            )
             records.append(asdict(result))
-            print(f"{question.id}: {'right' if result.correct else 'wrong'} at {result.confidence} "
-                  f"({seconds:.1f} s): {answer[:300]!r}", flush=True)
+            print(
+                f"{question.id}: {'right' if result.correct else 'wrong'} at {result.confidence} "
+                f"({seconds:.1f} s): {answer[:300]!r}",
+                flush=True,
+            )
         action = await ask_one(stack, ACTION, args.timeout)
         card = next((text for text in action.messages if "Approval needed" in text), "")
         counted = [int(n) for n in re.findall(r"\bruns on (\d+) ", card)]
-        records.append({"id": "demo-pay-northwind", "question": ACTION, "gold_targets": approved,
-                        "targets_said": counted[0] if counted else None, "approval_card": card[:2000],
-                        "answer": action.answer, "error": action.error, "seconds": round(action.seconds, 2),
-                        "command": command})
+        records.append(
+            {
+                "id": "demo-pay-northwind",
+                "question": ACTION,
+                "gold_targets": approved,
+                "targets_said": counted[0] if counted else None,
+                "approval_card": card[:2000],
+                "answer": action.answer,
+                "error": action.error,
+                "seconds": round(action.seconds, 2),
+                "command": command,
+            }
+        )
         print(f"demo-pay-northwind: gold {approved} targets; the card says {counted[:1]}: {card[:400]!r}", flush=True)
     return records
 

@@ -38,15 +38,24 @@ async def one(question: str, timeout_s: float) -> dict[str, Any]:
     async with running_stack("procurement", Interrupt(), say=lambda _: None) as running:
         ready_s = time.perf_counter() - started
         outcome = await ask_one(running.stack, question, timeout_s)
-    return {"stack_ready_s": round(ready_s, 1), "first_answer_s": round(outcome.seconds, 1),
-            "answered": outcome.error is None and bool(outcome.answer), "error": outcome.error}
+    return {
+        "stack_ready_s": round(ready_s, 1),
+        "first_answer_s": round(outcome.seconds, 1),
+        "answered": outcome.error is None and bool(outcome.answer),
+        "error": outcome.error,
+    }
 
 
 def run_child(code: Path, question: str, timeout_s: float) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(code)}
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", "--question", question,
-                           "--timeout", str(timeout_s)], cwd=code, env=env, capture_output=True, text=True,
-                          timeout=timeout_s + 600)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--one", "--question", question, "--timeout", str(timeout_s)],
+        cwd=code,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s + 600,
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         return {"answered": False, "error": f"exit {done.returncode}: {done.stderr[-400:]}"}
@@ -76,12 +85,16 @@ def main() -> int:
     summary = {}
     for code in args.code:
         times = [r["first_answer_s"] for r in runs if r["code"] == str(code) and r.get("answered")]
-        summary[str(code)] = {"answered": len(times), "of": args.rounds,
-                              "median_first_answer_s": statistics.median(times) if times else None}
+        summary[str(code)] = {
+            "answered": len(times),
+            "of": args.rounds,
+            "median_first_answer_s": statistics.median(times) if times else None,
+        }
     print(json.dumps(summary, indent=1))
     if args.out:
-        args.out.write_text(json.dumps({"question": args.question, "runs": runs, "summary": summary}, indent=1),
-                            encoding="utf-8")
+        args.out.write_text(
+            json.dumps({"question": args.question, "runs": runs, "summary": summary}, indent=1), encoding="utf-8"
+        )
     return 0
 
 

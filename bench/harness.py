@@ -54,8 +54,11 @@ async def deployment(responder: Callable[[dict[str, Any]], tuple[int, str]], **e
     ports = {name: free_port() for name in ("temporal", "ui", "pulsar", "falkordb", "bridge_metrics", "metrics")}
     # BENCH_TEMPORAL_DYNAMIC_CONFIG='{"key": value}': a server setting to measure against the default.
     dynamic = json.loads(os.environ.get("BENCH_TEMPORAL_DYNAMIC_CONFIG") or "{}")
-    servers = [temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES, dynamic),
-               pulsar_broker(data, ports["pulsar"]), falkordb_server(data, ports["falkordb"])]
+    servers = [
+        temporal_server(data, ports["temporal"], ports["ui"], SEARCH_ATTRIBUTES, dynamic),
+        pulsar_broker(data, ports["pulsar"]),
+        falkordb_server(data, ports["falkordb"]),
+    ]
     children: list[ManagedProcess] = []
     try:
         for part in servers:
@@ -65,14 +68,25 @@ async def deployment(responder: Callable[[dict[str, Any]], tuple[int, str]], **e
         falkordb_url = f"redis://127.0.0.1:{ports['falkordb']}"
         await demo_graph.load(falkordb_url, "procurement")
         with ScriptedLLM(responder) as llm:
-            env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
-                   "TGCA_PULSAR_URL": f"pulsar://127.0.0.1:{ports['pulsar']}", "TGCA_FALKORDB_URL": falkordb_url,
-                   "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted", "TGCA_MCP_SERVERS": "[]",
-                   "TGCA_AUDIT_PATH": str(data / "audit.jsonl"), "TGCA_LOG_LEVEL": "WARNING", **extra_env}
+            env = {
+                "TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
+                "TGCA_PULSAR_URL": f"pulsar://127.0.0.1:{ports['pulsar']}",
+                "TGCA_FALKORDB_URL": falkordb_url,
+                "TGCA_LLM_BASE_URL": llm.base_url,
+                "TGCA_LLM_MODEL": "scripted",
+                "TGCA_MCP_SERVERS": "[]",
+                "TGCA_AUDIT_PATH": str(data / "audit.jsonl"),
+                "TGCA_LOG_LEVEL": "WARNING",
+                **extra_env,
+            }
             metrics = {"worker": ports["metrics"], "bridge": ports["bridge_metrics"]}  # one port per process
             for name in ("worker", "bridge"):
-                part = ManagedProcess(name, [sys.executable, "-m", name], data / f"{name}.log",
-                                      env={**env, "TGCA_METRICS_PORT": str(metrics[name])})
+                part = ManagedProcess(
+                    name,
+                    [sys.executable, "-m", name],
+                    data / f"{name}.log",
+                    env={**env, "TGCA_METRICS_PORT": str(metrics[name])},
+                )
                 part.start()
                 children.append(part)
             await asyncio.sleep(4)
@@ -82,12 +96,18 @@ async def deployment(responder: Callable[[dict[str, Any]], tuple[int, str]], **e
             part.stop()
 
 
-async def run_load(pulsar_url: str, total: int, concurrency: int, timeout_s: float,
-                   payload: bytes = b'{"question": "How many suppliers are there?"}') -> dict[str, Any]:
+async def run_load(
+    pulsar_url: str,
+    total: int,
+    concurrency: int,
+    timeout_s: float,
+    payload: bytes = b'{"question": "How many suppliers are there?"}',
+) -> dict[str, Any]:
     """A TrustGraph-style caller: C requests in flight, every response read off the shared topic."""
     client = pulsar_client(pulsar_url)
-    consumer = await client.subscribe(RESPONSE_TOPIC, f"rr-{uuid.uuid4().hex}",
-                                      initial_position=pulsar.InitialPosition.Latest)
+    consumer = await client.subscribe(
+        RESPONSE_TOPIC, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+    )
     producer = await client.create_producer(REQUEST_TOPIC, batching_enabled=False)
     sent: dict[str, float] = {}
     first: dict[str, float] = {}
@@ -128,7 +148,15 @@ async def run_load(pulsar_url: str, total: int, concurrency: int, timeout_s: flo
     await client.close()
     latencies = [(done[r] - sent[r]) * 1000 for r in done]
     firsts = [(first[r] - sent[r]) * 1000 for r in first]
-    return {"concurrency": concurrency, "requests": total, "completed": len(done), "lost": total - len(done),
-            "rps": len(done) / wall, "latencies": latencies, "p50": percentile(latencies, 0.5),
-            "p95": percentile(latencies, 0.95), "p99": percentile(latencies, 0.99),
-            "first_p50": percentile(firsts, 0.5)}
+    return {
+        "concurrency": concurrency,
+        "requests": total,
+        "completed": len(done),
+        "lost": total - len(done),
+        "rps": len(done) / wall,
+        "latencies": latencies,
+        "p50": percentile(latencies, 0.5),
+        "p95": percentile(latencies, 0.95),
+        "p99": percentile(latencies, 0.99),
+        "first_p50": percentile(firsts, 0.5),
+    }

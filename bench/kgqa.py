@@ -71,8 +71,11 @@ def score_only(paths: list[Path], calibrator_path: Path | None) -> int:
         from service.calibrator_file import CalibratorFile
 
         records, recalibrated = results.recalibrate(records, CalibratorFile(calibrator_path).current())
-        print(f"note: {recalibrated} confidence(s) restated by the calibrator {calibrator_path}, from the evidence "
-              "each run recorded", flush=True)
+        print(
+            f"note: {recalibrated} confidence(s) restated by the calibrator {calibrator_path}, from the evidence "
+            "each run recorded",
+            flush=True,
+        )
     datasets = sorted({r.get("dataset") or "?" for r in records})
     splits = sorted({r.get("split") or "?" for r in records})
     ran = sorted({r.get("command") or "" for r in records} - {""})
@@ -115,11 +118,21 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
     print(f"{len(questions)} question(s) ({args.dataset}, split {args.split}); results in {out_path}", flush=True)
     try:
         with out_path.open("a" if args.resume else "w", encoding="utf-8") as out:
-            async with running_stack(args.dataset, interrupt, args.data_dir,
-                                     say=lambda text: print(text, flush=True)) as running:
+            async with running_stack(
+                args.dataset, interrupt, args.data_dir, say=lambda text: print(text, flush=True)
+            ) as running:
                 async with asker_for(args.client, running.stack) as asker:
-                    await ask_all(running, questions, args.dataset, out, args.ask_timeout, interrupt,
-                                  say=lambda text: print(text, flush=True), command=command_line(), asker=asker)
+                    await ask_all(
+                        running,
+                        questions,
+                        args.dataset,
+                        out,
+                        args.ask_timeout,
+                        interrupt,
+                        say=lambda text: print(text, flush=True),
+                        command=command_line(),
+                        asker=asker,
+                    )
     except asyncio.CancelledError:
         if not interrupt.requested:
             raise
@@ -136,28 +149,57 @@ async def run(args: argparse.Namespace, questions: list[Question]) -> int:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", choices=DATASETS, default="procurement")
-    p.add_argument("--questions", type=Path, default=None,
-                   help="a generated questions file (bench/kgqa_questions.py); its graph replaces --dataset")
-    p.add_argument("--split", choices=(*SPLITS, "all"), default="heldout",
-                   help="report on heldout; fit any calibrator on calibration")
+    p.add_argument(
+        "--questions",
+        type=Path,
+        default=None,
+        help="a generated questions file (bench/kgqa_questions.py); its graph replaces --dataset",
+    )
+    p.add_argument(
+        "--split",
+        choices=(*SPLITS, "all"),
+        default="heldout",
+        help="report on heldout; fit any calibrator on calibration",
+    )
     p.add_argument("--limit", type=int, default=None, help="ask only the first N (a fixed mix of categories)")
-    p.add_argument("--skip", type=int, default=0,
-                   help="leave out the first N of that mix (asked in an earlier run); --limit counts after them")
-    p.add_argument("--out", type=Path, default=None,
-                   help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl")
-    p.add_argument("--client", choices=("ask", "trustgraph"), default="ask",
-                   help="ask with the project's own client (default) or with TrustGraph's request/response client")
+    p.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N of that mix (asked in an earlier run); --limit counts after them",
+    )
+    p.add_argument(
+        "--out", type=Path, default=None, help="results file (JSON lines); default kgqa-<dataset>-<time>.jsonl"
+    )
+    p.add_argument(
+        "--client",
+        choices=("ask", "trustgraph"),
+        default="ask",
+        help="ask with the project's own client (default) or with TrustGraph's request/response client",
+    )
     p.add_argument("--ask-timeout", type=float, default=300.0, help="seconds to wait for one answer")
     p.add_argument("--data-dir", type=Path, default=None, help="where the stack keeps data and logs (default: temp)")
     p.add_argument("--score", type=Path, nargs="+", metavar="RESULTS", help="score results files; run nothing")
-    p.add_argument("--calibrator", type=Path, default=None,
-                   help="with --score: restate each confidence with this calibrator from the recorded evidence")
+    p.add_argument(
+        "--calibrator",
+        type=Path,
+        default=None,
+        help="with --score: restate each confidence with this calibrator from the recorded evidence",
+    )
     p.add_argument("--list", action="store_true", help="print the questions and their golds; run nothing")
-    p.add_argument("--resume", action="store_true",
-                   help="keep the answers already in --out and ask only the questions it lacks (a run that was cut "
-                        "off); the metrics cover the whole file")
-    p.add_argument("--ids", nargs="+", default=None, metavar="ID",
-                   help="ask only these questions (any split), e.g. to look again at the ones a run got wrong")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the answers already in --out and ask only the questions it lacks (a run that was cut "
+        "off); the metrics cover the whole file",
+    )
+    p.add_argument(
+        "--ids",
+        nargs="+",
+        default=None,
+        metavar="ID",
+        help="ask only these questions (any split), e.g. to look again at the ones a run got wrong",
+    )
     args = p.parse_args()
     if args.score:
         return score_only(args.score, args.calibrator)
@@ -167,7 +209,7 @@ def main() -> int:
         args.dataset, every = read(args.questions)
     else:
         every = question_set(args.dataset)
-    questions = select(every, args.split, None if args.limit is None else args.skip + args.limit)[args.skip:]
+    questions = select(every, args.split, None if args.limit is None else args.skip + args.limit)[args.skip :]
     if args.ids:
         wanted = set(args.ids)
         questions = [q for q in every if q.id in wanted]

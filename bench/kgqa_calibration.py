@@ -47,46 +47,79 @@ def stated(records: list[dict[str, Any]], calibrator: Calibrator) -> tuple[list[
     return scores, [bool(r.get("correct")) and not r.get("error") for r in restated]
 
 
-def graph_row(name: str, train: list[dict[str, Any]], test: list[dict[str, Any]], target: float,
-              exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
+def graph_row(
+    name: str,
+    train: list[dict[str, Any]],
+    test: list[dict[str, Any]],
+    target: float,
+    exclude: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     calibrator = fitted(train, exclude)
     scores, right = stated(test, calibrator)
     train_scores, train_right = stated(train, calibrator)
     threshold = choose_threshold(train_scores, train_right, target)
     high = [r for s, r in zip(scores, right, strict=True) if s >= HIGH]
-    answered = ([r for s, r in zip(scores, right, strict=True) if s >= threshold.value]
-                if threshold.value is not None else [])
-    return {"graph": name, "n": len(test), "accuracy": sum(right) / len(test), "auroc": auroc(scores, right),
-            "ece": expected_calibration_error(scores, right), "high_share": len(high) / len(test),
-            "high_accuracy": sum(high) / len(high) if high else None, "threshold": threshold.value,
-            "coverage": len(answered) / len(test),
-            "answered_accuracy": sum(answered) / len(answered) if answered else None,
-            "spread": statistics.pstdev(scores), "scores": scores, "right": right}
+    answered = (
+        [r for s, r in zip(scores, right, strict=True) if s >= threshold.value] if threshold.value is not None else []
+    )
+    return {
+        "graph": name,
+        "n": len(test),
+        "accuracy": sum(right) / len(test),
+        "auroc": auroc(scores, right),
+        "ece": expected_calibration_error(scores, right),
+        "high_share": len(high) / len(test),
+        "high_accuracy": sum(high) / len(high) if high else None,
+        "threshold": threshold.value,
+        "coverage": len(answered) / len(test),
+        "answered_accuracy": sum(answered) / len(answered) if answered else None,
+        "spread": statistics.pstdev(scores),
+        "scores": scores,
+        "right": right,
+    }
 
 
-def baseline_rows(by_graph: dict[str, list[dict[str, Any]]], calibrator: Calibrator,
-                  target: float) -> list[dict[str, Any]]:
+def baseline_rows(
+    by_graph: dict[str, list[dict[str, Any]]], calibrator: Calibrator, target: float
+) -> list[dict[str, Any]]:
     """Each graph's runs stated by a calibrator fitted elsewhere (the shipped one): the figures to beat."""
     rows = []
     for name, test in sorted(by_graph.items()):
         scores, right = stated(test, calibrator)
         high = [r for s, r in zip(scores, right, strict=True) if s >= HIGH]
-        rows.append({"graph": name, "n": len(test), "accuracy": sum(right) / len(test), "auroc": auroc(scores, right),
-                     "ece": expected_calibration_error(scores, right), "high_share": len(high) / len(test),
-                     "high_accuracy": sum(high) / len(high) if high else None, "threshold": None, "coverage": 0.0,
-                     "answered_accuracy": None, "spread": statistics.pstdev(scores), "scores": scores,
-                     "right": right})
+        rows.append(
+            {
+                "graph": name,
+                "n": len(test),
+                "accuracy": sum(right) / len(test),
+                "auroc": auroc(scores, right),
+                "ece": expected_calibration_error(scores, right),
+                "high_share": len(high) / len(test),
+                "high_accuracy": sum(high) / len(high) if high else None,
+                "threshold": None,
+                "coverage": 0.0,
+                "answered_accuracy": None,
+                "spread": statistics.pstdev(scores),
+                "scores": scores,
+                "right": right,
+            }
+        )
     return rows
 
 
-def leave_one_out(by_graph: dict[str, list[dict[str, Any]]], target: float, exclude: frozenset[str] = frozenset(),
-                  fit_also: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+def leave_one_out(
+    by_graph: dict[str, list[dict[str, Any]]],
+    target: float,
+    exclude: frozenset[str] = frozenset(),
+    fit_also: dict[str, list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
     """Each graph's runs stated by a calibrator fitted on the other graphs' runs (and their `fit_also` runs: an
     older set of questions fitted on, never reported on)."""
     rows = []
     for name, test in sorted(by_graph.items()):
-        train = [r for source in (by_graph, fit_also or {}) for other, rs in source.items() if other != name
-                 for r in rs]
+        train = [
+            r for source in (by_graph, fit_also or {}) for other, rs in source.items() if other != name for r in rs
+        ]
         rows.append(graph_row(name, train, test, target, exclude))
     return rows
 
@@ -100,29 +133,39 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def table(rows: list[dict[str, Any]], target: float) -> str:
-    lines = [f"| graph (left out) | n | accuracy | AUROC | ECE | stated >= {HIGH} (share, right) | threshold for "
-             f"{target:.0%} | answered without a human (share, right) | spread (sd) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| graph (left out) | n | accuracy | AUROC | ECE | stated >= {HIGH} (share, right) | threshold for "
+        f"{target:.0%} | answered without a human (share, right) | spread (sd) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['graph']} | {r['n']} | {_pct(r['accuracy'])} | {_num(r['auroc'])} | {_num(r['ece'])} | "
-                     f"{_pct(r['high_share'])}, {_pct(r['high_accuracy'])} | {_num(r['threshold'])} | "
-                     f"{_pct(r['coverage'])}, {_pct(r['answered_accuracy'])} | {_num(r['spread'])} |")
+        lines.append(
+            f"| {r['graph']} | {r['n']} | {_pct(r['accuracy'])} | {_num(r['auroc'])} | {_num(r['ece'])} | "
+            f"{_pct(r['high_share'])}, {_pct(r['high_accuracy'])} | {_num(r['threshold'])} | "
+            f"{_pct(r['coverage'])}, {_pct(r['answered_accuracy'])} | {_num(r['spread'])} |"
+        )
 
     def summary(label: str, pick: Any) -> str:
         keys = ("accuracy", "auroc", "ece", "high_share", "high_accuracy", "coverage", "answered_accuracy")
         values = {k: [r[k] for r in rows if r[k] is not None] for k in keys}
         v = {k: (pick(k, vs) if vs else None) for k, vs in values.items()}
-        return (f"| **{label}** | {sum(r['n'] for r in rows)} | {_pct(v['accuracy'])} | {_num(v['auroc'])} | "
-                f"{_num(v['ece'])} | {_pct(v['high_share'])}, {_pct(v['high_accuracy'])} | | "
-                f"{_pct(v['coverage'])}, {_pct(v['answered_accuracy'])} | |")
+        return (
+            f"| **{label}** | {sum(r['n'] for r in rows)} | {_pct(v['accuracy'])} | {_num(v['auroc'])} | "
+            f"{_num(v['ece'])} | {_pct(v['high_share'])}, {_pct(v['high_accuracy'])} | | "
+            f"{_pct(v['coverage'])}, {_pct(v['answered_accuracy'])} | |"
+        )
 
     lines.append(summary("mean", lambda k, vs: statistics.mean(vs)))
     lines.append(summary("worst graph", lambda k, vs: max(vs) if k == "ece" else min(vs)))
     return "\n".join(lines)
 
 
-def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: float | None,
-            fit_also: dict[str, list[dict[str, Any]]] | None = None) -> str:
+def signals(
+    by_graph: dict[str, list[dict[str, Any]]],
+    target: float,
+    base: float | None,
+    fit_also: dict[str, list[dict[str, Any]]] | None = None,
+) -> str:
     """Each feature alone (its AUROC over every run with evidence, as it points) and the leave-one-graph-out
     mean AUROC lost when the calibrator is fitted without it."""
     records = [r for rs in by_graph.values() for r in rs if usable(r)]
@@ -130,15 +173,19 @@ def signals(by_graph: dict[str, list[dict[str, Any]]], target: float, base: floa
     lines = ["| evidence | runs where present | AUROC alone | mean AUROC without it (gain) |", "|---|---|---|---|"]
     for name in FEATURES:
         if name in MAY_BE_MISSING:  # judged over the runs that have it (the LLM server gave log-probabilities)
-            pairs = [(float(r["evidence"][name]), ok) for r, ok in zip(records, right, strict=True)
-                     if name in r["evidence"]]
+            pairs = [
+                (float(r["evidence"][name]), ok) for r, ok in zip(records, right, strict=True) if name in r["evidence"]
+            ]
         else:
             pairs = [(float(r["evidence"].get(name, 0.0)), ok) for r, ok in zip(records, right, strict=True)]
         present = sum(v > 0 for v, _ in pairs)
         alone = auroc([v for v, _ in pairs], [ok for _, ok in pairs]) if present else None
         try:
-            without = [r["auroc"] for r in leave_one_out(by_graph, target, frozenset({name}), fit_also)
-                       if r["auroc"] is not None]
+            without = [
+                r["auroc"]
+                for r in leave_one_out(by_graph, target, frozenset({name}), fit_also)
+                if r["auroc"] is not None
+            ]
         except CalibratorError:
             without = []
         mean_without = statistics.mean(without) if without else None
@@ -164,14 +211,24 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", type=Path, nargs="+")
     p.add_argument("--target", type=float, default=0.95, help="share of unattended answers that must be right")
-    p.add_argument("--questions", type=Path, nargs="*", default=None,
-                   help="judge against these question files' golds (the generator's current ones), by graph and text")
+    p.add_argument(
+        "--questions",
+        type=Path,
+        nargs="*",
+        default=None,
+        help="judge against these question files' golds (the generator's current ones), by graph and text",
+    )
     p.add_argument("--baseline", type=Path, default=None, help="a calibrator to report first, as it states these runs")
     p.add_argument("--svg", type=Path, default=None, help="write the risk-coverage curves here")
     p.add_argument("--write-calibrator", type=Path, default=None, help="fit on every run and write the calibrator")
-    p.add_argument("--fit-also", type=Path, nargs="*", default=[],
-                   help="more results files to fit on (by graph: never when their graph is left out) but not report "
-                        "on, e.g. an earlier question set's runs when the figures are a fresh set's")
+    p.add_argument(
+        "--fit-also",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="more results files to fit on (by graph: never when their graph is left out) but not report "
+        "on, e.g. an earlier question set's runs when the figures are a fresh set's",
+    )
     args = p.parse_args()
     golds: dict[str, Any] = {}
     for path in args.questions or []:
@@ -211,10 +268,18 @@ def main() -> int:
         calibrator = fitted(every)
         scores, right = stated(every, calibrator)
         threshold = choose_threshold(scores, right, args.target)
-        calibrator = Calibrator(calibrator.weights, calibrator.bias, calibrator.means,
-                                {**calibrator.trained_on, "graphs": sorted({*by_graph, *fit_also}),
-                                 "escalation_threshold": threshold.value, "escalation_target": args.target},
-                                calibrator.ranges)
+        calibrator = Calibrator(
+            calibrator.weights,
+            calibrator.bias,
+            calibrator.means,
+            {
+                **calibrator.trained_on,
+                "graphs": sorted({*by_graph, *fit_also}),
+                "escalation_threshold": threshold.value,
+                "escalation_target": args.target,
+            },
+            calibrator.ranges,
+        )
         args.write_calibrator.write_text(calibrator.to_json(), encoding="utf-8")
         print(f"wrote {args.write_calibrator} (threshold {threshold.value} for {args.target:.0%})")
     return 0

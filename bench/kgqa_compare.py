@@ -42,8 +42,9 @@ def table(before: dict[Key, dict[str, Any]], after: dict[Key, dict[str, Any]], b
             counts[(name, "after")] += bool(after[key]["correct"])
     names = [*sorted({name for name, _ in counts} - {"all"}), "all"]
     lines = [f"| {by} | questions | right before | right after |", "|---|---|---|---|"]
-    lines += [f"| {name} | {counts[(name, 'n')]} | {counts[(name, 'before')]} | {counts[(name, 'after')]} |"
-              for name in names]
+    lines += [
+        f"| {name} | {counts[(name, 'n')]} | {counts[(name, 'before')]} | {counts[(name, 'after')]} |" for name in names
+    ]
     return lines
 
 
@@ -56,8 +57,10 @@ def summary(before: dict[Key, dict[str, Any]], after: dict[Key, dict[str, Any]])
     def median_s(run: dict[Key, dict[str, Any]]) -> float:
         return statistics.median(float(run[k]["seconds"]) for k in shared)
 
-    return (f"{len(shared)} questions in both runs; errors {errors(before)} -> {errors(after)}; median answer time "
-            f"{median_s(before):.1f} s -> {median_s(after):.1f} s")
+    return (
+        f"{len(shared)} questions in both runs; errors {errors(before)} -> {errors(after)}; median answer time "
+        f"{median_s(before):.1f} s -> {median_s(after):.1f} s"
+    )
 
 
 def main() -> int:

@@ -47,8 +47,9 @@ async def own_falkordb() -> AsyncIterator[str]:
         part.stop()
 
 
-async def questions_for(url: str, graph_name: str, prefix: str, seed: int,
-                        scale: float = 1.0) -> tuple[list[Question], dict[str, int]]:
+async def questions_for(
+    url: str, graph_name: str, prefix: str, seed: int, scale: float = 1.0
+) -> tuple[list[Question], dict[str, int]]:
     db = FalkorDB.from_url(url, socket_connect_timeout=5)
     try:
         graph = db.select_graph(graph_name)
@@ -63,8 +64,13 @@ def write(path: Path, graph: str, seed: int, questions: list[Question]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as out:
         for q in questions:
-            out.write(json.dumps({"id": q.id, "graph": graph, "seed": seed, "category": q.category, "text": q.text,
-                                  "gold": q.gold}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {"id": q.id, "graph": graph, "seed": seed, "category": q.category, "text": q.text, "gold": q.gold},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
 
 
 def read(path: Path) -> tuple[str, list[Question]]:
@@ -78,14 +84,18 @@ def read(path: Path) -> tuple[str, list[Question]]:
 
 def report(graph: str, questions: list[Question], short: dict[str, int], path: Path) -> None:
     counts = Counter(q.category for q in questions)
-    print(f"{graph}: {len(questions)} questions in {path} ({', '.join(f'{c} {n}' for c, n in counts.items())})"
-          + (f"; fewer than asked: {', '.join(f'{c} -{n}' for c, n in short.items())}" if short else ""), flush=True)
+    print(
+        f"{graph}: {len(questions)} questions in {path} ({', '.join(f'{c} {n}' for c, n in counts.items())})"
+        + (f"; fewer than asked: {', '.join(f'{c} -{n}' for c, n in short.items())}" if short else ""),
+        flush=True,
+    )
 
 
 async def main_async(args: argparse.Namespace) -> int:
     if args.url:
-        questions, short = await questions_for(args.url, args.graph_name, f"{args.graph_name}-s{args.seed}", args.seed,
-                                               args.scale)
+        questions, short = await questions_for(
+            args.url, args.graph_name, f"{args.graph_name}-s{args.seed}", args.seed, args.scale
+        )
         write(args.out, args.graph_name, args.seed, questions)
         report(args.graph_name, questions, short, args.out)
         return 0

@@ -32,9 +32,14 @@ from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 from tools.registry import static_catalogue
 
 REACT_P50_MS = 1670.0
-PLAN = json.dumps({"steps": [
-    {"id": name, "function": "TextCompletion", "dependencies": [], "arguments": {"prompt": f"Look up {name}"}}
-    for name in ("orders", "invoices", "payments")]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {"id": name, "function": "TextCompletion", "dependencies": [], "arguments": {"prompt": f"Look up {name}"}}
+            for name in ("orders", "invoices", "payments")
+        ]
+    }
+)
 
 BUILTIN_TOOLS = static_catalogue(["GraphQuery", "TextCompletion", "KnowledgeQuery"])
 
@@ -49,6 +54,7 @@ def llm_with_delays(llm_s: float, tool_s: float) -> Any:
             return 200, "Orders, invoices and payments are all in order."
         time.sleep(tool_s)
         return 200, "All in order."
+
     return respond
 
 
@@ -74,16 +80,24 @@ async def measure(llm_s: float, tool_s: float, runs: int) -> dict[str, dict[str,
     rows: dict[str, dict[str, float]] = {}
     async with deployment(llm_with_delays(llm_s, tool_s)) as d:
         for parallel in (True, False):
-            payload = json.dumps({"question": "Are orders, invoices and payments in order?",
-                                  "plan": json.dumps({"parallel_execution": parallel})}).encode()
+            payload = json.dumps(
+                {
+                    "question": "Are orders, invoices and payments in order?",
+                    "plan": json.dumps({"parallel_execution": parallel}),
+                }
+            ).encode()
             await run_load(d.pulsar_url, 3, 1, 60, payload)  # warm-up
             service = await run_load(d.pulsar_url, runs, 1, 120, payload)
             with ScriptedLLM(llm_with_delays(llm_s, tool_s)) as llm:
                 local = [await in_process(llm.base_url, parallel) for _ in range(runs)]
             label = "parallel" if parallel else "sequential"
-            rows[label] = {"service_p50": service["p50"], "service_p95": service["p95"],
-                           "service_p99": service["p99"], "local_p50": percentile(local, 0.5),
-                           "lost": service["lost"]}
+            rows[label] = {
+                "service_p50": service["p50"],
+                "service_p95": service["p95"],
+                "service_p99": service["p99"],
+                "local_p50": percentile(local, 0.5),
+                "lost": service["lost"],
+            }
     return rows
 
 
@@ -93,21 +107,27 @@ async def main() -> None:
     args = parser.parse_args()
     instant = await measure(0.0, 0.0, args.runs)
     simulated = await measure(0.3, 0.05, args.runs)
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; {args.runs} sequential runs per row")
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; {args.runs} sequential runs per row"
+    )
     print("\n(a) orchestration overhead, instant LLM and tools, three independent steps")
     print("| steps | service p50 ms | p95 ms | p99 ms | in-process p50 ms | overhead p50 ms | ratio |")
     print("|---|---|---|---|---|---|---|")
     for label, r in instant.items():
-        print(f"| {label} | {r['service_p50']:.0f} | {r['service_p95']:.0f} | {r['service_p99']:.0f} | "
-              f"{r['local_p50']:.0f} | {r['service_p50'] - r['local_p50']:.0f} | "
-              f"{r['service_p50'] / max(r['local_p50'], 0.1):.1f}x |")
+        print(
+            f"| {label} | {r['service_p50']:.0f} | {r['service_p95']:.0f} | {r['service_p99']:.0f} | "
+            f"{r['local_p50']:.0f} | {r['service_p50'] - r['local_p50']:.0f} | "
+            f"{r['service_p50'] / max(r['local_p50'], 0.1):.1f}x |"
+        )
     print("\n(c) 300 ms per LLM call, 50 ms per tool call, three independent tools")
     print("| steps | service p50 ms | p95 ms | in-process p50 ms | overhead p50 ms | vs ReAct 1670 ms |")
     print("|---|---|---|---|---|---|")
     for label, r in simulated.items():
-        print(f"| {label} | {r['service_p50']:.0f} | {r['service_p95']:.0f} | {r['local_p50']:.0f} | "
-              f"{r['service_p50'] - r['local_p50']:.0f} | {r['service_p50'] / REACT_P50_MS:.2f}x |")
+        print(
+            f"| {label} | {r['service_p50']:.0f} | {r['service_p95']:.0f} | {r['local_p50']:.0f} | "
+            f"{r['service_p50'] - r['local_p50']:.0f} | {r['service_p50'] / REACT_P50_MS:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,12 @@ def main() -> int:
     rates: dict[str, dict[str, list[float]]] = {py: {"prompt": [], "generation": []} for py in args.python}
     for _ in range(args.rounds):
         for python in args.python:  # taking turns: the machine's noise falls on every build alike
-            out = subprocess.run([python, __file__, "--measure", "--model", model, "--threads", str(args.threads)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [python, __file__, "--measure", "--model", model, "--threads", str(args.threads)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             for kind, values in json.loads(out.stdout.strip().splitlines()[-1]).items():
                 rates[python][kind].extend(values)
     first = args.python[0]
@@ -74,8 +78,10 @@ def main() -> int:
     print("|---|---|---|---|---|")
     for python, r in rates.items():
         prompt, gen = statistics.median(r["prompt"]), statistics.median(r["generation"])
-        print(f"| {python} | {prompt:.1f} | {prompt / statistics.median(rates[first]['prompt']):.2f}x | "
-              f"{gen:.1f} | {gen / statistics.median(rates[first]['generation']):.2f}x |")
+        print(
+            f"| {python} | {prompt:.1f} | {prompt / statistics.median(rates[first]['prompt']):.2f}x | "
+            f"{gen:.1f} | {gen / statistics.median(rates[first]['generation']):.2f}x |"
+        )
     return 0
 
 

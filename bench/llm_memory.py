@@ -61,12 +61,20 @@ LABELS = {
     "Audit": ["audit_id", "performed_on", "result", "score", "notes"],
 }
 RELATIONSHIPS = [
-    ("PurchaseOrder", "ISSUED_TO", "Supplier"), ("PurchaseOrder", "CONTAINS", "Product"),
-    ("PurchaseOrder", "DELIVERED_TO", "Warehouse"), ("Invoice", "BILLS", "PurchaseOrder"),
-    ("Payment", "SETTLES", "Invoice"), ("Supplier", "SUPPLIES", "Product"), ("Product", "IN_CATEGORY", "Category"),
-    ("Supplier", "BOUND_BY", "Contract"), ("Shipment", "FULFILS", "PurchaseOrder"),
-    ("Employee", "APPROVED", "PurchaseOrder"), ("Employee", "WORKS_IN", "Department"),
-    ("Department", "OWNS", "Contract"), ("Audit", "ASSESSED", "Supplier"), ("Warehouse", "STOCKS", "Product"),
+    ("PurchaseOrder", "ISSUED_TO", "Supplier"),
+    ("PurchaseOrder", "CONTAINS", "Product"),
+    ("PurchaseOrder", "DELIVERED_TO", "Warehouse"),
+    ("Invoice", "BILLS", "PurchaseOrder"),
+    ("Payment", "SETTLES", "Invoice"),
+    ("Supplier", "SUPPLIES", "Product"),
+    ("Product", "IN_CATEGORY", "Category"),
+    ("Supplier", "BOUND_BY", "Contract"),
+    ("Shipment", "FULFILS", "PurchaseOrder"),
+    ("Employee", "APPROVED", "PurchaseOrder"),
+    ("Employee", "WORKS_IN", "Department"),
+    ("Department", "OWNS", "Contract"),
+    ("Audit", "ASSESSED", "Supplier"),
+    ("Warehouse", "STOCKS", "Product"),
 ]
 TOOLS = [
     ("GraphQuery", "Run one read-only Cypher query on the knowledge graph and return its rows.", "query"),
@@ -98,7 +106,9 @@ def planner_prompt() -> str:
     examples = "\n".join(
         f'Question: Which {b.lower()} has the most {a.lower()} links?\n{{"steps": [{{"id": "s1", "function": '
         f'"GraphQuery", "arguments": {{"query": "MATCH (x:{a})-[:{r}]->(y:{b}) RETURN y.name AS name, count(x) '
-        f'AS n ORDER BY n DESC LIMIT 5"}}, "dependencies": []}}]}}' for a, r, b in RELATIONSHIPS[:10])
+        f'AS n ORDER BY n DESC LIMIT 5"}}, "dependencies": []}}]}}'
+        for a, r, b in RELATIONSHIPS[:10]
+    )
     return (
         "You plan how to answer a question with tools. Reply with a JSON plan only.\nEach step has an id "
         '("s1", "s2", ...), a function (one of the tools), its arguments, and "dependencies": the ids of EARLIER '
@@ -113,8 +123,11 @@ def planner_prompt() -> str:
 
 
 def action_planner_prompt() -> str:
-    actions = "\n".join(f"- {name} on {entity}: {text}. Parameters: {', '.join(params)}; every entity it changes "
-                        f"must be named by its key ({LABELS[entity][0]})." for name, entity, text, params in ACTIONS)
+    actions = "\n".join(
+        f"- {name} on {entity}: {text}. Parameters: {', '.join(params)}; every entity it changes "
+        f"must be named by its key ({LABELS[entity][0]})."
+        for name, entity, text, params in ACTIONS
+    )
     labels = "\n".join(f"(:{label} {{{', '.join(props)}}})" for label, props in list(LABELS.items())[:8])
     return (
         "You turn a request to change data into one action over a set of entities. Reply with JSON only: "
@@ -136,8 +149,18 @@ def router_prompt() -> str:
     )
 
 
-SUBJECTS = ["Acme Industrial", "Globex Supply", "Initech Parts", "Umbrella Components", "Stark Metals",
-            "Wayne Logistics", "Northwind Traders", "Contoso Tools", "Tyrell Plastics", "Soylent Foods"]
+SUBJECTS = [
+    "Acme Industrial",
+    "Globex Supply",
+    "Initech Parts",
+    "Umbrella Components",
+    "Stark Metals",
+    "Wayne Logistics",
+    "Northwind Traders",
+    "Contoso Tools",
+    "Tyrell Plastics",
+    "Soylent Foods",
+]
 
 
 def question(i: int) -> str:
@@ -181,9 +204,14 @@ async def measure(name: str, setting: Setting, calls: int, max_tokens: int, rss_
             names = list(FAMILIES)
             for i in range(calls):
                 family = names[i % len(names)]
-                body = {"messages": [{"role": "system", "content": FAMILIES[family]},
-                                     {"role": "user", "content": question(i // len(names))}],
-                        "max_tokens": max_tokens, "temperature": 0}
+                body = {
+                    "messages": [
+                        {"role": "system", "content": FAMILIES[family]},
+                        {"role": "user", "content": question(i // len(names))},
+                    ],
+                    "max_tokens": max_tokens,
+                    "temperature": 0,
+                }
                 started = time.perf_counter()
                 response = await http.post("/v1/chat/completions", json=body)
                 response.raise_for_status()
@@ -191,8 +219,10 @@ async def measure(name: str, setting: Setting, calls: int, max_tokens: int, rss_
                 rss = tree_rss_bytes(server.pid or 0) / 2**20
                 if (i + 1) % 10 == 0 or i + 1 == calls:
                     run.rss_mb[i + 1] = rss
-                    print(f"{name}: {i + 1} calls, RSS {rss:.0f} MB, median {statistics.median(run.latency_s):.2f} s",
-                          flush=True)
+                    print(
+                        f"{name}: {i + 1} calls, RSS {rss:.0f} MB, median {statistics.median(run.latency_s):.2f} s",
+                        flush=True,
+                    )
                 if rss > rss_limit_mb:
                     run.rss_mb[i + 1] = rss
                     run.stopped = f"stopped after {i + 1} calls: RSS {rss:.0f} MB > {rss_limit_mb:.0f} MB"
@@ -209,9 +239,11 @@ async def measure(name: str, setting: Setting, calls: int, max_tokens: int, rss_
 
 def report(runs: list[Run], calls: int, max_tokens: int) -> None:
     first = runs[0]
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; {calls} calls cycling through {len(FAMILIES)} system prompts "
-          f"({', '.join(f'{k} {v} tokens' for k, v in first.prompt_tokens.items())}), max_tokens {max_tokens}")
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; {calls} calls cycling through {len(FAMILIES)} system prompts "
+        f"({', '.join(f'{k} {v} tokens' for k, v in first.prompt_tokens.items())}), max_tokens {max_tokens}"
+    )
     for run in runs:
         env = " ".join(f"{k}={v}" for k, v in sorted(run.env.items())) or "glibc malloc defaults"
         print(f"  {run.name}: {' '.join(run.argv)}; {env}" + (f"  ({run.stopped})" if run.stopped else ""))
@@ -221,16 +253,20 @@ def report(runs: list[Run], calls: int, max_tokens: int) -> None:
     for n in points:
         cells = [f"{r.rss_mb[n]:.0f}" if n in r.rss_mb else "" for r in runs]
         print(f"| {n} | " + " | ".join(cells) + " |")
-    print("\n| setting | calls done | first call s | median s per call after the first 3 | p90 s | "
-          "median prompt tokens evaluated | peak RSS MB | load average (1 min) |")
+    print(
+        "\n| setting | calls done | first call s | median s per call after the first 3 | p90 s | "
+        "median prompt tokens evaluated | peak RSS MB | load average (1 min) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in runs:
         lat = r.latency_s
         warm = lat[3:] or lat
         p90 = sorted(lat)[min(len(lat) - 1, round(0.9 * (len(lat) - 1)))]
         evaluated = statistics.median(r.evaluated) if r.evaluated else float("nan")
-        print(f"| {r.name} | {len(lat)} | {lat[0]:.1f} | {statistics.median(warm):.2f} | {p90:.2f} | "
-              f"{evaluated:.0f} | {max(r.rss_mb.values()):.0f} | {r.load[0]:.1f} |")
+        print(
+            f"| {r.name} | {len(lat)} | {lat[0]:.1f} | {statistics.median(warm):.2f} | {p90:.2f} | "
+            f"{evaluated:.0f} | {max(r.rss_mb.values()):.0f} | {r.load[0]:.1f} |"
+        )
 
 
 async def main() -> None:
@@ -239,8 +275,13 @@ async def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--variants", default="old,new", help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--rss-limit-mb", type=float, default=12_000)
-    parser.add_argument("--setting", action="append", default=[], metavar="NAME=ARGS",
-                        help='another setting to compare, e.g. --setting "small=--cache true --cache_size 67108864"')
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=ARGS",
+        help='another setting to compare, e.g. --setting "small=--cache true --cache_size 67108864"',
+    )
     args = parser.parse_args()
     variants = dict(VARIANTS)
     for item in args.setting:

@@ -59,9 +59,11 @@ async def main() -> None:
             idle["worker's query checker"] = memory_mb(checker, "VmRSS")
         result = await run_load(d.pulsar_url, args.requests, args.concurrency, 300)
         peak = {name: memory_mb(pid, "VmHWM") for name, pid in processes.items()}
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; {args.requests} requests, {args.concurrency} in flight, "
-          f"{result['completed']} completed, {result['lost']} lost")
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; {args.requests} requests, {args.concurrency} in flight, "
+        f"{result['completed']} completed, {result['lost']} lost"
+    )
     print("\n| process | RSS idle MB | peak RSS under load MB | target MB |")
     print("|---|---|---|---|")
     for name in processes:

@@ -51,8 +51,12 @@ def spin() -> None:
 async def consume(url: str, topic: str, rounds: int, quiet_s: float) -> None:
     """The consumer process: subscribe, say so, then count finals until `quiet_s` pass with nothing new."""
     client = pulsar_client(url)
-    consumer = await client.subscribe(topic, f"rr-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
-                                      initial_position=pulsar.InitialPosition.Latest)
+    consumer = await client.subscribe(
+        topic,
+        f"rr-{uuid.uuid4().hex}",
+        consumer_type=pulsar.ConsumerType.Exclusive,
+        initial_position=pulsar.InitialPosition.Latest,
+    )
     print("subscribed", flush=True)
     finals: set[int] = set()
     explains = 0
@@ -79,8 +83,9 @@ async def consume(url: str, topic: str, rounds: int, quiet_s: float) -> None:
     await client.close()
 
 
-async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb: int, data: Path,
-                stall_s: float = 0.0) -> dict[str, int]:
+async def trial(
+    settings: dict[str, int], rounds: int, explains: int, explain_kb: int, data: Path, stall_s: float = 0.0
+) -> dict[str, int]:
     port = free_port()
     broker = pulsar_broker(data / uuid.uuid4().hex, port, settings=settings)
     broker.start()
@@ -88,8 +93,15 @@ async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb
         await broker.wait_ready(30)
         url, topic = f"pulsar://127.0.0.1:{port}", f"non-persistent://tg/response/edge-{uuid.uuid4().hex[:8]}"
         reader = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bench.pulsar_edge", "--consume", url, topic, str(rounds),
-            stdout=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "bench.pulsar_edge",
+            "--consume",
+            url,
+            topic,
+            str(rounds),
+            stdout=asyncio.subprocess.PIPE,
+        )
         assert reader.stdout is not None
         assert (await asyncio.wait_for(reader.stdout.readline(), 30)).strip() == b"subscribed"
         await asyncio.sleep(0.5)  # the consumer's first permits reach the broker
@@ -115,8 +127,11 @@ async def trial(settings: dict[str, int], rounds: int, explains: int, explain_kb
 
 
 async def main(args: argparse.Namespace) -> None:
-    load = [] if args.no_load else [multiprocessing.Process(target=spin, daemon=True)
-                                     for _ in range(multiprocessing.cpu_count())]
+    load = (
+        []
+        if args.no_load
+        else [multiprocessing.Process(target=spin, daemon=True) for _ in range(multiprocessing.cpu_count())]
+    )
     for process in load:
         process.start()
     results: dict[str, list[dict[str, int]]] = {name: [] for name in SETTINGS}
@@ -126,24 +141,32 @@ async def main(args: argparse.Namespace) -> None:
             for t in range(args.trials):
                 names = list(SETTINGS) if t % 2 == 0 else list(reversed(SETTINGS))  # alternate who goes first
                 for name in names:
-                    outcome = await trial(SETTINGS[name], args.rounds, args.explains, args.explain_kb, Path(data),
-                                          args.stall)
+                    outcome = await trial(
+                        SETTINGS[name], args.rounds, args.explains, args.explain_kb, Path(data), args.stall
+                    )
                     results[name].append(outcome)
-                    print(f"trial {t + 1} {name}: {outcome['lost']} of {args.rounds} final messages lost, "
-                          f"{outcome['explains_lost']} explain messages lost", flush=True)
+                    print(
+                        f"trial {t + 1} {name}: {outcome['lost']} of {args.rounds} final messages lost, "
+                        f"{outcome['explains_lost']} explain messages lost",
+                        flush=True,
+                    )
     finally:
         for process in load:
             process.kill()
-    print(f"\n{args.trials} trials of {args.rounds} rounds ({args.explains} x {args.explain_kb} KB explain, then "
-          f"the final message); {'idle machine' if args.no_load else f'{len(load)} cores busy'}"
-          f"{f'; consumer stopped for {args.stall:g} s' if args.stall else ''}; "
-          f"{time.time() - started:.0f} s\n")
+    print(
+        f"\n{args.trials} trials of {args.rounds} rounds ({args.explains} x {args.explain_kb} KB explain, then "
+        f"the final message); {'idle machine' if args.no_load else f'{len(load)} cores busy'}"
+        f"{f'; consumer stopped for {args.stall:g} s' if args.stall else ''}; "
+        f"{time.time() - started:.0f} s\n"
+    )
     print("| broker settings | final messages lost, median (per trial) | explain messages lost, median |")
     print("|---|---|---|")
     for name, outcomes in results.items():
         lost = [o["lost"] for o in outcomes]
-        print(f"| {name} | {statistics.median(lost):g} of {args.rounds} ({', '.join(map(str, lost))}) | "
-              f"{statistics.median(o['explains_lost'] for o in outcomes):g} |")
+        print(
+            f"| {name} | {statistics.median(lost):g} of {args.rounds} ({', '.join(map(str, lost))}) | "
+            f"{statistics.median(o['explains_lost'] for o in outcomes):g} |"
+        )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,9 @@ def rows_text(rows: list[list[Any]]) -> str:
 async def planner_query(backends: Backends, question: str) -> str:
     from activities.planning import PlanningActivities
 
-    out = await PlanningActivities(backends).plan(PlanningInput(question=question, plan_id=uuid.uuid4().hex,
-                                                                settings=AgentSettings()))
+    out = await PlanningActivities(backends).plan(
+        PlanningInput(question=question, plan_id=uuid.uuid4().hex, settings=AgentSettings())
+    )
     if out.plan is None:
         raise ValueError(out.error or "no plan")
     queries = [str(s.arguments["query"]) for s in out.plan.steps if s.function == "GraphQuery"]
@@ -100,15 +101,27 @@ async def judged_choice(backends: Backends, q: Question) -> dict[str, Any]:
     facts = await backends.schema.facts()
     right_walks = []
     for i, walk in enumerate(choice.candidates):
-        intent = replace(walk.intent, answer=choice.intent.answer, answer_key=choice.intent.answer_key,
-                         condition=walk.intent.condition or choice.intent.condition)
+        intent = replace(
+            walk.intent,
+            answer=choice.intent.answer,
+            answer_key=choice.intent.answer_key,
+            condition=walk.intent.condition or choice.intent.condition,
+        )
         try:
             if (await rows_right(backends, compile_intent(intent, facts.nodes, facts.rels), q))[1]:
                 right_walks.append(i)
         except (IntentError, GraphQueryError):
             pass
-    return {"query": choice.query, "rows": rows[:10], "right": right, "seconds": seconds, "chosen": choice.chosen,
-            "shown": len(choice.candidates), "right_walks": right_walks, "reading": choice.reading}
+    return {
+        "query": choice.query,
+        "rows": rows[:10],
+        "right": right,
+        "seconds": seconds,
+        "chosen": choice.chosen,
+        "shown": len(choice.candidates),
+        "right_walks": right_walks,
+        "reading": choice.reading,
+    }
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -122,28 +135,46 @@ async def main(args: argparse.Namespace) -> int:
         chosen = [q for q in chosen if q.id in kept]
     questions = chosen[: args.limit]
     out = args.out.open("a") if args.out else None
-    writers = {"free": lambda q: judged(backends, q, planner_query), "form": lambda q: judged(backends, q, form_query),
-               "choice": lambda q: judged_choice(backends, q)}
+    writers = {
+        "free": lambda q: judged(backends, q, planner_query),
+        "form": lambda q: judged(backends, q, form_query),
+        "choice": lambda q: judged_choice(backends, q),
+    }
     writers = {name: writers[name] for name in args.writers}
     tally: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(["n", "shown_right", *writers], 0))
     command = " ".join([".venv/bin/python", "bench/query_writers.py", *(shlex.quote(a) for a in sys.argv[1:])])
     async with running_stack(dataset, Interrupt()) as running:
         stack = running.stack
-        config = ServiceConfig(falkordb_url=stack.falkordb_url, graph_name=stack.o.graph_name,
-                               llm_base_url=stack.llm_base_url, llm_model=stack.o.llm_model)
+        config = ServiceConfig(
+            falkordb_url=stack.falkordb_url,
+            graph_name=stack.o.graph_name,
+            llm_base_url=stack.llm_base_url,
+            llm_model=stack.o.llm_model,
+        )
         backends = make_backends(config)
         try:
             for q in questions:
-                record = {"id": q.id, "category": q.category, "question": q.text, "dataset": dataset,
-                          "command": command}
+                record = {
+                    "id": q.id,
+                    "category": q.category,
+                    "question": q.text,
+                    "dataset": dataset,
+                    "command": command,
+                }
                 t = tally[q.category]
                 t["n"] += 1
                 for name, judge in writers.items():
                     record[name] = await judge(q)
                     t[name] += record[name]["right"]
                 t["shown_right"] += bool(record.get("choice", {}).get("right_walks"))
-                print(f"{q.id}: " + ", ".join(f"{name} {'right' if record[name]['right'] else 'wrong'} "
-                                              f"({record[name]['seconds']} s)" for name in writers), flush=True)
+                print(
+                    f"{q.id}: "
+                    + ", ".join(
+                        f"{name} {'right' if record[name]['right'] else 'wrong'} ({record[name]['seconds']} s)"
+                        for name in writers
+                    ),
+                    flush=True,
+                )
                 if out:
                     out.write(json.dumps(record, default=str) + "\n")
                     out.flush()
@@ -152,8 +183,10 @@ async def main(args: argparse.Namespace) -> int:
     columns = [*writers, *(["shown_right"] if "choice" in writers else [])]
     print("\n| category | questions | " + " | ".join(f"{c} right" for c in columns) + " |")
     print("|---" * (len(columns) + 2) + "|")
-    for category, t in [*sorted(tally.items()), ("all", {c: sum(t[c] for t in tally.values())
-                                                         for c in ["n", *columns]})]:
+    for category, t in [
+        *sorted(tally.items()),
+        ("all", {c: sum(t[c] for t in tally.values()) for c in ["n", *columns]}),
+    ]:
         print(f"| {category} | {t['n']} | " + " | ".join(str(t[c]) for c in columns) + " |")
     return 0
 

@@ -57,8 +57,13 @@ async def main() -> None:
         await asyncio.gather(parts[0].wait_ready(30), parts[1].wait_ready(180))
         url = f"redis://127.0.0.1:{fk_port}"
         await demo_graph.load(url, "procurement")
-        config = ServiceConfig(falkordb_url=url, llm_base_url=f"http://127.0.0.1:{llm_port}/v1", llm_model="qwen",
-                               llm_timeout_s=300, mcp_servers=[])
+        config = ServiceConfig(
+            falkordb_url=url,
+            llm_base_url=f"http://127.0.0.1:{llm_port}/v1",
+            llm_model="qwen",
+            llm_timeout_s=300,
+            mcp_servers=[],
+        )
         backends = make_backends(config)
         graph = backends.graph
         assert graph is not None
@@ -83,18 +88,24 @@ async def main() -> None:
         for part in parts:
             part.stop()
 
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; model {model.path.name}")
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; model {model.path.name}"
+    )
     print("\n| question | planning s | valid | attempts | queries run | queries return rows |")
     print("|---|---|---|---|---|---|")
     for question, seconds, valid, attempts, executable, with_rows in rows:
-        print(f"| {question} | {seconds:.1f} | {'yes' if valid else 'no'} | {attempts} | "
-              f"{'yes' if executable else 'no'} | {'yes' if with_rows else 'no'} |")
+        print(
+            f"| {question} | {seconds:.1f} | {'yes' if valid else 'no'} | {attempts} | "
+            f"{'yes' if executable else 'no'} | {'yes' if with_rows else 'no'} |"
+        )
     times = [r[1] for r in rows]
     n = len(rows)
-    print(f"\nplanning latency: median {statistics.median(times):.1f} s (first, cold: {times[0]:.1f} s); "
-          f"valid plans {sum(r[2] for r in rows)}/{n}; executable {sum(r[4] for r in rows)}/{n}; "
-          f"returning rows {sum(r[5] for r in rows)}/{n}")
+    print(
+        f"\nplanning latency: median {statistics.median(times):.1f} s (first, cold: {times[0]:.1f} s); "
+        f"valid plans {sum(r[2] for r in rows)}/{n}; executable {sum(r[4] for r in rows)}/{n}; "
+        f"returning rows {sum(r[5] for r in rows)}/{n}"
+    )
 
 
 if __name__ == "__main__":

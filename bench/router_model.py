@@ -24,14 +24,16 @@ from embedded.parts import llm_server
 from embedded.processes import free_port
 from service.prompts import PromptTemplates
 
-REQUESTS = [("Pay all orders of supplier Northwind Traders", "ACTION"),
-            ("Which three suppliers have the most purchase orders, and how many does each have?", "QUERY"),
-            ("Which orders of Northwind Traders are still unpaid?", "QUERY"),
-            ("Approve orders PO-20240005 and PO-20240009", "ACTION"),
-            ("Cancel all orders of supplier Acme Industrial", "ACTION"),
-            ("What is the capital of France?", "ANSWER"),
-            ("How many invoices are open?", "QUERY"),
-            ("Submit every draft order of supplier Globex Supply", "ACTION")]
+REQUESTS = [
+    ("Pay all orders of supplier Northwind Traders", "ACTION"),
+    ("Which three suppliers have the most purchase orders, and how many does each have?", "QUERY"),
+    ("Which orders of Northwind Traders are still unpaid?", "QUERY"),
+    ("Approve orders PO-20240005 and PO-20240009", "ACTION"),
+    ("Cancel all orders of supplier Acme Industrial", "ACTION"),
+    ("What is the capital of France?", "ANSWER"),
+    ("How many invoices are open?", "QUERY"),
+    ("Submit every draft order of supplier Globex Supply", "ACTION"),
+]
 
 
 async def main() -> None:

@@ -88,6 +88,7 @@ SUPPLIERS = ["Acme Industrial", "Globex Supply", "Initech Components"]
 
 # -- the scripted model ---------------------------------------------------------------------------------------
 
+
 class Model:
     """Answers by the tag in the question: a counting plan, a plan that finds nothing, or an action batch."""
 
@@ -102,20 +103,31 @@ class Model:
             return 200, json.dumps({"intent": "ACTION" if kind in ("batch", "approval") else "QUERY"})
         if is_action_planning(body):
             action, orders = self.batches[key]
-            return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": action, "entity_ids": orders,
-                                    "related_class": "", "related_name": ""})
+            return 200, json.dumps(
+                {
+                    "entity_type": "PurchaseOrder",
+                    "action_name": action,
+                    "entity_ids": orders,
+                    "related_class": "",
+                    "related_name": "",
+                }
+            )
         if is_planning(body):
             name = "Nobody Ltd" if kind == "weak" else random.choice(SUPPLIERS)
-            query = (f"MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {{name: '{name}'}}) "
-                     "RETURN s.name AS supplier, count(po) AS orders")
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                               "arguments": {"query": query}}]})
+            query = (
+                f"MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {{name: '{name}'}}) "
+                "RETURN s.name AS supplier, count(po) AS orders"
+            )
+            return 200, json.dumps(
+                {"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": query}}]}
+            )
         if is_synthesis(body):
             return 200, "The supplier has the orders the query counted."
         return 200, "ok"
 
 
 # -- the caller ---------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Request:
@@ -146,9 +158,17 @@ class FollowUp:
 
 
 class Caller:
-    def __init__(self, pulsar_url: str, private_pem: bytes, identity: str, batches: dict[str, tuple[str, list[str]]],
-                 orders: list[str], rng: random.Random, response_topic: str = RESPONSE_TOPIC,
-                 runs: RunLookup | None = None) -> None:
+    def __init__(
+        self,
+        pulsar_url: str,
+        private_pem: bytes,
+        identity: str,
+        batches: dict[str, tuple[str, list[str]]],
+        orders: list[str],
+        rng: random.Random,
+        response_topic: str = RESPONSE_TOPIC,
+        runs: RunLookup | None = None,
+    ) -> None:
         self.pulsar_url = pulsar_url
         self.response_topic = response_topic
         self.runs = runs  # where silent runs are looked up (None: the caller only resends)
@@ -169,10 +189,12 @@ class Caller:
 
     async def start(self) -> None:
         self.client = pulsar_client(self.pulsar_url)
-        self.consumer = await self.client.subscribe(self.response_topic, "soak-caller",
-                                                    initial_position=pulsar.InitialPosition.Earliest)
-        self.producer = await self.client.create_producer(REQUEST_TOPIC, batching_enabled=False,
-                                                          send_timeout_millis=10_000)
+        self.consumer = await self.client.subscribe(
+            self.response_topic, "soak-caller", initial_position=pulsar.InitialPosition.Earliest
+        )
+        self.producer = await self.client.create_producer(
+            REQUEST_TOPIC, batching_enabled=False, send_timeout_millis=10_000
+        )
         self.listening = asyncio.create_task(self.listen())
 
     async def close(self) -> None:
@@ -199,8 +221,9 @@ class Caller:
         if kind == "malformed":
             payload = json.dumps({"question": ["not", "text"]}).encode()
         elif kind == "question":
-            payload = json.dumps({"question": f"How many purchase orders does {supplier} have? "
-                                              f"[soak question {key}]"}).encode()
+            payload = json.dumps(
+                {"question": f"How many purchase orders does {supplier} have? [soak question {key}]"}
+            ).encode()
         elif kind == "weak":
             payload = json.dumps({"question": f"Who is the rival of {supplier}? [soak weak {key}]"}).encode()
         else:
@@ -208,8 +231,12 @@ class Caller:
             orders = self.rng.sample(self.orders, size)
             action = self.rng.choice(["submit", "withdraw"])
             self.batches[key] = (action, orders)
-            payload = json.dumps({"question": f"{action.capitalize()} purchase orders {', '.join(orders)} "
-                                              f"[soak {kind} {key}]", "user": REQUESTER}).encode()
+            payload = json.dumps(
+                {
+                    "question": f"{action.capitalize()} purchase orders {', '.join(orders)} [soak {kind} {key}]",
+                    "user": REQUESTER,
+                }
+            ).encode()
         now = time.monotonic()
         request = Request(kind, payload, now, now)
         self.requests[request_id] = request
@@ -262,13 +289,23 @@ class Caller:
             request.answered_override.add(asked.group(1))
             await self.answer_override(request_id, request, step.group(1), step.group(2), asked.group(1))
 
-    async def answer_override(self, request_id: str, request: Request, workflow_id: str, step_id: str,
-                              challenge: str) -> None:
+    async def answer_override(
+        self, request_id: str, request: Request, workflow_id: str, step_id: str, challenge: str
+    ) -> None:
         """Sign `accept` over the challenge the stream named and send it as a Pulsar follow-up."""
-        decision = signed_decision(Override(step_id=step_id, decision="accept", by=self.identity, reason="soak"),
-                                   self.private, workflow_id, challenge)
-        payload = json.dumps({"question": decision.model_dump_json(exclude_defaults=True), "state": "override",
-                              "correlation_id": workflow_id}).encode()
+        decision = signed_decision(
+            Override(step_id=step_id, decision="accept", by=self.identity, reason="soak"),
+            self.private,
+            workflow_id,
+            challenge,
+        )
+        payload = json.dumps(
+            {
+                "question": decision.model_dump_json(exclude_defaults=True),
+                "state": "override",
+                "correlation_id": workflow_id,
+            }
+        ).encode()
         follow_up_id = f"{request_id}-override-{len(request.follow_ups) + 1}"
         self.follow_up_of[follow_up_id] = (request_id, challenge)
         request.follow_ups[challenge] = FollowUp(follow_up_id, payload, time.monotonic())
@@ -311,6 +348,7 @@ class Caller:
 
 # -- the stack and the chaos ----------------------------------------------------------------------------------
 
+
 @dataclass
 class Chaos:
     data: Path
@@ -325,8 +363,7 @@ class Chaos:
             await asyncio.sleep(self.rng.uniform(self.kill_min_s, self.kill_max_s))
             # `up` gives a part up after 5 restarts within 300 s (embedded/supervisor.py): stay under that.
             now = time.monotonic() - started
-            allowed = [p for p in self.parts
-                       if sum(1 for t, killed in self.kills if killed == p and now - t < 300) < 4]
+            allowed = [p for p in self.parts if sum(1 for t, killed in self.kills if killed == p and now - t < 300) < 4]
             if not allowed:
                 continue
             part = self.rng.choice(allowed)
@@ -342,6 +379,7 @@ class Chaos:
 @dataclass
 class Memory:
     """RSS of each worker and bridge process life, sampled every 5 s."""
+
     data: Path
     lives: dict[tuple[str, int], list[tuple[float, float]]] = field(default_factory=dict)
 
@@ -363,14 +401,15 @@ class Memory:
             lives = [samples for (k, _), samples in self.lives.items() if k == key]
             longest = max(lives, key=len, default=[])
             warm = [rss for t, rss in longest if t - longest[0][0] >= 60] or [rss for _, rss in longest]
-            out[key] = {"lives": len(lives),
-                        "longest_life_s": round(longest[-1][0] - longest[0][0]) if longest else 0,
-                        "rss_after_1_min_mb": round(warm[0]) if warm else None,
-                        "rss_end_mb": round(longest[-1][1]) if longest else None,
-                        "rss_max_mb": round(max((rss for s in lives for _, rss in s), default=0)),
-                        # the longest life, one sample a minute: flat, or growing?
-                        "longest_life_rss_by_minute_mb": [round(rss) for t, rss in longest
-                                                          if int(t - longest[0][0]) % 60 < 5]}
+            out[key] = {
+                "lives": len(lives),
+                "longest_life_s": round(longest[-1][0] - longest[0][0]) if longest else 0,
+                "rss_after_1_min_mb": round(warm[0]) if warm else None,
+                "rss_end_mb": round(longest[-1][1]) if longest else None,
+                "rss_max_mb": round(max((rss for s in lives for _, rss in s), default=0)),
+                # the longest life, one sample a minute: flat, or growing?
+                "longest_life_rss_by_minute_mb": [round(rss) for t, rss in longest if int(t - longest[0][0]) % 60 < 5],
+            }
         return out
 
 
@@ -384,8 +423,14 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
-async def sever(proxy: SeverableProxy, least_s: float, most_s: float, rng: random.Random, started: float,
-                cuts: list[tuple[float, float]]) -> None:
+async def sever(
+    proxy: SeverableProxy,
+    least_s: float,
+    most_s: float,
+    rng: random.Random,
+    started: float,
+    cuts: list[tuple[float, float]],
+) -> None:
     """Cut the caller off from the broker every least_s..most_s seconds, for 1-15 s each time."""
     while True:
         await asyncio.sleep(rng.uniform(least_s, most_s))
@@ -395,16 +440,38 @@ async def sever(proxy: SeverableProxy, least_s: float, most_s: float, rng: rando
         print(f"[{time.monotonic() - started:7.1f}s] caller cut off for {refused} s", flush=True)
 
 
-async def start_stack(data: Path, llm_url: str,
-                      env: dict[str, str]) -> tuple[asyncio.subprocess.Process, dict[str, int], asyncio.Task[None]]:
+async def start_stack(
+    data: Path, llm_url: str, env: dict[str, str]
+) -> tuple[asyncio.subprocess.Process, dict[str, int], asyncio.Task[None]]:
     ports = {name: free_port() for name in ("temporal", "ui", "pulsar", "falkordb", "metrics")}
     up = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli", "up", "--llm-base-url", llm_url, "--llm-model", "scripted", "--http-port", "0",
-        "--data-dir", str(data), "--temporal-port", str(ports["temporal"]), "--ui-port", str(ports["ui"]),
-        "--pulsar-port", str(ports["pulsar"]), "--falkordb-port", str(ports["falkordb"]),
-        "--metrics-port", str(ports["metrics"]),
-        env={**os.environ, **env}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        cwd=ROOT)
+        sys.executable,
+        "-m",
+        "cli",
+        "up",
+        "--llm-base-url",
+        llm_url,
+        "--llm-model",
+        "scripted",
+        "--http-port",
+        "0",
+        "--data-dir",
+        str(data),
+        "--temporal-port",
+        str(ports["temporal"]),
+        "--ui-port",
+        str(ports["ui"]),
+        "--pulsar-port",
+        str(ports["pulsar"]),
+        "--falkordb-port",
+        str(ports["falkordb"]),
+        "--metrics-port",
+        str(ports["metrics"]),
+        env={**os.environ, **env},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=ROOT,
+    )
     assert up.stdout is not None
     while True:
         line = (await asyncio.wait_for(up.stdout.readline(), 300)).decode()
@@ -424,6 +491,7 @@ async def echo(stream: asyncio.StreamReader) -> None:
 
 # -- the checks ---------------------------------------------------------------------------------------------
 
+
 async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph: str) -> dict[str, Any]:
     client = await Client.connect(temporal_address)
     unanswered = []
@@ -434,15 +502,19 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
                 state = status.name if status else "unknown"
             except RPCError as exc:
                 state = f"no run ({exc.message})"
-            unanswered.append({"id": request_id, "kind": request.kind, "run": state,
-                               "messages": len(request.messages)})
+            unanswered.append({"id": request_id, "kind": request.kind, "run": state, "messages": len(request.messages)})
     open_runs = [w.id async for w in client.list_workflows("ExecutionStatus = 'Running'")]
     db = FalkorDB.from_url(falkordb_url)
     g = db.select_graph(graph)
-    twice = (await g.ro_query("MATCH (r:ActionRecord) WITH r.run_id AS run, r.entity_id AS entity, r.action AS "
-                              "action, count(r) AS n WHERE n > 1 RETURN run, entity, action, n")).result_set
-    records = (await g.ro_query("MATCH (r:ActionRecord) WHERE r.run_id STARTS WITH 'agent-soak-' "
-                                "RETURN count(r)")).result_set[0][0]
+    twice = (
+        await g.ro_query(
+            "MATCH (r:ActionRecord) WITH r.run_id AS run, r.entity_id AS entity, r.action AS "
+            "action, count(r) AS n WHERE n > 1 RETURN run, entity, action, n"
+        )
+    ).result_set
+    records = (
+        await g.ro_query("MATCH (r:ActionRecord) WHERE r.run_id STARTS WITH 'agent-soak-' RETURN count(r)")
+    ).result_set[0][0]
     await db.aclose()
     reported = answered = 0
     for request in caller.requests.values():
@@ -453,8 +525,9 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
             if m.get("end_of_dialog") and m.get("message_type") == "answer":
                 answered += sum(int(n) for n in SUCCEEDED.findall(str(m.get("content") or "")))
     follow_ups = [f for r in caller.requests.values() for f in r.follow_ups.values()]
-    latency = {kind: sorted(r.ended - r.sent for r in caller.requests.values() if r.kind == kind and r.ended)
-               for kind in KINDS}
+    latency = {
+        kind: sorted(r.ended - r.sent for r in caller.requests.values() if r.kind == kind and r.ended) for kind in KINDS
+    }
     return {
         "requests": len(caller.requests),
         "answers_lost": sum(1 for u in unanswered if u["run"] == "COMPLETED"),
@@ -473,18 +546,26 @@ async def check(caller: Caller, temporal_address: str, falkordb_url: str, graph:
         "requests_resent": sum(r.resent for r in caller.requests.values()),
         "send_failures": caller.send_failures,
         "follow_ups": len(follow_ups),
-        "follow_up_replies": dict(Counter(
-            (f.reply or {}).get("message_type", "none") for f in follow_ups)),
+        "follow_up_replies": dict(Counter((f.reply or {}).get("message_type", "none") for f in follow_ups)),
         "follow_ups_resent": sum(f.resent for f in follow_ups),
         "messages_delivered_again": caller.repeated,
         "messages_conflicting": caller.conflicting,
-        "malformed_answered_with_error": sum(1 for r in caller.requests.values()
-                                             if r.kind == "malformed" and r.outcome == "error"),
-        "example_messages": {kind: [f"{m.get('message_type')}: {str(m.get('content') or m.get('error'))[:160]}"
-                                     for m in next(r for r in caller.requests.values() if r.kind == kind).messages]
-                             for kind in KINDS if any(r.kind == kind for r in caller.requests.values())},
-        "latency_s": {kind: {"n": len(v), "p50": round(percentile(v, 0.5), 2), "p99": round(percentile(v, 0.99), 2)}
-                      for kind, v in latency.items() if v},
+        "malformed_answered_with_error": sum(
+            1 for r in caller.requests.values() if r.kind == "malformed" and r.outcome == "error"
+        ),
+        "example_messages": {
+            kind: [
+                f"{m.get('message_type')}: {str(m.get('content') or m.get('error'))[:160]}"
+                for m in next(r for r in caller.requests.values() if r.kind == kind).messages
+            ]
+            for kind in KINDS
+            if any(r.kind == kind for r in caller.requests.values())
+        },
+        "latency_s": {
+            kind: {"n": len(v), "p50": round(percentile(v, 0.5), 2), "p99": round(percentile(v, 0.99), 2)}
+            for kind, v in latency.items()
+            if v
+        },
     }
 
 
@@ -493,12 +574,16 @@ async def main() -> None:
     p.add_argument("--minutes", type=float, default=30.0, help="how long traffic and kills go on")
     p.add_argument("--drain-minutes", type=float, default=15.0, help="how long to wait for the last answers")
     p.add_argument("--rate", type=float, default=0.7, help="new requests per second")
-    p.add_argument("--parts", nargs="+", default=["worker", "bridge", "temporal", "pulsar"],
-                   help="which parts may be killed")
+    p.add_argument(
+        "--parts", nargs="+", default=["worker", "bridge", "temporal", "pulsar"], help="which parts may be killed"
+    )
     p.add_argument("--kill-min", type=float, default=40.0, help="least seconds between kills")
     p.add_argument("--kill-max", type=float, default=100.0, help="most seconds between kills")
-    p.add_argument("--sever", action="store_true",
-                   help="listen on a non-persistent response topic through a proxy that keeps cutting the caller off")
+    p.add_argument(
+        "--sever",
+        action="store_true",
+        help="listen on a non-persistent response topic through a proxy that keeps cutting the caller off",
+    )
     p.add_argument("--sever-min", type=float, default=20.0, help="least seconds between cuts")
     p.add_argument("--sever-max", type=float, default=60.0, help="most seconds between cuts")
     p.add_argument("--seed", type=int, default=1)
@@ -510,21 +595,29 @@ async def main() -> None:
     identity = {"name": "soak", "public_key": public, "roles": ["review", "approve"]}
     requester = {"name": REQUESTER, "public_key": new_key_pair()[1], "roles": ["act"]}
     response_topic = SEVERED_RESPONSE_TOPIC if args.sever else RESPONSE_TOPIC
-    env = {"TGCA_REQUEST_TOPICS": json.dumps([REQUEST_TOPIC]), "TGCA_RESPONSE_TOPIC": response_topic,
-           "TGCA_AGENT__OVERRIDE_KEYS": json.dumps([identity, requester]), "TGCA_AGENT__MAX_RETRIES": "1",
-           "TGCA_AGENT__OVERRIDE_TIMEOUT_S": "900", "TGCA_AGENT__ACTION_APPROVAL_ABOVE": "5",
-           "TGCA_ACTION_LATENCY_MS": "50", "TGCA_LOG_LEVEL": "WARNING"}
+    env = {
+        "TGCA_REQUEST_TOPICS": json.dumps([REQUEST_TOPIC]),
+        "TGCA_RESPONSE_TOPIC": response_topic,
+        "TGCA_AGENT__OVERRIDE_KEYS": json.dumps([identity, requester]),
+        "TGCA_AGENT__MAX_RETRIES": "1",
+        "TGCA_AGENT__OVERRIDE_TIMEOUT_S": "900",
+        "TGCA_AGENT__ACTION_APPROVAL_ABOVE": "5",
+        "TGCA_ACTION_LATENCY_MS": "50",
+        "TGCA_LOG_LEVEL": "WARNING",
+    }
     # Orders that submit or withdraw can move back and forth (about half of each batch succeeds).
-    orders = [o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"]
-              if o["status"] in ("draft", "submitted")]
+    orders = [
+        o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] in ("draft", "submitted")
+    ]
     batches: dict[str, tuple[str, list[str]]] = {}
     with ScriptedLLM(Model(batches)) as llm:
         up, ports, echoing = await start_stack(data, llm.base_url, env)
         broker_url = f"pulsar://127.0.0.1:{ports['pulsar']}"
         proxy = await SeverableProxy(broker_url).start() if args.sever else None
         runs = RunLookup(address=f"127.0.0.1:{ports['temporal']}") if args.sever else None
-        caller = Caller(proxy.url if proxy else broker_url, private_pem, "soak", batches, orders, rng,
-                        response_topic, runs)
+        caller = Caller(
+            proxy.url if proxy else broker_url, private_pem, "soak", batches, orders, rng, response_topic, runs
+        )
         await caller.start()
         started = time.monotonic()
         chaos = Chaos(data, args.parts, args.kill_min, args.kill_max, rng)
@@ -550,8 +643,9 @@ async def main() -> None:
                 await caller.recover_silent()
                 await caller.resend_silent()
                 await asyncio.sleep(2)
-            figures = await check(caller, f"127.0.0.1:{ports['temporal']}",
-                                  f"redis://127.0.0.1:{ports['falkordb']}", "procurement")
+            figures = await check(
+                caller, f"127.0.0.1:{ports['temporal']}", f"redis://127.0.0.1:{ports['falkordb']}", "procurement"
+            )
         finally:
             for task in background:
                 task.cancel()
@@ -561,10 +655,18 @@ async def main() -> None:
             up.send_signal(signal.SIGINT)
             await asyncio.wait_for(up.wait(), 120)
             echoing.cancel()
-    figures.update({"minutes": args.minutes, "rate_per_s": args.rate, "seed": args.seed,
-                    "kills": dict(Counter(part for _, part in chaos.kills)), "kill_times": chaos.kills,
-                    "caller_cut_off": len(cuts), "cut_times_and_seconds": cuts,
-                    "memory": memory.summary()})
+    figures.update(
+        {
+            "minutes": args.minutes,
+            "rate_per_s": args.rate,
+            "seed": args.seed,
+            "kills": dict(Counter(part for _, part in chaos.kills)),
+            "kill_times": chaos.kills,
+            "caller_cut_off": len(cuts),
+            "cut_times_and_seconds": cuts,
+            "memory": memory.summary(),
+        }
+    )
     text = json.dumps(figures, indent=2)
     print(text)
     if args.out:

@@ -55,9 +55,17 @@ VENV = ROOT / ".bench-venv-trustgraph"
 # trustgraph-flow without its dependencies (LLM SDKs, stores, Cassandra drivers): the ReAct processor imports only
 # trustgraph-base, prometheus_client and pulsar-client, and trustgraph-base's logging imports requests (with its
 # four). Versions as in this project's .venv.
-PINS = ("trustgraph-base==2.11.1", "trustgraph-flow==2.11.1", "pulsar-client==3.13.0",
-        "prometheus-client==0.26.0", "requests==2.34.2", "charset-normalizer==3.5.2", "idna==3.20",
-        "urllib3==2.8.0", "certifi==2026.10.18")
+PINS = (
+    "trustgraph-base==2.11.1",
+    "trustgraph-flow==2.11.1",
+    "pulsar-client==3.13.0",
+    "prometheus-client==0.26.0",
+    "requests==2.34.2",
+    "charset-normalizer==3.5.2",
+    "idna==3.20",
+    "urllib3==2.8.0",
+    "certifi==2026.10.18",
+)
 
 WORKSPACE = "bench"
 REACT_FLOW = "react"
@@ -78,8 +86,9 @@ def ensure_venv() -> Path:
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return VENV
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-                    *PINS], check=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", *PINS], check=True
+    )
     subprocess.run([str(python), "-c", "import trustgraph.agent.react.service"], check=True)
     stamp.write_text(wanted)
     return VENV
@@ -88,9 +97,21 @@ def ensure_venv() -> Path:
 def react_process(venv: Path, pulsar_url: str, log: Path) -> ManagedProcess:
     """trustgraph-flow's `agent-manager-react` console script as its container runs it, without Loki and the
     Prometheus endpoint (nothing here reads them)."""
-    return ManagedProcess("agent-manager-react", [
-        str(venv / "bin" / "agent-manager-react"), "--id", PROCESSOR_ID, "-p", pulsar_url, "-l", "WARNING",
-        "--no-loki-enabled", "--no-metrics"], log)
+    return ManagedProcess(
+        "agent-manager-react",
+        [
+            str(venv / "bin" / "agent-manager-react"),
+            "--id",
+            PROCESSOR_ID,
+            "-p",
+            pulsar_url,
+            "-l",
+            "WARNING",
+            "--no-loki-enabled",
+            "--no-metrics",
+        ],
+        log,
+    )
 
 
 def queue_id(kind: str, service: str, flow: str | None = None) -> str:
@@ -112,16 +133,25 @@ def topic(queue: str) -> str:
 def react_flow_definition(flow: str) -> dict[str, Any]:
     """The agent-manager's entry in a flow, with the topics TrustGraph 2.x's agent blueprint gives it (the flow
     service writes this under processor:agent-manager when a flow starts)."""
-    topics = {"request": queue_id("request", "agent", flow), "next": queue_id("request", "agent", flow),
-              "response": queue_id("response", "agent", flow),
-              "explainability": queue_id("flow", "triples-store", flow),
-              # The workspace's librarian, as the 2.x blueprints name it (`request("librarian:{workspace}")`) and
-              # TrustGraph 2.11.1's librarian consumes it (librarian/service.py: workspace_queue).
-              "librarian-request": librarian_queue("request"),
-              "librarian-response": librarian_queue("response")}
-    for spec, service in (("text-completion", "text-completion"), ("prompt", "prompt"), ("graph-rag", "graph-rag"),
-                          ("mcp-tool", "mcp-tool"), ("structured-query", "structured-query"),
-                          ("embeddings", "embeddings"), ("row-embeddings-query", "row-embeddings")):
+    topics = {
+        "request": queue_id("request", "agent", flow),
+        "next": queue_id("request", "agent", flow),
+        "response": queue_id("response", "agent", flow),
+        "explainability": queue_id("flow", "triples-store", flow),
+        # The workspace's librarian, as the 2.x blueprints name it (`request("librarian:{workspace}")`) and
+        # TrustGraph 2.11.1's librarian consumes it (librarian/service.py: workspace_queue).
+        "librarian-request": librarian_queue("request"),
+        "librarian-response": librarian_queue("response"),
+    }
+    for spec, service in (
+        ("text-completion", "text-completion"),
+        ("prompt", "prompt"),
+        ("graph-rag", "graph-rag"),
+        ("mcp-tool", "mcp-tool"),
+        ("structured-query", "structured-query"),
+        ("embeddings", "embeddings"),
+        ("row-embeddings-query", "row-embeddings"),
+    ):
         topics[f"{spec}-request"] = queue_id("request", service, flow)
         topics[f"{spec}-response"] = queue_id("response", service, flow)
     return {"topics": topics, "parameters": {}}
@@ -129,9 +159,17 @@ def react_flow_definition(flow: str) -> dict[str, Any]:
 
 def react_tools(count: int) -> dict[str, str]:
     """`count` knowledge-query (graph-rag) tools, as `tg-set-tool --type knowledge-query` stores them."""
-    return {f"kq-{s}": json.dumps({"type": "knowledge-query", "name": f"kq-{s}", "collection": "default",
-                                   "description": f"Answers questions about {s} from the knowledge graph"})
-            for s in SUBJECTS[:count]}
+    return {
+        f"kq-{s}": json.dumps(
+            {
+                "type": "knowledge-query",
+                "name": f"kq-{s}",
+                "collection": "default",
+                "description": f"Answers questions about {s} from the knowledge graph",
+            }
+        )
+        for s in SUBJECTS[:count]
+    }
 
 
 def question_number(text: str) -> str | None:
@@ -148,22 +186,36 @@ def tool_question(subject: str, asked: str) -> str:
 
 
 def plan(count: int, asked: str) -> str:
-    return json.dumps({"steps": [{"id": s, "function": "KnowledgeQuery", "dependencies": [],
-                                  "arguments": {"question": tool_question(s, asked)}} for s in SUBJECTS[:count]]})
+    return json.dumps(
+        {
+            "steps": [
+                {
+                    "id": s,
+                    "function": "KnowledgeQuery",
+                    "dependencies": [],
+                    "arguments": {"question": tool_question(s, asked)},
+                }
+                for s in SUBJECTS[:count]
+            ]
+        }
+    )
 
 
 def react_step(history: list[dict[str, Any]], tools: int, asked: str) -> str:
     """The agent-react prompt's answer in the text format agent_manager.py parses: the next tool, or the end."""
     if len(history) < tools:
         subject = SUBJECTS[len(history)]
-        return (f"Thought: I need to check the {subject} in the knowledge graph.\nAction: kq-{subject}\n"
-                f"Args: {{\n    \"question\": {json.dumps(tool_question(subject, asked))}\n}}")
+        return (
+            f"Thought: I need to check the {subject} in the knowledge graph.\nAction: kq-{subject}\n"
+            f'Args: {{\n    "question": {json.dumps(tool_question(subject, asked))}\n}}'
+        )
     return f"Thought: I have checked everything I was asked about.\nFinal Answer: {FINAL_ANSWER}"
 
 
 @dataclass
 class Script:
     """What the scripted services do now; the bench changes it between cells."""
+
     llm_s: float = 0.0
     tool_s: float = 0.0
     tools: int = 1
@@ -199,16 +251,20 @@ class ScriptedTrustGraph:
         serve = [(queue_id("request", "config"), queue_id("response", "config"), ConfigRequest, self._config, "")]
         for flow in self.flows:
             # This service's Prompt tool asks on prompt-rag, where TrustGraph's 2.x blueprint wires the agent.
-            for service, schema, handler in (("prompt", PromptRequest, self._prompt),
-                                             ("prompt-rag", PromptRequest, self._prompt),
-                                             ("text-completion", TextCompletionRequest, self._completion),
-                                             ("graph-rag", GraphRagQuery, self._graph_rag)):
-                serve.append((queue_id("request", service, flow), queue_id("response", service, flow), schema,
-                              handler, flow))
+            for service, schema, handler in (
+                ("prompt", PromptRequest, self._prompt),
+                ("prompt-rag", PromptRequest, self._prompt),
+                ("text-completion", TextCompletionRequest, self._completion),
+                ("graph-rag", GraphRagQuery, self._graph_rag),
+            ):
+                serve.append(
+                    (queue_id("request", service, flow), queue_id("response", service, flow), schema, handler, flow)
+                )
         serve.append((librarian_queue("request"), librarian_queue("response"), LibrarianRequest, self._librarian, ""))
         for request_queue, response_queue, schema, handler, flow in serve:
-            consumer = await self.client.subscribe(topic(request_queue), f"scripted-{uuid.uuid4().hex[:8]}",
-                                                   consumer_type=pulsar.ConsumerType.Shared)
+            consumer = await self.client.subscribe(
+                topic(request_queue), f"scripted-{uuid.uuid4().hex[:8]}", consumer_type=pulsar.ConsumerType.Shared
+            )
             producer = await self.client.create_producer(topic(response_queue), batching_enabled=False)
             self._tasks.append(asyncio.create_task(self._serve(consumer, producer, schema, handler, flow)))
         self._notify = await self.client.create_producer(topic(queue_id("notify", "config")), batching_enabled=False)
@@ -228,16 +284,16 @@ class ScriptedTrustGraph:
         push = ConfigPush(version=self.version, changes={"tool": [WORKSPACE]})
         await self._notify.send(json.dumps(dataclass_to_dict(push)).encode())
         async with self.tools_read:
-            await asyncio.wait_for(self.tools_read.wait_for(lambda: self.tools_read_version >= self.version),
-                                   timeout_s)
+            await asyncio.wait_for(self.tools_read.wait_for(lambda: self.tools_read_version >= self.version), timeout_s)
         await asyncio.sleep(0.2)  # the processor builds its AgentManager right after the read
 
     async def _serve(self, consumer: Any, producer: Any, schema: type, handler: Handler, flow: str) -> None:
         async def answer(message: Any) -> None:
             request = dict_to_dataclass(json.loads(message.data()), schema)
             for response in await handler(request, flow):
-                await producer.send(json.dumps(dataclass_to_dict(response)).encode(),
-                                    properties={"id": message.properties()["id"]})
+                await producer.send(
+                    json.dumps(dataclass_to_dict(response)).encode(), properties={"id": message.properties()["id"]}
+                )
 
         pending: set[asyncio.Task[None]] = set()
         while True:
@@ -249,8 +305,12 @@ class ScriptedTrustGraph:
 
     async def _config(self, request: ConfigRequest, flow: str) -> list[Any]:
         if request.operation == "getkeys-all-ws":
-            values = [ConfigValue(type=kind, key=key, workspace=ws) for (ws, kind), entries in self.config.items()
-                      if kind == request.type for key in entries]
+            values = [
+                ConfigValue(type=kind, key=key, workspace=ws)
+                for (ws, kind), entries in self.config.items()
+                if kind == request.type
+                for key in entries
+            ]
         elif request.operation == "getvalues":
             entries = self.config.get((request.workspace, request.type), {})
             values = [ConfigValue(type=request.type, key=key, value=value) for key, value in entries.items()]
@@ -279,19 +339,27 @@ class ScriptedTrustGraph:
         self._count(flow, "text-completion", request.prompt)
         await asyncio.sleep(self.script.llm_s)
         text = plan(self.script.tools, request.prompt) if request.schema else FINAL_ANSWER
-        return [TextCompletionResponse(response=text, end_of_stream=True, in_token=600, out_token=40,
-                                       model="scripted")]
+        return [TextCompletionResponse(response=text, end_of_stream=True, in_token=600, out_token=40, model="scripted")]
 
     async def _graph_rag(self, request: GraphRagQuery, flow: str) -> list[Any]:
         self._count(flow, "graph-rag", request.query)
         await asyncio.sleep(self.script.tool_s)
         subject = next((s for s in SUBJECTS if s in request.query), "records")
         # As TrustGraph's graph-rag answers: a provenance (explain) message, then the text with its sources.
-        return [GraphRagResponse(message_type="explain", explain_id=f"urn:trustgraph:question:{uuid.uuid4()}",
-                                 explain_graph="urn:graph:retrieval"),
-                GraphRagResponse(message_type="chunk", response=RAG_ANSWER.format(subject=subject),
-                                 end_of_stream=True, end_of_session=True,
-                                 sources=[Source(uri=f"urn:doc:{subject}", title=f"{subject} register")])]
+        return [
+            GraphRagResponse(
+                message_type="explain",
+                explain_id=f"urn:trustgraph:question:{uuid.uuid4()}",
+                explain_graph="urn:graph:retrieval",
+            ),
+            GraphRagResponse(
+                message_type="chunk",
+                response=RAG_ANSWER.format(subject=subject),
+                end_of_stream=True,
+                end_of_session=True,
+                sources=[Source(uri=f"urn:doc:{subject}", title=f"{subject} register")],
+            ),
+        ]
 
     async def _librarian(self, request: LibrarianRequest, flow: str) -> list[Any]:
         """Takes every document, as TrustGraph's librarian takes a new one. Whose it is shows in its id: this

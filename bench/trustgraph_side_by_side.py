@@ -73,9 +73,13 @@ def not_the_llm(body: dict[str, Any]) -> tuple[int, str]:
 
 async def agent_client(backend: Any, flow: str) -> tuple[Any, RequestResponseClient]:
     rr = await RequestResponseClient.create(
-        backend=backend, request_topic=queue_id("request", "agent", flow),
-        response_topic=queue_id("response", "agent", flow), request_schema=AgentRequest,
-        response_schema=AgentResponse, default_timeout=120)
+        backend=backend,
+        request_topic=queue_id("request", "agent", flow),
+        response_topic=queue_id("response", "agent", flow),
+        request_schema=AgentRequest,
+        response_schema=AgentResponse,
+        default_timeout=120,
+    )
     return _make_impl_wrapper(rr, AgentClient), rr
 
 
@@ -126,34 +130,55 @@ def cpu_seconds() -> tuple[float, float]:
     return busy, own
 
 
-def per_question(services: ScriptedTrustGraph, before: dict[tuple[str, str], int], flow: str,
-                 kinds: tuple[str, ...], runs: int) -> float:
+def per_question(
+    services: ScriptedTrustGraph, before: dict[tuple[str, str], int], flow: str, kinds: tuple[str, ...], runs: int
+) -> float:
     return sum(services.calls[(flow, k)] - before.get((flow, k), 0) for k in kinds) / runs
 
 
 def start_baseline(d: Deployment, code: Path, settings: dict[str, str]) -> None:
     """This service's worker and bridge from the checkout `code`, on BASELINE_FLOW and a task queue of their own,
     beside the deployment's (same servers, same settings otherwise, and `settings`). Stopped with the deployment."""
-    env = {**d.env, "TGCA_FLOW": BASELINE_FLOW, "TGCA_QUEUES__WORKFLOW": "tgca-workflows-baseline",
-           "TGCA_AUDIT_PATH": str(d.data / "audit-baseline.jsonl"), "PYTHONPATH": str(code), **settings}
+    env = {
+        **d.env,
+        "TGCA_FLOW": BASELINE_FLOW,
+        "TGCA_QUEUES__WORKFLOW": "tgca-workflows-baseline",
+        "TGCA_AUDIT_PATH": str(d.data / "audit-baseline.jsonl"),
+        "PYTHONPATH": str(code),
+        **settings,
+    }
     for name in ("worker", "bridge"):
-        part = ManagedProcess(f"baseline {name}", [sys.executable, "-m", name], d.data / f"baseline-{name}.log",
-                              env={**env, "TGCA_METRICS_PORT": str(free_port())}, cwd=code)
+        part = ManagedProcess(
+            f"baseline {name}",
+            [sys.executable, "-m", name],
+            d.data / f"baseline-{name}.log",
+            env={**env, "TGCA_METRICS_PORT": str(free_port())},
+            cwd=code,
+        )
         part.start()
         d.children.append(part)
 
 
-async def measure(runs: int, warm_up: int, parallel: bool, baseline: Path | None = None,
-                  cells: list[tuple[float, float, int]] = CELLS, baseline_settings: dict[str, str] | None = None,
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+async def measure(
+    runs: int,
+    warm_up: int,
+    parallel: bool,
+    baseline: Path | None = None,
+    cells: list[tuple[float, float, int]] = CELLS,
+    baseline_settings: dict[str, str] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     venv = ensure_venv()
     script = Script()
     agents = {"react": REACT_FLOW, "service": SERVICE_FLOW, **({"baseline": BASELINE_FLOW} if baseline else {})}
-    extra = {"TGCA_TOOL_BACKEND": "trustgraph", "TGCA_WORKSPACE": WORKSPACE, "TGCA_FLOW": SERVICE_FLOW,
-             "TGCA_AGENT__PARALLEL_EXECUTION": "true" if parallel else "false",
-             # The stand-in config service tells when TrustGraph's agent has read its tools: this service's
-             # worker reading them too would be taken for it. Its planner is measured on its own tools.
-             "TGCA_TRUSTGRAPH_CONFIG": "false"}
+    extra = {
+        "TGCA_TOOL_BACKEND": "trustgraph",
+        "TGCA_WORKSPACE": WORKSPACE,
+        "TGCA_FLOW": SERVICE_FLOW,
+        "TGCA_AGENT__PARALLEL_EXECUTION": "true" if parallel else "false",
+        # The stand-in config service tells when TrustGraph's agent has read its tools: this service's
+        # worker reading them too would be taken for it. Its planner is measured on its own tools.
+        "TGCA_TRUSTGRAPH_CONFIG": "false",
+    }
     rows: list[dict[str, Any]] = []
     load: dict[str, Any] = {"before": os.getloadavg()}
     async with deployment(not_the_llm, **extra) as d:
@@ -193,23 +218,31 @@ async def measure(runs: int, warm_up: int, parallel: bool, baseline: Path | None
                 row: dict[str, Any] = {"llm_ms": llm_s * 1000, "tool_ms": tool_s * 1000, "tools": tools}
                 for name, flow in agents.items():
                     row[name] = {
-                        "p50": percentile(times[name], 0.5), "p95": percentile(times[name], 0.95),
+                        "p50": percentile(times[name], 0.5),
+                        "p95": percentile(times[name], 0.95),
                         "llm_calls": per_question(services, before, flow, ("prompt", "text-completion"), runs),
                         "tool_calls": per_question(services, before, flow, ("graph-rag",), runs),
-                        "latencies": times[name]}
+                        "latencies": times[name],
+                    }
                 rows.append(row)
-                print(f"{tools} tool(s), {llm_s * 1000:.0f}/{tool_s * 1000:.0f} ms: " + ", ".join(
-                    f"{name} p50 {row[name]['p50']:.0f} ms" for name in agents), flush=True)
+                print(
+                    f"{tools} tool(s), {llm_s * 1000:.0f}/{tool_s * 1000:.0f} ms: "
+                    + ", ".join(f"{name} p50 {row[name]['p50']:.0f} ms" for name in agents),
+                    flush=True,
+                )
             (busy_after, own_after), wall = cpu_seconds(), time.monotonic() - wall_before
             load["machine_cores_busy"] = (busy_after - cpu_before[0]) / wall
             load["others_cores_busy"] = (busy_after - cpu_before[0] - own_after + cpu_before[1]) / wall
             load["untagged_calls"] = {flow: services.calls[(flow, "untagged")] for flow in agents.values()}
             await asyncio.sleep(1)  # this service writes its documents off the caller's path: let the last arrive
-            documents = {flow: services.calls[(flow, "librarian")] - librarian_before.get((flow, "librarian"), 0)
-                         for flow in (REACT_FLOW, SERVICE_FLOW)}
+            documents = {
+                flow: services.calls[(flow, "librarian")] - librarian_before.get((flow, "librarian"), 0)
+                for flow in (REACT_FLOW, SERVICE_FLOW)
+            }
             load["librarian_documents_per_question"] = {
                 "react": documents[REACT_FLOW] / asked["react"],
-                "service": documents[SERVICE_FLOW] / sum(n for a, n in asked.items() if a != "react")}
+                "service": documents[SERVICE_FLOW] / sum(n for a, n in asked.items() if a != "react"),
+            }
         finally:
             for _, rr in clients.values():
                 await rr.close()
@@ -221,21 +254,25 @@ async def measure(runs: int, warm_up: int, parallel: bool, baseline: Path | None
 
 def table(rows: list[dict[str, Any]]) -> str:
     baseline = "baseline" in rows[0]
-    lines = ["| tools | LLM / tool delay | ReAct p50 ms | ReAct p95 ms | ReAct LLM / tool calls | "
-             "service p50 ms | service p95 ms | service LLM / tool calls | service / ReAct p50 |"
-             + (" baseline p50 ms | baseline p95 ms | baseline / ReAct p50 | service / baseline p50 |"
-                if baseline else ""),
-             "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if baseline else "")]
+    lines = [
+        "| tools | LLM / tool delay | ReAct p50 ms | ReAct p95 ms | ReAct LLM / tool calls | "
+        "service p50 ms | service p95 ms | service LLM / tool calls | service / ReAct p50 |"
+        + (" baseline p50 ms | baseline p95 ms | baseline / ReAct p50 | service / baseline p50 |" if baseline else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if baseline else ""),
+    ]
     for r in rows:
         react, service = r["react"], r["service"]
         line = (
             f"| {r['tools']} | {r['llm_ms']:.0f} / {r['tool_ms']:.0f} ms | {react['p50']:.0f} | {react['p95']:.0f} | "
             f"{react['llm_calls']:g} / {react['tool_calls']:g} | {service['p50']:.0f} | {service['p95']:.0f} | "
-            f"{service['llm_calls']:g} / {service['tool_calls']:g} | {service['p50'] / react['p50']:.2f}x |")
+            f"{service['llm_calls']:g} / {service['tool_calls']:g} | {service['p50'] / react['p50']:.2f}x |"
+        )
         if baseline:
             base = r["baseline"]
-            line += (f" {base['p50']:.0f} | {base['p95']:.0f} | {base['p50'] / react['p50']:.2f}x | "
-                     f"{service['p50'] / base['p50']:.2f}x |")
+            line += (
+                f" {base['p50']:.0f} | {base['p95']:.0f} | {base['p50'] / react['p50']:.2f}x | "
+                f"{service['p50'] / base['p50']:.2f}x |"
+            )
         lines.append(line)
     return "\n".join(lines)
 
@@ -244,38 +281,66 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=20, help="measured questions per agent per cell")
     parser.add_argument("--warm-up", type=int, default=3, help="unmeasured questions per agent per cell")
-    parser.add_argument("--sequential", action="store_true",
-                        help="run this service's steps one after another (its default; the bench sets "
-                             "agent.parallel_execution, as a deployment would for independent steps)")
-    parser.add_argument("--baseline", type=Path,
-                        help="a checkout of this service to measure beside the current code, as a third agent")
-    parser.add_argument("--baseline-setting", action="append", default=[], metavar="TGCA_NAME=VALUE",
-                        help="a setting for the baseline's worker and bridge only (say TGCA_EXPLAIN=off, with the "
-                             "current code as the baseline); repeatable")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="run this service's steps one after another (its default; the bench sets "
+        "agent.parallel_execution, as a deployment would for independent steps)",
+    )
+    parser.add_argument(
+        "--baseline", type=Path, help="a checkout of this service to measure beside the current code, as a third agent"
+    )
+    parser.add_argument(
+        "--baseline-setting",
+        action="append",
+        default=[],
+        metavar="TGCA_NAME=VALUE",
+        help="a setting for the baseline's worker and bridge only (say TGCA_EXPLAIN=off, with the "
+        "current code as the baseline); repeatable",
+    )
     parser.add_argument("--zero-delay", action="store_true", help="only the rows without LLM and tool delays")
     parser.add_argument("--out", type=Path, help="also write the rows (with every latency) as JSON here")
     args = parser.parse_args()
-    rows, load = await measure(args.runs, args.warm_up, not args.sequential,
-                               args.baseline.resolve() if args.baseline else None,
-                               ZERO_DELAY_CELLS if args.zero_delay else CELLS,
-                               dict(setting.split("=", 1) for setting in args.baseline_setting))
-    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"date {time.strftime('%Y-%m-%d')}; {args.runs} sequential runs per agent per row, alternating; "
-          f"load average before {load['before'][0]:.2f}, after {load['after'][0]:.2f}; while measuring, "
-          f"{load['machine_cores_busy']:.2f} cores busy on average, {load['others_cores_busy']:.2f} of them with "
-          f"work outside this bench; this service's steps {'one after another' if args.sequential else 'in parallel'}"
-          "\n")
+    rows, load = await measure(
+        args.runs,
+        args.warm_up,
+        not args.sequential,
+        args.baseline.resolve() if args.baseline else None,
+        ZERO_DELAY_CELLS if args.zero_delay else CELLS,
+        dict(setting.split("=", 1) for setting in args.baseline_setting),
+    )
+    print(
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {time.strftime('%Y-%m-%d')}; {args.runs} sequential runs per agent per row, alternating; "
+        f"load average before {load['before'][0]:.2f}, after {load['after'][0]:.2f}; while measuring, "
+        f"{load['machine_cores_busy']:.2f} cores busy on average, {load['others_cores_busy']:.2f} of them with "
+        f"work outside this bench; this service's steps {'one after another' if args.sequential else 'in parallel'}"
+        "\n"
+    )
     print(table(rows))
-    print(f"\nLLM and graph-rag requests that named no question (not counted above: this service's worker "
-          f"warming its LLM's prompt cache at start): {load['untagged_calls']}")
+    print(
+        f"\nLLM and graph-rag requests that named no question (not counted above: this service's worker "
+        f"warming its LLM's prompt cache at start): {load['untagged_calls']}"
+    )
     documents = load["librarian_documents_per_question"]
-    print(f"Librarian documents per question, all rows: ReAct {documents['react']:.1f}, this service "
-          f"{documents['service']:.1f}" + (" (the baseline's counted with it)" if args.baseline else ""))
+    print(
+        f"Librarian documents per question, all rows: ReAct {documents['react']:.1f}, this service "
+        f"{documents['service']:.1f}" + (" (the baseline's counted with it)" if args.baseline else "")
+    )
     if args.out:
-        args.out.write_text(json.dumps({"rows": rows, "load": load, "runs": args.runs,
-                                        "parallel": not args.sequential,
-                                        "baseline": str(args.baseline) if args.baseline else None,
-                                        "baseline_settings": args.baseline_setting}, indent=1))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "rows": rows,
+                    "load": load,
+                    "runs": args.runs,
+                    "parallel": not args.sequential,
+                    "baseline": str(args.baseline) if args.baseline else None,
+                    "baseline_settings": args.baseline_setting,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

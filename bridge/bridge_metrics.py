@@ -7,9 +7,13 @@ from prometheus_client import Histogram
 from service.agent_metrics import FAST_BUCKETS
 
 REQUEST_SECONDS = Histogram(
-    "tgca_bridge_request_seconds", "Decode one AgentRequest, start (or find) its workflow and acknowledge it",
-    buckets=FAST_BUCKETS)
+    "tgca_bridge_request_seconds",
+    "Decode one AgentRequest, start (or find) its workflow and acknowledge it",
+    buckets=FAST_BUCKETS,
+)
 EMIT_SECONDS = Histogram(
-    "tgca_bridge_emit_seconds", "Publish one AgentResponse to the response topic: an error for a request the "
+    "tgca_bridge_emit_seconds",
+    "Publish one AgentResponse to the response topic: an error for a request the "
     "bridge could not start (a run's own messages are published by the workflow worker)",
-    buckets=FAST_BUCKETS)
+    buckets=FAST_BUCKETS,
+)

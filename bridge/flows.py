@@ -52,8 +52,17 @@ class FlowRelay(RequestRelay):
 class FlowRelays:
     """The relays of the flows the config service lists now, started and retired as it changes."""
 
-    def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
-                 workspace: str, processor: str, queues: TaskQueues, routing: Routing) -> None:
+    def __init__(
+        self,
+        temporal: Client,
+        pulsar_client: AsyncPulsarClient,
+        publisher: ResponsePublisher,
+        *,
+        workspace: str,
+        processor: str,
+        queues: TaskQueues,
+        routing: Routing,
+    ) -> None:
         self.temporal = temporal
         self.pulsar = pulsar_client
         self.publisher = publisher
@@ -64,8 +73,7 @@ class FlowRelays:
         self.served: dict[str, tuple[FlowRelay, asyncio.Task[None]]] = {}
         self.retired: list[FlowRelay] = []  # still watching their runs until the bridge stops
         self._lock = asyncio.Lock()  # one config version applied at a time
-        self.definitions = FlowDefinitions(PulsarRequestResponse(pulsar_client), workspace, processor,
-                                           self.follow)
+        self.definitions = FlowDefinitions(PulsarRequestResponse(pulsar_client), workspace, processor, self.follow)
 
     async def subscribe(self) -> None:
         """Listen for the config service's pushes; the flows are read (and served) in the background."""
@@ -82,10 +90,18 @@ class FlowRelays:
                 await self._start(flows[name])
 
     async def _start(self, flow: AgentFlow) -> None:
-        relay = FlowRelay(self.temporal, self.pulsar, self.publisher, request_topics=[flow.request_topic],
-                          subscription=agent_subscription(self.workspace, flow.name, self.processor),
-                          response_topic=flow.response_topic, queues=self.queues, routing=self.routing,
-                          processor=self.processor, flow=flow.services)
+        relay = FlowRelay(
+            self.temporal,
+            self.pulsar,
+            self.publisher,
+            request_topics=[flow.request_topic],
+            subscription=agent_subscription(self.workspace, flow.name, self.processor),
+            response_topic=flow.response_topic,
+            queues=self.queues,
+            routing=self.routing,
+            processor=self.processor,
+            flow=flow.services,
+        )
         try:
             await relay.subscribe()
         except PULSAR_ERRORS as exc:  # not served: the next config version read tries again
@@ -94,8 +110,14 @@ class FlowRelays:
         receiving = asyncio.create_task(relay.run())
         receiving.add_done_callback(lambda task: self._ended(flow.name, task))
         self.served[flow.name] = (relay, receiving)
-        log.info("flow_started", workspace=self.workspace, flow=flow.name, topic=flow.request_topic,
-                 response_topic=flow.response_topic, services=sorted(flow.services.services))
+        log.info(
+            "flow_started",
+            workspace=self.workspace,
+            flow=flow.name,
+            topic=flow.request_topic,
+            response_topic=flow.response_topic,
+            services=sorted(flow.services.services),
+        )
 
     def _ended(self, name: str, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:

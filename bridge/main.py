@@ -29,9 +29,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = entry_parser("tg-confidence-bridge", __doc__)
     add_common_args(p)
     add_flow_args(p)
-    p.add_argument("--trustgraph-flows", action="store_const", const=True,
-                   help="serve the flows TrustGraph's config service lists for this processor, as tg-start-flow "
-                        "and tg-stop-flow change them (env TGCA_TRUSTGRAPH_FLOWS)")
+    p.add_argument(
+        "--trustgraph-flows",
+        action="store_const",
+        const=True,
+        help="serve the flows TrustGraph's config service lists for this processor, as tg-start-flow "
+        "and tg-stop-flow change them (env TGCA_TRUSTGRAPH_FLOWS)",
+    )
     return p.parse_args(argv)
 
 
@@ -61,18 +65,29 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     describe_processor(config.processor_id, process_info(config, "bridge"))
     # Only the errors for requests it could not start: it stores no explain triples, so needs no librarian.
     publisher = ResponsePublisher(client, config.pulsar_url, EMIT_SECONDS, config.processor_id, librarian=False)
-    routing = Routing(enabled=config.confidence_agent_enabled,
-                      traffic_percentage=config.confidence_agent_traffic_percentage,
-                      fallback_to_react=config.confidence_agent_fallback_to_react,
-                      react_request_topic=config.react_request_topic,
-                      serve_subagent_goals=config.serve_subagent_goals)
+    routing = Routing(
+        enabled=config.confidence_agent_enabled,
+        traffic_percentage=config.confidence_agent_traffic_percentage,
+        fallback_to_react=config.confidence_agent_fallback_to_react,
+        react_request_topic=config.react_request_topic,
+        serve_subagent_goals=config.serve_subagent_goals,
+    )
     relay: RequestRelay | FlowRelays
     if config.trustgraph_flows:  # the flows TrustGraph's config service lists, as they start and stop
-        relay = FlowRelays(temporal, client, publisher, workspace=config.workspace, processor=config.processor_id,
-                           queues=config.queues, routing=routing)
+        relay = FlowRelays(
+            temporal,
+            client,
+            publisher,
+            workspace=config.workspace,
+            processor=config.processor_id,
+            queues=config.queues,
+            routing=routing,
+        )
     else:
         relay = RequestRelay(
-            temporal, client, publisher,
+            temporal,
+            client,
+            publisher,
             request_topics=config.request_topics,
             subscription=agent_subscription(config.workspace, config.flow),
             response_topic=config.response_topic,
@@ -82,13 +97,18 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
         )
     await _subscribe(relay, config.pulsar_url)
     if config.metrics_port:  # metrics, and /healthz: Temporal and the broker it consumes from
-        start_health_server(config.metrics_port, {"temporal": temporal_check(temporal),
-                                                  "pulsar": pulsar_check(client, config.request_topics[0])},
-                            config.metrics_host)
-    log.info("bridge_ready", pulsar=shown_url(config.pulsar_url),
-             topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows
-             else config.request_topics,
-             response_topic=config.response_topic, temporal=config.temporal_address)
+        start_health_server(
+            config.metrics_port,
+            {"temporal": temporal_check(temporal), "pulsar": pulsar_check(client, config.request_topics[0])},
+            config.metrics_host,
+        )
+    log.info(
+        "bridge_ready",
+        pulsar=shown_url(config.pulsar_url),
+        topics=f"the flows of processor:{config.processor_id}" if config.trustgraph_flows else config.request_topics,
+        response_topic=config.response_topic,
+        temporal=config.temporal_address,
+    )
     relay_task = asyncio.create_task(relay.run())
     stop_task = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait({relay_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)

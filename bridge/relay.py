@@ -58,10 +58,21 @@ class Routing:
 
 
 class RequestRelay:
-    def __init__(self, temporal: Client, pulsar_client: AsyncPulsarClient, publisher: ResponsePublisher, *,
-                 request_topics: list[str], subscription: str, response_topic: str,
-                 queues: TaskQueues, routing: Routing | None = None, max_in_flight: int = 64,
-                 processor: str = PROCESSOR_ID, flow: FlowTopics | None = None) -> None:
+    def __init__(
+        self,
+        temporal: Client,
+        pulsar_client: AsyncPulsarClient,
+        publisher: ResponsePublisher,
+        *,
+        request_topics: list[str],
+        subscription: str,
+        response_topic: str,
+        queues: TaskQueues,
+        routing: Routing | None = None,
+        max_in_flight: int = 64,
+        processor: str = PROCESSOR_ID,
+        flow: FlowTopics | None = None,
+    ) -> None:
         self.temporal = temporal
         self.flow = flow  # the TrustGraph flow these topics belong to: its runs call that flow's services
         self.processor = processor  # the `processor` label of TrustGraph's consumer metrics
@@ -81,7 +92,9 @@ class RequestRelay:
 
     async def subscribe(self) -> None:
         self.consumer = await self.pulsar.subscribe(
-            self.request_topics, self.subscription, consumer_type=pulsar.ConsumerType.Shared,
+            self.request_topics,
+            self.subscription,
+            consumer_type=pulsar.ConsumerType.Shared,
             negative_ack_redelivery_delay_ms=5000,
         )
         self._consumer_state("running")
@@ -160,10 +173,14 @@ class RequestRelay:
                 await self._forward(request_id, message.data(), reason="trustgraph-loop")
             else:
                 log.warning("trustgraph_loop_request_refused", request_id=request_id, what=loop)
-                await self._reply_error(topic, request_id, f"This request is {loop}, which this service does not "
-                                        "serve. Run TrustGraph's agent-manager on a topic of its own and give "
-                                        "the bridge that topic as react_request_topic: it forwards such requests "
-                                        "there (docs/trustgraph.md).")
+                await self._reply_error(
+                    topic,
+                    request_id,
+                    f"This request is {loop}, which this service does not "
+                    "serve. Run TrustGraph's agent-manager on a topic of its own and give "
+                    "the bridge that topic as react_request_topic: it forwards such requests "
+                    "there (docs/trustgraph.md).",
+                )
             await self._ack(message)
             return
         if subagent is None and not takes_request(request_id, r.enabled, r.traffic_percentage):
@@ -173,8 +190,14 @@ class RequestRelay:
         if await self._start(request_id, request, topic, message, subagent):
             await self._ack(message)
 
-    async def _start(self, request_id: str, request: AgentRequest, topic: str, message: pulsar.Message,
-                     subagent: SubagentReturn | None = None) -> bool:
+    async def _start(
+        self,
+        request_id: str,
+        request: AgentRequest,
+        topic: str,
+        message: pulsar.Message,
+        subagent: SubagentReturn | None = None,
+    ) -> bool:
         """Start the run; False when the message was negatively acknowledged for redelivery."""
         # A supervisor's sub-goals all carry the parent's id: each gets a run of its own.
         workflow_id = workflow_id_for(subagent.run_key(request_id) if subagent else request_id)
@@ -184,21 +207,35 @@ class RequestRelay:
         # A secret pasted into a question answers nothing a graph holds: redacted here, it reaches neither the
         # run's history nor the model, the graph, the conversation's memory or a log.
         request = request.model_copy(update={"question": redact_text(request.question)})
-        run_input = AgentRunInput(request=request, request_id=request_id, response_topic=response_topic,
-                                  queues=self.queues, fallback_on_failure=self.routing.fallback_to_react,
-                                  subagent=subagent, flow=self.flow)
+        run_input = AgentRunInput(
+            request=request,
+            request_id=request_id,
+            response_topic=response_topic,
+            queues=self.queues,
+            fallback_on_failure=self.routing.fallback_to_react,
+            subagent=subagent,
+            flow=self.flow,
+        )
         try:
             handle = await self.temporal.start_workflow(
-                WORKFLOW_NAME, run_input, id=workflow_id, task_queue=self.queues.workflow,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE, result_type=AgentRunResult,
+                WORKFLOW_NAME,
+                run_input,
+                id=workflow_id,
+                task_queue=self.queues.workflow,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                result_type=AgentRunResult,
                 static_summary=run_summary(request),
                 static_details=run_details(request_id, request, topic, response_topic),
             )
         except WorkflowAlreadyStartedError:
             if await self._reused_id(workflow_id, request):
                 log.warning("reused_request_id", request_id=request_id, workflow_id=workflow_id)
-                await self._reply_error(topic, request_id, f"Request id {request_id} was already used by another "
-                                                           "request: send each request with an id of its own")
+                await self._reply_error(
+                    topic,
+                    request_id,
+                    f"Request id {request_id} was already used by another "
+                    "request: send each request with an id of its own",
+                )
             else:  # the same message again (a redelivery): its run answers it
                 log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
             return True
@@ -229,8 +266,14 @@ class RequestRelay:
             log.warning("duplicate_request_unchecked", workflow_id=workflow_id, error=str(exc))
         return False
 
-    async def _watch(self, handle: WorkflowHandle[Any, AgentRunResult], topic: str, request_id: str, payload: bytes,
-                     subagent: SubagentReturn | None = None) -> None:
+    async def _watch(
+        self,
+        handle: WorkflowHandle[Any, AgentRunResult],
+        topic: str,
+        request_id: str,
+        payload: bytes,
+        subagent: SubagentReturn | None = None,
+    ) -> None:
         """A run that fails is never silence: the caller gets an error, or the existing agent gets the request."""
         try:
             result: AgentRunResult = await handle.result()
@@ -240,8 +283,9 @@ class RequestRelay:
             if self.routing.fallback_to_react:
                 await self._forward(request_id, payload, reason="failed")
             elif subagent is not None:  # the supervisor is told, not the caller (contracts/subagent.py)
-                await self._forward(request_id, subagent.completion(f"{FAILED_PREFIX}{reason}"),
-                                    reason="subagent-failed")
+                await self._forward(
+                    request_id, subagent.completion(f"{FAILED_PREFIX}{reason}"), reason="subagent-failed"
+                )
             else:
                 await self._reply_error(topic, request_id, f"The agent run failed: {reason}")
             return
@@ -254,8 +298,9 @@ class RequestRelay:
         """Hand the request, unchanged, to the existing agent-manager; it answers on the same response topic."""
         async with self._react_lock:
             if self._react is None:
-                self._react = await self.pulsar.create_producer(self.routing.react_request_topic,
-                                                                batching_enabled=False)
+                self._react = await self.pulsar.create_producer(
+                    self.routing.react_request_topic, batching_enabled=False
+                )
         await self._react.send(payload, properties={"id": request_id})
         log.info("forwarded_to_react", request_id=request_id, reason=reason, topic=self.routing.react_request_topic)
 
@@ -263,8 +308,12 @@ class RequestRelay:
         """A follow-up AgentRequest answering an override request becomes the run's submit_override update."""
         target = request.correlation_id or request.session_id
         if not target:
-            await self._reply_error(topic, request_id, "An override needs correlation_id: the waiting run's "
-                                                       "workflow id (agent-...) or its original request id")
+            await self._reply_error(
+                topic,
+                request_id,
+                "An override needs correlation_id: the waiting run's "
+                "workflow id (agent-...) or its original request id",
+            )
             return
         workflow_id = target if target.startswith("agent-") else workflow_id_for(target)
         try:
@@ -282,9 +331,17 @@ class RequestRelay:
             await self._reply_error(topic, request_id, f"Override for {workflow_id} failed: {exc.message}")
             return
         log.info("override_relayed", request_id=request_id, workflow_id=workflow_id, outcome=outcome)
-        await self._reply(topic, request_id, AgentResponse(
-            message_type="answer", content=str(outcome), end_of_message=True, end_of_dialog=True,
-            message_id=f"{request_id}#override"))
+        await self._reply(
+            topic,
+            request_id,
+            AgentResponse(
+                message_type="answer",
+                content=str(outcome),
+                end_of_message=True,
+                end_of_dialog=True,
+                message_id=f"{request_id}#override",
+            ),
+        )
 
     async def drain(self) -> None:
         """Settle the messages in hand; stop watching runs (they go on in Temporal regardless)."""

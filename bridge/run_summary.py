@@ -28,9 +28,15 @@ def run_summary(request: AgentRequest) -> str:
 
 def run_details(request_id: str, request: AgentRequest, request_topic: str, response_topic: str) -> str:
     """Markdown: the whole question and the request's routing, one fact per line."""
-    facts = [("request id", request_id), ("request topic", request_topic), ("response topic", response_topic),
-             ("collection", request.collection), ("conversation", request.conversation_id),
-             ("session", request.session_id), ("streaming", "yes" if request.streaming else "no")]
+    facts = [
+        ("request id", request_id),
+        ("request topic", request_topic),
+        ("response topic", response_topic),
+        ("collection", request.collection),
+        ("conversation", request.conversation_id),
+        ("session", request.session_id),
+        ("streaming", "yes" if request.streaming else "no"),
+    ]
     routing = [f"- {name}: `{value}`" for name, value in facts if value]
     question = shortened(redact_text(request.question), DETAILS_BYTES - len("\n".join(routing).encode()) - 40)
     return "\n".join([f"**Question:** {question}", "", *routing])

@@ -28,8 +28,9 @@ def loop_request(request: AgentRequest) -> str:
     """What part of TrustGraph's loop the request is ("" when it is a question for this service)."""
     if request.state == OVERRIDE_STATE:
         return ""  # this service's own follow-up: correlation_id names the run waiting for a decision
-    if request.history and (any(step.step_type in LOOP_STEP_TYPES for step in request.history)
-                            or request.pattern or request.correlation_id):
+    if request.history and (
+        any(step.step_type in LOOP_STEP_TYPES for step in request.history) or request.pattern or request.correlation_id
+    ):
         # The orchestrator writes its chosen pattern into every continuation, and a sub-agent's continuation
         # keeps its correlation_id; a client's own history (a conversation so far) carries neither.
         return "a continuation of TrustGraph's agent loop (its history holds TrustGraph's own steps)"
@@ -39,15 +40,20 @@ def loop_request(request: AgentRequest) -> str:
         if request.pattern == "supervisor":
             return "a request for TrustGraph's supervisor pattern (a fan-out to sub-agents)"
         if request.pattern == "react":
-            return ("a request for TrustGraph's react pattern (its ReAct loop; this service plans and executes: ask "
-                    "with no pattern or with plan-then-execute for its answer)")
-        return (f"a request for the pattern {request.pattern!r} (this service answers plan-then-execute requests, "
-                "and those naming no pattern, with its own planner)")
+            return (
+                "a request for TrustGraph's react pattern (its ReAct loop; this service plans and executes: ask "
+                "with no pattern or with plan-then-execute for its answer)"
+            )
+        return (
+            f"a request for the pattern {request.pattern!r} (this service answers plan-then-execute requests, "
+            "and those naming no pattern, with its own planner)"
+        )
     return ""
 
 
-def served_subgoal(request: AgentRequest, serve_subagent_goals: bool, react_request_topic: str
-                   ) -> SubagentReturn | None:
+def served_subgoal(
+    request: AgentRequest, serve_subagent_goals: bool, react_request_topic: str
+) -> SubagentReturn | None:
     """Where to report a supervisor's sub-goal this service answers; None when it does not answer it. The
     completion can only reach the orchestrator that fanned out (its aggregator is in its memory) on the topic
     that orchestrator reads: without react_request_topic the sub-goal is refused as before."""

@@ -22,11 +22,16 @@ def planned_changes(plan: dict[str, Any], ontology: Ontology) -> dict[str, Any]:
     for effect in definition.effects:
         if effect.debit:
             account = definition.account
-            changes.append({"debit": effect.debit,
-                            "account": f"{account.class_} {account.id}" if account is not None else ""})
+            changes.append(
+                {"debit": effect.debit, "account": f"{account.class_} {account.id}" if account is not None else ""}
+            )
         elif effect.param:
             changes.append({"property": effect.set, "value": parameters.get(effect.param), "parameter": effect.param})
         else:
             changes.append({"property": effect.set, "value": effect.value})
-    return {"changes": changes, "irreversible": definition.cannot_be_undone, "inverse": definition.inverse or "",
-            "description": definition.description}
+    return {
+        "changes": changes,
+        "irreversible": definition.cannot_be_undone,
+        "inverse": definition.inverse or "",
+        "description": definition.description,
+    }

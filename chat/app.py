@@ -14,8 +14,11 @@ from chat.same_site import SameSiteOnly
 
 
 def create_app(deps: ChatDeps) -> FastAPI:
-    app = FastAPI(title="tg-confidence-agent chat API", version="1",
-                  description="Ask the confidence-controlled agent, watch its runs, answer its questions.")
+    app = FastAPI(
+        title="tg-confidence-agent chat API",
+        version="1",
+        description="Ask the confidence-controlled agent, watch its runs, answer its questions.",
+    )
     app.state.deps = deps
     for routes in (ask, runs, overrides, conversations, actions, examples, health, page, static_files):
         app.include_router(routes.router)

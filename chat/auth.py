@@ -85,6 +85,10 @@ class Authenticator:
             raise Unauthorized("unknown token")
         for identity in self.identities:
             if hmac.compare_digest(identity.token_sha256, digest):
-                return Caller(identity.name, frozenset(identity.roles), identity.signing_key,
-                              owner_tag(identity.token_sha256, identity.name))
+                return Caller(
+                    identity.name,
+                    frozenset(identity.roles),
+                    identity.signing_key,
+                    owner_tag(identity.token_sha256, identity.name),
+                )
         raise Unauthorized("unknown token")

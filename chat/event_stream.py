@@ -45,21 +45,26 @@ def stream_slot(deps: ChatDeps, who: Caller) -> StreamSlot:
 
 def sse_response(events: AsyncIterator[dict[str, str]], slot: StreamSlot) -> EventSourceResponse:
     """The events as server-sent events; the slot is given back when they end or the client leaves."""
+
     async def bounded() -> AsyncIterator[dict[str, str]]:
         try:
             async for event in events:
                 yield event
         finally:
             slot.give_back()
+
     return EventSourceResponse(bounded(), ping=15, background=BackgroundTask(slot.give_back))
 
 
-async def stream_events(deps: ChatDeps, stream: RunStream, after: int, request: Request,
-                     first: dict[str, Any] | None = None) -> AsyncIterator[dict[str, str]]:
+async def stream_events(
+    deps: ChatDeps, stream: RunStream, after: int, request: Request, first: dict[str, Any] | None = None
+) -> AsyncIterator[dict[str, str]]:
     """The run's events from message `after` on; each SSE id is the count of messages sent so far, so a
     client that reconnects (Last-Event-ID, or ?after=) continues where it was."""
-    state = StreamState(answering=any(m.message_type == "answer" and m.content for m in stream.messages[:after]),
-                        ontology=deps.actions.tools.ontology if deps.actions is not None else None)
+    state = StreamState(
+        answering=any(m.message_type == "answer" and m.content for m in stream.messages[:after]),
+        ontology=deps.actions.tools.ontology if deps.actions is not None else None,
+    )
     if first is not None:
         yield {"data": json.dumps(first), "id": str(after)}
     index, waiting_on, polled_at = after, "", 0.0
@@ -93,8 +98,12 @@ async def stream_events(deps: ChatDeps, stream: RunStream, after: int, request: 
             continue  # Temporal cannot be asked now, or the run is not started yet (the bridge is starting it)
         for message in outcome.handover:
             if stream.add(message):
-                log.warning("message_recovered_from_temporal", workflow_id=stream.workflow_id,
-                            message_type=message.message_type, delivery_id=message.delivery_id)
+                log.warning(
+                    "message_recovered_from_temporal",
+                    workflow_id=stream.workflow_id,
+                    message_type=message.message_type,
+                    delivery_id=message.delivery_id,
+                )
         if outcome.status is None:
             continue
         pending = outcome.status.pending_override
@@ -117,8 +126,11 @@ async def finished_run_events(deps: ChatDeps, workflow_id: str) -> AsyncIterator
         handle = deps.temporal.get_workflow_handle(workflow_id, result_type=AgentRunResult)
         result = await handle.result()
         results = result.step_results
-        event = ({"type": "content", "content": result.answer} if result.answer
-                 else {"type": "error", "content": result.error or "the run ended without an answer"})
+        event = (
+            {"type": "content", "content": result.answer}
+            if result.answer
+            else {"type": "error", "content": result.error or "the run ended without an answer"}
+        )
     except Exception as exc:  # a failed or terminated run: say so
         event = {"type": "error", "content": f"the run ended without an answer: {exc}"}
     yield {"data": json.dumps(event)}
@@ -126,8 +138,9 @@ async def finished_run_events(deps: ChatDeps, workflow_id: str) -> AsyncIterator
         yield {"data": json.dumps(closing_event)}
 
 
-async def closing_events(deps: ChatDeps, workflow_id: str,
-                         results: list[StepResult] | None = None) -> AsyncIterator[dict[str, Any]]:
+async def closing_events(
+    deps: ChatDeps, workflow_id: str, results: list[StepResult] | None = None
+) -> AsyncIterator[dict[str, Any]]:
     """The run's confidence, with its steps' outputs, when Temporal can say, then `done`. `results`: the steps'
     results when the caller has them already; else they are taken from the run's result."""
     try:

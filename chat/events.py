@@ -56,10 +56,19 @@ def events_of(message: AgentResponse, state: StreamState) -> list[dict[str, Any]
 
 
 def override_event(workflow_id: str, pending: OverrideRequest) -> dict[str, Any]:
-    return {"type": "override_request", "workflow_id": workflow_id, "step_id": pending.step_id,
-            "function": pending.function, "score": pending.score, "threshold": pending.threshold,
-            "reasoning": pending.reasoning, "choices": pending.choices, "arguments": pending.arguments,
-            "timeout_s": pending.timeout_s, "role": pending.role.value}
+    return {
+        "type": "override_request",
+        "workflow_id": workflow_id,
+        "step_id": pending.step_id,
+        "function": pending.function,
+        "score": pending.score,
+        "threshold": pending.threshold,
+        "reasoning": pending.reasoning,
+        "choices": pending.choices,
+        "arguments": pending.arguments,
+        "timeout_s": pending.timeout_s,
+        "role": pending.role.value,
+    }
 
 
 def planned_steps(status: RunStatus) -> list[dict[str, Any]]:
@@ -67,19 +76,38 @@ def planned_steps(status: RunStatus) -> list[dict[str, Any]]:
     on the action path, which has none)."""
     if status.plan is None:
         return []
-    return [{"step_id": s.id, "function": s.function, "arguments": sanitize(s.arguments),
-             "dependencies": s.dependencies, "threshold": s.confidence_threshold} for s in status.plan.steps]
+    return [
+        {
+            "step_id": s.id,
+            "function": s.function,
+            "arguments": sanitize(s.arguments),
+            "dependencies": s.dependencies,
+            "threshold": s.confidence_threshold,
+        }
+        for s in status.plan.steps
+    ]
 
 
 def step_view(step: StepStatus) -> dict[str, Any]:
-    return {"step_id": step.step_id, "function": step.function, "state": step.state.value, "score": step.score,
-            "threshold": step.threshold, "reasoning": step.reasoning, "retries": step.retries}
+    return {
+        "step_id": step.step_id,
+        "function": step.function,
+        "state": step.state.value,
+        "score": step.score,
+        "threshold": step.threshold,
+        "reasoning": step.reasoning,
+        "retries": step.retries,
+    }
 
 
 def run_state_event(status: RunStatus) -> dict[str, Any]:
     """The run as its `status` query has it now: phase, plan and each step's state, score and retries."""
-    return {"type": "run_state", "phase": status.phase, "plan": planned_steps(status),
-            "steps": [step_view(s) for s in status.steps]}
+    return {
+        "type": "run_state",
+        "phase": status.phase,
+        "plan": planned_steps(status),
+        "steps": [step_view(s) for s in status.steps],
+    }
 
 
 def confidence_event(status: RunStatus, results: list[StepResult] | None = None) -> dict[str, Any]:
@@ -92,5 +120,10 @@ def confidence_event(status: RunStatus, results: list[StepResult] | None = None)
         if step.step_id in outputs:
             view["output"] = step_output(outputs[step.step_id])
         steps.append(view)
-    return {"type": "confidence", "score": status.final_confidence, "phase": status.phase, "steps": steps,
-            "plan": planned_steps(status)}
+    return {
+        "type": "confidence",
+        "score": status.final_confidence,
+        "phase": status.phase,
+        "steps": steps,
+        "plan": planned_steps(status),
+    }

@@ -61,8 +61,11 @@ def name_of(properties: dict[str, Any]) -> str | None:
 
 
 def _name_key(properties: dict[str, Any]) -> str | None:
-    texts = [k for k, v in properties.items()
-             if isinstance(v, str) and 3 <= len(v.strip()) <= MAX_NAME_CHARS and any(c.isalpha() for c in v)]
+    texts = [
+        k
+        for k, v in properties.items()
+        if isinstance(v, str) and 3 <= len(v.strip()) <= MAX_NAME_CHARS and any(c.isalpha() for c in v)
+    ]
     named = [k for k in texts if k.lower().endswith(NAME_KEYS) or _IDENTIFIER.search(k)]
     return min(named, key=lambda k: (k.lower() not in NAME_KEYS, not k.lower().endswith(NAME_KEYS), k), default=None)
 
@@ -75,8 +78,11 @@ def _by_words(properties: dict[str, Any]) -> bool:
 
 def figures_of(properties: dict[str, Any]) -> list[str]:
     """Numeric properties that are no identifiers: what a question ranks or asks the value of."""
-    return sorted(k for k, v in properties.items()
-                  if isinstance(v, (int, float)) and not isinstance(v, bool) and not _IDENTIFIER.search(k))
+    return sorted(
+        k
+        for k, v in properties.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not _IDENTIFIER.search(k)
+    )
 
 
 def quoted(value: str) -> str:
@@ -102,8 +108,12 @@ def example_questions(sample: GraphSample) -> list[Example]:
     named.sort(key=lambda found: not _by_words(sample.linked[found[0]]))  # "The Matrix" reads better than "WB-1"
     if named:
         (source, rel_type, target), name = named[0]
-        found.append(Example(f"Which {schema_words(source)} {relation_phrase(rel_type)} the {schema_words(target)} "
-                             f"{quoted(name)}?", "one-hop"))
+        found.append(
+            Example(
+                f"Which {schema_words(source)} {relation_phrase(rel_type)} the {schema_words(target)} {quoted(name)}?",
+                "one-hop",
+            )
+        )
     counted = next((rel for rel in rels if rel[0] != rel[2] and rel not in {r for r, _ in named[:1]}), None)
     counted = counted or (rels[0] if rels else None)
     if counted is not None:
@@ -112,8 +122,14 @@ def example_questions(sample: GraphSample) -> list[Example]:
     looked_up = _lookup(sample, central)
     if looked_up is not None:
         found.append(looked_up)
-    ranked = next(((label, figures_of(sample.nodes.get(label, {}))[0]) for label in central
-                   if figures_of(sample.nodes.get(label, {}))), None)
+    ranked = next(
+        (
+            (label, figures_of(sample.nodes.get(label, {}))[0])
+            for label in central
+            if figures_of(sample.nodes.get(label, {}))
+        ),
+        None,
+    )
     if ranked is not None:
         label, figure = ranked
         found.append(Example(f"Which {schema_words(label)} has the highest {schema_words(figure)}?", "highest"))
@@ -124,17 +140,19 @@ def example_questions(sample: GraphSample) -> list[Example]:
 
 
 def _lookup(sample: GraphSample, labels: list[str]) -> Example | None:
-    """"What is the <figure or text> of the <label> '<name>'?" for the first label whose sample node has both."""
+    """ "What is the <figure or text> of the <label> '<name>'?" for the first label whose sample node has both."""
     for label in labels:
         properties = sample.nodes.get(label, {})
         name = name_of(properties)
         if name is None:
             continue
         others = figures_of(properties) + sorted(
-            k for k, v in properties.items() if isinstance(v, str) and v.strip() != name and not _IDENTIFIER.search(k))
+            k for k, v in properties.items() if isinstance(v, str) and v.strip() != name and not _IDENTIFIER.search(k)
+        )
         if others:
-            return Example(f"What is the {schema_words(others[0])} of the {schema_words(label)} {quoted(name)}?",
-                           "lookup")
+            return Example(
+                f"What is the {schema_words(others[0])} of the {schema_words(label)} {quoted(name)}?", "lookup"
+            )
     return None
 
 
@@ -144,6 +162,9 @@ def _action(sample: GraphSample, named: list[tuple[tuple[str, str, str], str]]) 
     for class_name, action_name in sample.actions:
         for (source, _, target), name in named:
             if source == class_name != target:  # the name is the target's: the action's class links to it
-                return Example(f"{schema_words(action_name).capitalize()} the {plural(schema_words(class_name))} "
-                               f"of the {schema_words(target)} {quoted(name)}", "action")
+                return Example(
+                    f"{schema_words(action_name).capitalize()} the {plural(schema_words(class_name))} "
+                    f"of the {schema_words(target)} {quoted(name)}",
+                    "action",
+                )
     return None

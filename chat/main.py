@@ -34,24 +34,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = entry_parser("tg-confidence-chat", __doc__)
     add_common_args(p)
     add_flow_args(p)
-    p.add_argument("--http-host", "--bind", dest="http_host",
-                   help="address to listen on (env TGCA_HTTP_HOST; default 127.0.0.1). Any other than a loopback "
-                        "address needs http_tokens")
+    p.add_argument(
+        "--http-host",
+        "--bind",
+        dest="http_host",
+        help="address to listen on (env TGCA_HTTP_HOST; default 127.0.0.1). Any other than a loopback "
+        "address needs http_tokens",
+    )
     p.add_argument("--http-port", type=int, help="port to listen on (env TGCA_HTTP_PORT; default 8765)")
     p.add_argument("--falkordb-url", help="FalkorDB URL, for the action history (env TGCA_FALKORDB_URL)")
     p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")
     p.add_argument("--ontology-path", help="the domain's ontology YAML: enables /actions (env TGCA_ONTOLOGY_PATH)")
     p.add_argument("--temporal-ui-url", help="Temporal Web UI base URL for run links (env TGCA_TEMPORAL_UI_URL)")
-    p.add_argument("--check-config", action="store_true",
-                   help="only check that the API may start as configured: exit 0, or 1 saying why not")
+    p.add_argument(
+        "--check-config",
+        action="store_true",
+        help="only check that the API may start as configured: exit 0, or 1 saying why not",
+    )
     return p.parse_args(argv)
 
 
 def refusal(config: ServiceConfig) -> str:
     """Why the API must not start as configured ("" when it may)."""
     if not config.http_tokens and not is_loopback(config.http_host):
-        return (f"the chat API would listen on {config.http_host} with no http_tokens: anyone who can reach it "
-                "could approve actions. Configure http_tokens, or bind to 127.0.0.1")
+        return (
+            f"the chat API would listen on {config.http_host} with no http_tokens: anyone who can reach it "
+            "could approve actions. Configure http_tokens, or bind to 127.0.0.1"
+        )
     return ""
 
 
@@ -67,19 +76,29 @@ async def serve(config: ServiceConfig, stop: asyncio.Event) -> None:
     except PULSAR_ERRORS as exc:
         raise PartUnreachable(f"Pulsar at {shown_url(config.pulsar_url)} is unreachable: {exc}") from exc
     store = GraphStore(config.falkordb_url, config.graph_name)
-    actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
-               if config.ontology_path else None)
+    actions = (
+        ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path)))) if config.ontology_path else None
+    )
     local_token = "" if config.http_tokens else (config.http_local_token or new_local_token())
-    app = create_app(ChatDeps(temporal=temporal, streams=streams,
-                              auth=Authenticator(config.http_tokens, local_token),
-                              namespace=config.temporal_namespace, temporal_ui_url=config.temporal_ui_url,
-                              actions=actions, graph=store, override_keys=config.agent.override_keys,
-                              hosts=answered_hosts(config.http_host, config.http_allowed_hosts),
-                              origins=config.http_allowed_origins,
-                              streams_open=StreamSlots(config.http_max_streams, config.http_max_streams_per_caller),
-                              stream_max_s=config.http_stream_max_s))
-    server = ServerWithoutSignals(uvicorn.Config(app, host=config.http_host, port=config.http_port,
-                                                 log_config=None, access_log=False))
+    app = create_app(
+        ChatDeps(
+            temporal=temporal,
+            streams=streams,
+            auth=Authenticator(config.http_tokens, local_token),
+            namespace=config.temporal_namespace,
+            temporal_ui_url=config.temporal_ui_url,
+            actions=actions,
+            graph=store,
+            override_keys=config.agent.override_keys,
+            hosts=answered_hosts(config.http_host, config.http_allowed_hosts),
+            origins=config.http_allowed_origins,
+            streams_open=StreamSlots(config.http_max_streams, config.http_max_streams_per_caller),
+            stream_max_s=config.http_stream_max_s,
+        )
+    )
+    server = ServerWithoutSignals(
+        uvicorn.Config(app, host=config.http_host, port=config.http_port, log_config=None, access_log=False)
+    )
     url = f"http://{config.http_host}:{config.http_port}/"
     # Open mode: the link carries the local token (in the fragment, which browsers never send) for the page to use
     log.info("chat_ready", url=f"{url}#token={local_token}" if local_token else url, open=not config.http_tokens)

@@ -33,8 +33,7 @@ def owns_run(who: Caller, workflow_id: str) -> bool:
 
 def may_read_run(who: Caller, workflow_id: str, status: RunStatus) -> bool:
     pending = status.pending_override
-    return (owns_run(who, workflow_id) or who.may(Role.AUDIT)
-            or (pending is not None and who.may(pending.role)))
+    return owns_run(who, workflow_id) or who.may(Role.AUDIT) or (pending is not None and who.may(pending.role))
 
 
 def may_read_conversation(who: Caller, conversation_id: str) -> bool:

@@ -37,5 +37,4 @@ async def readable_run(deps: ChatDeps, workflow_id: str, who: Caller) -> RunView
         log.warning("http_run_refused", who=who.name, workflow_id=workflow_id)
         raise HTTPException(404, f"no run {workflow_id}")
     execution = description.status.name if description.status else "UNKNOWN"
-    return RunView(workflow_id=workflow_id, execution=execution, status=status,
-                   temporal_ui=deps.ui_link(workflow_id))
+    return RunView(workflow_id=workflow_id, execution=execution, status=status, temporal_ui=deps.ui_link(workflow_id))

@@ -74,8 +74,11 @@ class RunStreams:
     async def start(self) -> None:
         # Exclusive and our own: every API process sees every response, and picks its own requests' out.
         self._consumer = await self.pulsar.subscribe(
-            self.response_topic, f"chat-api-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
-            initial_position=pulsar.InitialPosition.Latest)
+            self.response_topic,
+            f"chat-api-{uuid.uuid4().hex}",
+            consumer_type=pulsar.ConsumerType.Exclusive,
+            initial_position=pulsar.InitialPosition.Latest,
+        )
         self._producer = await self.pulsar.create_producer(self.request_topic, batching_enabled=False)
         self._reader = asyncio.create_task(self._read())
 
@@ -118,7 +121,7 @@ class RunStreams:
         stream = RunStream(request_id=request_id, workflow_id=workflow_id)
         self._streams[request_id] = stream
         finished = [k for k, s in self._streams.items() if s.finished]
-        for key in finished[:max(0, len(finished) - RETAINED_FINISHED)]:
+        for key in finished[: max(0, len(finished) - RETAINED_FINISHED)]:
             del self._streams[key]
         return stream
 

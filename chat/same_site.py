@@ -22,8 +22,9 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # What a Host header may be (RFC 9110's uri-host [":" port], without percent-escapes): a DNS name or IPv4
 # address (underscores allowed, as container names have them), or an IPv6 address in brackets. Anything
 # else (userinfo, a path, a fragment, a space) is no host of ours.
-_HOST = re.compile(r"(?P<name>[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::(?P<port>[0-9]{1,5}))?",
-                   re.IGNORECASE)
+_HOST = re.compile(
+    r"(?P<name>[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::(?P<port>[0-9]{1,5}))?", re.IGNORECASE
+)
 
 
 def host_parts(host: str) -> tuple[str, str] | None:

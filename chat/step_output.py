@@ -26,8 +26,12 @@ def step_output(output: str) -> dict[str, Any]:
         return {"text": _clipped(redact_text(output), MAX_TEXT_CHARS)}
     columns, rows, row_count, truncated = table
     shown = [[_cell(value) for value in row[:MAX_COLUMNS]] for row in rows[:MAX_ROWS]]
-    return {"columns": [_clipped(str(c), MAX_CELL_CHARS) for c in columns[:MAX_COLUMNS]], "rows": shown,
-            "row_count": row_count, "truncated": truncated or row_count > len(shown) or len(columns) > MAX_COLUMNS}
+    return {
+        "columns": [_clipped(str(c), MAX_CELL_CHARS) for c in columns[:MAX_COLUMNS]],
+        "rows": shown,
+        "row_count": row_count,
+        "truncated": truncated or row_count > len(shown) or len(columns) > MAX_COLUMNS,
+    }
 
 
 def _table(data: Any) -> tuple[list[Any], list[list[Any]], int, bool] | None:

@@ -22,9 +22,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     p = sub.add_parser("actions", parents=[common], help="list executed actions, undo reversible ones")
     p.add_argument("--falkordb-url", help="FalkorDB URL (env TGCA_FALKORDB_URL)")
     p.add_argument("--graph-name", help="the graph (env TGCA_GRAPH_NAME)")
-    p.add_argument("--ontology", "--ontology-path", dest="ontology_path",
-                   help="the domain's ontology YAML, whose action definitions name the inverses "
-                        "(env TGCA_ONTOLOGY_PATH; default: the demo's)")
+    p.add_argument(
+        "--ontology",
+        "--ontology-path",
+        dest="ontology_path",
+        help="the domain's ontology YAML, whose action definitions name the inverses "
+        "(env TGCA_ONTOLOGY_PATH; default: the demo's)",
+    )
     verbs = p.add_subparsers(dest="verb", required=True)
     ls = verbs.add_parser("list", help="the most recent executed actions")
     ls.add_argument("--run", default="", help="only this run (workflow id, e.g. agent-<request id>)")
@@ -36,17 +40,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     which.add_argument("--key", help="one action record's key")
     which.add_argument("--run", help="every action of this run")
     undo.add_argument("--by", default=os.environ.get("USER", ""), help="who undoes (recorded)")
-    undo.add_argument("--signing-key", type=Path, default=default_signing_key(),
-                      help="the undoer's private key (tg-confidence keys new); needed when override_keys are "
-                           "configured: only an identity with the role 'undo' may undo")
+    undo.add_argument(
+        "--signing-key",
+        type=Path,
+        default=default_signing_key(),
+        help="the undoer's private key (tg-confidence keys new); needed when override_keys are "
+        "configured: only an identity with the role 'undo' may undo",
+    )
 
 
 def _line(e: HistoryEntry) -> str:
     changes = ", ".join(f"{k}: {v.get('before')!r} -> {v.get('after')!r}" for k, v in e.changes.items())
     state = f" [undone by {e.undone_by}]" if e.undone_by else (f" [undo of {e.undoes}]" if e.undoes else "")
     given = f" with {parameters_text(e.parameters)}" if e.parameters else ""
-    return (f"{e.at}  {e.action}{given} {e.entity_type} {e.entity_id}  {changes or 'no change'}{state}\n"
-            f"    key {e.key}")
+    return f"{e.at}  {e.action}{given} {e.entity_type} {e.entity_id}  {changes or 'no change'}{state}\n    key {e.key}"
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -76,8 +83,9 @@ async def run(args: argparse.Namespace) -> int:
         for entry in entries:
             outcome = await history.undo(entry, args.by)
             failed += not outcome.success
-            print(f"{'undone' if outcome.success else 'NOT undone'}: {entry.action} {entry.entity_id} - "
-                  f"{outcome.detail}")
+            print(
+                f"{'undone' if outcome.success else 'NOT undone'}: {entry.action} {entry.entity_id} - {outcome.detail}"
+            )
         return 1 if failed else 0
     except (GraphQueryError, UnknownName, ConnectionError, OSError) as exc:
         return error(str(exc), UNREACHABLE_OR_BAD_INPUT)

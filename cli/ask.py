@@ -35,8 +35,10 @@ def timeout_message(timeout_s: float, request_id: str, received: int, last_type:
     """What a caller left without an answer needs: how far the run got, and where to look for it (the run may
     still be going, or may have ended with its answer lost on the way)."""
     got = f"{received} message(s) received, the last a {last_type}" if received else "no message received"
-    return (f"no final answer within {timeout_s:.0f}s (request id {request_id}; {got}); the run: "
-            f"temporal workflow show --workflow-id {workflow_id_for(request_id)}")
+    return (
+        f"no final answer within {timeout_s:.0f}s (request id {request_id}; {got}); the run: "
+        f"temporal workflow show --workflow-id {workflow_id_for(request_id)}"
+    )
 
 
 @dataclass
@@ -52,9 +54,18 @@ class Delivery:
         return self.recovered > 0
 
 
-async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, response_topic: str,
-              timeout_s: float = 600.0, request_id: str | None = None, runs: RunLookup | None = None,
-              delivery: Delivery | None = None, silence_s: float = SILENCE_S) -> AsyncIterator[AgentResponse]:
+async def ask(
+    pulsar_url: str,
+    request: AgentRequest,
+    *,
+    request_topic: str,
+    response_topic: str,
+    timeout_s: float = 600.0,
+    request_id: str | None = None,
+    runs: RunLookup | None = None,
+    delivery: Delivery | None = None,
+    silence_s: float = SILENCE_S,
+) -> AsyncIterator[AgentResponse]:
     """Subscribe first (position latest, as TrustGraph's callers do), then send; stop at end of dialog.
     `timeout_s` bounds the time spent waiting for messages, not the time the caller spends on them.
 
@@ -70,7 +81,9 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
     try:
         try:
             consumer = await client.subscribe(
-                response_topic, f"rr-{uuid.uuid4().hex}", consumer_type=pulsar.ConsumerType.Exclusive,
+                response_topic,
+                f"rr-{uuid.uuid4().hex}",
+                consumer_type=pulsar.ConsumerType.Exclusive,
                 initial_position=pulsar.InitialPosition.Latest,
             )
             producer = await client.create_producer(request_topic, batching_enabled=False)
@@ -100,8 +113,10 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                     await consumer.acknowledge(message)
                 except PULSAR_ERRORS as exc:
                     if runs is None:
-                        raise ConnectionError(f"Pulsar at {shown_url(pulsar_url)} stopped answering (request id "
-                                              f"{request_id}, sent; the run goes on): {exc}") from exc
+                        raise ConnectionError(
+                            f"Pulsar at {shown_url(pulsar_url)} stopped answering (request id "
+                            f"{request_id}, sent; the run goes on): {exc}"
+                        ) from exc
                     # The client reconnects by itself; meanwhile the run is asked instead.
                     log.warning("response_receive_failed", request_id=request_id, error=str(exc))
                     await asyncio.sleep(RECEIVE_RETRY_S)
@@ -123,8 +138,13 @@ async def ask(pulsar_url: str, request: AgentRequest, *, request_topic: str, res
                     # (the chunks of one answer share a message_id: a repeat is known by its delivery id)
                 if from_temporal:
                     delivery.recovered += 1
-                    log.warning("message_recovered_from_temporal", request_id=request_id, workflow_id=workflow_id,
-                                message_type=response.message_type, delivery_id=response.delivery_id)
+                    log.warning(
+                        "message_recovered_from_temporal",
+                        request_id=request_id,
+                        workflow_id=workflow_id,
+                        message_type=response.message_type,
+                        delivery_id=response.delivery_id,
+                    )
                 received, last_type = received + 1, response.message_type
                 handed = loop.time()
                 yield response
@@ -148,4 +168,3 @@ def ours(message: pulsar.Message, request_id: str) -> AgentResponse | None:
     except ResponseDecodeError as exc:  # not ours to stop on: said, and the run's next message awaited
         log.warning("bad_response", request_id=request_id, error=str(exc))
         return None
-

@@ -27,36 +27,77 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     a.add_argument("question", help="the question, in quotes")
     a.add_argument("-C", "--collection", default="default", help="TrustGraph collection the request names")
     a.add_argument("--streaming", action="store_true", help="ask for the answer in chunks")
-    a.add_argument("--json", action="store_true", dest="json_output",
-                   help="print each response as one line of JSON (TrustGraph's wire format), for scripts")
-    a.add_argument("--plan", default="", help='legacy request-level config JSON, e.g. \'{"max_retries": 1}\'')
+    a.add_argument(
+        "--json",
+        action="store_true",
+        dest="json_output",
+        help="print each response as one line of JSON (TrustGraph's wire format), for scripts",
+    )
+    a.add_argument("--plan", default="", help="legacy request-level config JSON, e.g. '{\"max_retries\": 1}'")
     a.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the final answer")
-    a.add_argument("--ui-url", help="Temporal Web UI, for the link to the run (default: the temporal_ui_url "
-                                    f"setting, env TGCA_TEMPORAL_UI_URL, else {defaults.TEMPORAL_UI_URL}; '' for none)")
-    a.add_argument("--conversation", default="", metavar="ID",
-                   help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
-                        "and prints its id for the next question")
+    a.add_argument(
+        "--ui-url",
+        help="Temporal Web UI, for the link to the run (default: the temporal_ui_url "
+        f"setting, env TGCA_TEMPORAL_UI_URL, else {defaults.TEMPORAL_UI_URL}; '' for none)",
+    )
+    a.add_argument(
+        "--conversation",
+        default="",
+        metavar="ID",
+        help="continue conversation ID (the service remembers its earlier turns); 'new' starts one "
+        "and prints its id for the next question",
+    )
     d = a.add_argument_group("deciding here (at a terminal, ask asks you when the run waits for a human)")
-    d.add_argument("--by", default=default_decider(),
-                   help="who asks and decides: the identity's name when the service checks signatures (recorded)")
-    d.add_argument("--key", "--signing-key", dest="key", type=Path, default=default_signing_key(),
-                   help="sign decisions with this private key (env TGCA_OVERRIDE_KEY); without it, a run that "
-                        "takes signed decisions is answered with `tg-confidence override`")
+    d.add_argument(
+        "--by",
+        default=default_decider(),
+        help="who asks and decides: the identity's name when the service checks signatures (recorded)",
+    )
+    d.add_argument(
+        "--key",
+        "--signing-key",
+        dest="key",
+        type=Path,
+        default=default_signing_key(),
+        help="sign decisions with this private key (env TGCA_OVERRIDE_KEY); without it, a run that "
+        "takes signed decisions is answered with `tg-confidence override`",
+    )
 
 
-async def run_ask(pulsar_url: str, question: str, *, request_topic: str, response_topic: str, timeout_s: float,
-                  streaming: bool = False, plan: str = "", ui_url: str | None = None,
-                  namespace: str = defaults.TEMPORAL_NAMESPACE, conversation_id: str = "",
-                  json_output: bool = False, collection: str = "default", group: list[str] | None = None,
-                  answer_only: bool = False, decider: InlineDecider | None = None, user: str = "",
-                  temporal_address: str = "") -> int:
+async def run_ask(
+    pulsar_url: str,
+    question: str,
+    *,
+    request_topic: str,
+    response_topic: str,
+    timeout_s: float,
+    streaming: bool = False,
+    plan: str = "",
+    ui_url: str | None = None,
+    namespace: str = defaults.TEMPORAL_NAMESPACE,
+    conversation_id: str = "",
+    json_output: bool = False,
+    collection: str = "default",
+    group: list[str] | None = None,
+    answer_only: bool = False,
+    decider: InlineDecider | None = None,
+    user: str = "",
+    temporal_address: str = "",
+) -> int:
     """Ask, print what comes back, return the exit code. `answer_only`: the answer's text and any error, as
     TrustGraph's `tg-invoke-agent` prints without -v (no question echo, thoughts or observations).
     `decider`: answer the run's override requests at this terminal (see inline_decider). `user`: who asks (the
     request's user: the requester of any action it starts)."""
     request_id = str(uuid.uuid4())
-    request = AgentRequest(question=question, streaming=streaming, plan=plan, conversation_id=conversation_id,
-                           collection=collection, group=group, user=user)
+    request = AgentRequest(
+        question=question,
+        streaming=streaming,
+        plan=plan,
+        conversation_id=conversation_id,
+        collection=collection,
+        group=group,
+        user=user,
+    )
     view = view_for(json_output=json_output, answer_only=answer_only)
     if json_output:  # stdout carries nothing but the responses, one JSON object per line
         ui_url = None
@@ -65,8 +106,15 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
     failure: tuple[str, int] | None = None
     try:
         runs = RunLookup(address=temporal_address, namespace=namespace) if temporal_address else None
-        async for message in ask(pulsar_url, request, request_topic=request_topic, response_topic=response_topic,
-                                 timeout_s=timeout_s, request_id=request_id, runs=runs):
+        async for message in ask(
+            pulsar_url,
+            request,
+            request_topic=request_topic,
+            response_topic=response_topic,
+            timeout_s=timeout_s,
+            request_id=request_id,
+            runs=runs,
+        ):
             view.message(message)
             if decider is not None and message.message_type == "observation":
                 await decider.on_message(message.content, view)
@@ -81,10 +129,11 @@ async def run_ask(pulsar_url: str, question: str, *, request_topic: str, respons
     if failure is not None:
         return error(*failure)
     if ui_url:
-        view.say(f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/"
-                 f"{workflow_id_for(request_id)}")
+        view.say(
+            f"\nRun in the Temporal Web UI: {ui_url}/namespaces/{namespace}/workflows/{workflow_id_for(request_id)}"
+        )
     if conversation_id:  # on stderr with --json: stdout stays one JSON object per line
-        view.say(f"Continue this conversation: tg-confidence ask --conversation {conversation_id} \"...\"")
+        view.say(f'Continue this conversation: tg-confidence ask --conversation {conversation_id} "..."')
     return status
 
 
@@ -98,13 +147,19 @@ def view_for(*, json_output: bool, answer_only: bool) -> AskView:
     return TerminalView() if styled() else PlainView()
 
 
-def inline_decider(config: ServiceConfig, by: str, key: Path | None,
-                   temporal_address: str | None = None) -> InlineDecider | None:
+def inline_decider(
+    config: ServiceConfig, by: str, key: Path | None, temporal_address: str | None = None
+) -> InlineDecider | None:
     """The inline override prompt, when someone at a terminal can answer it; never for a script."""
     if not can_prompt():
         return None
-    return InlineDecider(temporal_address or config.temporal_address, config.temporal_namespace, by=by,
-                         key_path=key, signed=bool(config.agent.override_keys))
+    return InlineDecider(
+        temporal_address or config.temporal_address,
+        config.temporal_namespace,
+        by=by,
+        key_path=key,
+        signed=bool(config.agent.override_keys),
+    )
 
 
 def conversation_of(value: str) -> str:
@@ -125,11 +180,19 @@ def agent_topics(config: ServiceConfig) -> AgentTopics:
 
 async def ask_command(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    return await run_ask(config.pulsar_url, args.question, **agent_topics(config), timeout_s=args.timeout,
-                         streaming=args.streaming,
-                         plan=args.plan, ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
-                         namespace=config.temporal_namespace,
-                         conversation_id=conversation_of(args.conversation), json_output=args.json_output,
-                         collection=args.collection,
-                         decider=None if args.json_output else inline_decider(config, args.by, args.key),
-                         user=args.by, temporal_address=config.temporal_address)
+    return await run_ask(
+        config.pulsar_url,
+        args.question,
+        **agent_topics(config),
+        timeout_s=args.timeout,
+        streaming=args.streaming,
+        plan=args.plan,
+        ui_url=config.temporal_ui_url if args.ui_url is None else args.ui_url,
+        namespace=config.temporal_namespace,
+        conversation_id=conversation_of(args.conversation),
+        json_output=args.json_output,
+        collection=args.collection,
+        decider=None if args.json_output else inline_decider(config, args.by, args.key),
+        user=args.by,
+        temporal_address=config.temporal_address,
+    )

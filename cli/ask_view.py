@@ -102,9 +102,16 @@ class AnswerOnlyView(PlainView):
             print(f"error: {message.error.message}", file=sys.stderr, flush=True)
 
 
-LABEL_STYLES = {"[thought]": "cyan", "[observation]": "blue", "[answer]": "bold green", "[error]": "bold red",
-                "[action plan]": "magenta", "[action error]": "red", "[action complete]": "bold magenta",
-                "[progress": "magenta"}
+LABEL_STYLES = {
+    "[thought]": "cyan",
+    "[observation]": "blue",
+    "[answer]": "bold green",
+    "[error]": "bold red",
+    "[action plan]": "magenta",
+    "[action error]": "red",
+    "[action complete]": "bold magenta",
+    "[progress": "magenta",
+}
 
 
 def styled_line(line: str) -> Text:
@@ -128,17 +135,32 @@ class TerminalView:
     def __init__(self, terminal: Console | None = None) -> None:
         self.console = terminal or console()
         one_line = Column(no_wrap=True, overflow="ellipsis")  # the status stays one line, however long the step
-        self.status = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False, table_column=one_line),
-                               TimeElapsedColumn(), console=self.console)
-        self.batches = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[failed]}", markup=False), TimeRemainingColumn(),
-                                console=self.console)
+        self.status = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}", markup=False, table_column=one_line),
+            TimeElapsedColumn(),
+            console=self.console,
+        )
+        self.batches = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]}", markup=False),
+            TimeRemainingColumn(),
+            console=self.console,
+        )
         self.task = self.status.add_task("waiting for the agent", total=None)
         self.batch: TaskID | None = None
         self.errors = 0  # of the batch running now
         self.streamed = ""  # a streamed answer so far: shown in the status area, printed once whole
-        self.live = Live(Group(self.batches, self.status), console=self.console, transient=True,
-                         refresh_per_second=8, redirect_stdout=False, redirect_stderr=False)
+        self.live = Live(
+            Group(self.batches, self.status),
+            console=self.console,
+            transient=True,
+            refresh_per_second=8,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
         self.live.start()
 
     def question(self, text: str) -> None:
@@ -179,15 +201,22 @@ class TerminalView:
             plan = event["plan"]
             self._end_batch()
             # shown from the first entity on: approval may come first, and may be refused
-            self.batch = self.batches.add_task(f"{plan['action_name']} on {plan['entity_type']}", visible=False,
-                                               total=plan["target_count"], failed="")
+            self.batch = self.batches.add_task(
+                f"{plan['action_name']} on {plan['entity_type']}", visible=False, total=plan["target_count"], failed=""
+            )
             self._now(f"running {plan['action_name']}")
             return False
         if kind == "action_progress" and self.batch is not None:
             task = self.batches.tasks[self.batches.task_ids.index(self.batch)]
             failed = int(task.fields.get("failures", 0)) + (not event["success"])
-            self.batches.update(self.batch, completed=max(task.completed, event["completed"]), visible=True,
-                                total=event["total"], failures=failed, failed=f"{failed} failed" if failed else "")
+            self.batches.update(
+                self.batch,
+                completed=max(task.completed, event["completed"]),
+                visible=True,
+                total=event["total"],
+                failures=failed,
+                failed=f"{failed} failed" if failed else "",
+            )
             return True
         if kind == "action_error":
             self.errors += 1

@@ -26,20 +26,38 @@ Sample = tuple[dict[str, float], bool]
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("calibrate", parents=[common], help="fit the confidence calibrator from labelled runs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "calibrate",
+        parents=[common],
+        help="fit the confidence calibrator from labelled runs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("runs", nargs="*", type=Path, help="labelled runs (JSON lines with evidence and correct)")
-    p.add_argument("--split", choices=("calibration", "all"), default="calibration",
-                   help="which labelled runs to learn from (default: the calibration split only)")
+    p.add_argument(
+        "--split",
+        choices=("calibration", "all"),
+        default="calibration",
+        help="which labelled runs to learn from (default: the calibration split only)",
+    )
     p.add_argument("--audit", type=Path, default=None, help="the audit trail (default: the configured audit_path)")
     p.add_argument("--no-audit", action="store_true", help="ignore the human decisions in the audit trail")
-    p.add_argument("--out", type=Path, default=None,
-                   help="where to write the calibrator (default: the configured calibrator_path, else the shipped one)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="where to write the calibrator (default: the configured calibrator_path, else the shipped one)",
+    )
     p.add_argument("--l2", type=float, default=1.0, help="weight penalty (larger: flatter, more cautious)")
     p.add_argument("--dry-run", action="store_true", help="fit and report; write nothing")
-    p.add_argument("--exclude", nargs="+", default=[], metavar="FEATURE",
-                   help="features to leave out of the fit (no weight, no range), e.g. one whose definition changed "
-                        "after the labelled runs were recorded")
+    p.add_argument(
+        "--exclude",
+        nargs="+",
+        default=[],
+        metavar="FEATURE",
+        help="features to leave out of the fit (no weight, no range), e.g. one whose definition changed "
+        "after the labelled runs were recorded",
+    )
 
 
 def _json_lines(path: Path) -> list[dict[str, Any]]:
@@ -82,8 +100,7 @@ def audit_samples(records: list[dict[str, Any]]) -> list[Sample]:
     """The runs a human decided: the last accept or abort of a run labels its evidence."""
     samples = []
     for r in records:
-        decisions = [(s.get("override") or {}).get("decision") for s in r.get("execution") or []
-                     if isinstance(s, dict)]
+        decisions = [(s.get("override") or {}).get("decision") for s in r.get("execution") or [] if isinstance(s, dict)]
         final = [d for d in decisions if d in ("accept", "abort")]
         features = _features(r)
         if final and features is not None:
@@ -103,8 +120,10 @@ def fit_and_write(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     unknown = sorted(set(args.exclude) - set(FEATURES))
     if unknown:
-        return error(f"unknown feature(s) to exclude: {', '.join(unknown)} (known: {', '.join(FEATURES)})",
-                     UNREACHABLE_OR_BAD_INPUT)
+        return error(
+            f"unknown feature(s) to exclude: {', '.join(unknown)} (known: {', '.join(FEATURES)})",
+            UNREACHABLE_OR_BAD_INPUT,
+        )
     samples: list[Sample] = []
     sources: list[str] = []
     try:
@@ -121,13 +140,24 @@ def fit_and_write(args: argparse.Namespace) -> int:
         return error(f"cannot read the labelled runs: {exc}", UNREACHABLE_OR_BAD_INPUT)
     print(f"{len(samples)} labelled answer(s), {sum(y for _, y in samples)} right ({'; '.join(sources) or 'none'})")
     try:
-        calibrator = fit(samples, l2=args.l2, exclude=set(args.exclude), trained_on={
-            "sources": sources, "split": args.split, "fitted": time.strftime("%Y-%m-%d"), "l2": args.l2,
-            **({"excluded": sorted(args.exclude)} if args.exclude else {})})
+        calibrator = fit(
+            samples,
+            l2=args.l2,
+            exclude=set(args.exclude),
+            trained_on={
+                "sources": sources,
+                "split": args.split,
+                "fitted": time.strftime("%Y-%m-%d"),
+                "l2": args.l2,
+                **({"excluded": sorted(args.exclude)} if args.exclude else {}),
+            },
+        )
     except CalibratorError as exc:
         return error(f"cannot fit: {exc}", UNREACHABLE_OR_BAD_INPUT)
-    print(f"Brier score on these answers: {_brier(samples, lambda f: f.get('step_score', 0.0)):.3f} with the "
-          f"evidence score alone, {_brier(samples, calibrator.probability):.3f} calibrated (in-sample)")
+    print(
+        f"Brier score on these answers: {_brier(samples, lambda f: f.get('step_score', 0.0)):.3f} with the "
+        f"evidence score alone, {_brier(samples, calibrator.probability):.3f} calibrated (in-sample)"
+    )
     for name, weight in sorted(calibrator.weights.items(), key=lambda w: -abs(w[1])):
         print(f"  {name:<16} {weight:+.3f}")
     print(f"  {'(bias)':<16} {calibrator.bias:+.3f}")

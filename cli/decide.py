@@ -28,8 +28,9 @@ class NotAwaiting(Exception):
     """The run waits on no override of that step (decided already, timed out, or never asked)."""
 
 
-async def signed_for_run(run: AgentRun, decision: Override, private: Ed25519PrivateKey,
-                         challenge: str = "") -> Override:
+async def signed_for_run(
+    run: AgentRun, decision: Override, private: Ed25519PrivateKey, challenge: str = ""
+) -> Override:
     """The decision signed over `challenge`, or over the one of the request the run waits on."""
     if not challenge:
         pending = await run.pending_override()

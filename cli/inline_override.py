@@ -54,8 +54,11 @@ class InlineDecider:
             return
         workflow_id, step_id = asked.groups()
         if (self.signed or SIGNED in text) and self.key_path is None:
-            view.say("This run takes signed decisions: answer with the command above, or ask again with --key "
-                     "<private key> --by <name> (or TGCA_OVERRIDE_KEY) to decide here.", "yellow")
+            view.say(
+                "This run takes signed decisions: answer with the command above, or ask again with --key "
+                "<private key> --by <name> (or TGCA_OVERRIDE_KEY) to decide here.",
+                "yellow",
+            )
             return
         try:
             private = load_private_key(self.key_path) if self.key_path else None
@@ -68,16 +71,18 @@ class InlineDecider:
             run = AgentRun(self._client, workflow_id)
             pending = await run.pending_override()
         except (PartUnreachable, TemporalError) as exc:  # e.g. a Pulsar-only client with no way to Temporal
-            view.say(f"cannot ask {workflow_id} here ({getattr(exc, 'message', exc)}); answer with the command "
-                     "above", "red")
+            view.say(
+                f"cannot ask {workflow_id} here ({getattr(exc, 'message', exc)}); answer with the command above", "red"
+            )
             return
         if pending is None or pending.step_id != step_id:
             return  # already decided (e.g. from another terminal)
         with view.paused():
             await self._decide(run, pending, private, view)
 
-    async def _decide(self, run: AgentRun, pending: OverrideRequest, private: Ed25519PrivateKey | None,
-                      view: AskView) -> None:
+    async def _decide(
+        self, run: AgentRun, pending: OverrideRequest, private: Ed25519PrivateKey | None, view: AskView
+    ) -> None:
         for line in describe(pending):
             view.say(line, "yellow")
         while True:
@@ -90,8 +95,13 @@ class InlineDecider:
             if choice is None:
                 view.say(f"left to `tg-confidence override {run.id} {pending.step_id} ...`")
                 return
-            decision = Override(step_id=pending.step_id, decision=choice.decision, arguments=choice.arguments,
-                                reason=choice.reason, by=self.by)
+            decision = Override(
+                step_id=pending.step_id,
+                decision=choice.decision,
+                arguments=choice.arguments,
+                reason=choice.reason,
+                by=self.by,
+            )
             try:
                 if private is not None:
                     decision = await signed_for_run(run, decision, private, pending.challenge)
@@ -100,8 +110,9 @@ class InlineDecider:
             except WorkflowUpdateFailedError as exc:
                 view.say(f"rejected: {refusal_reason(exc.cause)}", "red")
             except TemporalError as exc:  # Temporal went away, or the run is gone
-                view.say(f"cannot send the decision ({getattr(exc, 'message', exc)}); answer with the command "
-                         "above", "red")
+                view.say(
+                    f"cannot send the decision ({getattr(exc, 'message', exc)}); answer with the command above", "red"
+                )
                 return
 
     async def _ask(self, pending: OverrideRequest, view: AskView) -> Choice | None:
@@ -138,8 +149,9 @@ class InlineDecider:
                 changed[name] = line.strip()
         return Choice("retry", choice.reason, {**pending.arguments, **changed} if changed else None)
 
-    async def _while_waiting(self, run: AgentRun, pending: OverrideRequest,
-                             asking: Coroutine[Any, Any, Choice | None]) -> Choice | None:
+    async def _while_waiting(
+        self, run: AgentRun, pending: OverrideRequest, asking: Coroutine[Any, Any, Choice | None]
+    ) -> Choice | None:
         """The answer, unless the run stops waiting for it first (then Withdrawn)."""
         answer = asyncio.ensure_future(asking)
         watch = asyncio.create_task(self._still_waiting(run, pending))

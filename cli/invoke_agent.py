@@ -18,13 +18,18 @@ from service.lifecycle import exit_now
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = entry_parser("tg-invoke-confidence-agent", __doc__)
-    p.add_argument("-p", "--pulsar-host", "--pulsar-url", dest="pulsar_url",
-                   help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)")
+    p.add_argument(
+        "-p",
+        "--pulsar-host",
+        "--pulsar-url",
+        dest="pulsar_url",
+        help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)",
+    )
     p.add_argument("-w", "--workspace", help="TrustGraph workspace (env TGCA_WORKSPACE)")
     p.add_argument("-f", "--flow-id", dest="flow", help="TrustGraph flow (env TGCA_FLOW)")
     p.add_argument("-q", "--question", required=True, help="the question to answer")
     p.add_argument("-C", "--collection", default="default", help="collection the request names")
-    p.add_argument("-l", "--plan", default="", help='request-level settings JSON, e.g. \'{"max_retries": 1}\'')
+    p.add_argument("-l", "--plan", default="", help="request-level settings JSON, e.g. '{\"max_retries\": 1}'")
     p.add_argument("-g", "--group", nargs="+", help="tool groups the request names")
     p.add_argument("-v", "--verbose", action="store_true", help="also print thoughts and observations")
     p.add_argument("--no-streaming", action="store_true", help="one answer message instead of chunks")
@@ -35,10 +40,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 async def invoke(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    return await run_ask(config.pulsar_url, args.question, **agent_topics(config), timeout_s=args.timeout,
-                         streaming=not args.no_streaming, plan=args.plan, ui_url=None,
-                         collection=args.collection, group=args.group, answer_only=not args.verbose,
-                         namespace=config.temporal_namespace, temporal_address=config.temporal_address)
+    return await run_ask(
+        config.pulsar_url,
+        args.question,
+        **agent_topics(config),
+        timeout_s=args.timeout,
+        streaming=not args.no_streaming,
+        plan=args.plan,
+        ui_url=None,
+        collection=args.collection,
+        group=args.group,
+        answer_only=not args.verbose,
+        namespace=config.temporal_namespace,
+        temporal_address=config.temporal_address,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

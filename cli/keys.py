@@ -19,8 +19,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     verbs = p.add_subparsers(dest="verb", required=True)
     new = verbs.add_parser("new", help="write a private key file and print the identity to configure")
     new.add_argument("name", help="the identity's name (decisions are recorded as made by it)")
-    new.add_argument("--roles", nargs="+", choices=[r.value for r in Role], default=[Role.REVIEW.value],
-                     help="what it may decide (default: review)")
+    new.add_argument(
+        "--roles",
+        nargs="+",
+        choices=[r.value for r in Role],
+        default=[Role.REVIEW.value],
+        help="what it may decide (default: review)",
+    )
     new.add_argument("--out", type=Path, default=None, help="the private key file (default: ./<name>.pem)")
 
 
@@ -35,7 +40,9 @@ async def run(args: argparse.Namespace) -> int:
         out.write(pem)
     identity = {"name": args.name, "public_key": public_key, "roles": args.roles}
     print(f"private key written to {path} (keep it; sign with: tg-confidence override ... --key {path})")
-    print("add this identity to the worker's override_keys (YAML agent.override_keys, or the JSON list in "
-          "TGCA_AGENT__OVERRIDE_KEYS):")
+    print(
+        "add this identity to the worker's override_keys (YAML agent.override_keys, or the JSON list in "
+        "TGCA_AGENT__OVERRIDE_KEYS):"
+    )
     print(json.dumps(identity))
     return 0

@@ -30,10 +30,19 @@ from cli.up import up
 from service.flags import HelpFormatter, add_common_args, entry_parser
 from service.lifecycle import exit_now
 
-COMMANDS = {"up": up, "ask": ask_command, "override": runs.override, "status": runs.status,
-            "replay": runs.replay_command, "actions": actions.run, "keys": keys.run,
-            "calibrate": calibrate.calibrate, "down": stack_commands.down, "ps": stack_commands.ps,
-            "logs": stack_commands.logs}
+COMMANDS = {
+    "up": up,
+    "ask": ask_command,
+    "override": runs.override,
+    "status": runs.status,
+    "replay": runs.replay_command,
+    "actions": actions.run,
+    "keys": keys.run,
+    "calibrate": calibrate.calibrate,
+    "down": stack_commands.down,
+    "ps": stack_commands.ps,
+    "logs": stack_commands.logs,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

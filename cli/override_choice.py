@@ -11,8 +11,12 @@ from pydantic import TypeAdapter, ValidationError
 from contracts.override import OverrideRequest, Role
 
 SHORT = {"a": "accept", "r": "retry", "s": "skip", "b": "abort"}  # b: "a" is accept's
-WHAT = {"accept": "use the result as it is", "retry": "run the step again, optionally with new arguments",
-        "skip": "go on without it", "abort": "end the run"}
+WHAT = {
+    "accept": "use the result as it is",
+    "retry": "run the step again, optionally with new arguments",
+    "skip": "go on without it",
+    "abort": "end the run",
+}
 APPROVAL_WHAT = {"accept": "execute", "skip": "change nothing", "abort": "end the run"}
 _ARGUMENTS = TypeAdapter(dict[str, str])
 
@@ -29,8 +33,10 @@ def describe(request: OverrideRequest) -> list[str]:
     if request.role is Role.APPROVE:
         lines = [_approval(request)]
     else:
-        lines = [f"Step {request.step_id} ({request.function}) needs your decision: confidence {request.score:.2f} "
-                 f"is below {request.threshold:.2f} after {request.retries} retries ({request.reasoning})"]
+        lines = [
+            f"Step {request.step_id} ({request.function}) needs your decision: confidence {request.score:.2f} "
+            f"is below {request.threshold:.2f} after {request.retries} retries ({request.reasoning})"
+        ]
         lines += [f"    {name} = {value}" for name, value in request.arguments.items()]
     words = APPROVAL_WHAT if request.role is Role.APPROVE else WHAT
     lines += [f"  {_keyed(c)}: {words.get(c, c)}" for c in request.choices]
@@ -45,20 +51,28 @@ def _approval(request: OverrideRequest) -> str:
         return f"Approval needed: {request.function} ({request.reasoning})"
     given = f" with {a['parameters']}" if a.get("parameters") else ""
     where = (f" of {a['related']}" if a.get("related") else "") + (f" where {a['filters']}" if a.get("filters") else "")
-    dry = (f" ({a['would_succeed']} would succeed, {a['would_fail']} would fail)"
-           if "would_succeed" in a and "would_fail" in a else "")
+    dry = (
+        f" ({a['would_succeed']} would succeed, {a['would_fail']} would fail)"
+        if "would_succeed" in a and "would_fail" in a
+        else ""
+    )
     why = request.reasoning.removeprefix("approval needed: ")
-    warning = (f"LEFT OUT of the selection: {a['left_out']}. The targets may be more than the request asks "
-               "for.\n") if a.get("left_out") else ""
-    return (f"{warning}Approval needed: {a['action_name']}{given} on {a['targets']} {a['entity_type']}{where}{dry}; "
-            f"confidence {request.score:.2f}: {why}")
+    warning = (
+        (f"LEFT OUT of the selection: {a['left_out']}. The targets may be more than the request asks for.\n")
+        if a.get("left_out")
+        else ""
+    )
+    return (
+        f"{warning}Approval needed: {a['action_name']}{given} on {a['targets']} {a['entity_type']}{where}{dry}; "
+        f"confidence {request.score:.2f}: {why}"
+    )
 
 
 def _keyed(choice: str) -> str:
     """The choice with its one-letter answer marked: [a]ccept, a[b]ort."""
     key = next((k for k, v in SHORT.items() if v == choice), "")
     at = choice.find(key) if key else -1
-    return choice if at < 0 else f"{choice[:at]}[{key}]{choice[at + 1:]}"
+    return choice if at < 0 else f"{choice[:at]}[{key}]{choice[at + 1 :]}"
 
 
 def question(request: OverrideRequest) -> str:

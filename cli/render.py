@@ -23,12 +23,15 @@ def render_action_event(content: str) -> str | None:
         where = f" where {filters_text(plan['filters'])}" if plan.get("filters") else ""
         related = plan.get("related")
         if related:
-            of = related_text(related["class"], related.get("name", ""), related.get("filters") or [],
-                              related.get("excluded", False))
+            of = related_text(
+                related["class"], related.get("name", ""), related.get("filters") or [], related.get("excluded", False)
+            )
             where = f" of {of}{where}"
         warning = f" LEFT OUT: {'; '.join(plan['left_out'])}." if plan.get("left_out") else ""
-        return (f"[action plan] {plan['action_name']}{given} on {plan['target_count']} {plan['entity_type']}{where}: "
-                f"{ids}{more}{warning}")
+        return (
+            f"[action plan] {plan['action_name']}{given} on {plan['target_count']} {plan['entity_type']}{where}: "
+            f"{ids}{more}{warning}"
+        )
     if kind == "action_progress":
         outcome = "done" if event["success"] else "FAILED"
         return f"[progress {event['completed']}/{event['total']}] {event['entity_id']} {outcome}"

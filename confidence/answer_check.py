@@ -14,16 +14,128 @@ _ALONE = r"(?<![\w.])(?<!\w-)"
 _NUMBER = re.compile(rf"{_ALONE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w])|{_ALONE}[-+]?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"\b[A-Z][\w&'\-]*")
 # Capitalised words that say how, not what: sentence openers, connectives, and the answer's own frame.
-_FRAME = {"the", "a", "an", "in", "on", "of", "for", "and", "or", "to", "from", "by", "with", "it", "its", "there",
-          "this", "these", "those", "they", "their", "each", "all", "no", "not", "none", "yes", "total", "based",
-          "according", "however", "also", "both", "here", "confidence", "i", "we", "our", "is", "are", "was",
-          "were", "has", "have", "had", "as", "at", "but", "so", "than", "then", "that", "which", "who", "what",
-          "when", "where", "how", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-          "first", "second", "third", "last", "top", "most", "least", "only", "overall", "together", "between",
-          "among", "after", "before", "since", "until", "while", "if", "because", "therefore", "thus", "note",
-          "sorry", "unfortunately", "answer", "result", "results", "data", "graph", "knowledge", "database"}
-_CALENDAR = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+_FRAME = {
+    "the",
+    "a",
+    "an",
+    "in",
+    "on",
+    "of",
+    "for",
+    "and",
+    "or",
+    "to",
+    "from",
+    "by",
+    "with",
+    "it",
+    "its",
+    "there",
+    "this",
+    "these",
+    "those",
+    "they",
+    "their",
+    "each",
+    "all",
+    "no",
+    "not",
+    "none",
+    "yes",
+    "total",
+    "based",
+    "according",
+    "however",
+    "also",
+    "both",
+    "here",
+    "confidence",
+    "i",
+    "we",
+    "our",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "as",
+    "at",
+    "but",
+    "so",
+    "than",
+    "then",
+    "that",
+    "which",
+    "who",
+    "what",
+    "when",
+    "where",
+    "how",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "first",
+    "second",
+    "third",
+    "last",
+    "top",
+    "most",
+    "least",
+    "only",
+    "overall",
+    "together",
+    "between",
+    "among",
+    "after",
+    "before",
+    "since",
+    "until",
+    "while",
+    "if",
+    "because",
+    "therefore",
+    "thus",
+    "note",
+    "sorry",
+    "unfortunately",
+    "answer",
+    "result",
+    "results",
+    "data",
+    "graph",
+    "knowledge",
+    "database",
+}
+_CALENDAR = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+}
 SMALL = 1  # "0" and "1" need no support (none, one); any other figure must come from the results
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
 COMPOSED_ROWS = 20
@@ -46,8 +158,9 @@ def _supported_number(claim: str, known: list[float], small_free: bool = True) -
     return any(abs(value - k) <= tolerance or abs(value - round(k, _decimals(claim))) <= 1e-9 for k in known)
 
 
-def unsupported_claims(answer: str, evidence: str, vocabulary: set[str] | None = None,
-                       outputs: list[str] | None = None) -> list[str]:
+def unsupported_claims(
+    answer: str, evidence: str, vocabulary: set[str] | None = None, outputs: list[str] | None = None
+) -> list[str]:
     """The names (capitalised words) and figures in `answer` that `evidence` does not contain, in order.
     `vocabulary`: words that may always appear (the schema's labels and properties). `outputs`: the step
     results; when they are one row of figures (an aggregate), even "0" and "1" must come from them: an
@@ -117,7 +230,8 @@ _DECLINE = re.compile(
     rf"|\b{_EVIDENCE}\s+(?:do|does|did)\s+not\s+(?:contain|include|show|list|mention|provide|specify|indicate|say)"
     r"|\b(?:cannot|can\s*not|could\s+not|unable\s+to|not\s+possible\s+to)\s+(?:be\s+)?(?:determined?|identif\w*|answer\w*)"
     r"|\bno\s+(?:information|data|details)\s+(?:about|on|regarding|for|is|are|was)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def declines(answer: str, outputs: list[str]) -> bool:
@@ -140,8 +254,10 @@ def absence_answer(outputs: list[str]) -> str | None:
     if not absent:
         return None
     names = ", ".join(f"'{a}'" for a in absent)
-    return (f"The knowledge graph has nothing named {names}: no stored value is or contains "
-            f"{'that name' if len(absent) == 1 else 'those names'}, so there is no such entity to answer about.")
+    return (
+        f"The knowledge graph has nothing named {names}: no stored value is or contains "
+        f"{'that name' if len(absent) == 1 else 'those names'}, so there is no such entity to answer about."
+    )
 
 
 def compose_from_rows(question: str, outputs: list[str]) -> str:
@@ -160,12 +276,16 @@ def compose_from_rows(question: str, outputs: list[str]) -> str:
         elif not rows:
             parts.append("The knowledge graph holds no records that match the question.")
         else:
-            lines = ["; ".join(f"{c}: {show_value(v)}" for c, v in zip(columns, row, strict=False))
-                     for row in rows[:COMPOSED_ROWS]]
+            lines = [
+                "; ".join(f"{c}: {show_value(v)}" for c, v in zip(columns, row, strict=False))
+                for row in rows[:COMPOSED_ROWS]
+            ]
             # How many rows came back is said: for "how many ..." over a list of distinct things, it is the answer.
             shown = f", the first {COMPOSED_ROWS} shown" if len(rows) > COMPOSED_ROWS else ""
-            parts.append(f"From the knowledge graph, {len(rows)} row{'s' if len(rows) != 1 else ''}{shown}:\n"
-                         + "\n".join(f"- {line}" for line in lines))
+            parts.append(
+                f"From the knowledge graph, {len(rows)} row{'s' if len(rows) != 1 else ''}{shown}:\n"
+                + "\n".join(f"- {line}" for line in lines)
+            )
     return "\n\n".join(parts) or "The results do not answer the question."
 
 

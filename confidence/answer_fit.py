@@ -25,27 +25,107 @@ MAX_RANKED_SHOWN = 5
 # writer, and its answer is not held to naming each.
 MAX_LISTED = 25
 
-_SUPERLATIVES = {"most", "least", "fewest", "top", "maximum", "minimum", "highest", "lowest", "largest", "smallest",
-                 "biggest", "greatest", "longest", "shortest", "best", "worst", "oldest", "newest", "youngest",
-                 "earliest", "latest", "cheapest", "dearest", "heaviest", "lightest", "busiest", "richest",
-                 "poorest", "tallest", "deepest", "widest", "narrowest", "fastest", "slowest", "costliest"}
+_SUPERLATIVES = {
+    "most",
+    "least",
+    "fewest",
+    "top",
+    "maximum",
+    "minimum",
+    "highest",
+    "lowest",
+    "largest",
+    "smallest",
+    "biggest",
+    "greatest",
+    "longest",
+    "shortest",
+    "best",
+    "worst",
+    "oldest",
+    "newest",
+    "youngest",
+    "earliest",
+    "latest",
+    "cheapest",
+    "dearest",
+    "heaviest",
+    "lightest",
+    "busiest",
+    "richest",
+    "poorest",
+    "tallest",
+    "deepest",
+    "widest",
+    "narrowest",
+    "fastest",
+    "slowest",
+    "costliest",
+}
 # Words ending in -est that are no superlative ("which requests are the latest" still has "latest").
-_NOT_SUPERLATIVE = {"interest", "forest", "west", "request", "test", "rest", "guest", "nest", "chest", "contest",
-                    "protest", "suggest", "digest", "arrest", "honest", "modest", "manifest", "harvest", "invest",
-                    "quest", "crest", "earnest", "northwest", "southwest", "midwest", "pest", "vest", "zest",
-                    "priest", "conquest", "inquest", "behest", "unrest", "attest", "detest", "infest", "molest",
-                    "divest", "ingest", "congest", "jest", "wrest"}
+_NOT_SUPERLATIVE = {
+    "interest",
+    "forest",
+    "west",
+    "request",
+    "test",
+    "rest",
+    "guest",
+    "nest",
+    "chest",
+    "contest",
+    "protest",
+    "suggest",
+    "digest",
+    "arrest",
+    "honest",
+    "modest",
+    "manifest",
+    "harvest",
+    "invest",
+    "quest",
+    "crest",
+    "earnest",
+    "northwest",
+    "southwest",
+    "midwest",
+    "pest",
+    "vest",
+    "zest",
+    "priest",
+    "conquest",
+    "inquest",
+    "behest",
+    "unrest",
+    "attest",
+    "detest",
+    "infest",
+    "molest",
+    "divest",
+    "ingest",
+    "congest",
+    "jest",
+    "wrest",
+}
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b", re.IGNORECASE)
-_AMOUNT = re.compile(r"\bhow\s+(?:much|long|large|big|old|far|tall|high|heavy|populous)\b"
-                     r"|\b(?:total|average|mean|sum|combined)\b", re.IGNORECASE)
+_AMOUNT = re.compile(
+    r"\bhow\s+(?:much|long|large|big|old|far|tall|high|heavy|populous)\b"
+    r"|\b(?:total|average|mean|sum|combined)\b",
+    re.IGNORECASE,
+)
 _NAME = re.compile(r"\b(?:which|who|whom|whose)\b|^\s*(?:name|list)\b", re.IGNORECASE)
-_FIGURE = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?"
-                     r"|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
-                     re.IGNORECASE)
-_K = re.compile(r"\b(?:top|first)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
-                r"|\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+){0,4}?"
-                r"(?:most|least|fewest|\w+est)\b", re.IGNORECASE)
+_FIGURE = re.compile(
+    r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?"
+    r"|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+    re.IGNORECASE,
+)
+_K = re.compile(
+    r"\b(?:top|first)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"|\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+){0,4}?"
+    r"(?:most|least|fewest|\w+est)\b",
+    re.IGNORECASE,
+)
 
 
 def superlative(question: str) -> bool:
@@ -68,9 +148,12 @@ def ranked_count(question: str) -> int:
 
 # "list ...", "name the ...", "which countries ...", "what airports ...", "who are ...": the question asks for
 # every match. A singular "which country" asks for one; a word ending in -ss, -us or -is is no plural.
-_LIST = re.compile(r"^\s*(?:list|name)\b"
-                   r"|\b(?:which|what)\s+(?:of\s+the\s+)?(?!(?:was|has|does|its|this|yes)\b)[a-z]+(?<![sui])s\b"
-                   r"|\b(?:who|what)\s+(?:are|were)\b", re.IGNORECASE)
+_LIST = re.compile(
+    r"^\s*(?:list|name)\b"
+    r"|\b(?:which|what)\s+(?:of\s+the\s+)?(?!(?:was|has|does|its|this|yes)\b)[a-z]+(?<![sui])s\b"
+    r"|\b(?:who|what)\s+(?:are|were)\b",
+    re.IGNORECASE,
+)
 
 
 def asks_for_list(question: str) -> bool:
@@ -124,8 +207,9 @@ def unnamed_rows(answer: str, listed: Ranking) -> list[list[Any]]:
     """The rows the answer names by none of their varying texts (a text every row shares, such as the region
     all the listed countries are in, names no row in particular); [] when no column varies."""
     columns = range(max((len(row) for row in listed.rows), default=0))
-    varying = [c for c in columns
-               if len({row[c] for row in listed.rows if c < len(row) and isinstance(row[c], str)}) > 1]
+    varying = [
+        c for c in columns if len({row[c] for row in listed.rows if c < len(row) and isinstance(row[c], str)}) > 1
+    ]
     lowered = answer.lower()
 
     def named(row: list[Any]) -> bool:
@@ -164,14 +248,15 @@ def ranked_answer(question: str, ranked: Ranking) -> str:
 
     def shown(row: list[Any]) -> str:
         names = ranked.names(row)
-        rest = [f"{c}: {show_value(v)}" for c, v in zip(ranked.columns, row, strict=False)
-                if show_value(v) not in names]
+        rest = [
+            f"{c}: {show_value(v)}" for c, v in zip(ranked.columns, row, strict=False) if show_value(v) not in names
+        ]
         return f"{', '.join(names)}" + (f" ({'; '.join(rest)})" if rest else "")
 
     first = "; ".join(shown(r) for r in leaders)
     lead = "first" if len(leaders) == 1 else f"the first {len(leaders)}"
     answer = f"{first}: {lead} of the {len(ranked.rows)} rows the query ranked."
-    following = ranked.rows[len(leaders):len(leaders) + MAX_RANKED_SHOWN]
+    following = ranked.rows[len(leaders) : len(leaders) + MAX_RANKED_SHOWN]
     if following:
         answer += " Next: " + "; ".join(shown(r) for r in following) + "."
     return answer
@@ -184,8 +269,13 @@ def stated_figure(answer: str) -> bool:
 def stated_name(answer: str, outputs: list[str]) -> bool | None:
     """Whether the answer names a text value of the graph rows; None when the rows hold no text at all (a
     "which" answered by a query that returned only figures: nothing in them names what was asked)."""
-    texts = {str(v).strip().lower() for output in outputs for row in _rows(output) for v in row
-             if isinstance(v, str) and len(v.strip()) >= 2}
+    texts = {
+        str(v).strip().lower()
+        for output in outputs
+        for row in _rows(output)
+        for v in row
+        if isinstance(v, str) and len(v.strip()) >= 2
+    }
     if not texts:
         return None
     lowered = answer.lower()
@@ -203,8 +293,11 @@ class Fit:
     partial_list: bool = False
 
     def features(self) -> dict[str, float]:
-        return {"ranked_first": float(self.ranked_first), "inadequate": float(self.inadequate),
-                "partial_list": float(self.partial_list)}
+        return {
+            "ranked_first": float(self.ranked_first),
+            "inadequate": float(self.inadequate),
+            "partial_list": float(self.partial_list),
+        }
 
 
 def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | None:
@@ -220,8 +313,13 @@ def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | N
         return None
     if asks_for_number(question):
         # a count may be the number of rows; an amount must be a figure in them
-        figures = [v for o in graph_results for row in _rows(o) for v in row
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        figures = [
+            v
+            for o in graph_results
+            for row in _rows(o)
+            for v in row
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        ]
         holds_figure = bool(_COUNT.search(question)) or bool(figures)
         if holds_figure and not stated_figure(answer):
             return "restated", compose_from_rows(question, outputs)
@@ -241,8 +339,9 @@ def fit(question: str, answer: str, outputs: list[str]) -> Fit:
             inadequate = True
         elif asks_for_name(question) and not asks_for_number(question) and stated_name(answer, graph_results) is None:
             inadequate = _only_figures(graph_results)
-    return Fit(ranked_first=ranked_first, inadequate=inadequate,
-               partial_list=leaves_rows_out(question, answer, outputs))
+    return Fit(
+        ranked_first=ranked_first, inadequate=inadequate, partial_list=leaves_rows_out(question, answer, outputs)
+    )
 
 
 def leaves_rows_out(question: str, answer: str, outputs: list[str]) -> bool:

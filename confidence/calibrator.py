@@ -32,9 +32,11 @@ INADEQUATE_CEILING = 0.3
 # rows out or it corrected a query that returned too many; on the development runs 3 of 14 such answers were
 # right, stated at 0.37-0.90.
 PARTIAL_LIST_CEILING = 0.3
-CEILINGS = {"declined": (DECLINED_CEILING, "the answer says the results lack what was asked"),
-            "inadequate": (INADEQUATE_CEILING, "the answer lacks what was asked for (a name, a figure)"),
-            "partial_list": (PARTIAL_LIST_CEILING, "the answer names only some of the rows the query returned")}
+CEILINGS = {
+    "declined": (DECLINED_CEILING, "the answer says the results lack what was asked"),
+    "inadequate": (INADEQUATE_CEILING, "the answer lacks what was asked for (a name, a figure)"),
+    "partial_list": (PARTIAL_LIST_CEILING, "the answer names only some of the rows the query returned"),
+}
 
 
 def capped(probability: float | None, reasons: str, features: dict[str, float]) -> tuple[float | None, str]:
@@ -84,8 +86,9 @@ class Calibrator:
         z = self.bias + sum(w * self.value(features, name) for name, w in self.weights.items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def state(self, features: dict[str, float], figures: Figures | None = None,
-              evidence_score: float | None = None) -> tuple[float | None, str]:
+    def state(
+        self, features: dict[str, float], figures: Figures | None = None, evidence_score: float | None = None
+    ) -> tuple[float | None, str]:
         """The answer's stated confidence and why: the probability (two decimals) with the evidence that
         moved it; evidence unlike any it was fitted on is read as the nearest it was, at most UNSEEN_CEILING
         and the run's `evidence_score` (when given).
@@ -97,16 +100,21 @@ class Calibrator:
             # for above UNSEEN_CEILING (the evidence score, often 0.9, stated wrong answers as sure: measured).
             present = [phrase(n, features, figures) for n in outside if features.get(n, 0.0) > 0]
             unlike = f": {listed(present)}" if present else ""
-            nearest = {**features, **{n: min(max(self.value(features, n), self.ranges[n][0]), self.ranges[n][1])
-                                      for n in outside}}
+            nearest = {
+                **features,
+                **{n: min(max(self.value(features, n), self.ranges[n][0]), self.ranges[n][1]) for n in outside},
+            }
             ceiling = min(UNSEEN_CEILING, evidence_score if evidence_score is not None else 1.0)
             probability, reasons = capped(
                 round(min(ceiling, self.probability(nearest)), 2),
                 f"partly calibrated (unlike every answer the calibrator was fitted on{unlike}, so read as the "
-                f"nearest it was, at most {ceiling:.2f}): {self.explain(nearest, figures)}", features)
+                f"nearest it was, at most {ceiling:.2f}): {self.explain(nearest, figures)}",
+                features,
+            )
         else:
-            probability, reasons = capped(round(self.probability(features), 2),
-                                          f"calibrated: {self.explain(features, figures)}", features)
+            probability, reasons = capped(
+                round(self.probability(features), 2), f"calibrated: {self.explain(features, figures)}", features
+            )
         return probability, reasons + self.escalation_note(probability)
 
     def escalation_note(self, probability: float | None) -> str:
@@ -115,14 +123,22 @@ class Calibrator:
         threshold, target = self.trained_on.get("escalation_threshold"), self.trained_on.get("escalation_target")
         if probability is None or not _finite(threshold) or not _finite(target) or probability >= threshold:
             return ""
-        return (f"; below {threshold:.2f}, the confidence above which answers were right {target:.0%} of the time on "
-                "graphs left out of fitting: check this answer before relying on it")
+        return (
+            f"; below {threshold:.2f}, the confidence above which answers were right {target:.0%} of the time on "
+            "graphs left out of fitting: check this answer before relying on it"
+        )
 
     def effects(self, features: dict[str, float]) -> dict[str, str]:
         """The present evidence that moved this answer's probability most from a typical answer's, each
         "raised" or "lowered", the largest move first (what `explain` puts in words)."""
-        moves = sorted(((w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n) for n, w in self.weights.items()
-                        if features.get(n, 0.0) > 0), key=lambda m: -abs(m[0]))
+        moves = sorted(
+            (
+                (w * (features.get(n, 0.0) - self.means.get(n, 0.0)), n)
+                for n, w in self.weights.items()
+                if features.get(n, 0.0) > 0
+            ),
+            key=lambda m: -abs(m[0]),
+        )
         return {n: "raised" if move > 0 else "lowered" for move, n in moves[:EXPLAINED] if abs(move) > 0.05}
 
     def explain(self, features: dict[str, float], figures: Figures | None = None) -> str:
@@ -134,15 +150,26 @@ class Calibrator:
         raised = [phrase(n, features, figures) for n, how in moved.items() if how == "raised"]
         lowered = [phrase(n, features, figures) for n, how in moved.items() if how == "lowered"]
         parts = ([f"raised because {listed(raised)}"] if raised else []) + (
-            [f"lowered because {listed(lowered)}"] if lowered else [])
+            [f"lowered because {listed(lowered)}"] if lowered else []
+        )
         return "; ".join(parts) or "its evidence is like a typical answer's"
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "kind": "logistic", "bias": round(self.bias, 6),
-                           "weights": {n: round(w, 6) for n, w in self.weights.items()},
-                           "means": {n: round(m, 6) for n, m in self.means.items()},
-                           "ranges": {n: [round(lo, 6), round(hi, 6)] for n, (lo, hi) in self.ranges.items()},
-                           "trained_on": self.trained_on}, indent=2) + "\n"
+        return (
+            json.dumps(
+                {
+                    "format": FORMAT,
+                    "kind": "logistic",
+                    "bias": round(self.bias, 6),
+                    "weights": {n: round(w, 6) for n, w in self.weights.items()},
+                    "means": {n: round(m, 6) for n, m in self.means.items()},
+                    "ranges": {n: [round(lo, 6), round(hi, 6)] for n, (lo, hi) in self.ranges.items()},
+                    "trained_on": self.trained_on,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Calibrator:
@@ -162,20 +189,31 @@ class Calibrator:
             raise CalibratorError("every weight and mean must be a finite number")
         ranges = data.get("ranges", {})
         if not isinstance(ranges, dict) or not all(
-                isinstance(r, list) and len(r) == 2 and all(_finite(v) for v in r) for r in ranges.values()):
+            isinstance(r, list) and len(r) == 2 and all(_finite(v) for v in r) for r in ranges.values()
+        ):
             raise CalibratorError("ranges must map each feature to [lowest, highest]")
-        return cls(weights={n: float(w) for n, w in weights.items()}, bias=float(bias),
-                   means={n: float(m) for n, m in means.items()}, trained_on=dict(data.get("trained_on") or {}),
-                   ranges={n: (float(r[0]), float(r[1])) for n, r in ranges.items()})
+        return cls(
+            weights={n: float(w) for n, w in weights.items()},
+            bias=float(bias),
+            means={n: float(m) for n, m in means.items()},
+            trained_on=dict(data.get("trained_on") or {}),
+            ranges={n: (float(r[0]), float(r[1])) for n, r in ranges.items()},
+        )
 
 
 def _finite(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_on: dict[str, Any] | None = None,
-        iterations: int = 50, exclude: set[str] | frozenset[str] = frozenset(), signed: bool = True,
-        absent_unknown: bool = False) -> Calibrator:
+def fit(
+    samples: list[tuple[dict[str, float], bool]],
+    l2: float = 1.0,
+    trained_on: dict[str, Any] | None = None,
+    iterations: int = 50,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    signed: bool = True,
+    absent_unknown: bool = False,
+) -> Calibrator:
     """Logistic regression by Newton's method; the L2 penalty (not on the bias) keeps weights finite when a
     feature separates the labels perfectly, as small labelled sets often do. `signed`: each feature's weight
     keeps the sign evidence.DIRECTION gives it (held at 0 where the runs would give it the other).
@@ -187,8 +225,13 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     # An excluded feature gets no weight and no range: it neither moves nor blocks a calibrated answer (for a
     # feature whose meaning changed after the labelled runs were recorded).
     names = [n for n in FEATURES if n not in exclude]
-    x = np.array([[features.get(n, math.nan if absent_unknown or n in MAY_BE_MISSING else 0.0) for n in names]
-                  for features, _ in samples], dtype=float)
+    x = np.array(
+        [
+            [features.get(n, math.nan if absent_unknown or n in MAY_BE_MISSING else 0.0) for n in names]
+            for features, _ in samples
+        ],
+        dtype=float,
+    )
     # A feature a run lacks is read as the mean of the runs that have it: one the run may lack (MAY_BE_MISSING),
     # or, with `absent_unknown`, one added after the run was recorded (today's code records every feature on
     # every run), which read as 0 would count an old run's short walk as none. One no run has gets no weight
@@ -204,11 +247,13 @@ def fit(samples: list[tuple[dict[str, float], bool]], l2: float = 1.0, trained_o
     penalty[0, 0] = 0.0
     signs = np.array([0, *(DIRECTION.get(n, 0) if signed else 0 for n in names)])
     beta = _signed_fit(design, y, penalty, signs, iterations)
-    return Calibrator(weights={n: float(w) for n, w in zip(names, beta[1:], strict=True)}, bias=float(beta[0]),
-                      means={n: float(m) for n, m in zip(names, x.mean(axis=0), strict=True)},
-                      ranges={n: (float(lo), float(hi))
-                              for n, lo, hi in zip(names, x.min(axis=0), x.max(axis=0), strict=True)},
-                      trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())))
+    return Calibrator(
+        weights={n: float(w) for n, w in zip(names, beta[1:], strict=True)},
+        bias=float(beta[0]),
+        means={n: float(m) for n, m in zip(names, x.mean(axis=0), strict=True)},
+        ranges={n: (float(lo), float(hi)) for n, lo, hi in zip(names, x.min(axis=0), x.max(axis=0), strict=True)},
+        trained_on=dict(trained_on or {}, samples=len(samples), right=int(y.sum())),
+    )
 
 
 def _gradient(design: Any, y: Any, penalty: Any, beta: Any) -> tuple[Any, Any]:

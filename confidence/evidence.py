@@ -32,15 +32,15 @@ FEATURES: dict[str, str] = {
     "ranked_first": "an answer naming the first of the rows the query ranked",
     # 1 only when it happened (the calibrator was fitted without it and reads none of it)
     "streamed_correction": "an answer whose first sentences were sent as the model wrote them, then corrected "
-                           "by an addition",
+    "by an addition",
     "inadequate": "an answer without the kind of thing asked for (a name for 'which', a figure for 'how many')",
     "partial_list": "a list answer that names some of the rows the query returned and leaves others out",
     "unused_name": "a query that ignores a name the question gives and the graph holds",
-    "unused_figure": "a query that leaves out a figure the question gives (\"a population above 5000\")",
+    "unused_figure": 'a query that leaves out a figure the question gives ("a population above 5000")',
     "unasked_label": "a query that never matches the kind of thing the question asks for",
     "short_walk": "a query that walks the question's relationships fewer times than it names them, matches no "
-                  "kind of thing the question names, returns or ranks by only the things it names, walks from "
-                  "two of them apart, or joins two of them by fewer relationships than separate them",
+    "kind of thing the question names, returns or ranks by only the things it names, walks from "
+    "two of them apart, or joins two of them by fewer relationships than separate them",
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",
@@ -53,29 +53,62 @@ FEATURES: dict[str, str] = {
 # Features a run may lack (the LLM server gave no log-probabilities; no candidate queries ran): the calibrator
 # reads the typical value for them, never 0, which would read as a model that was sure of nothing or as
 # candidates that all agreed.
-MAY_BE_MISSING = frozenset({"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p",
-                            "disagreement", "form_disagrees"})
+MAY_BE_MISSING = frozenset(
+    {"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p", "disagreement", "form_disagrees"}
+)
 # Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
 # up, -1 only down. A fit on a few hundred runs otherwise gives a sign to a confound (naming the first ranked
 # row came with the hard superlative questions, so it "lowered" them: the words then read backwards, and the
 # weight does not carry to another graph). The ones not here describe the question's kind, not a flaw or a
 # check passed (rows, hops, aggregation, a name not in the graph), and take the sign the runs give them.
 DIRECTION: dict[str, int] = {
-    **dict.fromkeys(("step_score", "coverage", "ranked_first", "query_token_p", "query_weakest_p",
-                     "answer_token_p", "answer_weakest_p"), 1),
-    **dict.fromkeys(("truncated", "text_only", "ungrounded_text", "refusal", "retries", "disagreement",
-                     "form_disagrees", "rewritten", "composed", "declined", "reranked", "streamed_correction",
-                     "inadequate", "partial_list", "unused_name", "unused_figure", "unasked_label", "short_walk"),
-                   -1),
+    **dict.fromkeys(
+        (
+            "step_score",
+            "coverage",
+            "ranked_first",
+            "query_token_p",
+            "query_weakest_p",
+            "answer_token_p",
+            "answer_weakest_p",
+        ),
+        1,
+    ),
+    **dict.fromkeys(
+        (
+            "truncated",
+            "text_only",
+            "ungrounded_text",
+            "refusal",
+            "retries",
+            "disagreement",
+            "form_disagrees",
+            "rewritten",
+            "composed",
+            "declined",
+            "reranked",
+            "streamed_correction",
+            "inadequate",
+            "partial_list",
+            "unused_name",
+            "unused_figure",
+            "unasked_label",
+            "short_walk",
+        ),
+        -1,
+    ),
 }
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 
 
 def verification_features(verification: str) -> dict[str, float]:
     """How the written answer checked out against the results (SynthesisOutput.verification), as features."""
-    return {"rewritten": float(verification == "rewritten"),
-            "composed": float(verification in ("composed", "restated")),
-            "declined": float(verification == "declined"), "reranked": float(verification == "ranked")}
+    return {
+        "rewritten": float(verification == "rewritten"),
+        "composed": float(verification in ("composed", "restated")),
+        "declined": float(verification == "declined"),
+        "reranked": float(verification == "ranked"),
+    }
 
 
 def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verification: str = "") -> dict[str, float]:
@@ -99,11 +132,17 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "refusal": float(any(s.get("refusal", 0) > 0 for s in text)),
         "retries": min(3.0, float(sum(m.retry_count for m in usable))) / 3,
         # only where candidate queries ran (graph_candidates > 1): otherwise there is no agreement to measure
-        **({"disagreement": max(voted)} if (voted := [1.0 - s.get("agreement", 1.0) for s in graph
-                                                      if s.get("candidates", 1) > 1]) else {}),
+        **(
+            {"disagreement": max(voted)}
+            if (voted := [1.0 - s.get("agreement", 1.0) for s in graph if s.get("candidates", 1) > 1])
+            else {}
+        ),
         # only where the query form ran (tools/query_candidates.py)
-        **({"form_disagrees": max(formed)} if (formed := [1.0 - s["form_agrees"] for s in graph
-                                                         if "form_agrees" in s]) else {}),
+        **(
+            {"form_disagrees": max(formed)}
+            if (formed := [1.0 - s["form_agrees"] for s in graph if "form_agrees" in s])
+            else {}
+        ),
         # every query of the answer, not one: a plan's steps may each walk part of the way to what was asked
         "unasked_label": float(bool(graph) and all(s.get("unasked", 0) > 0 for s in graph)),
         "unused_name": float(bool(graph) and all(s.get("unused_names", 0) > 0 for s in graph)),
@@ -111,7 +150,10 @@ def run_evidence(usable: list[ConfidenceMetrics], planned_steps: int, verificati
         "short_walk": float(bool(graph) and all(s.get("short_walk", 0) > 0 for s in graph)),
         **verification_features(verification),
         # whether the answer states what was asked: known once it is written (activities/synthesis.py)
-        "ranked_first": 0.0, "inadequate": 0.0, "partial_list": 0.0, "streamed_correction": 0.0,
+        "ranked_first": 0.0,
+        "inadequate": 0.0,
+        "partial_list": 0.0,
+        "streamed_correction": 0.0,
         "multi_step": float(planned_steps > 1),
         "aggregates": float(any(s.get("aggregates", 0) > 0 for s in graph)),
         "hops": min(float(MAX_HOPS_FEATURE), max((s.get("hops", 0.0) for s in graph), default=0.0)) / MAX_HOPS_FEATURE,

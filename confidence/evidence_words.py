@@ -59,7 +59,7 @@ def _listed(items: list[str]) -> str:
 
 
 def _quoted(names: list[str]) -> str:
-    return _listed([f"'{n if len(n) <= MAX_NAME_CHARS else n[:MAX_NAME_CHARS - 3] + '...'}'" for n in names])
+    return _listed([f"'{n if len(n) <= MAX_NAME_CHARS else n[: MAX_NAME_CHARS - 3] + '...'}'" for n in names])
 
 
 def _the_query(figures: Figures) -> str:
@@ -80,8 +80,11 @@ def _coverage(v: float, f: Figures) -> str:
     if not usable or not planned:
         return f"{v:.0%} of the planned steps gave a usable result"
     if usable >= planned:
-        return "the one planned step gave a usable result" if planned == 1 else \
-            f"all {planned} planned steps gave a usable result"
+        return (
+            "the one planned step gave a usable result"
+            if planned == 1
+            else f"all {planned} planned steps gave a usable result"
+        )
     return f"{usable} of {planned} planned steps gave a usable result"
 
 
@@ -96,8 +99,11 @@ def _empty_result(v: float, f: Figures) -> str:  # every query of the answer cam
 def _absent_name(v: float, f: Figures) -> str:
     names = f.names("absent_names")
     if names:
-        return (f"the question's name {_quoted(names)} is nowhere in the graph" if len(names) == 1
-                else f"the question's names {_quoted(names)} are nowhere in the graph")
+        return (
+            f"the question's name {_quoted(names)} is nowhere in the graph"
+            if len(names) == 1
+            else f"the question's names {_quoted(names)} are nowhere in the graph"
+        )
     count = max(1, f.total("absent_names"))
     return f"{_plural(count, 'name')} in the question {'is' if count == 1 else 'are'} nowhere in the graph"
 
@@ -105,8 +111,10 @@ def _absent_name(v: float, f: Figures) -> str:
 def _unmatched_value(v: float, f: Figures) -> str:
     names = f.names("unmatched_values")
     if names:
-        return f"{_the_query(f)} matched on the {'value' if len(names) == 1 else 'values'} {_quoted(names)} that the " \
-               "graph holds nowhere"
+        return (
+            f"{_the_query(f)} matched on the {'value' if len(names) == 1 else 'values'} {_quoted(names)} that the "
+            "graph holds nowhere"
+        )
     count = max(1, f.total("unmatched_values"))  # without names: perhaps stored, but not where it looked
     return f"{_the_query(f)} matched on {_plural(count, 'value')} the graph does not hold where it looked"
 
@@ -196,8 +204,11 @@ def _unused_name(v: float, f: Figures) -> str:
     names = f.names("unused_names")
     verb = "ignore" if len(f.graph()) > 1 else "ignores"
     if names:
-        return (f"{_the_query(f)} {verb} the question's name {_quoted(names)}" if len(names) == 1
-                else f"{_the_query(f)} {verb} the question's names {_quoted(names)}")
+        return (
+            f"{_the_query(f)} {verb} the question's name {_quoted(names)}"
+            if len(names) == 1
+            else f"{_the_query(f)} {verb} the question's names {_quoted(names)}"
+        )
     return f"{_the_query(f)} {verb} a name the question gives and the graph holds"
 
 
@@ -210,15 +221,18 @@ def _unused_figure(v: float, f: Figures) -> str:
 
 
 def _unasked_label(v: float, f: Figures) -> str:
-    return f"{_the_query(f)} never {'match' if len(f.graph()) > 1 else 'matches'} the kind of thing the question " \
-           "asks for"
+    return (
+        f"{_the_query(f)} never {'match' if len(f.graph()) > 1 else 'matches'} the kind of thing the question asks for"
+    )
 
 
 def _short_walk(v: float, f: Figures) -> str:
-    return (f"{_the_query(f)} {'walk' if len(f.graph()) > 1 else 'walks'} the relationships the question spells "
-            "out fewer times than it names them, misses a kind of thing it names, returns or ranks by only what it "
-            "names, walks from two of its names apart, or joins two of them by fewer relationships than separate "
-            "them")
+    return (
+        f"{_the_query(f)} {'walk' if len(f.graph()) > 1 else 'walks'} the relationships the question spells "
+        "out fewer times than it names them, misses a kind of thing it names, returns or ranks by only what it "
+        "names, walks from two of its names apart, or joins two of them by fewer relationships than separate "
+        "them"
+    )
 
 
 def _multi_step(v: float, f: Figures) -> str:
@@ -246,18 +260,38 @@ def _least_sure(what: str) -> Callable[[float, Figures], str]:
 
 
 WORDS: dict[str, Callable[[float, Figures], str]] = {
-    "step_score": _step_score, "coverage": _coverage, "graph_rows": _graph_rows, "empty_result": _empty_result,
-    "absent_name": _absent_name, "unmatched_value": _unmatched_value, "row_count": _row_count,
-    "truncated": _truncated, "text_only": _text_only, "ungrounded_text": _ungrounded_text, "refusal": _refusal,
-    "retries": _retries, "disagreement": _disagreement, "form_disagrees": _form_disagrees,
-    "rewritten": _rewritten, "composed": _composed,
-    "declined": _declined, "reranked": _reranked, "ranked_first": _ranked_first, "inadequate": _inadequate,
-    "partial_list": _partial_list, "unused_name": _unused_name, "unused_figure": _unused_figure,
+    "step_score": _step_score,
+    "coverage": _coverage,
+    "graph_rows": _graph_rows,
+    "empty_result": _empty_result,
+    "absent_name": _absent_name,
+    "unmatched_value": _unmatched_value,
+    "row_count": _row_count,
+    "truncated": _truncated,
+    "text_only": _text_only,
+    "ungrounded_text": _ungrounded_text,
+    "refusal": _refusal,
+    "retries": _retries,
+    "disagreement": _disagreement,
+    "form_disagrees": _form_disagrees,
+    "rewritten": _rewritten,
+    "composed": _composed,
+    "declined": _declined,
+    "reranked": _reranked,
+    "ranked_first": _ranked_first,
+    "inadequate": _inadequate,
+    "partial_list": _partial_list,
+    "unused_name": _unused_name,
+    "unused_figure": _unused_figure,
     "unasked_label": _unasked_label,
-    "short_walk": _short_walk, "multi_step": _multi_step,
-    "aggregates": _aggregates, "hops": _hops,
-    "query_token_p": _sureness("its query"), "query_weakest_p": _least_sure("its query"),
-    "answer_token_p": _sureness("the answer"), "answer_weakest_p": _least_sure("the answer"),
+    "short_walk": _short_walk,
+    "multi_step": _multi_step,
+    "aggregates": _aggregates,
+    "hops": _hops,
+    "query_token_p": _sureness("its query"),
+    "query_weakest_p": _least_sure("its query"),
+    "answer_token_p": _sureness("the answer"),
+    "answer_weakest_p": _least_sure("the answer"),
 }
 
 

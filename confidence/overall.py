@@ -17,10 +17,48 @@ REFUSALS = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{3,}|\d+(?:\.\d+)?")
-_STOP = {"this", "that", "with", "from", "have", "were", "which", "there", "their", "these", "those",
-         "what", "when", "where", "will", "would", "could", "should", "about", "into", "than", "then",
-         "they", "them", "also", "each", "only", "most", "more", "some", "such", "been", "being",
-         "based", "data", "result", "results", "following", "answer", "question"}
+_STOP = {
+    "this",
+    "that",
+    "with",
+    "from",
+    "have",
+    "were",
+    "which",
+    "there",
+    "their",
+    "these",
+    "those",
+    "what",
+    "when",
+    "where",
+    "will",
+    "would",
+    "could",
+    "should",
+    "about",
+    "into",
+    "than",
+    "then",
+    "they",
+    "them",
+    "also",
+    "each",
+    "only",
+    "most",
+    "more",
+    "some",
+    "such",
+    "been",
+    "being",
+    "based",
+    "data",
+    "result",
+    "results",
+    "following",
+    "answer",
+    "question",
+}
 
 
 def content_tokens(text: str) -> set[str]:
@@ -41,7 +79,9 @@ def text_result_confidence(output: str, evidence: str, retry_count: int = 0) -> 
         return ConfidenceMetrics(score=0.0, reasoning="The model returned no text", retry_count=retry_count)
     if REFUSALS.search(output):
         return ConfidenceMetrics(
-            score=0.3, reasoning="The model said it does not know or cannot answer", retry_count=retry_count,
+            score=0.3,
+            reasoning="The model said it does not know or cannot answer",
+            retry_count=retry_count,
             signals={"refusal": 1.0},
         )
     ratio = grounding_ratio(output, evidence)
@@ -74,5 +114,3 @@ def overall_confidence(usable_scores: list[float], planned_steps: int) -> tuple[
 
 
 LOW_CONFIDENCE = 0.5
-
-

@@ -35,8 +35,10 @@ def summary(prefix: str, logprobs: list[float]) -> dict[str, float]:
     token's probability); nothing for no tokens."""
     if not logprobs:
         return {}
-    return {f"{prefix}_token_p": round(math.exp(sum(logprobs) / len(logprobs)), 4),
-            f"{prefix}_weakest_p": round(math.exp(min(logprobs)), 4)}
+    return {
+        f"{prefix}_token_p": round(math.exp(sum(logprobs) / len(logprobs)), 4),
+        f"{prefix}_weakest_p": round(math.exp(min(logprobs)), 4),
+    }
 
 
 def plan_evidence(tokens: Sequence[tuple[str, float]] | None) -> dict[str, float]:

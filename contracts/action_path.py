@@ -174,14 +174,18 @@ class BatchSummary(BaseModel):
         self.total += other.total
         self.succeeded += other.succeeded
         self.failed += other.failed
-        self.successes.extend(other.successes[:max(0, LISTED - len(self.successes))])
-        self.failures.extend(other.failures[:max(0, LISTED - len(self.failures))])
+        self.successes.extend(other.successes[: max(0, LISTED - len(self.successes))])
+        self.failures.extend(other.failures[: max(0, LISTED - len(self.failures))])
 
     def event(self) -> dict[str, Any]:
-        return {"total": self.total, "succeeded": self.succeeded, "failed": self.failed,
-                "successes": [{"entity_id": o.entity_id, "changes": o.changes} for o in self.successes],
-                "failures": [{"entity_id": o.entity_id, "error": o.error} for o in self.failures],
-                "listed": LISTED}
+        return {
+            "total": self.total,
+            "succeeded": self.succeeded,
+            "failed": self.failed,
+            "successes": [{"entity_id": o.entity_id, "changes": o.changes} for o in self.successes],
+            "failures": [{"entity_id": o.entity_id, "error": o.error} for o in self.failures],
+            "listed": LISTED,
+        }
 
 
 ACTION_EVENTS = {"action_plan", "action_progress", "action_error", "action_complete"}
@@ -204,12 +208,20 @@ def event_message(event: dict[str, Any]) -> AgentResponse:
 
 def plan_event(intent: ActionIntent, targets: list[ActionTarget], left_out: list[str] | None = None) -> dict[str, Any]:
     plan: dict[str, Any] = {
-        "entity_type": intent.entity_type, "action_name": intent.action_name, "parameters": intent.parameters,
-        "filters": [f.model_dump() for f in intent.filters], "target_count": len(targets),
-        "targets": [t.model_dump() for t in targets[:LISTED]], "targets_listed": LISTED}
+        "entity_type": intent.entity_type,
+        "action_name": intent.action_name,
+        "parameters": intent.parameters,
+        "filters": [f.model_dump() for f in intent.filters],
+        "target_count": len(targets),
+        "targets": [t.model_dump() for t in targets[:LISTED]],
+        "targets_listed": LISTED,
+    }
     if intent.related_class:
-        plan["related"] = {"class": intent.related_class, "name": intent.related_name,
-                           "filters": [f.model_dump() for f in intent.related_filters]}
+        plan["related"] = {
+            "class": intent.related_class,
+            "name": intent.related_name,
+            "filters": [f.model_dump() for f in intent.related_filters],
+        }
         if intent.related_excluded:
             plan["related"]["excluded"] = True
     if left_out:
@@ -225,22 +237,30 @@ def parameters_text(parameters: dict[str, Any]) -> str:
 def filters_text(filters: list[dict[str, Any]] | list[PropertyFilter]) -> str:
     """`status = "approved" and total_amount > 1000.0`: the filters as plain conditions."""
     rows = [f.model_dump() if isinstance(f, PropertyFilter) else f for f in filters]
-    return " and ".join(f"{r['property']} {_OP_TEXT.get(r['op'], r['op'])} {json.dumps(r['value'], default=str)}"
-                        for r in rows)
+    return " and ".join(
+        f"{r['property']} {_OP_TEXT.get(r['op'], r['op'])} {json.dumps(r['value'], default=str)}" for r in rows
+    )
 
 
-def related_text(class_name: str, name: str, filters: list[dict[str, Any]] | list[PropertyFilter],
-                 excluded: bool = False) -> str:
+def related_text(
+    class_name: str, name: str, filters: list[dict[str, Any]] | list[PropertyFilter], excluded: bool = False
+) -> str:
     """`Supplier 'Northwind Traders'`, `Supplier with country = "Germany"`, `no Supplier 'Acme'`: the related
     entity the targets were chosen through, as the approval request and the plan line write it."""
-    text = " ".join(filter(None, [class_name, repr(name) if name else "",
-                                  f"with {filters_text(filters)}" if filters else ""]))
+    text = " ".join(
+        filter(None, [class_name, repr(name) if name else "", f"with {filters_text(filters)}" if filters else ""])
+    )
     return f"no {text}" if excluded else text
 
 
 def progress_event(completed: int, total: int, outcome: EntityOutcome) -> dict[str, Any]:
-    return {"type": "action_progress", "completed": completed, "total": total, "entity_id": outcome.entity_id,
-            "success": outcome.success}
+    return {
+        "type": "action_progress",
+        "completed": completed,
+        "total": total,
+        "entity_id": outcome.entity_id,
+        "success": outcome.success,
+    }
 
 
 def error_event(outcome: EntityOutcome) -> dict[str, Any]:
@@ -253,8 +273,10 @@ def complete_event(summary: BatchSummary) -> dict[str, Any]:
 
 def summary_text(entity_type: str, action_name: str, summary: BatchSummary) -> str:
     """The final answer: counts, then every listed failure with its reason."""
-    lines = [f"{action_name} on {summary.total} {entity_type} entit{'y' if summary.total == 1 else 'ies'}: "
-             f"{summary.succeeded} succeeded, {summary.failed} failed."]
+    lines = [
+        f"{action_name} on {summary.total} {entity_type} entit{'y' if summary.total == 1 else 'ies'}: "
+        f"{summary.succeeded} succeeded, {summary.failed} failed."
+    ]
     lines += [f"- {o.entity_id}: {o.error}" for o in summary.failures]
     if summary.failed > len(summary.failures):
         lines.append(f"- ... and {summary.failed - len(summary.failures)} more failures (see the action history)")
@@ -262,4 +284,4 @@ def summary_text(entity_type: str, action_name: str, summary: BatchSummary) -> s
 
 
 def windows(targets: list[ActionTarget], size: int) -> list[list[ActionTarget]]:
-    return [targets[i:i + size] for i in range(0, len(targets), size)]
+    return [targets[i : i + size] for i in range(0, len(targets), size)]

@@ -154,8 +154,11 @@ def add_confidence(g: Graph, owner: str, confidence: Confidence, derived_from: l
     d.add(node, PROV_DERIVED, iri(owner))
     for source in derived_from or []:
         d.add(node, PROV_DERIVED, iri(source))
-    evidence = confidence.evidence or [Evidence("reasoning", summary(confidence.reasoning, 2000),
-                                                "the scorer's stated reasons (it measured nothing more)")]
+    evidence = confidence.evidence or [
+        Evidence(
+            "reasoning", summary(confidence.reasoning, 2000), "the scorer's stated reasons (it measured nothing more)"
+        )
+    ]
     for item in evidence:
         kept = g if item.effect else d
         fact = f"{node}/evidence/{urllib.parse.quote(item.name, safe='-_.')}"
@@ -382,8 +385,9 @@ class FailureEntity(BaseModel):
     after: str
 
 
-ExplainEntity = Annotated[SessionEntity | PlanEntity | StepEntity | AnswerEntity | FailureEntity,
-                          Field(discriminator="kind")]
+ExplainEntity = Annotated[
+    SessionEntity | PlanEntity | StepEntity | AnswerEntity | FailureEntity, Field(discriminator="kind")
+]
 
 
 class Explained(BaseModel):

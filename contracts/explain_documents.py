@@ -50,8 +50,9 @@ def _reasoning(confidence: Confidence) -> str:
 def _evidence_lines(confidence: Confidence) -> list[str]:
     """Each measured fact behind a confidence figure: `name = value (what it means), raised/lowered it`; those
     that moved the figure first. A scorer that measured nothing names its reasoning, as the trace does."""
-    evidence = confidence.evidence or [Evidence("reasoning", _reasoning(confidence),
-                                                "the scorer's stated reasons (it measured nothing more)")]
+    evidence = confidence.evidence or [
+        Evidence("reasoning", _reasoning(confidence), "the scorer's stated reasons (it measured nothing more)")
+    ]
     lines = []
     for item in sorted(evidence, key=lambda e: not e.effect):
         line = f"- {item.name} = {literal(item.value).value}"
@@ -65,8 +66,10 @@ def _evidence_lines(confidence: Confidence) -> list[str]:
 
 def _step(explained: Explained, step: StepTrace) -> ExplainDocument:
     goal = step_goal(step.step_id, step.tool, step.attempts[-1].arguments if step.attempts else {})
-    lines = [f"Step {goal}", f"Outcome: {step.outcome or 'unknown'} - its result is "
-             f"{'used' if step.usable else 'not used'} by the answer"]
+    lines = [
+        f"Step {goal}",
+        f"Outcome: {step.outcome or 'unknown'} - its result is {'used' if step.usable else 'not used'} by the answer",
+    ]
     dependencies = [str(explained.uris.steps.index(d)) for d in step.dependencies]
     if dependencies:  # numbered as the plan lists its steps, which TrustGraph's CLIs print
         steps = "steps" if len(dependencies) > 1 else "step"
@@ -76,8 +79,7 @@ def _step(explained: Explained, step: StepTrace) -> ExplainDocument:
     if confidence.threshold is not None:
         met = float(literal(float(confidence.score)).value) >= float(literal(float(confidence.threshold)).value)
         stated += f" {'meets' if met else 'is below'} the threshold {_figure(confidence.threshold)}"
-    lines += [f"{stated}: {_reasoning(confidence)}", "Evidence behind this confidence:",
-              *_evidence_lines(confidence)]
+    lines += [f"{stated}: {_reasoning(confidence)}", "Evidence behind this confidence:", *_evidence_lines(confidence)]
     if len(step.attempts) > 1:
         lines.append(f"Retries: {len(step.attempts) - 1} (each attempt is in the trace: tgca:attempt)")
     if step.decision is not None:

@@ -13,8 +13,12 @@ from contracts.topics import pulsar_topic
 
 # The flow definition's client topics the agent's services are reached on (TrustGraph's agent-manager reads
 # the same keys: its TextCompletionClientSpec, PromptClientSpec, GraphRagClientSpec, ToolClientSpec).
-SERVICE_SPECS = {"text-completion": "text-completion", "prompt": "prompt", "graph-rag": "graph-rag",
-                 "mcp-tool": "mcp-tool"}
+SERVICE_SPECS = {
+    "text-completion": "text-completion",
+    "prompt": "prompt",
+    "graph-rag": "graph-rag",
+    "mcp-tool": "mcp-tool",
+}
 
 
 class FlowTopics(BaseModel):
@@ -33,7 +37,9 @@ class FlowTopics(BaseModel):
         """From the agent's entry of a flow definition (`{"topics": {"text-completion-request": ...}}`); a
         service the definition does not wire is left out (its call then uses the worker's configured topics)."""
         topics = definition.get("topics") or {}
-        services = {service: (pulsar_topic(topics[f"{spec}-request"]), pulsar_topic(topics[f"{spec}-response"]))
-                    for service, spec in SERVICE_SPECS.items()
-                    if topics.get(f"{spec}-request") and topics.get(f"{spec}-response")}
+        services = {
+            service: (pulsar_topic(topics[f"{spec}-request"]), pulsar_topic(topics[f"{spec}-response"]))
+            for service, spec in SERVICE_SPECS.items()
+            if topics.get(f"{spec}-request") and topics.get(f"{spec}-response")
+        }
         return cls(workspace=workspace, flow=flow, services=services)

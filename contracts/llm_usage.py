@@ -17,5 +17,9 @@ class LlmUsage(BaseModel):
     model: str = ""  # the last call's, as the server named it
 
     def plus(self, other: LlmUsage) -> LlmUsage:
-        return LlmUsage(calls=self.calls + other.calls, in_tokens=self.in_tokens + other.in_tokens,
-                        out_tokens=self.out_tokens + other.out_tokens, model=other.model or self.model)
+        return LlmUsage(
+            calls=self.calls + other.calls,
+            in_tokens=self.in_tokens + other.in_tokens,
+            out_tokens=self.out_tokens + other.out_tokens,
+            model=other.model or self.model,
+        )

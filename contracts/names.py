@@ -96,8 +96,12 @@ SA_FINAL_CONFIDENCE = SearchAttributeKey.for_float("TgcaFinalConfidence")
 SA_AWAITING_OVERRIDE = SearchAttributeKey.for_bool("TgcaAwaitingOverride")
 
 
-SEARCH_ATTRIBUTES = {"TgcaStatus": "Keyword", "TgcaCurrentStep": "Keyword", "TgcaFinalConfidence": "Double",
-                     "TgcaAwaitingOverride": "Bool"}
+SEARCH_ATTRIBUTES = {
+    "TgcaStatus": "Keyword",
+    "TgcaCurrentStep": "Keyword",
+    "TgcaFinalConfidence": "Double",
+    "TgcaAwaitingOverride": "Bool",
+}
 
 
 MAX_WORKFLOW_ID_CHARS = 200

@@ -13,19 +13,19 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 class Decision(StrEnum):
     ACCEPT = "accept"  # use the low-confidence result as it is
-    RETRY = "retry"    # run the step once more, optionally with new arguments
-    SKIP = "skip"      # drop the step (its dependents are skipped too)
-    ABORT = "abort"    # end the run with an error
+    RETRY = "retry"  # run the step once more, optionally with new arguments
+    SKIP = "skip"  # drop the step (its dependents are skipped too)
+    ABORT = "abort"  # end the run with an error
 
 
 class Role(StrEnum):
     """What an identity may decide (AgentSettings.override_keys)."""
 
-    REVIEW = "review"    # accept, retry, skip or abort a step whose confidence stayed low
+    REVIEW = "review"  # accept, retry, skip or abort a step whose confidence stayed low
     APPROVE = "approve"  # approve (or refuse) an action batch
-    UNDO = "undo"        # undo executed actions (tg-confidence actions undo)
-    AUDIT = "audit"      # over HTTP: read every caller's runs and conversations, and the action history
-    ACT = "act"          # start an action that changes data (the request's user, when identities are configured)
+    UNDO = "undo"  # undo executed actions (tg-confidence actions undo)
+    AUDIT = "audit"  # over HTTP: read every caller's runs and conversations, and the action history
+    ACT = "act"  # start an action that changes data (the request's user, when identities are configured)
 
 
 class OverrideIdentity(BaseModel):

@@ -155,8 +155,9 @@ class SynthesisInput(BaseModel):
 # checked (direct answers).
 # "ranked" (a superlative's answer named another row than the query ranked first: it is read from the
 # ranking), "restated" (the written answer lacked the name or figure asked for: it is the rows themselves).
-Verification = Literal["", "verified", "rewritten", "composed", "absent", "unsupported", "declined", "catalogue",
-                       "ranked", "restated"]
+Verification = Literal[
+    "", "verified", "rewritten", "composed", "absent", "unsupported", "declined", "catalogue", "ranked", "restated"
+]
 
 
 class SynthesisOutput(BaseModel):

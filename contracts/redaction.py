@@ -60,8 +60,11 @@ def shown_url(url: str) -> str:
 
 # Words a secret follows ("password: ...", "Bearer ...", a key's header): a sentence holding one could be the
 # start of a secret that the next sentence finishes, which redacting each sentence alone would miss.
-_SECRET_LEAD = re.compile(r"(token|secret|passw(or)?d|api[\s_-]?key|authorization|credential|private[\s_-]?key"
-                          r"|bearer|-----BEGIN)", re.I)
+_SECRET_LEAD = re.compile(
+    r"(token|secret|passw(or)?d|api[\s_-]?key|authorization|credential|private[\s_-]?key"
+    r"|bearer|-----BEGIN)",
+    re.I,
+)
 
 
 def may_hold_secret(text: str) -> bool:
@@ -76,7 +79,7 @@ def redacted_after(sent: str, text: str) -> str:
     if not sent or not text.startswith(sent):
         return redact_text(text)
     whole = redact_text(text)
-    return whole if whole.startswith(sent) else sent + redact_text(text[len(sent):])
+    return whole if whole.startswith(sent) else sent + redact_text(text[len(sent) :])
 
 
 def redact_log_event(_: Any, __: str, event: MutableMapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from contracts.llm_usage import LlmUsage
 
 
 class Intent(StrEnum):
-    QUERY = "QUERY"    # find, count or explore data: the read-only planner and its tools
+    QUERY = "QUERY"  # find, count or explore data: the read-only planner and its tools
     ACTION = "ACTION"  # change entities: the action path (dry run, approval, batch)
     ANSWER = "ANSWER"  # a direct answer, no tools
 

@@ -70,7 +70,6 @@ class AgentSettings(BaseModel):
     # entity. Fewer activities cost less bookkeeping per entity (workflows/action_batch.py).
     action_group_size: int = Field(default=0, ge=0, le=100)
 
-
     def under_policy_of(self, worker: AgentSettings) -> AgentSettings:
         """These settings with the worker's own approval and audit policy: a caller that starts a run with
         its own settings chooses how the run works, never who approves it or when (WORKER_POLICY)."""
@@ -79,9 +78,18 @@ class AgentSettings(BaseModel):
 
 # Who approves, what needs approval, how often a human may retry a step and whether it is recorded: always
 # the worker's configuration.
-WORKER_POLICY = ("override_enabled", "override_keys", "max_human_retries", "audit_enabled",
-                 "action_confidence_threshold", "action_approval_above", "action_max_targets", "open_actions",
-                 "allow_self_approval", "approve_every_action")
+WORKER_POLICY = (
+    "override_enabled",
+    "override_keys",
+    "max_human_retries",
+    "audit_enabled",
+    "action_confidence_threshold",
+    "action_approval_above",
+    "action_max_targets",
+    "open_actions",
+    "allow_self_approval",
+    "approve_every_action",
+)
 
 
 class RequestScope(BaseModel):
@@ -99,8 +107,12 @@ class RequestScope(BaseModel):
     @classmethod
     def of(cls, request: AgentRequest) -> RequestScope:
         collection = "" if request.collection == DEFAULT_COLLECTION else request.collection
-        return cls(tools=ToolScope(groups=request.group, state=request.state), collection=collection,
-                   framing=request.framing, task_type=request.task_type)
+        return cls(
+            tools=ToolScope(groups=request.group, state=request.state),
+            collection=collection,
+            framing=request.framing,
+            task_type=request.task_type,
+        )
 
 
 class AgentRunInput(BaseModel):

@@ -28,8 +28,9 @@ FAILED_PREFIX = "This sub-goal could not be answered: "
 
 def is_subgoal(request: AgentRequest) -> bool:
     """A supervisor's sub-goal as the orchestrator first sends it (its ReAct continuations carry a history)."""
-    return bool(request.correlation_id and request.subagent_goal and request.expected_siblings > 0
-                and not request.history)
+    return bool(
+        request.correlation_id and request.subagent_goal and request.expected_siblings > 0 and not request.history
+    )
 
 
 class SubagentReturn(BaseModel):
@@ -48,10 +49,18 @@ class SubagentReturn(BaseModel):
 
     @classmethod
     def of(cls, request: AgentRequest, topic: str) -> SubagentReturn:
-        return cls(topic=topic, question=request.question, group=request.group, collection=request.collection,
-                   session_id=request.session_id, conversation_id=request.conversation_id,
-                   correlation_id=request.correlation_id, parent_session_id=request.parent_session_id,
-                   subagent_goal=request.subagent_goal, expected_siblings=request.expected_siblings)
+        return cls(
+            topic=topic,
+            question=request.question,
+            group=request.group,
+            collection=request.collection,
+            session_id=request.session_id,
+            conversation_id=request.conversation_id,
+            correlation_id=request.correlation_id,
+            parent_session_id=request.parent_session_id,
+            subagent_goal=request.subagent_goal,
+            expected_siblings=request.expected_siblings,
+        )
 
     def run_key(self, request_id: str) -> str:
         """The request id this sub-goal's run is known by: every sibling travels under the parent's `id`, so
@@ -62,15 +71,34 @@ class SubagentReturn(BaseModel):
     def completion(self, answer: str) -> bytes:
         """The AgentRequest TrustGraph's sub-agent sends when it is done (PatternBase.emit_subagent_completion),
         every field written as TrustGraph's own encoder writes it."""
-        step = {"thought": "Subagent completed", "action": "complete", "arguments": {}, "observation": answer,
-                "step_type": SUBAGENT_COMPLETION, "plan": [], "subagent_results": {}}
-        return json.dumps({
-            "question": self.question, "state": "", "group": self.group, "history": [step],
-            "collection": self.collection, "streaming": False, "session_id": self.session_id,
-            "conversation_id": self.conversation_id, "pattern": "", "task_type": "", "framing": "",
-            "correlation_id": self.correlation_id, "parent_session_id": self.parent_session_id,
-            "subagent_goal": self.subagent_goal, "expected_siblings": self.expected_siblings,
-        }).encode()
+        step = {
+            "thought": "Subagent completed",
+            "action": "complete",
+            "arguments": {},
+            "observation": answer,
+            "step_type": SUBAGENT_COMPLETION,
+            "plan": [],
+            "subagent_results": {},
+        }
+        return json.dumps(
+            {
+                "question": self.question,
+                "state": "",
+                "group": self.group,
+                "history": [step],
+                "collection": self.collection,
+                "streaming": False,
+                "session_id": self.session_id,
+                "conversation_id": self.conversation_id,
+                "pattern": "",
+                "task_type": "",
+                "framing": "",
+                "correlation_id": self.correlation_id,
+                "parent_session_id": self.parent_session_id,
+                "subagent_goal": self.subagent_goal,
+                "expected_siblings": self.expected_siblings,
+            }
+        ).encode()
 
 
 def subgoal_run_request(request: AgentRequest) -> AgentRequest:

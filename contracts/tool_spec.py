@@ -37,8 +37,9 @@ class ToolScope(BaseModel):
         """As TrustGraph 2.11.1's tool filter: one group in common (or "*" asked for), and the state applicable."""
         requested = self.groups if self.groups is not None else [DEFAULT_GROUP]
         state = self.state or "undefined"
-        return ((ANY in requested or bool(set(access.groups) & set(requested)))
-                and (ANY in access.states or state in access.states))
+        return (ANY in requested or bool(set(access.groups) & set(requested))) and (
+            ANY in access.states or state in access.states
+        )
 
     def said(self) -> str:
         groups = ", ".join(self.groups) if self.groups else "none" if self.groups is not None else DEFAULT_GROUP

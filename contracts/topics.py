@@ -7,12 +7,17 @@ import re
 # A request queue's topic in TrustGraph's naming: its response queue is the same name in class `response`.
 _REQUEST_TOPIC = re.compile(r"^(?:non-)?persistent://(?P<space>[^/]+)/request/(?P<name>.+)$")
 
-_PERSISTENCE = {"flow": "persistent", "request": "non-persistent", "response": "non-persistent",
-                "notify": "non-persistent"}
+_PERSISTENCE = {
+    "flow": "persistent",
+    "request": "non-persistent",
+    "response": "non-persistent",
+    "notify": "non-persistent",
+}
 
 
-def queue_topic(queue_class: str, service: str, workspace: str = "default", flow: str = "default",
-                topicspace: str = "tg") -> str:
+def queue_topic(
+    queue_class: str, service: str, workspace: str = "default", flow: str = "default", topicspace: str = "tg"
+) -> str:
     """The Pulsar topic TrustGraph >= 2.4 uses for a service's queue of the given class."""
     persistence = _PERSISTENCE[queue_class]
     return f"{persistence}://{topicspace}/{queue_class}/{service}:{workspace}:{flow}"
@@ -65,8 +70,10 @@ def librarian_topics(response_topic: str) -> tuple[str, str] | None:
     if found is None or ":" not in found["rest"]:
         return None
     workspace = found["rest"].partition(":")[0]
-    return tuple(f"{_PERSISTENCE[kind]}://{found['space']}/{kind}/librarian:{workspace}"  # type: ignore[return-value]
-                 for kind in ("request", "response"))
+    return tuple(
+        f"{_PERSISTENCE[kind]}://{found['space']}/{kind}/librarian:{workspace}"  # type: ignore[return-value]
+        for kind in ("request", "response")
+    )
 
 
 def hears_explain(response_topic: str) -> bool:

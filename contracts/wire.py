@@ -57,8 +57,19 @@ class AgentRequest(BaseModel):
     user: str = ""
 
     @field_validator(
-        "state", "user", "collection", "session_id", "conversation_id", "pattern", "task_type", "framing",
-        "correlation_id", "parent_session_id", "subagent_goal", "plan", mode="before",
+        "state",
+        "user",
+        "collection",
+        "session_id",
+        "conversation_id",
+        "pattern",
+        "task_type",
+        "framing",
+        "correlation_id",
+        "parent_session_id",
+        "subagent_goal",
+        "plan",
+        mode="before",
     )
     @classmethod
     def _null_is_empty(cls, value: object) -> object:

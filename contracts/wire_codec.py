@@ -41,9 +41,7 @@ def decode_request(payload: bytes, max_bytes: int = MAX_REQUEST_BYTES) -> AgentR
     if not isinstance(question, str) or not question.strip():
         raise RequestDecodeError("request has no question: 'question' must be a non-empty string")
     if len(question) > MAX_QUESTION_CHARS:
-        raise RequestDecodeError(
-            f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}"
-        )
+        raise RequestDecodeError(f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
     plan = data.get("plan")
     if isinstance(plan, str) and len(plan) > PLAN_CHARS:
         # Request-level settings are a few keys; the workflow reads this field itself (planning/request_config.py).
@@ -97,8 +95,10 @@ def encode_response(response: AgentResponse) -> bytes:
 def encode_explain_store(response: AgentResponse, collection: str) -> bytes:
     """An explain message's triples as the TrustGraph `Triples` message its agent writes to the flow's triples
     store (`metadata.id` the entity, `metadata.collection` the request's), so they can be queried later."""
-    triples = {"metadata": {"id": response.explain_id or "", "root": "", "collection": collection},
-               "triples": [t.model_dump() for t in response.explain_triples]}
+    triples = {
+        "metadata": {"id": response.explain_id or "", "root": "", "collection": collection},
+        "triples": [t.model_dump() for t in response.explain_triples],
+    }
     return json.dumps(triples, separators=(",", ":")).encode("utf-8")
 
 
@@ -132,20 +132,22 @@ def _response(data: dict[str, Any]) -> AgentResponse:
                 break
     if data.get("error"):
         kind = "error"
-    return AgentResponse.model_validate({  # the sender's values, the message type among them: checked here
-        "message_type": kind or "observation",
-        "content": content or "",
-        "end_of_message": bool(data.get("end_of_message", True)),
-        "end_of_dialog": bool(data.get("end_of_dialog", kind in ("answer", "error"))),
-        "explain_id": data.get("explain_id") or None,
-        "explain_graph": data.get("explain_graph") or None,
-        "explain_triples": data.get("explain_triples") or [],
-        "message_id": data.get("message_id") or "",
-        "error": ErrorInfo(**data["error"]) if data.get("error") else None,
-        "in_token": _tokens(data.get("in_token")),
-        "out_token": _tokens(data.get("out_token")),
-        "model": data.get("model") if isinstance(data.get("model"), str) else None,
-    })
+    return AgentResponse.model_validate(
+        {  # the sender's values, the message type among them: checked here
+            "message_type": kind or "observation",
+            "content": content or "",
+            "end_of_message": bool(data.get("end_of_message", True)),
+            "end_of_dialog": bool(data.get("end_of_dialog", kind in ("answer", "error"))),
+            "explain_id": data.get("explain_id") or None,
+            "explain_graph": data.get("explain_graph") or None,
+            "explain_triples": data.get("explain_triples") or [],
+            "message_id": data.get("message_id") or "",
+            "error": ErrorInfo(**data["error"]) if data.get("error") else None,
+            "in_token": _tokens(data.get("in_token")),
+            "out_token": _tokens(data.get("out_token")),
+            "model": data.get("model") if isinstance(data.get("model"), str) else None,
+        }
+    )
 
 
 def _tokens(value: object) -> int | None:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from cypher.text import replace_outside_strings
 
 _CLAUSE = re.compile(
-    r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b",
-    re.IGNORECASE)
-AGGREGATE = re.compile(r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(",
-                        re.IGNORECASE)
+    r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|WITH|RETURN|ORDER\s+BY|SKIP|LIMIT|UNWIND|CALL|UNION(?:\s+ALL)?)\b", re.IGNORECASE
+)
+AGGREGATE = re.compile(
+    r"\b(count|sum|avg|min|max|collect|stDev|stDevP|percentileCont|percentileDisc)\s*\(", re.IGNORECASE
+)
 _DIRECTIONS = {"ASC", "DESC", "ASCENDING", "DESCENDING"}
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 DISTINCT = re.compile(r"^\s*DISTINCT\b", re.IGNORECASE)
@@ -67,9 +68,15 @@ def masked(query: str) -> str:
 def clauses(query: str) -> list[Clause]:
     """The query's top-level clauses in order."""
     found = list(_CLAUSE.finditer(masked(query)))
-    return [Clause(" ".join(m.group(1).upper().split()), m.start(), m.end(),
-                   found[i + 1].start() if i + 1 < len(found) else len(query))
-            for i, m in enumerate(found)]
+    return [
+        Clause(
+            " ".join(m.group(1).upper().split()),
+            m.start(),
+            m.end(),
+            found[i + 1].start() if i + 1 < len(found) else len(query),
+        )
+        for i, m in enumerate(found)
+    ]
 
 
 def split_items(text: str) -> list[str]:
@@ -89,7 +96,7 @@ def _normal(expression: str) -> str:
 
 
 def _body(query: str, clause: Clause) -> str:
-    return query[clause.body_start:clause.end].strip()
+    return query[clause.body_start : clause.end].strip()
 
 
 def _last_word(text: str) -> int:
@@ -168,19 +175,22 @@ def where_after_return(query: str) -> str:
             continue
         items_text, condition = _body(query, clause), _body(query, where)
         items = split_items(DISTINCT.sub("", items_text))
-        tail = query[where.end:]
+        tail = query[where.end :]
         used = set(_IDENTIFIER.findall(masked(condition)))
         if used & set(_aliases(items)):
             names = _names(items)
             if names is None:
                 return query
-            return (f"{query[:clause.start]}WITH {items_text} WHERE {condition} "
-                    f"RETURN {', '.join(names)}{' ' if tail else ''}{tail.lstrip()}")
-        before = query[:clause.start].rstrip()
+            return (
+                f"{query[: clause.start]}WITH {items_text} WHERE {condition} "
+                f"RETURN {', '.join(names)}{' ' if tail else ''}{tail.lstrip()}"
+            )
+        before = query[: clause.start].rstrip()
         previous = found[n - 1].keyword if n > 0 else ""
         # A MATCH or WITH takes the WHERE directly; elsewhere (OPTIONAL MATCH, UNWIND) WITH * filters rows.
-        joint = {"WHERE": f" AND ({condition})", "MATCH": f" WHERE {condition}",
-                 "WITH": f" WHERE {condition}"}.get(previous, f" WITH * WHERE {condition}")
+        joint = {"WHERE": f" AND ({condition})", "MATCH": f" WHERE {condition}", "WITH": f" WHERE {condition}"}.get(
+            previous, f" WITH * WHERE {condition}"
+        )
         return f"{before}{joint} RETURN {items_text}{' ' if tail else ''}{tail.lstrip()}"
     return query
 
@@ -189,7 +199,7 @@ def _order_key(item: str) -> tuple[str, str]:
     """(expression, direction suffix) of one ORDER BY item."""
     direction = _direction(item)
     if direction:
-        return item[:direction[0]].strip(), item[direction[0]:]
+        return item[: direction[0]].strip(), item[direction[0] :]
     return item.strip(), ""
 
 
@@ -225,9 +235,11 @@ def aggregate_order_alias(query: str) -> str:
                 aliases[alias] = expression
             new_keys.append(f"{alias}{direction}")
         head = "DISTINCT " if distinct else ""
-        rest = query[order.end:]
-        return (f"{query[:projection.start]}{projection.keyword} {head}{', '.join(items)} "
-                f"ORDER BY {', '.join(new_keys)}{' ' if rest else ''}{rest.lstrip()}")
+        rest = query[order.end :]
+        return (
+            f"{query[: projection.start]}{projection.keyword} {head}{', '.join(items)} "
+            f"ORDER BY {', '.join(new_keys)}{' ' if rest else ''}{rest.lstrip()}"
+        )
     return query
 
 
@@ -270,10 +282,10 @@ def final_with(query: str) -> str:
     if any(c.keyword in {"RETURN", "CALL", "UNION", "UNION ALL"} for c in found):
         return query
     last = max((n for n, c in enumerate(found) if c.keyword == "WITH"), default=None)
-    if last is None or any(c.keyword not in {"ORDER BY", "SKIP", "LIMIT"} for c in found[last + 1:]):
+    if last is None or any(c.keyword not in {"ORDER BY", "SKIP", "LIMIT"} for c in found[last + 1 :]):
         return query
     clause = found[last]
-    return f"{query[:clause.start]}RETURN{query[clause.body_start:]}"
+    return f"{query[: clause.start]}RETURN{query[clause.body_start :]}"
 
 
 def sql_not_equal(query: str) -> str:
@@ -284,8 +296,7 @@ def sql_not_equal(query: str) -> str:
 def size_of_a_value(query: str) -> str:
     """`length(n.name)`: in FalkorDB length() measures a path only ("Type mismatch: expected Path or Null but
     was String"); a property is never a path, and the length of a string or list is size()."""
-    return replace_outside_strings(query, re.compile(r"\blength(?=\s*\(\s*\w+\s*\.\s*\w+\s*\))", re.IGNORECASE),
-                                   "size")
+    return replace_outside_strings(query, re.compile(r"\blength(?=\s*\(\s*\w+\s*\.\s*\w+\s*\))", re.IGNORECASE), "size")
 
 
 _TOP_AND = re.compile(r"\)\s+(AND)\s", re.IGNORECASE)
@@ -307,8 +318,15 @@ def and_for_where(query: str) -> str:
     return _replaced(query, ands, "WHERE")
 
 
-REPAIRS = (sql_not_equal, size_of_a_value, final_with, and_for_where, where_after_return, return_mid_query,
-           aggregate_order_alias)
+REPAIRS = (
+    sql_not_equal,
+    size_of_a_value,
+    final_with,
+    and_for_where,
+    where_after_return,
+    return_mid_query,
+    aggregate_order_alias,
+)
 
 
 def repaired(query: str) -> str | None:
@@ -331,7 +349,7 @@ def ranked_by(query: str) -> tuple[str, bool] | None:
     if not keys:
         return None
     direction = _direction(keys[0])
-    key = keys[0][:direction[0]].strip() if direction else keys[0]
+    key = keys[0][: direction[0]].strip() if direction else keys[0]
     descending = direction is not None and direction[1].upper().startswith("DESC")
     returned = split_items(DISTINCT.sub("", _body(query, found[last])))
     return _aliases(returned).get(key.strip("`"), key), descending

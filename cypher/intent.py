@@ -85,21 +85,33 @@ def intent_json_schema(nodes: Nodes, rels: set[Rel]) -> dict[str, Any]:
     labels = sorted(nodes)
     keys = sorted({k for props in nodes.values() for k in props}) or [""]
     rel_types = sorted({r[1] for r in rels}) or [""]
-    anchor = {"type": "object", "properties": {"label": {"enum": labels}, "key": {"enum": ["", *keys]},
-                                               "value": {"type": "string"}},
-              "required": ["label", "key", "value"]}
+    anchor = {
+        "type": "object",
+        "properties": {"label": {"enum": labels}, "key": {"enum": ["", *keys]}, "value": {"type": "string"}},
+        "required": ["label", "key", "value"],
+    }
     return {
         "type": "object",
         "properties": {
             "start": anchor,
-            "steps": {"type": "array", "maxItems": MAX_HOPS, "items": {
-                "type": "object", "properties": {"relationship": {"enum": rel_types},
-                                                 "direction": {"enum": list(DIRECTIONS)}},
-                "required": ["relationship", "direction"]}},
-            "condition": {"type": "object", "properties": {"key": {"enum": ["", *keys]},
-                                                           "operator": {"enum": list(OPERATORS)},
-                                                           "value": {"type": "string"}},
-                          "required": ["key", "operator", "value"]},
+            "steps": {
+                "type": "array",
+                "maxItems": MAX_HOPS,
+                "items": {
+                    "type": "object",
+                    "properties": {"relationship": {"enum": rel_types}, "direction": {"enum": list(DIRECTIONS)}},
+                    "required": ["relationship", "direction"],
+                },
+            },
+            "condition": {
+                "type": "object",
+                "properties": {
+                    "key": {"enum": ["", *keys]},
+                    "operator": {"enum": list(OPERATORS)},
+                    "value": {"type": "string"},
+                },
+                "required": ["key", "operator", "value"],
+            },
             "combine": {"enum": list(COMBINE)},
             "other": anchor,
             "answer": {"enum": list(ANSWERS)},
@@ -118,13 +130,14 @@ def describe_form() -> str:
         "- steps: the relationships followed from the start, in order, one step each time the question "
         "follows one (none to read the start itself). direction: outgoing follows the arrow as the schema "
         "shows it, incoming goes against it.\n"
-        "- condition: a test on the nodes reached (key, operator, value: \"population\", \">\", \"1000\"); key "
+        '- condition: a test on the nodes reached (key, operator, value: "population", ">", "1000"); key '
         "empty for none. The start's value holds only a name the question gives, never a test.\n"
         "- combine: none; also_reached_from_other when the answer must be reached from a second named node "
-        "too (\"shared by A and B\", \"connected to both\"); not_reached_from_other when it must not be "
-        "(\"A has but B does not\"). other: that second node (label, key, value); empty when combine is none.\n"
+        'too ("shared by A and B", "connected to both"); not_reached_from_other when it must not be '
+        '("A has but B does not"). other: that second node (label, key, value); empty when combine is none.\n'
         f"- answer: one of\n{answers}\n"
-        "- answer_key: the property for value, sum, average, min, max, highest and lowest; empty otherwise.")
+        "- answer_key: the property for value, sum, average, min, max, highest and lowest; empty otherwise."
+    )
 
 
 def with_spelled_steps(intent: QueryIntent, spelled: list[str]) -> QueryIntent:
@@ -138,8 +151,9 @@ def with_spelled_steps(intent: QueryIntent, spelled: list[str]) -> QueryIntent:
     for hop in intent.hops:
         directions.setdefault(hop.relationship, []).append(hop.direction)
     steps = tuple(Hop(rel, (directions.get(rel) or ["outgoing"]).pop(0)) for rel in spelled[:MAX_HOPS])
-    return QueryIntent(intent.start, steps, intent.combine, intent.other, intent.condition, intent.answer,
-                       intent.answer_key)
+    return QueryIntent(
+        intent.start, steps, intent.combine, intent.other, intent.condition, intent.answer, intent.answer_key
+    )
 
 
 def parse_intent(text: str) -> QueryIntent:
@@ -151,11 +165,20 @@ def parse_intent(text: str) -> QueryIntent:
         other_raw = raw.get("other") or {}
         other = _anchor(other_raw) if other_raw.get("label") and other_raw.get("value") else None
         cond_raw = raw.get("condition") or {}
-        condition = (Condition(str(cond_raw["key"]), str(cond_raw.get("operator") or "="),
-                               str(cond_raw.get("value", ""))) if cond_raw.get("key") else None)
-        return QueryIntent(start=start, hops=hops, combine=str(raw.get("combine") or "none"), other=other,
-                           condition=condition, answer=str(raw.get("answer") or "names"),
-                           answer_key=str(raw.get("answer_key") or ""))
+        condition = (
+            Condition(str(cond_raw["key"]), str(cond_raw.get("operator") or "="), str(cond_raw.get("value", "")))
+            if cond_raw.get("key")
+            else None
+        )
+        return QueryIntent(
+            start=start,
+            hops=hops,
+            combine=str(raw.get("combine") or "none"),
+            other=other,
+            condition=condition,
+            answer=str(raw.get("answer") or "names"),
+            answer_key=str(raw.get("answer_key") or ""),
+        )
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
         raise IntentError("the model's reply was not a filled-in query form") from None
 
@@ -191,8 +214,9 @@ def _ends(label: str | None, hop: Hop, rels: set[Rel]) -> tuple[str, set[str]]:
     return direction, outgoing if direction == "outgoing" else incoming
 
 
-def _walk(first: str, label: str | None, hops: tuple[Hop, ...], rels: set[Rel], prefix: str,
-          end: str = "b") -> tuple[str, str | None]:
+def _walk(
+    first: str, label: str | None, hops: tuple[Hop, ...], rels: set[Rel], prefix: str, end: str = "b"
+) -> tuple[str, str | None]:
     """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`.
     Returns the pattern and the label of the last node (None when the schema allows several)."""
     pattern, current = first, label
@@ -293,11 +317,15 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
             return f"{head} WITH DISTINCT {end} RETURN {function}({key}) AS {column}"
         case "highest" | "lowest":
             order = "DESC" if intent.answer == "highest" else "ASC"
-            return (f"{head} WITH DISTINCT {end} RETURN {shown} AS {name_column}, {key} AS {key_column} "
-                    f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}")
+            return (
+                f"{head} WITH DISTINCT {end} RETURN {shown} AS {name_column}, {key} AS {key_column} "
+                f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}"
+            )
         case _:  # most_connected, least_connected: rank the start nodes by what they reach
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)
             reached = _name(f"{end_label or 'nodes'}_reached")
-            return (f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
-                    f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}")
+            return (
+                f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
+                f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}"
+            )

@@ -38,14 +38,16 @@ class Token:
     end: int
 
     def text(self, query: str) -> str:
-        return query[self.start:self.end]
+        return query[self.start : self.end]
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*+")
 # The grammar's float-string (either form) before its integer-string, as its `atom` tries them. Possessive, as a
 # PEG's repetitions are: no backtracking (a long run of digits would otherwise cost quadratic time).
-_NUMBER = re.compile(r"[0-9]++\.?+[0-9]*+[eE][-+]?+[0-9][A-Za-z0-9_$]*+|[0-9]*+\.[0-9][A-Za-z0-9_$]*+"
-                     r"|[0-9][A-Za-z0-9_$]*+")
+_NUMBER = re.compile(
+    r"[0-9]++\.?+[0-9]*+[eE][-+]?+[0-9][A-Za-z0-9_$]*+|[0-9]*+\.[0-9][A-Za-z0-9_$]*+"
+    r"|[0-9][A-Za-z0-9_$]*+"
+)
 _SPACE = re.compile(r"(?:[ \t\n]|\r\n)++")
 
 
@@ -90,7 +92,7 @@ def _token_at(query: str, i: int, unclosed: set[str]) -> Token:
             return Token(Kind.QUOTED_NAME if c == "`" else Kind.STRING, i, end)
         unclosed.add(c)
     elif c == "/":
-        opener = query[i:i + 2]
+        opener = query[i : i + 2]
         end = None if opener in unclosed else _comment_end(query, i)
         if end is not None:
             return Token(Kind.COMMENT, i, end)

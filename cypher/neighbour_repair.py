@@ -43,8 +43,11 @@ def _neighbour_label(label: str, prop: str, nodes: Nodes, rels: set[Relationship
         named = [other for other in nodes if other != label and name_key(other) == name_key(stem)]
         if len(named) == 1:
             return named[0]
-        ends = {(r[2] if r[0] == label else r[0]) for r in rels
-                if label in (r[0], r[2]) and name_key(r[1]) == name_key(stem)}
+        ends = {
+            (r[2] if r[0] == label else r[0])
+            for r in rels
+            if label in (r[0], r[2]) and name_key(r[1]) == name_key(stem)
+        }
         ends.discard(label)
         if len(ends) == 1:
             return ends.pop()
@@ -70,7 +73,7 @@ def neighbour_property(query: str, label: str, prop: str, nodes: Nodes, rels: It
     if len(paths) != 1 or shown is None:
         return None
     binds = re.compile(rf"\(\s*{re.escape(variable)}\s*[:){{\s]")
-    binding = next((c for c in clauses(query) if binds.search(blanked[c.start:c.end])), None)
+    binding = next((c for c in clauses(query) if binds.search(blanked[c.start : c.end])), None)
     if binding is None or binding.keyword != "MATCH":
         return None
     at = _after_last_with(query, variable, prop, binding.end)
@@ -93,7 +96,7 @@ def _after_last_with(query: str, variable: str, prop: str, binding_end: int) -> 
     if not withs:
         return binding_end
     last = withs[-1]
-    if variable not in {item.strip() for item in split_items(query[last.body_start:last.end])}:
+    if variable not in {item.strip() for item in split_items(query[last.body_start : last.end])}:
         return None  # the WITH does not pass the variable on: the neighbour cannot be reached after it
     at = next((c.start for c in parts if c.start > last.start and c.keyword not in _WITH_TAIL), len(query))
     if reads(re.escape(variable), prop).search(blank_strings(query[:at])):
@@ -114,14 +117,12 @@ def _with_display_name(query: str, variable: str, shown: str, props: list[str]) 
     if len(returns) != 1:
         return query
     clause = returns[0]
-    read = re.compile(rf"^(?:DISTINCT\s+)?{re.escape(variable)}\.{re.escape(shown)}(?:\s+AS\s+(\w+))?$",
-                      re.IGNORECASE)
-    hits = [hit for item in split_items(query[clause.body_start:clause.end]) if (hit := read.match(item))]
+    read = re.compile(rf"^(?:DISTINCT\s+)?{re.escape(variable)}\.{re.escape(shown)}(?:\s+AS\s+(\w+))?$", re.IGNORECASE)
+    hits = [hit for item in split_items(query[clause.body_start : clause.end]) if (hit := read.match(item))]
     if not hits:
         return query
     alias = f"{hits[0].group(1) or shown}_{name}"
     if re.search(rf"\b{re.escape(alias)}\b", query):
         alias = free_name(query, alias)
-    body, rest = query[clause.body_start:clause.end].rstrip(), query[clause.end:].lstrip()
-    return f"{query[:clause.body_start]}{body}, {variable}.{name} AS {alias}{' ' if rest else ''}{rest}"
-
+    body, rest = query[clause.body_start : clause.end].rstrip(), query[clause.end :].lstrip()
+    return f"{query[: clause.body_start]}{body}, {variable}.{name} AS {alias}{' ' if rest else ''}{rest}"

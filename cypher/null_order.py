@@ -33,13 +33,16 @@ def ranked_without_nulls(query: str) -> str | None:
     if last_match.group(1):  # a WHERE would filter the optional rows, not drop the row
         return None
     prop, descending = ranking
-    if not descending or not _PROPERTY.match(prop) or f"{prop} IS NOT NULL".lower() in " ".join(
-            blanked.lower().split()):
+    if (
+        not descending
+        or not _PROPERTY.match(prop)
+        or f"{prop} IS NOT NULL".lower() in " ".join(blanked.lower().split())
+    ):
         return None
     returning = returns[0]
     where = _WHERE.search(blanked, last_match.end(), returning.start())
-    head = query[:returning.start()].rstrip()
+    head = query[: returning.start()].rstrip()
     if where is None:
-        return f"{head} WHERE {prop} IS NOT NULL {query[returning.start():]}"
-    condition = query[where.end():returning.start()].strip()
-    return f"{query[:where.start()]}WHERE ({condition}) AND {prop} IS NOT NULL {query[returning.start():]}"
+        return f"{head} WHERE {prop} IS NOT NULL {query[returning.start() :]}"
+    condition = query[where.end() : returning.start()].strip()
+    return f"{query[: where.start()]}WHERE ({condition}) AND {prop} IS NOT NULL {query[returning.start() :]}"

@@ -18,7 +18,7 @@ def comment_in_dotted_name(query: str) -> bool:
         before, after = _side(found, index, -1), _side(found, index, 1)
         if before is None or after is None:
             continue
-        gap = found[min(before, after) + 1:max(before, after)]
+        gap = found[min(before, after) + 1 : max(before, after)]
         if found[before].kind in _NAMES and found[after].kind in _NAMES and any(t.kind is Kind.COMMENT for t in gap):
             return True
     return False

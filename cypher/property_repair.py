@@ -50,7 +50,7 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
         return None
     clause = returns[0]
     bound = labelled_variables(blank_strings(query))
-    items = split_items(query[clause.body_start:clause.end])
+    items = split_items(query[clause.body_start : clause.end])
     changed = False
     for n, item in enumerate(items):
         counted = _COUNT_AS.match(item)
@@ -68,6 +68,5 @@ def count_as_property(query: str, nodes: Nodes) -> str | None:
     body = ", ".join(items)
     if not AGGREGATE.search(body) and not DISTINCT.match(body):
         body = "DISTINCT " + body
-    rest = query[clause.end:].lstrip()
-    return f"{query[:clause.body_start]} {body}{' ' if rest else ''}{rest}"
-
+    rest = query[clause.end :].lstrip()
+    return f"{query[: clause.body_start]} {body}{' ' if rest else ''}{rest}"

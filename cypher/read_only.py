@@ -19,10 +19,19 @@ WRITE_CLAUSES = frozenset({"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE
 # indexes' own queries and the path searches. Not the whole-graph algorithms (pageRank, betweenness, ...):
 # nothing here needs them and each is a full scan.
 READ_PROCEDURES = (
-    "db.labels", "db.relationshipTypes", "db.propertyKeys", "db.indexes", "db.constraints", "db.meta.stats",
-    "db.idx.fulltext.queryNodes", "db.idx.fulltext.queryRelationships",
-    "db.idx.vector.queryNodes", "db.idx.vector.queryRelationships",
-    "algo.SPpaths", "algo.SSpaths", "algo.BFS",
+    "db.labels",
+    "db.relationshipTypes",
+    "db.propertyKeys",
+    "db.indexes",
+    "db.constraints",
+    "db.meta.stats",
+    "db.idx.fulltext.queryNodes",
+    "db.idx.fulltext.queryRelationships",
+    "db.idx.vector.queryNodes",
+    "db.idx.vector.queryRelationships",
+    "algo.SPpaths",
+    "algo.SSpaths",
+    "algo.BFS",
 )
 _READ = frozenset(name.lower() for name in READ_PROCEDURES)
 
@@ -69,9 +78,13 @@ def refusals(query: str) -> list[str]:
         if name is None:  # a subquery: its clauses are read with the rest
             continue
         if name.lower() not in _READ:
-            problems.append(f"the query calls the procedure {name or '(none named)'}, which is not one of the "
-                            f"read procedures a query may call ({', '.join(READ_PROCEDURES)})")
+            problems.append(
+                f"the query calls the procedure {name or '(none named)'}, which is not one of the "
+                f"read procedures a query may call ({', '.join(READ_PROCEDURES)})"
+            )
     if comment_in_dotted_name(query):
-        problems.append("the query has a comment inside a dotted name (as in db./* */labels), which stops "
-                        "FalkorDB's parser and the server with it; write the name without one")
+        problems.append(
+            "the query has a comment inside a dotted name (as in db./* */labels), which stops "
+            "FalkorDB's parser and the server with it; write the name without one"
+        )
     return problems

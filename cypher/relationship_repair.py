@@ -58,6 +58,5 @@ def unknown_type_hops(query: str, rel_type: str) -> list[tuple[str, str]]:
     for m in hop.finditer(blanked):
         left, right = m.group(3) or bound.get(m.group(2)), m.group(6) or bound.get(m.group(5))
         if left and right:
-            found.append((query[m.start():m.end()], f"(:{left})-[:{rel_type}]->(:{right})"))
+            found.append((query[m.start() : m.end()], f"(:{left})-[:{rel_type}]->(:{right})"))
     return found
-

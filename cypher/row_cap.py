@@ -57,8 +57,7 @@ def capped_rows(query: str, cap: int) -> str:
         limits = [p for p, w in part if w == "LIMIT" and p > returns[-1]]
         if limits:
             after = index[limits[-1]] + 1
-            value = _integer(code[after].text(query)) if after < len(code) and code[after].kind is Kind.NUMBER \
-                else None
+            value = _integer(code[after].text(query)) if after < len(code) and code[after].kind is Kind.NUMBER else None
             if value is not None and value > cap:
                 edits.append((code[after].start, code[after].end, str(cap)))
             continue

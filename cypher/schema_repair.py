@@ -52,8 +52,9 @@ def far_end(rel: Relationship, from_label: str) -> str:
     return end if start == from_label else start
 
 
-def label_paths(start: str, goal: str, rels: Iterable[Relationship],
-                max_hops: int = MAX_HOPS) -> list[list[Relationship]]:
+def label_paths(
+    start: str, goal: str, rels: Iterable[Relationship], max_hops: int = MAX_HOPS
+) -> list[list[Relationship]]:
     """Every shortest path of relationships from label `start` to label `goal` (no label visited twice),
     at most `max_hops` long; [] when there is none that short."""
     rels = sorted(set(rels))

@@ -70,7 +70,7 @@ def blank_strings(text: str) -> str:
             hopeless[quote] = end
             opening = _QUOTE.search(text, start + 1)
             continue
-        out += [text[last:start + 1], " " * (end - start - 1)]
+        out += [text[last : start + 1], " " * (end - start - 1)]
         last = end
         opening = _QUOTE.search(text, end + 1)
     return "".join([*out, text[last:]])
@@ -89,7 +89,7 @@ def replace_outside_strings(query: str, pattern: re.Pattern[str], replacement: s
     blanked = blank_strings(query)
     out, last = [], 0
     for match in pattern.finditer(blanked):
-        out += [query[last:match.start()], replacement]
+        out += [query[last : match.start()], replacement]
         last = match.end()
     return "".join([*out, query[last:]])
 
@@ -101,19 +101,19 @@ def _with_conditions(segment: str, conditions: list[str], last: bool) -> str | N
     blank = blank_strings(segment)
     where = _WHERE.search(blank)
     if where:
-        rest = segment[where.end():]
-        end = _NEXT_CLAUSE.search(blank[where.end():])
-        existing = (rest[:end.start()] if end else rest).strip()
-        tail = rest[end.start():] if end else ""
+        rest = segment[where.end() :]
+        end = _NEXT_CLAUSE.search(blank[where.end() :])
+        existing = (rest[: end.start()] if end else rest).strip()
+        tail = rest[end.start() :] if end else ""
         if _OR.search(blank_strings(existing)):
             existing = f"({existing})"
-        return f"{segment[:where.end()]} {clause} AND {existing}{' ' if tail else ''}{tail}"
+        return f"{segment[: where.end()]} {clause} AND {existing}{' ' if tail else ''}{tail}"
     end = _NEXT_CLAUSE.search(blank)
     if end is None:
         if last:  # no RETURN to put it before: leave the query to the LLM's repair
             return None
         return f"{segment.rstrip()} WHERE {clause}{' ' if segment.endswith(' ') else ''}"
-    return f"{segment[:end.start()]}WHERE {clause} {segment[end.start():]}"
+    return f"{segment[: end.start()]}WHERE {clause} {segment[end.start() :]}"
 
 
 def broaden_cypher(query: str) -> str | None:
@@ -173,8 +173,7 @@ def query_shape(query: str) -> dict[str, float]:
     and how many relationships its patterns walk. Harder shapes go wrong more often, so they are evidence
     for the calibrator (confidence/evidence.py); nothing here knows a label or a wording."""
     blanked = blank_strings(query)
-    return {"aggregates": float(bool(_AGGREGATE.search(blanked))),
-            "hops": float(len(_RELATIONSHIP.findall(blanked)))}
+    return {"aggregates": float(bool(_AGGREGATE.search(blanked))), "hops": float(len(_RELATIONSHIP.findall(blanked)))}
 
 
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
@@ -195,7 +194,7 @@ def ordered_by(query: str) -> str | None:
     found = _ORDER_BY.search(blanked, returns[-1].end())
     if found is None:
         return None
-    first = len(blanked) - len(blanked[found.end():].lstrip())  # the keys' first character
+    first = len(blanked) - len(blanked[found.end() :].lstrip())  # the keys' first character
     end = _ORDER_END.search(blanked, first + 1)
-    keys = query[first:end.start()] if end else query[first:].rstrip().removesuffix(";")
+    keys = query[first : end.start()] if end else query[first:].rstrip().removesuffix(";")
     return " ".join(keys.split()) or None

@@ -16,9 +16,9 @@ def blank_code(query: str) -> str:
     out = list(query)
     for token in tokens(query):
         if token.kind is Kind.COMMENT:
-            out[token.start:token.end] = " " * (token.end - token.start)
+            out[token.start : token.end] = " " * (token.end - token.start)
         elif token.kind in (Kind.STRING, Kind.QUOTED_NAME):
-            out[token.start + 1:token.end - 1] = " " * (token.end - token.start - 2)
+            out[token.start + 1 : token.end - 1] = " " * (token.end - token.start - 2)
     return "".join(out)
 
 

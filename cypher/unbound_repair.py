@@ -24,8 +24,7 @@ def undefined_name(error: str) -> str | None:
 def _anonymous_named(query: str, blanked: str, name: str) -> str | None:
     """`count(purchaseOrder)` over `(:PurchaseOrder)`: the one unnamed node pattern whose label the name
     spells (in any case, singular or plural) gets that name."""
-    anonymous = [m for m in ANONYMOUS_NODE.finditer(blanked)
-                 if name_key(name) == name_key(m.group(1))]
+    anonymous = [m for m in ANONYMOUS_NODE.finditer(blanked) if name_key(name) == name_key(m.group(1))]
     if len(anonymous) != 1:
         return None
     at = anonymous[0].start() + 1
@@ -60,8 +59,12 @@ def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     named = _anonymous_named(query, blanked, name) or _anonymous_fitting(query, blanked, name, nodes)
     if named is not None:
         return named
-    if re.search(rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
-                 rf"|\b{re.escape(name)}\s*=\s*\(", blanked, re.IGNORECASE):
+    if re.search(
+        rf"\bAS\s+{re.escape(name)}\b|\(\s*{re.escape(name)}\s*[:){{]|\[\s*{re.escape(name)}\b"
+        rf"|\b{re.escape(name)}\s*=\s*\(",
+        blanked,
+        re.IGNORECASE,
+    ):
         return None
     bindings = labelled_variables(blanked)
     read = set(re.findall(rf"(?<![\w.$]){re.escape(name)}\.(\w+)", blanked))
@@ -78,8 +81,9 @@ def bound_instead(query: str, name: str, nodes: Nodes) -> str | None:
     return fixed if fixed != query else None
 
 
-_LITERAL_PAIR = re.compile(r"(?<!\w)(\w++)\s*+:\s*+('(?:[^'\\]++|\\.)*+'|-?\d++(?:\.\d++)?+|true|false)\s*+(?:,|$)",
-                           re.IGNORECASE)
+_LITERAL_PAIR = re.compile(
+    r"(?<!\w)(\w++)\s*+:\s*+('(?:[^'\\]++|\\.)*+'|-?\d++(?:\.\d++)?+|true|false)\s*+(?:,|$)", re.IGNORECASE
+)
 
 
 def _in_expression(blanked: str, at: int) -> bool:
@@ -102,8 +106,11 @@ def _skip_space_back(text: str, at: int) -> int:
 def _label_of(name: str, blanked: str, nodes: Nodes) -> tuple[str, list[re.Match[str]]] | None:
     """The label an unbound `name` stands for, and the label expressions to drop: `p:Province` (or
     `p:Province {country: c}`) written in an expression, or a name spelling a label (`count(provinces)`)."""
-    written = [m for m in re.finditer(rf"(?<![\w.$]){re.escape(name)}\s*:\s*`?(\w+)`?(\s*\{{[^{{}}]*\}})?", blanked)
-               if _in_expression(blanked, m.start())]
+    written = [
+        m
+        for m in re.finditer(rf"(?<![\w.$]){re.escape(name)}\s*:\s*`?(\w+)`?(\s*\{{[^{{}}]*\}})?", blanked)
+        if _in_expression(blanked, m.start())
+    ]
     labels = {m.group(1) for m in written}
     if len(labels) == 1 and (label := labels.pop()) in nodes:
         return label, written
@@ -129,24 +136,33 @@ def matched_for(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship
     label, written = found
     patterns_only = blanked  # `count(p:Player)` reads like a node pattern to labelled_variables
     for m in written:
-        patterns_only = f"{patterns_only[:m.start()]}{' ' * (m.end() - m.start())}{patterns_only[m.end():]}"
+        patterns_only = f"{patterns_only[: m.start()]}{' ' * (m.end() - m.start())}{patterns_only[m.end() :]}"
     bindings = labelled_variables(patterns_only)
     matched = set(bindings.values()) | {m.group(1) for m in ANONYMOUS_NODE.finditer(patterns_only)}
     if name in bindings or label in matched:
         return None  # the label is matched already: another repair's case, not this one
-    joins = [(variable, rel) for variable, bound_label in bindings.items() for rel in set(rels)
-             if {rel[0], rel[2]} == {bound_label, label} or (rel[0] == rel[2] == label == bound_label)]
+    joins = [
+        (variable, rel)
+        for variable, bound_label in bindings.items()
+        for rel in set(rels)
+        if {rel[0], rel[2]} == {bound_label, label} or (rel[0] == rel[2] == label == bound_label)
+    ]
     if len({variable for variable, _ in joins}) != 1 or len({rel[1] for _, rel in joins}) != 1:
         return None
     variable, rel = joins[0]
-    properties = [f"{pair.group(1)}: {pair.group(2)}" for m in written if m.group(2)
-                  for pair in _LITERAL_PAIR.finditer(query[m.start(2):m.end(2)].strip().strip("{}"))]
+    properties = [
+        f"{pair.group(1)}: {pair.group(2)}"
+        for m in written
+        if m.group(2)
+        for pair in _LITERAL_PAIR.finditer(query[m.start(2) : m.end(2)].strip().strip("{}"))
+    ]
     fixed = query
     for m in reversed(written):  # `p:Province {...}` -> `p`
-        fixed = f"{fixed[:m.start()]}{name}{fixed[m.end():]}"
+        fixed = f"{fixed[: m.start()]}{name}{fixed[m.end() :]}"
     literal = f" {{{', '.join(properties)}}}" if properties else ""
     return _matched_before_first_read(
-        fixed, name, f"OPTIONAL MATCH ({variable}){hop_text(rel, bindings[variable])}({name}:{label}{literal})")
+        fixed, name, f"OPTIONAL MATCH ({variable}){hop_text(rel, bindings[variable])}({name}:{label}{literal})"
+    )
 
 
 def _matched_before_first_read(query: str, name: str, pattern: str) -> str | None:
@@ -156,16 +172,21 @@ def _matched_before_first_read(query: str, name: str, pattern: str) -> str | Non
     (the new rows would multiply the other count)."""
     first = re.search(rf"(?<![\w.$]){re.escape(name)}\b", blank_strings(query))
     found_clauses = clauses(query)
-    before = [c for c in found_clauses if first is not None and c.start <= first.start()
-              and c.keyword in ("WITH", "RETURN", "WHERE", "ORDER BY", "UNWIND")]
+    before = [
+        c
+        for c in found_clauses
+        if first is not None
+        and c.start <= first.start()
+        and c.keyword in ("WITH", "RETURN", "WHERE", "ORDER BY", "UNWIND")
+    ]
     if first is None or not before or before[-1].keyword == "WHERE":
         return None
     clause = before[-1]
     if any(c.keyword == "WITH" and c.start < clause.start for c in found_clauses):
         return None
-    if len(AGGREGATE.findall(query[clause.body_start:clause.end])) > 1:
+    if len(AGGREGATE.findall(query[clause.body_start : clause.end])) > 1:
         return None
-    return f"{query[:clause.start]}{pattern} {query[clause.start:]}"
+    return f"{query[: clause.start]}{pattern} {query[clause.start :]}"
 
 
 def joined_for_reads(query: str, name: str, nodes: Nodes, rels: Iterable[Relationship]) -> str | None:
@@ -181,12 +202,16 @@ def joined_for_reads(query: str, name: str, nodes: Nodes, rels: Iterable[Relatio
     if not read or bare:
         return None
     bindings = labelled_variables(blanked)
-    if name in bindings or re.search(rf"[(,]\s*{re.escape(name)}\s*[:)\]]|\bAS\s+{re.escape(name)}\b",
-                                     blanked, re.IGNORECASE):
+    if name in bindings or re.search(
+        rf"[(,]\s*{re.escape(name)}\s*[:)\]]|\bAS\s+{re.escape(name)}\b", blanked, re.IGNORECASE
+    ):
         return None  # bound after all (an unlabelled node, a relationship or an alias): not this repair's case
-    joins = [(variable, rel, far_end(rel, bound_label)) for variable, bound_label in bindings.items()
-             for rel in set(rels)
-             if bound_label in (rel[0], rel[2]) and read <= set(nodes.get(far_end(rel, bound_label), []))]
+    joins = [
+        (variable, rel, far_end(rel, bound_label))
+        for variable, bound_label in bindings.items()
+        for rel in set(rels)
+        if bound_label in (rel[0], rel[2]) and read <= set(nodes.get(far_end(rel, bound_label), []))
+    ]
     if len(joins) > 1:
         joins = [j for j in joins if j[2].lower().startswith(name[0].lower())]
     if len(joins) != 1:

@@ -109,15 +109,19 @@ def _follow(labels: LabelSet, hops: tuple[Hop, ...], rels: set[Rel]) -> tuple[La
     return tuple(seen)
 
 
-def _grow(starts: list[_Path], rels: set[Rel], rank: Callable[[_Path], int],
-          keep: Callable[[_Path], bool] = lambda path: True) -> list[_Path]:
+def _grow(
+    starts: list[_Path], rels: set[Rel], rank: Callable[[_Path], int], keep: Callable[[_Path], bool] = lambda path: True
+) -> list[_Path]:
     """Every path of 1..MAX_HOPS hops from `starts`, the BEAM best by `rank` kept at each length; `keep` says
     which paths may grow further (a connection's cannot reach its goal from everywhere)."""
     found: list[_Path] = []
     frontier = starts
     for _ in range(MAX_HOPS):
-        grown = [_Path(path.start, (*path.hops, hop), (*path.labels, reached))
-                 for path in frontier for hop, reached in _steps(path.labels[-1], rels)]
+        grown = [
+            _Path(path.start, (*path.hops, hop), (*path.labels, reached))
+            for path in frontier
+            for hop, reached in _steps(path.labels[-1], rels)
+        ]
         grown = [path for path in grown if keep(path)]
         if len(grown) > BEAM:
             grown = sorted(grown, key=lambda path: -rank(path))[:BEAM]  # stable: ties keep the schema's order
@@ -181,8 +185,7 @@ def _score(kind: Kind, path: _Path, other: Anchor | None, reading: Reading, held
 def _intent(kind: Kind, path: _Path, other: Anchor | None) -> QueryIntent:
     if kind == "connection":
         assert other is not None
-        return QueryIntent(path.start, path.hops, other=other,
-                           condition=Condition(other.key, "=", other.value))
+        return QueryIntent(path.start, path.hops, other=other, condition=Condition(other.key, "=", other.value))
     combine = {"walk": "none", "shared": "also_reached_from_other", "excluded": "not_reached_from_other"}[kind]
     return QueryIntent(path.start, path.hops, combine, other)
 
@@ -197,12 +200,20 @@ def _order(walk: Walk, named: tuple[Anchor, ...]) -> tuple[int, int, int, int, i
 
     backwards = sum(hop.direction == "incoming" for hop in intent.hops)
     spelled = " ".join(f"{hop.relationship}:{hop.direction}" for hop in intent.hops)
-    return (-walk.score, len(intent.hops), backwards, _KIND_ORDER[walk.kind], at(intent.start), at(intent.other),
-            f"{intent.start.label} {spelled}")
+    return (
+        -walk.score,
+        len(intent.hops),
+        backwards,
+        _KIND_ORDER[walk.kind],
+        at(intent.start),
+        at(intent.other),
+        f"{intent.start.label} {spelled}",
+    )
 
 
-def _single(named: tuple[Anchor, ...], reading: Reading, nodes: Nodes,
-            rels: set[Rel]) -> list[tuple[Kind, _Path, Anchor | None]]:
+def _single(
+    named: tuple[Anchor, ...], reading: Reading, nodes: Nodes, rels: set[Rel]
+) -> list[tuple[Kind, _Path, Anchor | None]]:
     """From each named thing, or from every node of each label when none is named: the thing itself, and every
     walk from it."""
     starts = list(named) or [Anchor(label) for label in sorted(nodes)]
@@ -214,6 +225,7 @@ def _single(named: tuple[Anchor, ...], reading: Reading, nodes: Nodes,
 def _paired(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel]) -> list[tuple[Kind, _Path, Anchor]]:
     """Walks from `first` that `second` can walk the same way to the same kind of thing: what both reach, and
     what only `first` reaches."""
+
     def rank(path: _Path) -> int:
         return _word_evidence(path, reading, second, from_both=True)
 
@@ -241,8 +253,9 @@ def _distances(goal: str, rels: set[Rel]) -> dict[str, int]:
     return distance
 
 
-def _connections(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel],
-                 observed: list[tuple[str, ...]]) -> list[tuple[Kind, _Path, Anchor]]:
+def _connections(
+    first: Anchor, second: Anchor, reading: Reading, rels: set[Rel], observed: list[tuple[str, ...]]
+) -> list[tuple[Kind, _Path, Anchor]]:
     """Walks from `first`'s label that end at `second`'s, up to MAX_HOPS: those the data holds (`observed`,
     each way along each relationship the schema allows) and the others the schema allows."""
     start = _Path(first, (), (frozenset({first.label}),))
@@ -267,13 +280,18 @@ def _observed_paths(start: _Path, types: tuple[str, ...], rels: set[Rel]) -> lis
     allows each hop."""
     paths = [start]
     for rel_type in types:
-        paths = [_Path(p.start, (*p.hops, hop), (*p.labels, reached))
-                 for p in paths for hop, reached in _steps(p.labels[-1], rels) if hop.relationship == rel_type]
+        paths = [
+            _Path(p.start, (*p.hops, hop), (*p.labels, reached))
+            for p in paths
+            for hop, reached in _steps(p.labels[-1], rels)
+            if hop.relationship == rel_type
+        ]
     return paths
 
 
-def enumerate_walks(reading: Reading, nodes: Nodes, rels: set[Rel],
-                    observed: Sequence[Sequence[str]] = ()) -> list[Walk]:
+def enumerate_walks(
+    reading: Reading, nodes: Nodes, rels: set[Rel], observed: Sequence[Sequence[str]] = ()
+) -> list[Walk]:
     """Every walk considered for the question, best first (see the module's docstring). `observed`: the
     relationship-type sequences the data holds between the first two named things, found by the caller;
     they rank first among the connections."""
@@ -281,20 +299,25 @@ def enumerate_walks(reading: Reading, nodes: Nodes, rels: set[Rel],
     held = {tuple(types) for types in observed if 0 < len(types) <= MAX_HOPS}
     found: list[tuple[Kind, _Path, Anchor | None]] = list(_single(named, reading, nodes, rels))
     for i, first in enumerate(named):
-        for second in named[i + 1:]:
+        for second in named[i + 1 :]:
             found += _paired(first, second, reading, rels)
             found += [p for p in _paired(second, first, reading, rels) if p[0] == "excluded"]
             found += _connections(first, second, reading, rels, sorted(held) if (first, second) == named[:2] else [])
     walks = []
     for kind, path, other in found:
-        is_held = kind == "connection" and path.start == named[0] and other == named[1] and tuple(
-            hop.relationship for hop in path.hops) in held
+        is_held = (
+            kind == "connection"
+            and path.start == named[0]
+            and other == named[1]
+            and tuple(hop.relationship for hop in path.hops) in held
+        )
         walks.append(Walk(kind, _intent(kind, path, other), path.labels, _score(kind, path, other, reading, is_held)))
     return sorted(walks, key=lambda walk: _order(walk, named))
 
 
-def candidate_walks(reading: Reading, nodes: Nodes, rels: set[Rel], observed: Sequence[Sequence[str]] = (),
-                    k: int = CANDIDATES) -> list[Walk]:
+def candidate_walks(
+    reading: Reading, nodes: Nodes, rels: set[Rel], observed: Sequence[Sequence[str]] = (), k: int = CANDIDATES
+) -> list[Walk]:
     """The `k` best walks for the question, each one compile_intent accepts (one that does not is left out)."""
     chosen: list[Walk] = []
     for walk in enumerate_walks(reading, nodes, rels, observed):

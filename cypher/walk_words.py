@@ -41,7 +41,7 @@ def _hop(hop: Hop, here: LabelSet, there: LabelSet) -> str:
 
 
 def _chain(hops: tuple[Hop, ...], labels: tuple[LabelSet, ...]) -> str:
-    """"follow R to a B, then S backwards (from B to C)"."""
+    """ "follow R to a B, then S backwards (from B to C)"."""
     steps = [_hop(hop, labels[i], labels[i + 1]) for i, hop in enumerate(hops)]
     return "follow " + ", then ".join(steps)
 

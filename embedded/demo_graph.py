@@ -21,13 +21,48 @@ from contracts.redaction import shown_url
 
 SEED = 20240115
 
-_COUNTRIES = ["Germany", "France", "United States", "Japan", "Brazil", "India", "Canada", "Italy", "Mexico",
-              "Netherlands"]
-_SUPPLIER_WORDS = (["Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Soylent",
-                    "Hooli", "Vandelay", "Wonka", "Gringotts", "Oscorp", "Aperture", "Massive", "Nakatomi",
-                    "Pied Piper", "Monarch", "Virtucon", "Duff", "Bluth", "Dunder", "Prestige", "Sirius"],
-                   ["Industrial", "Supply", "Components", "Logistics", "Materials", "Manufacturing", "Trading",
-                    "Electronics"])
+_COUNTRIES = [
+    "Germany",
+    "France",
+    "United States",
+    "Japan",
+    "Brazil",
+    "India",
+    "Canada",
+    "Italy",
+    "Mexico",
+    "Netherlands",
+]
+_SUPPLIER_WORDS = (
+    [
+        "Acme",
+        "Globex",
+        "Initech",
+        "Umbrella",
+        "Stark",
+        "Wayne",
+        "Tyrell",
+        "Cyberdyne",
+        "Soylent",
+        "Hooli",
+        "Vandelay",
+        "Wonka",
+        "Gringotts",
+        "Oscorp",
+        "Aperture",
+        "Massive",
+        "Nakatomi",
+        "Pied Piper",
+        "Monarch",
+        "Virtucon",
+        "Duff",
+        "Bluth",
+        "Dunder",
+        "Prestige",
+        "Sirius",
+    ],
+    ["Industrial", "Supply", "Components", "Logistics", "Materials", "Manufacturing", "Trading", "Electronics"],
+)
 _CATEGORIES = {
     "Electronics": ["Sensor", "Controller", "Power Supply", "Cable Harness", "Display Panel", "Relay"],
     "Hardware": ["Steel Bolt", "Hinge", "Bearing", "Bracket", "Valve", "Gasket"],
@@ -35,8 +70,14 @@ _CATEGORIES = {
     "Packaging": ["Cardboard Box", "Pallet Wrap", "Foam Insert", "Shipping Label"],
     "Chemicals": ["Lubricant", "Solvent", "Adhesive", "Coolant"],
 }
-_CITIES = [("Hamburg", "Germany"), ("Lyon", "France"), ("Chicago", "United States"), ("Osaka", "Japan"),
-           ("Toronto", "Canada"), ("Rotterdam", "Netherlands")]
+_CITIES = [
+    ("Hamburg", "Germany"),
+    ("Lyon", "France"),
+    ("Chicago", "United States"),
+    ("Osaka", "Japan"),
+    ("Toronto", "Canada"),
+    ("Rotterdam", "Netherlands"),
+]
 _PO_STATUSES = ["draft", "submitted", "approved", "approved", "approved", "delivered", "delivered", "cancelled"]
 _PAY_METHODS = ["bank transfer", "credit card", "check"]
 
@@ -59,11 +100,16 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     suppliers: list[dict[str, Any]] = []
     for i in range(n_suppliers):
         name = f"{_SUPPLIER_WORDS[0][i % len(_SUPPLIER_WORDS[0])]} {_SUPPLIER_WORDS[1][i % len(_SUPPLIER_WORDS[1])]}"
-        suppliers.append({
-            "supplier_id": f"SUP-{i + 1:03d}", "name": name, "country": rng.choice(_COUNTRIES),
-            "rating": round(rng.uniform(2.5, 5.0), 1), "payment_terms_days": rng.choice([15, 30, 45, 60]),
-            "account_balance": float(rng.randrange(20_000, 400_000, 500)),
-        })
+        suppliers.append(
+            {
+                "supplier_id": f"SUP-{i + 1:03d}",
+                "name": name,
+                "country": rng.choice(_COUNTRIES),
+                "rating": round(rng.uniform(2.5, 5.0), 1),
+                "payment_terms_days": rng.choice([15, 30, 45, 60]),
+                "account_balance": float(rng.randrange(20_000, 400_000, 500)),
+            }
+        )
     ds.nodes["Supplier"] = suppliers
 
     products: list[dict[str, Any]] = []
@@ -72,14 +118,20 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
         for base in names:
             for grade in ("Standard", "Pro"):
                 n += 1
-                products.append({
-                    "sku": f"SKU-{n:04d}", "name": f"{base} {grade}", "category": category,
-                    "unit_price": round(rng.uniform(2, 40) * (3 if grade == "Pro" else 1), 2),
-                })
+                products.append(
+                    {
+                        "sku": f"SKU-{n:04d}",
+                        "name": f"{base} {grade}",
+                        "category": category,
+                        "unit_price": round(rng.uniform(2, 40) * (3 if grade == "Pro" else 1), 2),
+                    }
+                )
     ds.nodes["Product"] = products
 
-    ds.nodes["Warehouse"] = [{"warehouse_id": f"WH-{i + 1:02d}", "name": f"{city} Distribution Center",
-                              "city": city, "country": country} for i, (city, country) in enumerate(_CITIES)]
+    ds.nodes["Warehouse"] = [
+        {"warehouse_id": f"WH-{i + 1:02d}", "name": f"{city} Distribution Center", "city": city, "country": country}
+        for i, (city, country) in enumerate(_CITIES)
+    ]
 
     supplies: list[dict[str, Any]] = []
     for s in suppliers:
@@ -95,8 +147,9 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     invoices, bills, payments, settles = [], [], [], []
     paid_orders: set[str] = set()
     for i in range(n_orders):
-        supplier = suppliers[min(int(rng.paretovariate(1.2)) - 1, n_suppliers - 1) if i % 3 == 0
-                             else rng.randrange(n_suppliers)]
+        supplier = suppliers[
+            min(int(rng.paretovariate(1.2)) - 1, n_suppliers - 1) if i % 3 == 0 else rng.randrange(n_suppliers)
+        ]
         po_id = f"PO-{2024_0000 + i + 1}"
         order_date = start + timedelta(days=rng.randrange(0, 330))
         status = rng.choice(_PO_STATUSES)
@@ -106,30 +159,50 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
             total += qty * price[sku]
             contains.append({"from": po_id, "to": sku, "quantity": qty, "unit_price": price[sku]})
         total = round(total, 2)
-        orders.append({"po_number": po_id, "status": status, "order_date": order_date.isoformat(),
-                       "total_amount": total, "currency": "USD"})
+        orders.append(
+            {
+                "po_number": po_id,
+                "status": status,
+                "order_date": order_date.isoformat(),
+                "total_amount": total,
+                "currency": "USD",
+            }
+        )
         issued_to.append({"from": po_id, "to": supplier["supplier_id"]})
         deliver_to.append({"from": po_id, "to": rng.choice(ds.nodes["Warehouse"])["warehouse_id"]})
         if status in ("approved", "delivered"):
             inv_id = f"INV-{i + 1:05d}"
             paid = status == "delivered" and rng.random() < 0.8
-            invoices.append({"invoice_number": inv_id, "amount": total, "status": "paid" if paid else "open",
-                             "issued_on": (order_date + timedelta(days=3)).isoformat(),
-                             "due_date": (order_date + timedelta(days=3 + supplier["payment_terms_days"])).isoformat()})
+            invoices.append(
+                {
+                    "invoice_number": inv_id,
+                    "amount": total,
+                    "status": "paid" if paid else "open",
+                    "issued_on": (order_date + timedelta(days=3)).isoformat(),
+                    "due_date": (order_date + timedelta(days=3 + supplier["payment_terms_days"])).isoformat(),
+                }
+            )
             bills.append({"from": inv_id, "to": po_id})
             if paid:
                 paid_orders.add(po_id)
                 pay_id = f"PAY-{i + 1:05d}"
-                payments.append({"payment_id": pay_id, "amount": total, "method": rng.choice(_PAY_METHODS),
-                                 "paid_on": (order_date + timedelta(days=rng.randint(10, 60))).isoformat()})
+                payments.append(
+                    {
+                        "payment_id": pay_id,
+                        "amount": total,
+                        "method": rng.choice(_PAY_METHODS),
+                        "paid_on": (order_date + timedelta(days=rng.randint(10, 60))).isoformat(),
+                    }
+                )
                 settles.append({"from": pay_id, "to": inv_id})
     for o in orders:
         o["paid"] = o["po_number"] in paid_orders
     _add_batch_supplier(ds, orders, issued_to, contains, deliver_to, products, rng_seed=seed)
     ds.nodes["PurchaseOrder"] = orders
     # The buyer's operating account: enough for most payments, not for all of them.
-    ds.nodes["Account"] = [{"account_id": "ACC-OPS", "name": "Operating account", "balance": OPERATING_BALANCE,
-                            "currency": "USD"}]
+    ds.nodes["Account"] = [
+        {"account_id": "ACC-OPS", "name": "Operating account", "balance": OPERATING_BALANCE, "currency": "USD"}
+    ]
     ds.nodes["Invoice"] = invoices
     ds.nodes["Payment"] = payments
     ds.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")] = issued_to
@@ -140,14 +213,26 @@ def generate(n_suppliers: int = 25, n_orders: int = 600, seed: int = SEED) -> De
     return ds
 
 
-BATCH_SUPPLIER = {"supplier_id": "SUP-900", "name": "Northwind Traders", "country": "Netherlands", "rating": 4.2,
-                  "payment_terms_days": 30, "account_balance": 50_000.0}
+BATCH_SUPPLIER = {
+    "supplier_id": "SUP-900",
+    "name": "Northwind Traders",
+    "country": "Netherlands",
+    "rating": 4.2,
+    "payment_terms_days": 30,
+    "account_balance": 50_000.0,
+}
 OPERATING_BALANCE = 250_000.0
 
 
-def _add_batch_supplier(ds: DemoDataset, orders: list[dict[str, Any]], issued_to: list[dict[str, Any]],
-                        contains: list[dict[str, Any]], deliver_to: list[dict[str, Any]],
-                        products: list[dict[str, Any]], rng_seed: int) -> None:
+def _add_batch_supplier(
+    ds: DemoDataset,
+    orders: list[dict[str, Any]],
+    issued_to: list[dict[str, Any]],
+    contains: list[dict[str, Any]],
+    deliver_to: list[dict[str, Any]],
+    products: list[dict[str, Any]],
+    rng_seed: int,
+) -> None:
     """The demo conversation's supplier: 20 approved orders, awaiting payment. Paying them all from
     the operating account succeeds 18 times; one order was paid already and one costs more than the
     account holds, whatever the order the payments run in (the other 18 total far less than the balance)."""
@@ -160,8 +245,16 @@ def _add_batch_supplier(ds: DemoDataset, orders: list[dict[str, Any]], issued_to
         paid = i == 14
         if i == 2:
             total = OPERATING_BALANCE + 150_000.0
-        orders.append({"po_number": po_id, "status": "approved", "order_date": f"2025-01-{i + 5:02d}",
-                       "total_amount": total, "currency": "USD", "paid": paid})
+        orders.append(
+            {
+                "po_number": po_id,
+                "status": "approved",
+                "order_date": f"2025-01-{i + 5:02d}",
+                "total_amount": total,
+                "currency": "USD",
+                "paid": paid,
+            }
+        )
         issued_to.append({"from": po_id, "to": BATCH_SUPPLIER["supplier_id"]})
         contains.append({"from": po_id, "to": skus[i % len(skus)], "quantity": 1, "unit_price": total})
         deliver_to.append({"from": po_id, "to": "WH-01"})
@@ -179,19 +272,38 @@ async def load_ontology(url: str, graph_name: str, ontology: Ontology) -> None:
         if name in await db.list_graphs():
             await db.select_graph(name).delete()
         graph = db.select_graph(name)
-        classes = [{"name": n, "description": c.description, "key": c.key, "display": c.display,
-                    "properties": json.dumps(c.properties)} for n, c in ontology.classes.items()]
+        classes = [
+            {
+                "name": n,
+                "description": c.description,
+                "key": c.key,
+                "display": c.display,
+                "properties": json.dumps(c.properties),
+            }
+            for n, c in ontology.classes.items()
+        ]
         await graph.query("UNWIND $rows AS row CREATE (c:Class) SET c = row", {"rows": classes})
-        rels = [{"type": r.type, "from": r.from_, "to": r.to, "description": r.description}
-                for r in ontology.relationships]
-        await graph.query("UNWIND $rows AS row MATCH (a:Class {name: row.from}), (b:Class {name: row.to}) "
-                          "CREATE (a)-[:RELATES {type: row.type, description: row.description}]->(b)", {"rows": rels})
+        rels = [
+            {"type": r.type, "from": r.from_, "to": r.to, "description": r.description} for r in ontology.relationships
+        ]
+        await graph.query(
+            "UNWIND $rows AS row MATCH (a:Class {name: row.from}), (b:Class {name: row.to}) "
+            "CREATE (a)-[:RELATES {type: row.type, description: row.description}]->(b)",
+            {"rows": rels},
+        )
     finally:
         await db.aclose()
 
 
-KEYS = {"Supplier": "supplier_id", "Product": "sku", "Warehouse": "warehouse_id", "PurchaseOrder": "po_number",
-        "Invoice": "invoice_number", "Payment": "payment_id", "Account": "account_id"}
+KEYS = {
+    "Supplier": "supplier_id",
+    "Product": "sku",
+    "Warehouse": "warehouse_id",
+    "PurchaseOrder": "po_number",
+    "Invoice": "invoice_number",
+    "Payment": "payment_id",
+    "Account": "account_id",
+}
 BATCH = 500
 
 
@@ -217,15 +329,17 @@ async def load(url: str, graph_name: str, dataset: DemoDataset | None = None, *,
         await graph.query("CREATE INDEX FOR (n:Supplier) ON (n.name)")
         for label, rows in ds.nodes.items():
             for i in range(0, len(rows), BATCH):
-                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i:i + BATCH]})
+                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i : i + BATCH]})
         for (src, src_key, rel, dst, dst_key), edges in ds.edges.items():
-            rows = [{"src": e["from"], "dst": e["to"],
-                     "props": {k: v for k, v in e.items() if k not in ("from", "to")}} for e in edges]
+            rows = [
+                {"src": e["from"], "dst": e["to"], "props": {k: v for k, v in e.items() if k not in ("from", "to")}}
+                for e in edges
+            ]
             for i in range(0, len(rows), BATCH):
                 await graph.query(
                     f"UNWIND $rows AS row MATCH (a:{src} {{{src_key}: row.src}}), (b:{dst} {{{dst_key}: row.dst}}) "
                     f"CREATE (a)-[r:{rel}]->(b) SET r = row.props",
-                    {"rows": rows[i:i + BATCH]},
+                    {"rows": rows[i : i + BATCH]},
                 )
         return True
     finally:
@@ -245,8 +359,10 @@ def main() -> None:
     args = p.parse_args()
     loaded = asyncio.run(load(args.url, args.graph, replace=args.replace))
     asyncio.run(load_ontology(args.url, args.graph, Ontology.load(ONTOLOGY_PATH)))
-    print(f"graph '{args.graph}' at {shown_url(args.url)}: {'loaded' if loaded else 'already present, left as is'}; "
-          f"ontology in '{args.graph}__ontology'")
+    print(
+        f"graph '{args.graph}' at {shown_url(args.url)}: {'loaded' if loaded else 'already present, left as is'}; "
+        f"ontology in '{args.graph}__ontology'"
+    )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,9 @@ class GrammarCheckedSampler:
 
         self._c = C
         self.unconstrained = unconstrained  # llama-cpp-python's chain built without the grammar
-        self.grammar = C.llama_sampler_init_grammar(model.vocab, grammar._grammar.encode("utf-8"),
-                                                    grammar._root.encode("utf-8"))
+        self.grammar = C.llama_sampler_init_grammar(
+            model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
         if not self.grammar:  # llama-cpp-python would put the NULL in the chain and crash the server on it
             unconstrained.close()
             raise ValueError("llama.cpp could not parse the grammar made from this JSON schema")

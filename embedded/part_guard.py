@@ -51,9 +51,13 @@ class _Guard:
         log_dir.mkdir(parents=True, exist_ok=True)
         with open(log_dir / GUARD_LOG, "ab") as log:
             # The pipe's write end is not inherited by the parts (close_fds): only this process holds it.
-            self.process = subprocess.Popen([sys.executable, "-m", "embedded.part_guard", str(os.getpid())],
-                                            stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "embedded.part_guard", str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.record = ProcessRecord.of(self.process.pid)
 
     def send(self, part: PartRecord) -> bool:
@@ -134,8 +138,10 @@ def main(owner: int) -> int:
     left = [part for part in parts.values() if group_left(part)]
     if not left:
         return 0
-    _say(f"the process that started these parts (pid {owner}) is gone: stopping "
-         + ", ".join(f"{p.key} (pid {p.process.pid})" for p in left))
+    _say(
+        f"the process that started these parts (pid {owner}) is gone: stopping "
+        + ", ".join(f"{p.key} (pid {p.process.pid})" for p in left)
+    )
     for part in left:
         _note(part, f"the process that started this part (pid {owner}) is gone: stopping it")
     stop_parts(left, _say)

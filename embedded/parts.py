@@ -52,6 +52,7 @@ def falkordb_binaries() -> tuple[str, str]:
 def _tcp_ready(port: int) -> ReadyCheck:
     async def check(_: ManagedProcess) -> bool:
         return await tcp_open(port)
+
     return check
 
 
@@ -62,13 +63,31 @@ def _tcp_ready(port: int) -> ReadyCheck:
 DEV_SERVER_DYNAMIC_CONFIG: dict[str, object] = {"history.transferProcessorMaxPollRPS": 1000}
 
 
-def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: dict[str, str] | None = None,
-                    dynamic_config: dict[str, object] | None = None) -> ManagedProcess:
+def temporal_server(
+    data_dir: Path,
+    port: int,
+    ui_port: int,
+    search_attributes: dict[str, str] | None = None,
+    dynamic_config: dict[str, object] | None = None,
+) -> ManagedProcess:
     """`dynamic_config`: server settings (`--dynamic-config-value KEY=JSON`) on top of DEV_SERVER_DYNAMIC_CONFIG."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    argv = [temporal_binary(), "server", "start-dev", "--db-filename", str(data_dir / "temporal.sqlite"),
-            "--ip", "127.0.0.1", "--port", str(port), "--ui-port", str(ui_port), "--log-level", "warn",
-            "--ui-disable-news-fetch"]
+    argv = [
+        temporal_binary(),
+        "server",
+        "start-dev",
+        "--db-filename",
+        str(data_dir / "temporal.sqlite"),
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--ui-port",
+        str(ui_port),
+        "--log-level",
+        "warn",
+        "--ui-disable-news-fetch",
+    ]
     for key, kind in (search_attributes or {}).items():
         argv += ["--search-attribute", f"{key}={kind}"]
     # WAL with synchronous=NORMAL: a killed server loses nothing committed (only an OS crash could lose the
@@ -87,8 +106,14 @@ def temporal_server(data_dir: Path, port: int, ui_port: int, search_attributes: 
             return False
         return True
 
-    return ManagedProcess("Temporal dev server", argv, data_dir / "temporal.log",
-                          ports={"gRPC": port, "Web UI": ui_port}, ready=ready, ready_timeout_s=90)
+    return ManagedProcess(
+        "Temporal dev server",
+        argv,
+        data_dir / "temporal.log",
+        ports={"gRPC": port, "Web UI": ui_port},
+        ready=ready,
+        ready_timeout_s=90,
+    )
 
 
 # pulsar-lite's settings where its defaults lose messages on a machine whose cores the local model keeps busy
@@ -112,24 +137,44 @@ def broker_config(metrics_port: int | None = None, settings: dict[str, int] | No
     only integers are written here."""
     chosen = BROKER_SETTINGS if settings is None else settings
     lines = [f"{key} = {int(value)}" for key, value in chosen.items()]
-    metrics = (f'[metrics]\nenabled = true\naddr = "127.0.0.1:{metrics_port}"\n' if metrics_port
-               else "[metrics]\nenabled = false\n")
+    metrics = (
+        f'[metrics]\nenabled = true\naddr = "127.0.0.1:{metrics_port}"\n'
+        if metrics_port
+        else "[metrics]\nenabled = false\n"
+    )
     return "\n".join(lines) + ("\n" if lines else "") + metrics
 
 
-def pulsar_broker(data_dir: Path, port: int, metrics_port: int | None = None,
-                  settings: dict[str, int] | None = None) -> ManagedProcess:
+def pulsar_broker(
+    data_dir: Path, port: int, metrics_port: int | None = None, settings: dict[str, int] | None = None
+) -> ManagedProcess:
     """pulsar-lite, with its Prometheus endpoint off unless a port is given: left alone it binds 0.0.0.0:8080.
     `settings`: see broker_config."""
     home = data_dir / "pulsar"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "pulsar-lite.toml"
     config.write_text(broker_config(metrics_port, settings))
-    argv = [pulsar_lite_binary(), "--config", str(config), "--addr", f"127.0.0.1:{port}",
-            "--db-path", str(home / "broker.db"), "--log-level", "warn"]
+    argv = [
+        pulsar_lite_binary(),
+        "--config",
+        str(config),
+        "--addr",
+        f"127.0.0.1:{port}",
+        "--db-path",
+        str(home / "broker.db"),
+        "--log-level",
+        "warn",
+    ]
     ports = {"broker": port, **({"metrics": metrics_port} if metrics_port else {})}
-    return ManagedProcess("Pulsar broker (pulsar-lite)", argv, data_dir / "pulsar.log", ports=ports,
-                          ready=_tcp_ready(port), cwd=home, ready_timeout_s=30)
+    return ManagedProcess(
+        "Pulsar broker (pulsar-lite)",
+        argv,
+        data_dir / "pulsar.log",
+        ports=ports,
+        ready=_tcp_ready(port),
+        cwd=home,
+        ready_timeout_s=30,
+    )
 
 
 def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
@@ -137,14 +182,30 @@ def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
     (backends/graph_limits.py)."""
     redis_server, module = falkordb_binaries()
     (data_dir / "falkordb").mkdir(parents=True, exist_ok=True)
-    argv = [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--loadmodule", module,
-            *FALKORDB_LIMITS.module_args(), "--dir", str(data_dir / "falkordb"), "--save", "60 1",
-            "--appendonly", "yes", "--protected-mode", "no"]
+    argv = [
+        redis_server,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--loadmodule",
+        module,
+        *FALKORDB_LIMITS.module_args(),
+        "--dir",
+        str(data_dir / "falkordb"),
+        "--save",
+        "60 1",
+        "--appendonly",
+        "yes",
+        "--protected-mode",
+        "no",
+    ]
 
     async def ready(_: ManagedProcess) -> bool:
         if not await tcp_open(port):
             return False
         import redis.asyncio as aioredis
+
         conn = aioredis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
         try:
             await conn.execute_command("GRAPH.LIST")  # proves the module is loaded, not just redis
@@ -154,8 +215,9 @@ def falkordb_server(data_dir: Path, port: int) -> ManagedProcess:
         finally:
             await conn.aclose()
 
-    return ManagedProcess("FalkorDB", argv, data_dir / "falkordb.log", ports={"redis": port}, ready=ready,
-                          ready_timeout_s=30)
+    return ManagedProcess(
+        "FalkorDB", argv, data_dir / "falkordb.log", ports={"redis": port}, ready=ready, ready_timeout_s=30
+    )
 
 
 # llama-cpp-python's RAM prompt cache saves the model state after every request, keyed by its tokens, and
@@ -169,8 +231,16 @@ UNBOUNDED_PROMPT_CACHE: tuple[str, ...] = ("--cache", "true")
 # for all but the last token), so a state's logits copy is at most --n_batch rows (64 rows: 39 MB; prompt
 # evaluation measured as fast as with 512); 256 MiB of KV bytes holds the planner's prompt, the router's and
 # a question's worth of other calls: about 1 GB (at most ~4.6 GB were every request a 64-token one).
-PROMPT_CACHE: tuple[str, ...] = ("--cache", "true", "--cache_size", str(256 << 20), "--logits_all", "false",
-                                 "--n_batch", "64")
+PROMPT_CACHE: tuple[str, ...] = (
+    "--cache",
+    "true",
+    "--cache_size",
+    str(256 << 20),
+    "--logits_all",
+    "false",
+    "--n_batch",
+    "64",
+)
 
 
 def extra_server_args() -> list[str]:
@@ -182,8 +252,15 @@ def extra_server_args() -> list[str]:
         raise PartStartError(f"TGCA_LLM_SERVER_ARGS is not a shell-quoted list of flags: {exc}") from exc
 
 
-def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_ctx: int = 8192,
-               n_threads: int | None = None, prompt_cache: Sequence[str] = PROMPT_CACHE) -> ManagedProcess:
+def llm_server(
+    data_dir: Path,
+    model_path: Path,
+    port: int,
+    model_alias: str,
+    n_ctx: int = 8192,
+    n_threads: int | None = None,
+    prompt_cache: Sequence[str] = PROMPT_CACHE,
+) -> ManagedProcess:
     try:
         import llama_cpp  # noqa: F401
     except ImportError as exc:
@@ -195,12 +272,29 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
     # keeps the long shared planner prompt evaluated across requests (measured: 17 s -> 4-7 s per plan),
     # bounded (see PROMPT_CACHE above). embedded.llm_server is llama-cpp-python's server with the grammar
     # checked after sampling, as llama.cpp's own server does (embedded/grammar_sampling.py).
-    argv = [sys.executable, "-m", "embedded.llm_server", "--model", str(model_path), "--model_alias", model_alias,
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-            "--n_threads", str(n_threads or os.cpu_count() or 2),
-            # A streamed answer (activities/answer_release.py) is never cut short because another request waits:
-            # llama-cpp-python would end it with [DONE] and no finish reason.
-            "--interrupt_requests", "false", *prompt_cache, *extra_server_args()]
+    argv = [
+        sys.executable,
+        "-m",
+        "embedded.llm_server",
+        "--model",
+        str(model_path),
+        "--model_alias",
+        model_alias,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--n_threads",
+        str(n_threads or os.cpu_count() or 2),
+        # A streamed answer (activities/answer_release.py) is never cut short because another request waits:
+        # llama-cpp-python would end it with [DONE] and no finish reason.
+        "--interrupt_requests",
+        "false",
+        *prompt_cache,
+        *extra_server_args(),
+    ]
 
     async def ready(_: ManagedProcess) -> bool:
         try:
@@ -215,5 +309,12 @@ def llm_server(data_dir: Path, model_path: Path, port: int, model_alias: str, n_
     # more on its own and unmaps it when freed (two arenas: one request runs at a time): flat, measured at
     # the same latency.
     env = {"MALLOC_MMAP_THRESHOLD_": str(1 << 20), "MALLOC_ARENA_MAX": "2"}
-    return ManagedProcess("LLM server (llama-cpp-python)", argv, data_dir / "llm.log", ports={"HTTP": port},
-                          ready=ready, env=env, ready_timeout_s=180)
+    return ManagedProcess(
+        "LLM server (llama-cpp-python)",
+        argv,
+        data_dir / "llm.log",
+        ports={"HTTP": port},
+        ready=ready,
+        env=env,
+        ready_timeout_s=180,
+    )

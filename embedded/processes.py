@@ -153,8 +153,13 @@ class ManagedProcess:
         log = open(self.log_path, "ab")
         try:
             self.process = subprocess.Popen(
-                self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **self.env}, cwd=self.cwd, start_new_session=True,
+                self.argv,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **self.env},
+                cwd=self.cwd,
+                start_new_session=True,
             )
         except OSError as exc:
             log.close()
@@ -170,8 +175,13 @@ class ManagedProcess:
     def record(self) -> PartRecord:
         """The running part as the stack's record and the guard know it."""
         assert self.process is not None
-        return PartRecord(key=self.key, name=self.name, process=ProcessRecord.of(self.process.pid),
-                          ports=dict(self.ports), log=str(self.log_path.resolve()))
+        return PartRecord(
+            key=self.key,
+            name=self.name,
+            process=ProcessRecord.of(self.process.pid),
+            ports=dict(self.ports),
+            log=str(self.log_path.resolve()),
+        )
 
     @property
     def pid(self) -> int | None:

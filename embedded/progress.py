@@ -38,8 +38,15 @@ def byte_progress(what: str) -> Iterator[ByteProgress]:
 
         yield line
         return
-    bar = Progress(TextColumn(what, markup=False), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                   TimeRemainingColumn(), console=console(sys.stderr), transient=False)
+    bar = Progress(
+        TextColumn(what, markup=False),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console(sys.stderr),
+        transient=False,
+    )
     task: TaskID | None = None
 
     def update(done: int, total: int) -> None:

@@ -76,8 +76,9 @@ def _host_port(url: str, default_port: int) -> tuple[str, int]:
 async def _require_tcp(part: str, url: str, default_port: int) -> None:
     host, port = _host_port(url, default_port)
     if not await tcp_open(port, host):
-        raise PartUnreachable(f"{part} at {shown_url(url)} is unreachable "
-                              f"(nothing accepts connections on {host}:{port})")
+        raise PartUnreachable(
+            f"{part} at {shown_url(url)} is unreachable (nothing accepts connections on {host}:{port})"
+        )
 
 
 async def _require_llm(base_url: str, api_key: str) -> None:
@@ -88,13 +89,15 @@ async def _require_llm(base_url: str, api_key: str) -> None:
     except httpx.HTTPError as exc:
         raise PartUnreachable(f"LLM server at {shown_url(base_url)} is unreachable: {exc}") from exc
     if response.status_code >= 400:
-        raise PartUnreachable(f"LLM server at {shown_url(base_url)} answered HTTP {response.status_code} "
-                              "to GET /models")
+        raise PartUnreachable(
+            f"LLM server at {shown_url(base_url)} answered HTTP {response.status_code} to GET /models"
+        )
 
 
 async def _has_own_poller(client: Client, queue: str, kind: TaskQueueType.ValueType, pid: int) -> bool:
-    response = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-        namespace=client.namespace, task_queue=TaskQueue(name=queue), task_queue_type=kind))
+    response = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(namespace=client.namespace, task_queue=TaskQueue(name=queue), task_queue_type=kind)
+    )
     # The SDK's default identity is "<pid>@<host>": stale pollers of an earlier run don't count.
     return any(p.identity.startswith(f"{pid}@") for p in response.pollers)
 
@@ -103,6 +106,7 @@ def _serves_http(host: str, port: int) -> ReadyCheck:
     async def ready(part: ManagedProcess) -> bool:
         async with httpx.AsyncClient(timeout=2) as http:
             return (await http.get(f"http://{host}:{port}/healthz")).status_code == 200
+
     return ready
 
 
@@ -182,8 +186,9 @@ class EmbeddedStack:
         if self.o.load_demo_graph:
             if await demo_graph.load(self.falkordb_url, self.o.graph_name):
                 self.say(f"loaded the demo procurement graph into '{self.o.graph_name}'")
-            await demo_graph.load_ontology(self.falkordb_url, self.o.graph_name,
-                                           Ontology.load(demo_graph.ONTOLOGY_PATH))
+            await demo_graph.load_ontology(
+                self.falkordb_url, self.o.graph_name, Ontology.load(demo_graph.ONTOLOGY_PATH)
+            )
         await self._start_services(services)
 
     async def _check_external(self) -> None:
@@ -198,8 +203,9 @@ class EmbeddedStack:
             self.endpoints.append(Endpoint("FalkorDB (external)", shown_url(self.o.falkordb_url)))
         if self.o.llm_base_url:
             await _require_llm(self.o.llm_base_url, self.o.llm_api_key)
-            self.endpoints.append(Endpoint("LLM (external)", shown_url(self.o.llm_base_url),
-                                           f"model {self.o.llm_model}"))
+            self.endpoints.append(
+                Endpoint("LLM (external)", shown_url(self.o.llm_base_url), f"model {self.o.llm_model}")
+            )
 
     def service_env(self) -> dict[str, str]:
         return {
@@ -224,23 +230,40 @@ class EmbeddedStack:
     def _services(self) -> list[ManagedProcess]:
         """The worker and the bridge, configured through the environment."""
         env = self.service_env()
-        worker = ManagedProcess("Worker (tg-confidence-agent)", [sys.executable, "-m", "worker"],
-                                self.o.data_dir / "worker.log", env=env,
-                                ports={"metrics": self.o.metrics_port} if self.o.metrics_port else {})
+        worker = ManagedProcess(
+            "Worker (tg-confidence-agent)",
+            [sys.executable, "-m", "worker"],
+            self.o.data_dir / "worker.log",
+            env=env,
+            ports={"metrics": self.o.metrics_port} if self.o.metrics_port else {},
+        )
         # One metrics port per process: the worker's is the stack's; the bridge's, any free one, is how the
         # stack sees it ready (its /healthz).
         bridge_port = free_port()
-        bridge = ManagedProcess("Bridge (tg-confidence-bridge)", [sys.executable, "-m", "bridge"],
-                                self.o.data_dir / "bridge.log", ports={"metrics": bridge_port},
-                                env={**env, "TGCA_METRICS_PORT": str(bridge_port)})
+        bridge = ManagedProcess(
+            "Bridge (tg-confidence-bridge)",
+            [sys.executable, "-m", "bridge"],
+            self.o.data_dir / "bridge.log",
+            ports={"metrics": bridge_port},
+            env={**env, "TGCA_METRICS_PORT": str(bridge_port)},
+        )
         bridge.ready = _serves_http("127.0.0.1", bridge_port)
         if not self.o.http_port:
             return [worker, bridge]
-        chat = ManagedProcess("Chat API and UI (tg-confidence-chat)", [sys.executable, "-m", "chat"],
-                              self.o.data_dir / "chat.log", ports={"HTTP": self.o.http_port},
-                              env={**env, "TGCA_METRICS_PORT": "0", "TGCA_HTTP_PORT": str(self.o.http_port),
-                                   "TGCA_HTTP_HOST": self.o.http_host, "TGCA_TEMPORAL_UI_URL": self.ui_url or "",
-                                   "TGCA_HTTP_LOCAL_TOKEN": self.chat_token})
+        chat = ManagedProcess(
+            "Chat API and UI (tg-confidence-chat)",
+            [sys.executable, "-m", "chat"],
+            self.o.data_dir / "chat.log",
+            ports={"HTTP": self.o.http_port},
+            env={
+                **env,
+                "TGCA_METRICS_PORT": "0",
+                "TGCA_HTTP_PORT": str(self.o.http_port),
+                "TGCA_HTTP_HOST": self.o.http_host,
+                "TGCA_TEMPORAL_UI_URL": self.ui_url or "",
+                "TGCA_HTTP_LOCAL_TOKEN": self.chat_token,
+            },
+        )
         chat.ready = _serves_http(self.o.http_host, self.o.http_port)
         return [worker, bridge, chat]
 
@@ -248,19 +271,25 @@ class EmbeddedStack:
         worker, bridge, *chat = services
         client = await connect_temporal(self.temporal_address, self.o.temporal_namespace)
         q = self.queues
-        worker.ready = self._pollers_ready(client, [(q.workflow, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
-                                                    (q.tools, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)])
+        worker.ready = self._pollers_ready(
+            client,
+            [(q.workflow, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), (q.tools, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)],
+        )
         for part in (worker, bridge, *chat):
             self.children.append(part)
             part.start()
         await asyncio.gather(*(part.wait_ready(60) for part in (worker, bridge, *chat)))
-        self.endpoints.append(Endpoint("Worker", f"metrics http://127.0.0.1:{self.o.metrics_port}/metrics",
-                                       f"log {worker.log_path}"))
+        self.endpoints.append(
+            Endpoint("Worker", f"metrics http://127.0.0.1:{self.o.metrics_port}/metrics", f"log {worker.log_path}")
+        )
         bridge_metrics = f"metrics http://127.0.0.1:{bridge.ports['metrics']}/metrics"
         self.endpoints.append(Endpoint("Bridge", self.pulsar_url, f"{bridge_metrics}; log {bridge.log_path}"))
         for part in chat:
-            self.endpoints.append(Endpoint("Chat (browser UI, API)", self.chat_link or "",
-                                           f"API docs {self.chat_url}docs; log {part.log_path}"))
+            self.endpoints.append(
+                Endpoint(
+                    "Chat (browser UI, API)", self.chat_link or "", f"API docs {self.chat_url}docs; log {part.log_path}"
+                )
+            )
 
     @staticmethod
     def _pollers_ready(client: Client, queues: list[tuple[str, TaskQueueType.ValueType]]) -> ReadyCheck:
@@ -270,6 +299,7 @@ class EmbeddedStack:
                 if not await _has_own_poller(client, queue, kind, part.pid):
                     return False
             return True
+
         return ready
 
     async def supervise(self, stop: asyncio.Event, say: Callable[[str], None]) -> int:
@@ -281,12 +311,18 @@ class EmbeddedStack:
         """Write which process owns the stack and each part's pid (after every start and restart). Best
         effort: a record that cannot be written (disk full) costs `down`/`ps`, never the running stack."""
         try:
-            self.state.write(StackRecord(owner=ProcessRecord.of(os.getpid()),
-                                         parts=[p.record() for p in self.children if p.process is not None],
-                                         guard=part_guard.current()))
+            self.state.write(
+                StackRecord(
+                    owner=ProcessRecord.of(os.getpid()),
+                    parts=[p.record() for p in self.children if p.process is not None],
+                    guard=part_guard.current(),
+                )
+            )
         except OSError as exc:
-            self.say(f"could not write the stack record {self.state.path}: {exc} (`tg-confidence down` and `ps` "
-                     "will not see this stack)")
+            self.say(
+                f"could not write the stack record {self.state.path}: {exc} (`tg-confidence down` and `ps` "
+                "will not see this stack)"
+            )
 
     def stop(self) -> None:
         """Stop in reverse start order: the bridge and worker first, the servers they use last."""

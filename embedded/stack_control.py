@@ -66,8 +66,10 @@ def wait_for_guard(record: StackRecord, say: Callable[[str], None], timeout_s: f
     guard = record.guard
     if guard is None or record.owner.alive() or not guard.alive():
         return False
-    say(f"tg-confidence up (pid {record.owner.pid}) is gone; waiting for its guard (pid {guard.pid}) to stop "
-        "the parts it left ...")
+    say(
+        f"tg-confidence up (pid {record.owner.pid}) is gone; waiting for its guard (pid {guard.pid}) to stop "
+        "the parts it left ..."
+    )
     _wait_gone([guard], timeout_s)
     return True
 

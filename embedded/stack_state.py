@@ -24,7 +24,7 @@ def _stat(pid: int) -> list[str]:
     except OSError:
         return []
     # The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    return stat[stat.rfind(")") + 2:].split()
+    return stat[stat.rfind(")") + 2 :].split()
 
 
 def _start_of(fields: list[str]) -> int | None:
@@ -64,8 +64,13 @@ class PartRecord:
 
     @classmethod
     def from_json(cls, data: Any) -> PartRecord:
-        return cls(key=data["key"], name=data["name"], process=ProcessRecord(**data["process"]),
-                   ports={k: int(v) for k, v in data["ports"].items()}, log=data["log"])
+        return cls(
+            key=data["key"],
+            name=data["name"],
+            process=ProcessRecord(**data["process"]),
+            ports={k: int(v) for k, v in data["ports"].items()},
+            log=data["log"],
+        )
 
 
 @dataclass(frozen=True)
@@ -107,9 +112,11 @@ class StackState:
         try:
             data: Any = json.loads(self.path.read_text(encoding="utf-8"))
             guard = data.get("guard")  # absent in a record an older `up` wrote
-            return StackRecord(owner=ProcessRecord(**data["owner"]),
-                               parts=[PartRecord.from_json(p) for p in data["parts"]],
-                               guard=ProcessRecord(**guard) if guard else None)
+            return StackRecord(
+                owner=ProcessRecord(**data["owner"]),
+                parts=[PartRecord.from_json(p) for p in data["parts"]],
+                guard=ProcessRecord(**guard) if guard else None,
+            )
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:

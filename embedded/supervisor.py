@@ -52,8 +52,9 @@ def _indented(text: str) -> str:
 class Supervisor:
     """Watches each part in its own task; `run` returns 0 when `stop` is set, 1 when it gave up on a part."""
 
-    def __init__(self, parts: Sequence[ManagedProcess], say: Callable[[str], None],
-                 policy: RestartPolicy | None = None) -> None:
+    def __init__(
+        self, parts: Sequence[ManagedProcess], say: Callable[[str], None], policy: RestartPolicy | None = None
+    ) -> None:
         self.parts = list(parts)
         self.say = say
         self.policy = policy or RestartPolicy()
@@ -90,11 +91,16 @@ class Supervisor:
                 while recent and now - recent[0] > p.window_s:
                     recent.popleft()
                 if len(recent) >= p.max_restarts:
-                    return GaveUp(part.name, f"it {reason} after {len(recent)} restarts within {p.window_s:.0f} s; "
-                                             f"last log lines ({part.log_path}):\n{_indented(part.log_tail())}")
+                    return GaveUp(
+                        part.name,
+                        f"it {reason} after {len(recent)} restarts within {p.window_s:.0f} s; "
+                        f"last log lines ({part.log_path}):\n{_indented(part.log_tail())}",
+                    )
                 delay = min(p.first_backoff_s * 2 ** len(recent), p.max_backoff_s)
-                self.say(f"{part.name} {reason}; restarting it in {delay:g} s; last log lines ({part.log_path}):\n"
-                         f"{_indented(part.log_tail())}")
+                self.say(
+                    f"{part.name} {reason}; restarting it in {delay:g} s; last log lines ({part.log_path}):\n"
+                    f"{_indented(part.log_tail())}"
+                )
                 await asyncio.sleep(delay)
                 recent.append(time.monotonic())
                 failure = await self._restart(part)

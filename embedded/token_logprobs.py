@@ -76,13 +76,20 @@ def openai_content(llama: Any, record: Recording) -> list[dict[str, Any]]:
     content = []
     for token, logprob in written(llama, record):
         piece = llama.detokenize([token])
-        content.append({"token": piece.decode("utf-8", errors="replace"), "logprob": round(logprob, 5),
-                        "bytes": list(piece), "top_logprobs": []})
+        content.append(
+            {
+                "token": piece.decode("utf-8", errors="replace"),
+                "logprob": round(logprob, 5),
+                "bytes": list(piece),
+                "top_logprobs": [],
+            }
+        )
     return content
 
 
-def streamed_with_usage(llama: Any, chat: Any, args: Any, kwargs: dict[str, Any],
-                        logprobs: bool) -> Iterator[dict[str, Any]]:
+def streamed_with_usage(
+    llama: Any, chat: Any, args: Any, kwargs: dict[str, Any], logprobs: bool
+) -> Iterator[dict[str, Any]]:
     """A streamed chat completion's chunks as the model writes them, then one more chunk with no text that
     carries the usage (as OpenAI's last chunk does) and, when asked for, every written token's
     `logprobs.content` (a reader gathers them from whatever chunk carries them). The recording lasts exactly
@@ -105,11 +112,21 @@ def streamed_with_usage(llama: Any, chat: Any, args: Any, kwargs: dict[str, Any]
     if logprobs:
         choice["logprobs"] = {"content": openai_content(llama, record), "refusal": None}
     # No token sampled (an empty completion): the prompt's length is unknown, and no usage beats a made-up one.
-    usage = {} if record.prompt_tokens is None else {"usage": {
-        "prompt_tokens": record.prompt_tokens, "completion_tokens": out_tokens,
-        "total_tokens": record.prompt_tokens + out_tokens}}
+    usage = (
+        {}
+        if record.prompt_tokens is None
+        else {
+            "usage": {
+                "prompt_tokens": record.prompt_tokens,
+                "completion_tokens": out_tokens,
+                "total_tokens": record.prompt_tokens + out_tokens,
+            }
+        }
+    )
     yield {key: last[key] for key in ("id", "object", "created", "model") if key in last} | {
-        "choices": [choice], **usage}
+        "choices": [choice],
+        **usage,
+    }
 
 
 def install() -> bool:

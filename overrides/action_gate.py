@@ -13,11 +13,13 @@ NOT_CHANGED = "Nothing was changed."
 
 def closed_without_identities(what: str) -> str:
     """Why `what` was refused on a worker with neither identities nor the development flag, and what to do."""
-    return (f"{what} was refused before any change: no identities are configured to approve changes "
-            "(agent.override_keys), and this worker is not marked as a development setup. Configure identities "
-            "(tg-confidence keys new; docs/security.md), or, on a development machine only, set "
-            "agent.open_actions (TGCA_AGENT__OPEN_ACTIONS=true, or tg-confidence up --open-actions). "
-            f"{NOT_CHANGED}")
+    return (
+        f"{what} was refused before any change: no identities are configured to approve changes "
+        "(agent.override_keys), and this worker is not marked as a development setup. Configure identities "
+        "(tg-confidence keys new; docs/security.md), or, on a development machine only, set "
+        "agent.open_actions (TGCA_AGENT__OPEN_ACTIONS=true, or tg-confidence up --open-actions). "
+        f"{NOT_CHANGED}"
+    )
 
 
 def action_refusal(settings: AgentSettings, requester: str, action: str) -> str | None:
@@ -27,6 +29,8 @@ def action_refusal(settings: AgentSettings, requester: str, action: str) -> str 
     holder = next((k for k in settings.override_keys if k.name == requester.strip()), None)
     if holder is None or Role.ACT not in holder.roles:
         named = f"the request's user '{requester}' is" if requester.strip() else "the request names no user that is"
-        return (f"{UNAUTHORIZED}: starting {action} needs the role '{Role.ACT.value}', and {named} not an identity "
-                f"holding it (agent.override_keys). {NOT_CHANGED}")
+        return (
+            f"{UNAUTHORIZED}: starting {action} needs the role '{Role.ACT.value}', and {named} not an identity "
+            f"holding it (agent.override_keys). {NOT_CHANGED}"
+        )
     return None

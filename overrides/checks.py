@@ -10,8 +10,12 @@ from overrides.same_person import comparable, mixes_scripts, same_person
 from overrides.signing import sign, signed_message, verify
 
 UNAUTHORIZED = "not authorized"  # how every rejection for want of a right begins (counted apart)
-_ROLE_WORDS = {Role.REVIEW: "decide on low-confidence steps", Role.APPROVE: "approve actions",
-               Role.UNDO: "undo actions", Role.ACT: "start actions"}
+_ROLE_WORDS = {
+    Role.REVIEW: "decide on low-confidence steps",
+    Role.APPROVE: "approve actions",
+    Role.UNDO: "undo actions",
+    Role.ACT: "start actions",
+}
 
 
 # The most an override's fields may hold. A decision is a few words: anything longer only grows the run's
@@ -42,15 +46,24 @@ def check_sizes(override: Override) -> None:
         raise OverrideRejected(f"the override has {len(arguments)} arguments; at most {MAX_ARGUMENTS} are accepted")
     for key, value in arguments.items():
         if len(key) > MAX_ARGUMENT_NAME:
-            raise OverrideRejected(f"an argument name is {len(key)} characters long; at most {MAX_ARGUMENT_NAME} "
-                                   "are accepted")
+            raise OverrideRejected(
+                f"an argument name is {len(key)} characters long; at most {MAX_ARGUMENT_NAME} are accepted"
+            )
         if len(value) > MAX_ARGUMENT_VALUE:
-            raise OverrideRejected(f"argument {clipped(key, 40)!r} is {len(value)} characters long; at most "
-                                   f"{MAX_ARGUMENT_VALUE} are accepted")
+            raise OverrideRejected(
+                f"argument {clipped(key, 40)!r} is {len(value)} characters long; at most "
+                f"{MAX_ARGUMENT_VALUE} are accepted"
+            )
 
 
-def check_override(override: Override, pending: OverrideRequest | None, known_steps: set[str],
-                   settings: AgentSettings, workflow_id: str, requester: str) -> Decision:
+def check_override(
+    override: Override,
+    pending: OverrideRequest | None,
+    known_steps: set[str],
+    settings: AgentSettings,
+    workflow_id: str,
+    requester: str,
+) -> Decision:
     """The decision if the override is acceptable now; OverrideRejected says why not. Oversized fields are
     refused first. With override_keys configured, the decider must be one of them, hold the role the request
     needs, and have signed this whole decision over the request's challenge. `requester` (the run's
@@ -71,9 +84,11 @@ def check_override(override: Override, pending: OverrideRequest | None, known_st
         waiting = f"step {pending.step_id} is" if pending else "no step is"
         raise OverrideRejected(f"step {override.step_id} is not awaiting an override ({waiting})")
     if decision is Decision.RETRY and decision.value not in pending.choices and pending.max_human_retries is not None:
-        raise OverrideRejected(f"retry is no longer a choice for step {pending.step_id}: a human had it retried "
-                               f"{pending.max_human_retries} time(s), the most this worker allows (max_human_retries); "
-                               f"choose one of {', '.join(pending.choices)}")
+        raise OverrideRejected(
+            f"retry is no longer a choice for step {pending.step_id}: a human had it retried "
+            f"{pending.max_human_retries} time(s), the most this worker allows (max_human_retries); "
+            f"choose one of {', '.join(pending.choices)}"
+        )
     if decision.value not in pending.choices:
         raise OverrideRejected(f"{decision.value} is not a choice here; choose one of {', '.join(pending.choices)}")
     if override.arguments is not None and decision is not Decision.RETRY:
@@ -97,32 +112,47 @@ def refuse_self_approval(override: Override, pending: OverrideRequest, decision:
     unnamed, same = not comparable(override.by), same_person(override.by, requester)
     if unnamed or same:
         who = f"'{requester}'" if requester.strip() else "an unnamed requester"
-        raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request ({who}); the "
-                               "approval must come from someone else, named in `by` (or, where the operator "
-                               "allows it, agent.allow_self_approval)")
+        raise OverrideRejected(
+            f"{UNAUTHORIZED}: the requester may not approve its own request ({who}); the "
+            "approval must come from someone else, named in `by` (or, where the operator "
+            "allows it, agent.allow_self_approval)"
+        )
     if mixes_scripts(override.by):
-        raise OverrideRejected(f"{UNAUTHORIZED}: the requester may not approve its own request, and the approver's "
-                               f"name {override.by!r} mixes scripts, so nothing tells it from the requester's "
-                               f"('{requester}'); name the approver in one script")
+        raise OverrideRejected(
+            f"{UNAUTHORIZED}: the requester may not approve its own request, and the approver's "
+            f"name {override.by!r} mixes scripts, so nothing tells it from the requester's "
+            f"('{requester}'); name the approver in one script"
+        )
 
 
 def authorize(override: Override, pending: OverrideRequest, keys: list[OverrideIdentity], workflow_id: str) -> None:
     """The decider is a configured identity with the role `pending` needs, and signed this very decision."""
     identity = next(k for k in keys if k.name == override.by)  # check_override made sure there is one
     if pending.role not in identity.roles:
-        raise OverrideRejected(f"{UNAUTHORIZED}: '{identity.name}' may not {_ROLE_WORDS[pending.role]} "
-                               f"(role '{pending.role.value}' needed)")
+        raise OverrideRejected(
+            f"{UNAUTHORIZED}: '{identity.name}' may not {_ROLE_WORDS[pending.role]} "
+            f"(role '{pending.role.value}' needed)"
+        )
     message = decision_message(override, workflow_id, pending.challenge)
     if not override.signature or not verify(identity.public_key, message, override.signature):
-        raise OverrideRejected(f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
-                               f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key")
+        raise OverrideRejected(
+            f"{UNAUTHORIZED}: the signature does not sign this decision for this request "
+            f"(challenge {pending.challenge!r}); sign it with '{identity.name}'s key"
+        )
 
 
 def decision_message(decision: Override, workflow_id: str, challenge: str) -> bytes:
     """What a decision's signature covers: every field of it but the signature, with the run and the request's
     challenge. Signer and verifier both build it here, so they never drift apart."""
-    return signed_message(workflow_id, challenge, decision.step_id, decision.decision, decision.arguments,
-                          reason=decision.reason, by=decision.by)
+    return signed_message(
+        workflow_id,
+        challenge,
+        decision.step_id,
+        decision.decision,
+        decision.arguments,
+        reason=decision.reason,
+        by=decision.by,
+    )
 
 
 def signed_decision(decision: Override, private: Ed25519PrivateKey, workflow_id: str, challenge: str) -> Override:
@@ -153,16 +183,20 @@ def how_to_answer(workflow_id: str, request: OverrideRequest, signed: bool) -> s
     decisions required, the challenge is named, since a caller answering over Pulsar signs over it."""
     step_id = request.step_id
     if signed:
-        return (f"Decide as an identity with the role '{request.role.value}', signing over challenge "
-                f"{request.challenge}. Answer with: tg-confidence override {workflow_id} {step_id} accept --by <name> "
-                f"--key <private key> -- or, to answer over Pulsar, sign offline with: tg-confidence override "
-                f"{workflow_id} {step_id} accept --by <name> --key <private key> --challenge {request.challenge} "
-                f"--print, and send the printed JSON as the question of an AgentRequest with state \"override\" and "
-                f"correlation_id \"{workflow_id}\"")
-    return (f"Answer with: tg-confidence override {workflow_id} {step_id} accept -- or: temporal workflow signal "
-            f"--workflow-id {workflow_id} --name override --input '{{\"step_id\": \"{step_id}\", \"decision\": "
-            f"\"accept\"}}' -- or an AgentRequest with state \"override\", correlation_id \"{workflow_id}\" and "
-            f"question \"{step_id} accept\"")
+        return (
+            f"Decide as an identity with the role '{request.role.value}', signing over challenge "
+            f"{request.challenge}. Answer with: tg-confidence override {workflow_id} {step_id} accept --by <name> "
+            f"--key <private key> -- or, to answer over Pulsar, sign offline with: tg-confidence override "
+            f"{workflow_id} {step_id} accept --by <name> --key <private key> --challenge {request.challenge} "
+            f'--print, and send the printed JSON as the question of an AgentRequest with state "override" and '
+            f'correlation_id "{workflow_id}"'
+        )
+    return (
+        f"Answer with: tg-confidence override {workflow_id} {step_id} accept -- or: temporal workflow signal "
+        f'--workflow-id {workflow_id} --name override --input \'{{"step_id": "{step_id}", "decision": '
+        f'"accept"}}\' -- or an AgentRequest with state "override", correlation_id "{workflow_id}" and '
+        f'question "{step_id} accept"'
+    )
 
 
 def refusal_reason(cause: BaseException | None) -> str:
@@ -183,12 +217,20 @@ def awaiting_details(workflow_id: str, request: OverrideRequest, what: str, sign
     ]
     if signed:
         command = f"tg-confidence override {workflow_id} {request.step_id} accept --by <name> --key <private key>"
-        return "\n".join([*lines, f"- `{command}`",
-                          f"- over Pulsar: `{command} --challenge {request.challenge} --print`, sent as the question "
-                          f"of an AgentRequest with state `override` and correlation_id `{workflow_id}`"])
+        return "\n".join(
+            [
+                *lines,
+                f"- `{command}`",
+                f"- over Pulsar: `{command} --challenge {request.challenge} --print`, sent as the question "
+                f"of an AgentRequest with state `override` and correlation_id `{workflow_id}`",
+            ]
+        )
     example = f'{{"step_id": "{request.step_id}", "decision": "accept"}}'
-    return "\n".join([
-        *lines,
-        f"- `tg-confidence override {workflow_id} {request.step_id} accept`",
-        f"- `temporal workflow update execute --workflow-id {workflow_id} --name submit_override --input '{example}'`",
-    ])
+    return "\n".join(
+        [
+            *lines,
+            f"- `tg-confidence override {workflow_id} {request.step_id} accept`",
+            f"- `temporal workflow update execute --workflow-id {workflow_id} --name submit_override "
+            f"--input '{example}'`",
+        ]
+    )

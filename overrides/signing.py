@@ -24,12 +24,30 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 SCHEME = "tgca-override-v2"
 
 
-def signed_message(workflow_id: str, challenge: str, step_id: str, decision: str,
-                   arguments: dict[str, str] | None, *, reason: str, by: str) -> bytes:
+def signed_message(
+    workflow_id: str,
+    challenge: str,
+    step_id: str,
+    decision: str,
+    arguments: dict[str, str] | None,
+    *,
+    reason: str,
+    by: str,
+) -> bytes:
     """The exact bytes a decision's signature covers (canonical JSON). `reason` and `by` are keyword-only and
     required, so that a signer cannot leave them out by accident."""
-    return _canonical({"scheme": SCHEME, "workflow_id": workflow_id, "challenge": challenge, "step_id": step_id,
-                       "decision": decision, "arguments": arguments, "reason": reason, "by": by})
+    return _canonical(
+        {
+            "scheme": SCHEME,
+            "workflow_id": workflow_id,
+            "challenge": challenge,
+            "step_id": step_id,
+            "decision": decision,
+            "arguments": arguments,
+            "reason": reason,
+            "by": by,
+        }
+    )
 
 
 def _canonical(fields: dict[str, object]) -> bytes:
@@ -39,8 +57,9 @@ def _canonical(fields: dict[str, object]) -> bytes:
 def new_key_pair() -> tuple[bytes, str]:
     """(private key as PEM, to keep; public key as base64 of its 32 raw bytes, to configure)."""
     private = Ed25519PrivateKey.generate()
-    pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return pem, public_key_text(private)
 
 

@@ -33,10 +33,19 @@ def bounded(turn: ConversationTurn) -> ConversationTurn:
     """The turn as it is kept: long answers and results trimmed, outcome lists capped."""
     action = turn.action
     if action is not None:
-        action = action.model_copy(update={"succeeded_ids": action.succeeded_ids[:LISTED_OUTCOMES],
-                                           "failures": action.failures[:LISTED_OUTCOMES]})
-    return turn.model_copy(update={"answer": trim(turn.answer, ANSWER_CHARS),
-                                   "results": trim(turn.results, RESULTS_CHARS), "action": action})
+        action = action.model_copy(
+            update={
+                "succeeded_ids": action.succeeded_ids[:LISTED_OUTCOMES],
+                "failures": action.failures[:LISTED_OUTCOMES],
+            }
+        )
+    return turn.model_copy(
+        update={
+            "answer": trim(turn.answer, ANSWER_CHARS),
+            "results": trim(turn.results, RESULTS_CHARS),
+            "action": action,
+        }
+    )
 
 
 def remember(memory: ConversationMemory, turn: ConversationTurn) -> ConversationMemory:
@@ -47,8 +56,9 @@ def remember(memory: ConversationMemory, turn: ConversationTurn) -> Conversation
     earlier = list(memory.earlier)
     while len(turns) > WINDOW:
         earlier.append(one_line(turns.pop(0)))
-    return memory.model_copy(update={"turns": turns, "earlier": earlier[-EARLIER_LINES:],
-                                     "turn_count": memory.turn_count + 1})
+    return memory.model_copy(
+        update={"turns": turns, "earlier": earlier[-EARLIER_LINES:], "turn_count": memory.turn_count + 1}
+    )
 
 
 def one_line(turn: ConversationTurn) -> str:
@@ -61,8 +71,7 @@ def action_text(action: ActionRecordSummary) -> str:
     name = action.action_name + (f" with {parameters_text(action.parameters)}" if action.parameters else "")
     if not action.executed:
         return f"{name} on {action.total} {action.entity_type}: not executed, nothing changed"
-    lines = [f"{name} on {action.total} {action.entity_type}: {action.succeeded} succeeded, "
-             f"{action.failed} failed"]
+    lines = [f"{name} on {action.total} {action.entity_type}: {action.succeeded} succeeded, {action.failed} failed"]
     if action.succeeded_ids:
         more = action.succeeded - len(action.succeeded_ids)
         lines.append("succeeded: " + ", ".join(action.succeeded_ids) + (f" and {more} more" if more > 0 else ""))
@@ -125,14 +134,20 @@ def memory_from_history(history: list[AgentStep]) -> ConversationMemory:
     return ConversationMemory(earlier=lines, turn_count=len(lines), source="history")
 
 
-def action_summary(entity_type: str, action_name: str, summary: BatchSummary,
-                   parameters: dict[str, Any] | None = None) -> ActionRecordSummary:
+def action_summary(
+    entity_type: str, action_name: str, summary: BatchSummary, parameters: dict[str, Any] | None = None
+) -> ActionRecordSummary:
     """An executed batch's outcome as the conversation keeps it."""
     return ActionRecordSummary(
-        entity_type=entity_type, action_name=action_name, total=summary.total, succeeded=summary.succeeded,
-        failed=summary.failed, succeeded_ids=[o.entity_id for o in summary.successes[:LISTED_OUTCOMES]],
+        entity_type=entity_type,
+        action_name=action_name,
+        total=summary.total,
+        succeeded=summary.succeeded,
+        failed=summary.failed,
+        succeeded_ids=[o.entity_id for o in summary.successes[:LISTED_OUTCOMES]],
         failures=[EntityResult(entity_id=o.entity_id, error=o.error) for o in summary.failures[:LISTED_OUTCOMES]],
-        parameters=parameters or {})
+        parameters=parameters or {},
+    )
 
 
 def plausible_rewrite(original: str, rewritten: str) -> bool:
@@ -169,5 +184,4 @@ def conversation_confidence(memory: ConversationMemory, verification: str, unsup
         basis, source = UNSCORED_BASIS, "the conversation carries no confidence of its own"
     if verification == "verified":
         return basis, f"answered from the conversation, every name and figure found in it; {source}"
-    return basis / 2, (f"answered from the conversation, but it does not state {', '.join(unsupported[:5])}; "
-                       f"{source}")
+    return basis / 2, (f"answered from the conversation, but it does not state {', '.join(unsupported[:5])}; {source}")

@@ -8,9 +8,7 @@ from contracts.plan import ExecutionPlan, ExecutionStep
 def ready_steps(plan: ExecutionPlan, done: set[str], blocked: set[str]) -> list[ExecutionStep]:
     """Steps not yet run whose dependencies all finished successfully, in plan order."""
     return [
-        s for s in plan.steps
-        if s.id not in done and s.id not in blocked
-        and all(d in done for d in s.dependencies)
+        s for s in plan.steps if s.id not in done and s.id not in blocked and all(d in done for d in s.dependencies)
     ]
 
 

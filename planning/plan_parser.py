@@ -34,20 +34,22 @@ def plan_json_schema(tools: dict[str, ToolSpec], max_steps: int) -> dict[str, An
             properties[tool.choice_argument] = {"type": "string", "enum": sorted(tool.choices)}
         if tool.json_argument:
             properties[tool.json_argument] = {"type": "object"}
-        branches.append({
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "function": {"type": "string", "enum": [tool.name]},
-                "arguments": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": sorted(tool.required_arguments()),
+        branches.append(
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "function": {"type": "string", "enum": [tool.name]},
+                    "arguments": {
+                        "type": "object",
+                        "properties": properties,
+                        "required": sorted(tool.required_arguments()),
+                    },
+                    "dependencies": {"type": "array", "items": {"type": "string"}},
                 },
-                "dependencies": {"type": "array", "items": {"type": "string"}},
-            },
-            "required": ["id", "function", "arguments", "dependencies"],
-        })
+                "required": ["id", "function", "arguments", "dependencies"],
+            }
+        )
     return {
         "type": "object",
         "properties": {
@@ -69,8 +71,12 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
     if not raw_steps:
         raise PlanParseError(["the plan has no steps"])
     if len(raw_steps) > settings.max_steps:
-        raise PlanParseError([f"the plan has {len(raw_steps)} steps; at most {settings.max_steps} are allowed "
-                              "(max_steps: ask a narrower question, or raise it in the request's plan settings)"])
+        raise PlanParseError(
+            [
+                f"the plan has {len(raw_steps)} steps; at most {settings.max_steps} are allowed "
+                "(max_steps: ask a narrower question, or raise it in the request's plan settings)"
+            ]
+        )
 
     problems: list[str] = []
     steps: list[ExecutionStep] = []
@@ -104,15 +110,18 @@ def parse_plan(text: str, *, plan_id: str, tools: dict[str, ToolSpec], settings:
             problems.append(f"step {step_id} dependencies must be a list of step ids")
             dependencies = []
         try:
-            steps.append(ExecutionStep(
-                id=step_id,
-                function=tool.name,
-                arguments={k: v for k, v in arguments.items() if k in tool.argument_names()},
-                dependencies=dependencies,
-                confidence_threshold=tool.threshold(settings.tool_thresholds, settings.confidence_threshold,
-                                                    settings.action_confidence_threshold),
-                timeout_ms=settings.step_timeout_ms,
-            ))
+            steps.append(
+                ExecutionStep(
+                    id=step_id,
+                    function=tool.name,
+                    arguments={k: v for k, v in arguments.items() if k in tool.argument_names()},
+                    dependencies=dependencies,
+                    confidence_threshold=tool.threshold(
+                        settings.tool_thresholds, settings.confidence_threshold, settings.action_confidence_threshold
+                    ),
+                    timeout_ms=settings.step_timeout_ms,
+                )
+            )
         except ValidationError as exc:
             problems.append(f"step {step_id}: {exc.errors()[0]['msg']}")
     if problems:
@@ -131,8 +140,10 @@ def choice_problems(step_id: str, tool: ToolSpec, arguments: dict[str, str]) -> 
         return []
     choice = arguments[tool.choice_argument]
     if choice not in tool.choices:
-        return [f"step {step_id} ({tool.name}) names unknown {tool.choice_argument} {choice!r}; "
-                f"known: {', '.join(sorted(tool.choices)) or 'none'}"]
+        return [
+            f"step {step_id} ({tool.name}) names unknown {tool.choice_argument} {choice!r}; "
+            f"known: {', '.join(sorted(tool.choices)) or 'none'}"
+        ]
     if not tool.json_argument:
         return []
     where = f"step {step_id} ({tool.name} {choice}) {tool.json_argument}"

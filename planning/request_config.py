@@ -36,8 +36,10 @@ def apply_request_overrides(settings: AgentSettings, plan_field: str) -> tuple[A
     if not plan_field.strip():
         return settings, []
     if len(plan_field) > PLAN_CHARS:
-        return settings, [f"the request's plan field is {len(plan_field)} characters; the limit is {PLAN_CHARS}: "
-                          "request-level settings ignored"]
+        return settings, [
+            f"the request's plan field is {len(plan_field)} characters; the limit is {PLAN_CHARS}: "
+            "request-level settings ignored"
+        ]
     try:
         requested = json.loads(plan_field)
     except RecursionError:

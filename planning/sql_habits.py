@@ -24,14 +24,16 @@ def subquery_hint(query: str, nodes: dict[str, list[str]], rels: set[tuple[str, 
     found = _SUBQUERY.search(blanked)
     if found is None:
         return None
-    outer = sorted({label for label in NODE_LABEL.findall(blanked[:found.start()]) if label in nodes})
+    outer = sorted({label for label in NODE_LABEL.findall(blanked[: found.start()]) if label in nodes})
     patterns = []
-    inner = query[found.start():]
+    inner = query[found.start() :]
     for label, prop, value in [*_COMPARED.findall(inner), *_FROM_WHERE.findall(inner)]:
         if label in nodes and prop in nodes[label] and label not in outer:
             path = route(outer, label, rels) if outer else None
             node = f"(:{label} {{{prop}: '{value}'}})"
-            patterns.append(f"{path[:-len(f'(:{label})')]}{node}" if path else node)
-    advice = ("Cypher has no SQL subqueries (IN (SELECT ... FROM ...)): write the condition as part of the "
-              "MATCH pattern, as a node with the property it compares")
+            patterns.append(f"{path[: -len(f'(:{label})')]}{node}" if path else node)
+    advice = (
+        "Cypher has no SQL subqueries (IN (SELECT ... FROM ...)): write the condition as part of the "
+        "MATCH pattern, as a node with the property it compares"
+    )
     return f"{advice}, e.g. MATCH {patterns[0]}" if patterns else advice

@@ -10,8 +10,8 @@ def trim(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     if limit < len(TRIM_MARK):
-        return text[:max(0, limit)]
-    return text[:limit - len(TRIM_MARK)] + TRIM_MARK
+        return text[: max(0, limit)]
+    return text[: limit - len(TRIM_MARK)] + TRIM_MARK
 
 
 def select_context(outputs: dict[str, str], dependencies: list[str], max_chars: int) -> dict[str, str]:

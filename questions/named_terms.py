@@ -16,9 +16,30 @@ from cypher.schema_repair import display_property
 from cypher.text import STRING_PAIR, blank_strings, labelled_variables, unescaped
 from questions.neighbourhood import entity_terms
 
-_CALENDAR = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-             "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-             "today", "yesterday", "tomorrow"}
+_CALENDAR = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "today",
+    "yesterday",
+    "tomorrow",
+}
 _LEADING = ("the ", "a ", "an ")
 MIN_TOKEN = 4  # words shorter than this are too common to find a name by
 
@@ -45,8 +66,11 @@ def _is_vocabulary(term: str, known: set[str]) -> bool:
     with singulars) or calendar words."""
     words = [w.lower() for w in term.replace("_", " ").split()]
     squashed = re.sub(r"[\s_-]", "", term.lower())
-    return squashed in known or singular(squashed) in known or all(
-        w in known or singular(w) in known or w in _CALENDAR for w in words)
+    return (
+        squashed in known
+        or singular(squashed) in known
+        or all(w in known or singular(w) in known or w in _CALENDAR for w in words)
+    )
 
 
 def _only_at_sentence_start(term: str, question: str) -> bool:
@@ -78,7 +102,7 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
         lowered = term.lower()
         for article in _LEADING:
             if lowered.startswith(article):
-                term = term[len(article):]
+                term = term[len(article) :]
                 break
         if term.replace(".", "").replace(",", "").isdigit() or _is_vocabulary(term, known):
             continue
@@ -170,8 +194,9 @@ def _node(label: str, props: dict[str, Any]) -> str:
     return f"({label} {name})" if name else f"(:{label})"
 
 
-def describe_connection(first: str, second: str, paths: list[tuple[list[str], list[dict[str, Any]], list[str]]],
-                        max_hops: int) -> str:
+def describe_connection(
+    first: str, second: str, paths: list[tuple[list[str], list[dict[str, Any]], list[str]]], max_hops: int
+) -> str:
     """How two found entities are connected, for the planner and the answer: the fewest relationships
     between them and the shortest connections (direction ignored), or that none of `max_hops` or fewer
     exists. `paths`: each shortest path's node labels, node properties and relationship types."""
@@ -184,8 +209,10 @@ def describe_connection(first: str, second: str, paths: list[tuple[list[str], li
             hops.append(f"-[:{rel_type}]-{_node(label, node)}")
         shown.append("".join(hops))
     hops_apart = len(paths[0][2])
-    return (f"- {first} and {second} are {hops_apart} relationship{'s' if hops_apart != 1 else ''} apart at the "
-            f"fewest (shortest path length {hops_apart}), through: " + "; ".join(dict.fromkeys(shown)))
+    return (
+        f"- {first} and {second} are {hops_apart} relationship{'s' if hops_apart != 1 else ''} apart at the "
+        f"fewest (shortest path length {hops_apart}), through: " + "; ".join(dict.fromkeys(shown))
+    )
 
 
 def describe_grounding(grounding: Grounding) -> str:
@@ -203,16 +230,22 @@ def describe_grounding(grounding: Grounding) -> str:
         lines.append(f"- {m.label}.{m.property} = '{m.value}'{note}")
     for mention in others:
         similar = ", ".join(f"{m.label}.{m.property} = '{m.value}'" for m in grounding.matches if m.mention == mention)
-        lines.append(f"No stored value is or contains '{mention}'; only other names share a word with it ({similar}): "
-                     f"they are different things. Match '{mention}' as the question writes it; if it is not "
-                     "there, the answer is that it does not exist here.")
+        lines.append(
+            f"No stored value is or contains '{mention}'; only other names share a word with it ({similar}): "
+            f"they are different things. Match '{mention}' as the question writes it; if it is not "
+            "there, the answer is that it does not exist here."
+        )
     if grounding.unmatched:
-        lines.append("Not found anywhere in the graph, not even in part: "
-                     + ", ".join(f"'{u}'" for u in grounding.unmatched)
-                     + ". If the question is about them, the answer is that they do not exist here.")
+        lines.append(
+            "Not found anywhere in the graph, not even in part: "
+            + ", ".join(f"'{u}'" for u in grounding.unmatched)
+            + ". If the question is about them, the answer is that they do not exist here."
+        )
     if grounding.facts:
-        lines.append("What the graph stores about them (use it to pick the property or relationship that holds "
-                     "the answer; the query still reads the answer):")
+        lines.append(
+            "What the graph stores about them (use it to pick the property or relationship that holds "
+            "the answer; the query still reads the answer):"
+        )
         lines += grounding.facts
     return "\n".join(lines)
 
@@ -239,8 +272,11 @@ def named_lookups(query: str) -> list[tuple[str, str, str]]:
 def property_comparisons(query: str) -> list[tuple[str, str, str, str]]:
     """(variable, label, property, value) for each `v.prop = 'value'` with `v` bound to a label."""
     bound = labelled_variables(blank_strings(query))
-    return [(variable, bound[variable], prop, unescaped(value))
-            for variable, prop, value in _PROPERTY_EQUALS.findall(query) if variable in bound]
+    return [
+        (variable, bound[variable], prop, unescaped(value))
+        for variable, prop, value in _PROPERTY_EQUALS.findall(query)
+        if variable in bound
+    ]
 
 
 def move_comparison(query: str, variable: str, prop: str, value: str, to_variable: str) -> str:
@@ -253,13 +289,16 @@ def move_comparison(query: str, variable: str, prop: str, value: str, to_variabl
 def misplaced_name(label: str, prop: str, value: str, grounding: Grounding) -> str | None:
     """Where grounding found `value`, said for the step's reasoning, when it found it and not at label.prop
     (the caller confirms against the graph that label.prop does not hold it)."""
-    elsewhere = [m for m in grounding.matches if m.value.lower() == value.lower()
-                 and (m.label, m.property) != (label, prop)]
+    elsewhere = [
+        m for m in grounding.matches if m.value.lower() == value.lower() and (m.label, m.property) != (label, prop)
+    ]
     if not elsewhere:
         return None
     where = " and ".join(dict.fromkeys(f"{m.label}.{m.property}" for m in elsewhere))
-    return (f"no {label} has {prop} = '{value}'; the graph stores '{elsewhere[0].value}' as {where}: match it there "
-            "(with that label, and the relationships the schema gives that label)")
+    return (
+        f"no {label} has {prop} = '{value}'; the graph stores '{elsewhere[0].value}' as {where}: match it there "
+        "(with that label, and the relationships the schema gives that label)"
+    )
 
 
 def relabel(query: str, label: str, prop: str, value: str, stored_as: str) -> str | None:
@@ -267,12 +306,15 @@ def relabel(query: str, label: str, prop: str, value: str, stored_as: str) -> st
     grounding found the value under, on the same property); None when that node cannot be told apart. The
     relationships around it are then the schema check's to correct."""
     literal = re.escape(value).replace("'", "\\\\?'")
-    inline = re.compile(rf"(\(\s*+\w*+\s*+:\s*+)`?{re.escape(label)}`?"
-                        rf"(\s*\{{[^{{}}]*\b{re.escape(prop)}\s*:\s*'{literal}')", re.IGNORECASE)
+    inline = re.compile(
+        rf"(\(\s*+\w*+\s*+:\s*+)`?{re.escape(label)}`?"
+        rf"(\s*\{{[^{{}}]*\b{re.escape(prop)}\s*:\s*'{literal}')",
+        re.IGNORECASE,
+    )
     found = list(inline.finditer(query))
     if len(found) == 1:
         m = found[0]
-        return f"{query[:m.start()]}{m.group(1)}{stored_as}{m.group(2)}{query[m.end():]}"
+        return f"{query[: m.start()]}{m.group(1)}{stored_as}{m.group(2)}{query[m.end() :]}"
     compared = re.findall(rf"\b(\w+)\.{re.escape(prop)}\s*=\s*'{literal}'", query, re.IGNORECASE)
     if len(set(compared)) != 1:
         return None

@@ -9,12 +9,53 @@ _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 # A capitalised word may hold a slash between its parts: one name ("Asia/Samarkand", "AC/DC"), not two.
 # Possessive (`*+`, `++`): what each part matches cannot start the next, so giving it back never helps, and a
 # run of spaces is not tried in every split (time linear in the question).
-_CAPITALISED = re.compile(r"\b([A-Z][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[A-Z][\w&.\-]*+"
-                          r"(?:/[\w&.\-]++)*+)*+)")
+_CAPITALISED = re.compile(
+    r"\b([A-Z][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[A-Z][\w&.\-]*+"
+    r"(?:/[\w&.\-]++)*+)*+)"
+)
 _IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")
-_QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Is", "Are", "Does",
-                   "Do", "Did", "Can", "Could", "List", "Show", "Tell", "Give", "Find", "The", "A", "An", "In", "On",
-                   "Of", "For", "And", "Or", "To", "From", "By", "With", "All", "Any", "I", "Me", "My", "Please"}
+_QUESTION_WORDS = {
+    "What",
+    "Which",
+    "Who",
+    "Whom",
+    "Whose",
+    "When",
+    "Where",
+    "Why",
+    "How",
+    "Is",
+    "Are",
+    "Does",
+    "Do",
+    "Did",
+    "Can",
+    "Could",
+    "List",
+    "Show",
+    "Tell",
+    "Give",
+    "Find",
+    "The",
+    "A",
+    "An",
+    "In",
+    "On",
+    "Of",
+    "For",
+    "And",
+    "Or",
+    "To",
+    "From",
+    "By",
+    "With",
+    "All",
+    "Any",
+    "I",
+    "Me",
+    "My",
+    "Please",
+}
 MAX_TERMS = 6
 
 

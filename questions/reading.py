@@ -47,21 +47,26 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
     (source, type, target) relationships)."""
     labels = sorted(nodes)
     rel_types = {rel[1] for rel in rels}
-    named = tuple(dict.fromkeys(Anchor(m.label, m.property, m.value)
-                                for m in grounding.described_entities(MAX_NAMED)))
+    named = tuple(dict.fromkeys(Anchor(m.label, m.property, m.value) for m in grounding.described_entities(MAX_NAMED)))
     names = {m.mention.lower() for m in grounding.matches} | {m.value.lower() for m in grounding.matches}
     quoted = tuple(dict.fromkeys(q for q in _QUOTED.findall(question) if q.lower() not in names))
     plain = _QUOTED.sub(" ", without_names(question, grounding))
     figures = tuple(unused_figures(plain, ""))  # an empty query uses none of them: every figure
-    words = tuple(w for w in (singular(w) for w in _WORD.findall(plain.lower()))
-                  if len(w) >= MIN_TOKEN and w not in figures)
+    words = tuple(
+        w for w in (singular(w) for w in _WORD.findall(plain.lower())) if len(w) >= MIN_TOKEN and w not in figures
+    )
     return QuestionReading(
-        question=question, named=named, unmatched=tuple(grounding.unmatched), figures=figures, quoted=quoted,
+        question=question,
+        named=named,
+        unmatched=tuple(grounding.unmatched),
+        figures=figures,
+        quoted=quoted,
         asked=asked_label(question, labels),
         relationships=tuple(spelled_walk(plain, rel_types)),
         labels=tuple(unmatched_labels(plain, set(), labels)),  # none matched yet: every label spelled out
         hinted=_hinted(words, [*labels, *sorted(rel_types)]),
-        words=words)
+        words=words,
+    )
 
 
 def _stem_key(word: str) -> str:

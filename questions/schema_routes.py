@@ -49,7 +49,7 @@ def connections(question: str, grounding: Grounding, labels: list[str], rels: se
     entities = _entities(grounding)
     lines: list[str] = []
     for i, (label_a, value_a) in enumerate(entities):
-        for label_b, value_b in entities[i + 1:]:
+        for label_b, value_b in entities[i + 1 :]:
             joined = _joins(label_a, label_b, rels)
             if joined:
                 lines.append(f"- {label_a} '{value_a}' and {label_b} '{value_b}': {joined}")
@@ -65,5 +65,8 @@ def connections(question: str, grounding: Grounding, labels: list[str], rels: se
         lines.append("- relationships the question names: " + ", ".join(_pattern(rel) for rel in named))
     if not lines:
         return []
-    return ["How the schema joins them (each relationship only in the direction shown; a route is the "
-            "shortest, and the question may ask for a longer one through the relationships it names):", *lines]
+    return [
+        "How the schema joins them (each relationship only in the direction shown; a route is the "
+        "shortest, and the question may ask for a longer one through the relationships it names):",
+        *lines,
+    ]

@@ -28,8 +28,10 @@ UNBOUNDED_HOPS = 99  # `[:R*]` or `[:R*2..]`: as many hops as any question names
 # A relationship pattern's inside: `[r:A|B*1..3]`, `[:A]`, `[*2]`. Each type name is taken whole (`\w++`): with
 # `\w+` and every separator optional, `[:SUPPLIES|SUPPLIES|SUPPLIES /* */]` was tried in every split of every
 # name before failing (seconds for three names, a hundred times more for each further one).
-_REL_PATTERN = re.compile(r"\[\s*+\w*+\s*+(?::\s*+((?:`?\w++`?\s*+\|?\s*+:?\s*+)++))?"
-                          r"(\*\s*+(\d*+)\s*+(?:\.\.\s*+(\d*+))?)?\s*+(?:\{[^{}]*+\})?\s*+\]")
+_REL_PATTERN = re.compile(
+    r"\[\s*+\w*+\s*+(?::\s*+((?:`?\w++`?\s*+\|?\s*+:?\s*+)++))?"
+    r"(\*\s*+(\d*+)\s*+(?:\.\.\s*+(\d*+))?)?\s*+(?:\{[^{}]*+\})?\s*+\]"
+)
 _WORD = re.compile(r"[a-z0-9]+")
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
 _TAIL = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT|UNION)\b", re.IGNORECASE)
@@ -38,16 +40,20 @@ _IDENTIFIER = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\()")
 _NODE = re.compile(r"\(\s*+(\w*+)\s*+(?::\s*+`?\w++`?\s*+)*+(\{[^{}]*+\})?\s*+\)")
 _WHERE_EQUALS = re.compile(r"\b(\w++)\s*+\.\s*+`?\w++`?\s*+=\s*+('(?:[^'\\]++|\\.)*+'|\"(?:[^\"\\]++|\\.)*+\")")
 # `v.p = 'X'`, as the adjusted rung broadens it too (`toLower(v.p) CONTAINS toLower('X')`, cypher.text.broaden_cypher)
-_WHERE_NAMES = re.compile(r"\b(\w++)\s*+\.\s*+`?\w++`?\s*+\)?+\s*+(?:=|CONTAINS|STARTS\s++WITH)\s*+"
-                          r"(?:toLower\s*+\(\s*+)?+('(?:[^'\\]++|\\.)*+'|\"(?:[^\"\\]++|\\.)*+\")", re.IGNORECASE)
+_WHERE_NAMES = re.compile(
+    r"\b(\w++)\s*+\.\s*+`?\w++`?\s*+\)?+\s*+(?:=|CONTAINS|STARTS\s++WITH)\s*+"
+    r"(?:toLower\s*+\(\s*+)?+('(?:[^'\\]++|\\.)*+'|\"(?:[^\"\\]++|\\.)*+\")",
+    re.IGNORECASE,
+)
 _STRING = re.compile(r"'((?:[^'\\]++|\\.)*+)'|\"((?:[^\"\\]++|\\.)*+)\"")
 # What joins two node patterns into one path: `-[:R]->`, `<-[r:R*2]-`, `--`, `-->`
 _CONNECTOR = re.compile(r"\s*<?-(?:\[[^\]]*\])?->?\s*")
 # What an UNWIND lists, up to its AS: never past the next UNWIND, so that a query of UNWINDs without an AS is
 # read once, not once from each of them.
 _UNWIND = re.compile(r"\bUNWIND\b((?:(?!\bUNWIND\b).)+?)\bAS\s++(\w+)", re.IGNORECASE)
-_CLAUSE = re.compile(r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+MATCH|CALL|UNION|SKIP|LIMIT)\b",
-                     re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"\b(WHERE|WITH|UNWIND|RETURN|ORDER\s+BY|MATCH|OPTIONAL\s+MATCH|CALL|UNION|SKIP|LIMIT)\b", re.IGNORECASE
+)
 _CONDITION = re.compile(r"\b(?:AND|OR|XOR)\b", re.IGNORECASE)
 # What makes rows of separate walks no simple pairing: a WITH or CALL between them, a UNION of them, an aggregate
 _NOT_PAIRED = re.compile(r"\b(?:WITH|CALL|UNION)\b", re.IGNORECASE)
@@ -67,7 +73,7 @@ def _spelled_at(said: list[str], name: str) -> list[int]:
         return []
     at, i = [], 0
     while i + len(phrase) <= len(said):
-        if said[i:i + len(phrase)] == phrase:
+        if said[i : i + len(phrase)] == phrase:
             at.append(i)
             i += len(phrase)
         else:
@@ -149,9 +155,11 @@ def short_walks(question: str, queries: list[str], rel_types: set[str]) -> list[
             doubts.append(f"the question names {rel_type} ('{schema_words(rel_type)}'), which no query walks")
         else:
             chain = "".join(["(a)"] + [f"-[:{rel_type}]->(n{i})" for i in range(1, times + 1)])
-            doubts.append(f"the question follows {rel_type} {times} times, one after the other, but the query "
-                          f"walks it {hops} time{'s' if hops > 1 else ''}: write one hop per time it is named, "
-                          f"as in {chain} (each arrow the way the question goes), and return the last node")
+            doubts.append(
+                f"the question follows {rel_type} {times} times, one after the other, but the query "
+                f"walks it {hops} time{'s' if hops > 1 else ''}: write one hop per time it is named, "
+                f"as in {chain} (each arrow the way the question goes), and return the last node"
+            )
     return doubts
 
 
@@ -161,11 +169,11 @@ def _named_variables(blanked: str, query: str, names: set[str]) -> set[str]:
     found = set()
     for node in _NODE.finditer(blanked):
         if node.group(1) and node.group(2):
-            literal = query[node.start(2):node.end(2)]
+            literal = query[node.start(2) : node.end(2)]
             if any(_unquoted(m) in names for m in _STRING.finditer(literal)):
                 found.add(node.group(1))
     for equals in _WHERE_EQUALS.finditer(blanked):
-        literal = query[equals.start(2):equals.end(2)]
+        literal = query[equals.start(2) : equals.end(2)]
         if _unquoted(_STRING.match(literal)) in names:
             found.add(equals.group(1))
     return found
@@ -188,10 +196,10 @@ def _where_names(blanked: str, query: str, names: set[str]) -> dict[str, str]:
     clauses = list(_CLAUSE.finditer(blanked))
     for n, clause in enumerate(clauses):
         end = clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)
-        if clause.group(1).upper() != "WHERE" or _NEGATED_OR_EITHER.search(blanked[clause.end():end]):
+        if clause.group(1).upper() != "WHERE" or _NEGATED_OR_EITHER.search(blanked[clause.end() : end]):
             continue
         for equals in _WHERE_NAMES.finditer(blanked, clause.end(), end):
-            value = _unquoted(_STRING.match(query[equals.start(2):equals.end(2)]))
+            value = _unquoted(_STRING.match(query[equals.start(2) : equals.end(2)]))
             if value in names:
                 bound.setdefault(equals.group(1), value)
     return bound
@@ -200,7 +208,7 @@ def _where_names(blanked: str, query: str, names: set[str]) -> dict[str, str]:
 def _name_of_node(node: re.Match[str], query: str, names: set[str], where: dict[str, str]) -> str | None:
     """The question's name a node pattern is bound to, inline (`(a {name: 'X'})`) or by `WHERE a.name = 'X'`."""
     if node.group(2):
-        literal = query[node.start(2):node.end(2)]
+        literal = query[node.start(2) : node.end(2)]
         inline = next((value for m in _STRING.finditer(literal) if (value := _unquoted(m)) in names), None)
         if inline is not None:
             return inline
@@ -224,7 +232,7 @@ def _joins_in(blanked: str, query: str, names: set[str]) -> list[NamedJoin]:
     other: tuple[int, str] | None = None  # the nearest before it with another name
     for i, node in enumerate(nodes):
         if i > 0:
-            between = blanked[nodes[i - 1].end():node.start()]
+            between = blanked[nodes[i - 1].end() : node.start()]
             if not _CONNECTOR.fullmatch(between) or "*" in between:
                 last = other = None  # another path, or a length left open: nothing before reaches on
         second = _name_of_node(node, query, names, where)
@@ -233,8 +241,9 @@ def _joins_in(blanked: str, query: str, names: set[str]) -> list[NamedJoin]:
         partner = last if last is not None and last[1] != second else other
         if partner is not None:
             j, first = partner
-            joins.setdefault(NamedJoin(first, _label_of_node(nodes[j], blanked), second,
-                                       _label_of_node(node, blanked), i - j))
+            joins.setdefault(
+                NamedJoin(first, _label_of_node(nodes[j], blanked), second, _label_of_node(node, blanked), i - j)
+            )
         if last is None or last[1] != second:
             other = last
         last = (i, second)
@@ -275,19 +284,25 @@ def returns_only_named(query: str, grounding: Grounding) -> list[str]:
     returns = list(_RETURN.finditer(blanked))
     if not returns:
         return []
-    tail = blanked[returns[-1].end():]
+    tail = blanked[returns[-1].end() :]
     cut = _TAIL.search(tail)
-    returned = tail[:cut.start()] if cut else tail
+    returned = tail[: cut.start()] if cut else tail
     # `f.name AS family`: the alias after AS names a column, not a variable
-    used = {v for v in _IDENTIFIER.findall(re.sub(r"\bAS\s+\w+", " ", returned, flags=re.IGNORECASE))
-            if v.upper() not in {"DISTINCT", "AS", "TRUE", "FALSE", "NULL", "AND", "OR", "NOT"}}
+    used = {
+        v
+        for v in _IDENTIFIER.findall(re.sub(r"\bAS\s+\w+", " ", returned, flags=re.IGNORECASE))
+        if v.upper() not in {"DISTINCT", "AS", "TRUE", "FALSE", "NULL", "AND", "OR", "NOT"}
+    }
     named = _named_variables(blanked, query, names)
     return sorted(used) if used and used <= named else []
 
 
 def _variables(expression: str) -> set[str]:
-    return {v for v in _IDENTIFIER.findall(expression)
-            if v.upper() not in {"DISTINCT", "ASC", "DESC", "ASCENDING", "DESCENDING", "TRUE", "FALSE", "NULL"}}
+    return {
+        v
+        for v in _IDENTIFIER.findall(expression)
+        if v.upper() not in {"DISTINCT", "ASC", "DESC", "ASCENDING", "DESCENDING", "TRUE", "FALSE", "NULL"}
+    }
 
 
 def orders_by_named(query: str, grounding: Grounding) -> list[str]:
@@ -325,14 +340,14 @@ def _joined_parts(blanked: str) -> tuple[dict[str, str], set[str]]:
         find(name)
     walking = []
     for i in range(1, len(nodes)):
-        if _CONNECTOR.fullmatch(blanked[nodes[i - 1].end():nodes[i].start()]):
+        if _CONNECTOR.fullmatch(blanked[nodes[i - 1].end() : nodes[i].start()]):
             join([names[i - 1], names[i]])
             walking.append(names[i])
     clauses = list(_CLAUSE.finditer(blanked))
     for n, clause in enumerate(clauses):
         if clause.group(1).upper() != "WHERE":
             continue
-        body = blanked[clause.end():clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)]
+        body = blanked[clause.end() : clauses[n + 1].start() if n + 1 < len(clauses) else len(blanked)]
         for condition in _CONDITION.split(body):  # `a.name = 'X' AND b.name = 'Y'` joins nothing
             join([v for v in _variables(condition) if v in parent])
     for listed, alias in _UNWIND.findall(blanked):
@@ -360,13 +375,22 @@ def unjoined_named(query: str, grounding: Grounding) -> list[str]:
 
 
 _NAMED_START = (
-    (returns_only_named, "the query returns only {}, the thing the question names itself: return the nodes the "
-                         "question asks for, the ones the walk reaches"),
-    (orders_by_named, "the query ranks its rows by {}, the thing the question names, which is the same on every "
-                      "row: rank by the property of the nodes the walk reaches"),
-    (unjoined_named, "the query matches {}, the things the question names, in patterns that nothing joins, so "
-                     "every row pairs one with the other: walk from each to the same node, as in "
-                     "(a {{name: 'X'}})-[:R]->(n)<-[:R]-(b {{name: 'Y'}}), and return n"),
+    (
+        returns_only_named,
+        "the query returns only {}, the thing the question names itself: return the nodes the "
+        "question asks for, the ones the walk reaches",
+    ),
+    (
+        orders_by_named,
+        "the query ranks its rows by {}, the thing the question names, which is the same on every "
+        "row: rank by the property of the nodes the walk reaches",
+    ),
+    (
+        unjoined_named,
+        "the query matches {}, the things the question names, in patterns that nothing joins, so "
+        "every row pairs one with the other: walk from each to the same node, as in "
+        "(a {{name: 'X'}})-[:R]->(n)<-[:R]-(b {{name: 'Y'}}), and return n",
+    ),
 )
 
 

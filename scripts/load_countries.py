@@ -36,10 +36,12 @@ def main() -> int:
     graph = countries_data.read()
     loaded = asyncio.run(countries_data.load(args.url, args.graph, graph, replace=args.replace))
     edges = sum(len(b) for b in graph.borders.values())
-    print(f"graph '{args.graph}' at {args.url}: "
-          f"{'loaded' if loaded else 'already present, left as is (--replace reloads)'}; "
-          f"{len(graph.countries)} countries, {edges} BORDERS edges (both directions), "
-          f"{sum(len(p) for p in graph.provinces.values())} provinces")
+    print(
+        f"graph '{args.graph}' at {args.url}: "
+        f"{'loaded' if loaded else 'already present, left as is (--replace reloads)'}; "
+        f"{len(graph.countries)} countries, {edges} BORDERS edges (both directions), "
+        f"{sum(len(p) for p in graph.provinces.values())} provinces"
+    )
     return 0
 
 

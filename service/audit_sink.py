@@ -33,9 +33,15 @@ DIR_MODE = 0o700
 
 
 class AuditSink:
-    def __init__(self, path: Path | str, metrics: AgentMetrics, max_pending: int = MAX_PENDING,
-                 write_timeout_s: float = WRITE_TIMEOUT_S, retry_first_s: float = RETRY_FIRST_S,
-                 retry_max_s: float = RETRY_MAX_S) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        metrics: AgentMetrics,
+        max_pending: int = MAX_PENDING,
+        write_timeout_s: float = WRITE_TIMEOUT_S,
+        retry_first_s: float = RETRY_FIRST_S,
+        retry_max_s: float = RETRY_MAX_S,
+    ) -> None:
         self.path = Path(path).expanduser()
         self.metrics = metrics
         self.max_pending = max_pending
@@ -77,8 +83,12 @@ class AuditSink:
             return True
         except (OSError, TimeoutError) as exc:
             self.metrics.audit_write_failures.inc()
-            log.error("audit_write_failed", sink=str(self.path), error=str(exc) or type(exc).__name__,
-                      backlog=len(self._pending) + (0 if len(lines) > 1 else 1))
+            log.error(
+                "audit_write_failed",
+                sink=str(self.path),
+                error=str(exc) or type(exc).__name__,
+                backlog=len(self._pending) + (0 if len(lines) > 1 else 1),
+            )
             return False
 
     def _in_daemon_thread(self, lines: list[str]) -> asyncio.Future[None]:

@@ -48,10 +48,14 @@ class ServiceConfig(BaseSettings):
 
     # Temporal's own TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE count too (below TGCA_*); its API key, TLS and
     # config-file profile are read where the client connects (service.connections.temporal_connect_options).
-    temporal_address: str = Field(default=defaults.TEMPORAL_ADDRESS, validation_alias=AliasChoices(
-        "TGCA_TEMPORAL_ADDRESS", "TEMPORAL_ADDRESS", "temporal_address"))
-    temporal_namespace: str = Field(default=defaults.TEMPORAL_NAMESPACE, validation_alias=AliasChoices(
-        "TGCA_TEMPORAL_NAMESPACE", "TEMPORAL_NAMESPACE", "temporal_namespace"))
+    temporal_address: str = Field(
+        default=defaults.TEMPORAL_ADDRESS,
+        validation_alias=AliasChoices("TGCA_TEMPORAL_ADDRESS", "TEMPORAL_ADDRESS", "temporal_address"),
+    )
+    temporal_namespace: str = Field(
+        default=defaults.TEMPORAL_NAMESPACE,
+        validation_alias=AliasChoices("TGCA_TEMPORAL_NAMESPACE", "TEMPORAL_NAMESPACE", "temporal_namespace"),
+    )
     # TrustGraph processors read PULSAR_HOST; honour it too.
     pulsar_url: str = Field(
         default=defaults.PULSAR_URL, validation_alias=AliasChoices("TGCA_PULSAR_URL", "PULSAR_HOST")
@@ -104,8 +108,12 @@ class ServiceConfig(BaseSettings):
     tool_backend: Literal["local", "trustgraph"] = "local"
     trustgraph_collection: str = "default"
     trustgraph_topics: dict[str, str] = Field(default_factory=dict)
-    trustgraph_prompts: dict[str, str] = Field(default_factory=lambda: {
-        "question": "answer a question from the input", "extract-definitions": "extract definitions from text"})
+    trustgraph_prompts: dict[str, str] = Field(
+        default_factory=lambda: {
+            "question": "answer a question from the input",
+            "extract-definitions": "extract definitions from text",
+        }
+    )
     trustgraph_mcp_tools: dict[str, str] = Field(default_factory=dict)  # name -> description
     # Read TrustGraph's config service (its `tool`, `mcp-tool`, `agent` and `agent-task-type` entries for this
     # workspace) at start and on every config push: the tools configured there are offered to the planner.
@@ -197,11 +205,16 @@ class ServiceConfig(BaseSettings):
 
     @model_validator(mode="after")
     def _fallback_needs_a_topic(self) -> ServiceConfig:
-        forwards = (not self.confidence_agent_enabled or self.confidence_agent_traffic_percentage < 100
-                    or self.confidence_agent_fallback_to_react)
+        forwards = (
+            not self.confidence_agent_enabled
+            or self.confidence_agent_traffic_percentage < 100
+            or self.confidence_agent_fallback_to_react
+        )
         if forwards and not self.react_request_topic:
-            raise ValueError("canary or fallback settings forward requests: set react_request_topic "
-                             "(the existing agent-manager's request topic)")
+            raise ValueError(
+                "canary or fallback settings forward requests: set react_request_topic "
+                "(the existing agent-manager's request topic)"
+            )
         return self
 
     @classmethod

@@ -10,8 +10,15 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel
 
 # TGCA_* variables that are read outside the settings model (by the CLI, the stack and the prompts loader).
-OTHER_ENV = {"TGCA_CONFIG", "TGCA_PROMPTS", "TGCA_OVERRIDE_KEY", "TGCA_DATA_DIR", "TGCA_MODEL_DIR",
-             "TGCA_TEST_ARTIFACTS", "TGCA_LLM_SERVER_ARGS"}
+OTHER_ENV = {
+    "TGCA_CONFIG",
+    "TGCA_PROMPTS",
+    "TGCA_OVERRIDE_KEY",
+    "TGCA_DATA_DIR",
+    "TGCA_MODEL_DIR",
+    "TGCA_TEST_ARTIFACTS",
+    "TGCA_LLM_SERVER_ARGS",
+}
 ENV_PREFIX = "TGCA_"
 
 
@@ -19,8 +26,9 @@ def _known(model: type[BaseModel]) -> dict[str, type[BaseModel] | None]:
     """The model's keys (field names and their plain aliases) -> the nested settings model, if any."""
     known: dict[str, type[BaseModel] | None] = {}
     for name, field in model.model_fields.items():
-        nested = field.annotation if isinstance(field.annotation, type) and issubclass(
-            field.annotation, BaseModel) else None
+        nested = (
+            field.annotation if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel) else None
+        )
         known[name] = nested
         if isinstance(field.alias, str):
             known[field.alias] = nested
@@ -63,7 +71,7 @@ def unknown_env(environ: Mapping[str, str], model: type[BaseModel], nested_delim
     for variable in sorted(environ):
         if not variable.startswith(ENV_PREFIX) or variable in OTHER_ENV:
             continue
-        parts = variable[len(ENV_PREFIX):].lower().split(nested_delimiter)
+        parts = variable[len(ENV_PREFIX) :].lower().split(nested_delimiter)
         current: type[BaseModel] | None = model
         for depth, part in enumerate(parts):
             known = _known(current) if current is not None else {}

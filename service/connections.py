@@ -41,15 +41,20 @@ def temporal_connect_options() -> dict[str, Any]:
 async def connect_temporal(address: str, namespace: str, runtime: Runtime | None = None) -> Client:
     options = temporal_connect_options()
     try:
-        return await Client.connect(address, namespace=namespace, data_converter=redacting(pydantic_data_converter),
-                                    runtime=runtime, **options)
+        return await Client.connect(
+            address, namespace=namespace, data_converter=redacting(pydantic_data_converter), runtime=runtime, **options
+        )
     except (RPCError, RuntimeError, OSError) as exc:
         raise PartUnreachable(f"Temporal at {address} (namespace {namespace}) is unreachable: {exc}") from exc
 
 
 # The `pulsar` Python logger's level, as pulsar-client's C++ logger takes it.
-_PULSAR_LEVELS = ((logging.DEBUG, pulsar.LoggerLevel.Debug), (logging.INFO, pulsar.LoggerLevel.Info),
-                  (logging.WARNING, pulsar.LoggerLevel.Warn), (logging.ERROR, pulsar.LoggerLevel.Error))
+_PULSAR_LEVELS = (
+    (logging.DEBUG, pulsar.LoggerLevel.Debug),
+    (logging.INFO, pulsar.LoggerLevel.Info),
+    (logging.WARNING, pulsar.LoggerLevel.Warn),
+    (logging.ERROR, pulsar.LoggerLevel.Error),
+)
 
 
 def pulsar_logger() -> pulsar.FileLogger:

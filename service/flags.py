@@ -52,17 +52,34 @@ def entry_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
 
 def add_common_args(p: argparse.ArgumentParser) -> None:
     """Pulsar, Temporal, logging, metrics and the configuration file."""
-    p.add_argument("-p", "--pulsar-host", "--pulsar-url", dest="pulsar_url",
-                   help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)")
+    p.add_argument(
+        "-p",
+        "--pulsar-host",
+        "--pulsar-url",
+        dest="pulsar_url",
+        help="Pulsar service URL, e.g. pulsar://127.0.0.1:6650 (env PULSAR_HOST or TGCA_PULSAR_URL)",
+    )
     p.add_argument("-l", "--log-level", help="DEBUG, INFO, WARNING or ERROR (env TGCA_LOG_LEVEL)")
-    p.add_argument("--log-format", choices=get_args(LogFormat),
-                   help="auto: readable lines on a terminal, JSON lines otherwise (env TGCA_LOG_FORMAT)")
-    p.add_argument("-i", "--id", dest="processor_id",
-                   help="processor id: the `processor` label of the tg_* metrics (env TGCA_PROCESSOR_ID)")
-    p.add_argument("-P", "--metrics-port", type=int,
-                   help="Prometheus port of this process, 0 to turn it off (env TGCA_METRICS_PORT)")
-    p.add_argument("--metrics-host", help="address metrics and /healthz listen on (env TGCA_METRICS_HOST; "
-                                          "default 127.0.0.1)")
+    p.add_argument(
+        "--log-format",
+        choices=get_args(LogFormat),
+        help="auto: readable lines on a terminal, JSON lines otherwise (env TGCA_LOG_FORMAT)",
+    )
+    p.add_argument(
+        "-i",
+        "--id",
+        dest="processor_id",
+        help="processor id: the `processor` label of the tg_* metrics (env TGCA_PROCESSOR_ID)",
+    )
+    p.add_argument(
+        "-P",
+        "--metrics-port",
+        type=int,
+        help="Prometheus port of this process, 0 to turn it off (env TGCA_METRICS_PORT)",
+    )
+    p.add_argument(
+        "--metrics-host", help="address metrics and /healthz listen on (env TGCA_METRICS_HOST; default 127.0.0.1)"
+    )
     p.add_argument("--temporal-address", help="Temporal frontend host:port (env TGCA_TEMPORAL_ADDRESS)")
     p.add_argument("--temporal-namespace", help="Temporal namespace (env TGCA_TEMPORAL_NAMESPACE)")
     p.add_argument("--config", help="YAML configuration file (env TGCA_CONFIG)")
@@ -72,8 +89,12 @@ def add_flow_args(p: argparse.ArgumentParser) -> None:
     """Which TrustGraph flow's agent topics to serve or talk to."""
     p.add_argument("-w", "--workspace", help="TrustGraph workspace (env TGCA_WORKSPACE)")
     p.add_argument("-f", "--flow-id", "--flow", dest="flow", help="TrustGraph flow (env TGCA_FLOW)")
-    p.add_argument("--request-topic", dest="request_topics", action="append",
-                   help="agent request topic (repeatable; env TGCA_REQUEST_TOPICS as a JSON list)")
+    p.add_argument(
+        "--request-topic",
+        dest="request_topics",
+        action="append",
+        help="agent request topic (repeatable; env TGCA_REQUEST_TOPICS as a JSON list)",
+    )
     p.add_argument("--response-topic", help="agent response topic (env TGCA_RESPONSE_TOPIC)")
 
 
@@ -85,10 +106,16 @@ def add_backend_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--llm-model", help="model name sent to the LLM server")
     p.add_argument("--llm-api-key", help="API key for the LLM server")
-    p.add_argument("--graph-candidates", type=int,
-                   help="queries compared per graph step for agreement (1: only the planner's; default 1)")
-    p.add_argument("--tool-backend", choices=["local", "trustgraph"],
-                   help="local: OpenAI-compatible LLM and FalkorDB; trustgraph: TrustGraph's services over Pulsar")
+    p.add_argument(
+        "--graph-candidates",
+        type=int,
+        help="queries compared per graph step for agreement (1: only the planner's; default 1)",
+    )
+    p.add_argument(
+        "--tool-backend",
+        choices=["local", "trustgraph"],
+        help="local: OpenAI-compatible LLM and FalkorDB; trustgraph: TrustGraph's services over Pulsar",
+    )
 
 
 def config_from_args(args: argparse.Namespace, **extra: Any) -> ServiceConfig:

@@ -32,6 +32,7 @@ class ModelLister(Protocol):
 
     async def answers(self) -> None: ...
 
+
 CHECK_TIMEOUT_S = 3.0  # well inside a container health check's own timeout
 
 
@@ -79,9 +80,15 @@ async def run_checks(checks: Mapping[str, Check], timeout_s: float = CHECK_TIMEO
 class HealthServer:
     """Serves /healthz and the metrics from a daemon thread; the checks run on `loop`."""
 
-    def __init__(self, port: int, checks: Mapping[str, Check], loop: asyncio.AbstractEventLoop,
-                 host: str, registry: CollectorRegistry = REGISTRY,
-                 timeout_s: float = CHECK_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        port: int,
+        checks: Mapping[str, Check],
+        loop: asyncio.AbstractEventLoop,
+        host: str,
+        registry: CollectorRegistry = REGISTRY,
+        timeout_s: float = CHECK_TIMEOUT_S,
+    ) -> None:
         self.checks = dict(checks)
         self.timeout_s = timeout_s
         self._loop = loop
@@ -132,7 +139,8 @@ class _Handler(MetricsHandler):
         self.wfile.write(payload)
 
 
-def start_health_server(port: int, checks: Mapping[str, Check], host: str,
-                        registry: CollectorRegistry = REGISTRY) -> HealthServer:
+def start_health_server(
+    port: int, checks: Mapping[str, Check], host: str, registry: CollectorRegistry = REGISTRY
+) -> HealthServer:
     """Serve metrics and /healthz on `port` (call it from the service's event loop, which runs the checks)."""
     return HealthServer(port, checks, asyncio.get_running_loop(), host, registry).start()

@@ -34,11 +34,22 @@ _SEND_ERRORS: tuple[type[Exception], ...] = (TimeoutError, *PULSAR_ERRORS)
 
 def add_document_request(document: ExplainDocument) -> dict[str, object]:
     """TrustGraph's LibrarianRequest as its Pulsar JSON carries it (trustgraph-base's dataclass_to_dict)."""
-    return {"operation": "add-document", "document_id": document.id,
-            "document_metadata": {"id": document.id, "time": 0, "kind": "text/plain", "title": document.title,
-                                  "comments": "", "metadata": [], "tags": [], "parent_id": "",
-                                  "document_type": "answer"},
-            "content": base64.b64encode(document.content.encode("utf-8")).decode("ascii")}
+    return {
+        "operation": "add-document",
+        "document_id": document.id,
+        "document_metadata": {
+            "id": document.id,
+            "time": 0,
+            "kind": "text/plain",
+            "title": document.title,
+            "comments": "",
+            "metadata": [],
+            "tags": [],
+            "parent_id": "",
+            "document_type": "answer",
+        },
+        "content": base64.b64encode(document.content.encode("utf-8")).decode("ascii"),
+    }
 
 
 class LibrarianWriter:

@@ -44,17 +44,24 @@ def configure_logging(level: str = "INFO", fmt: LogFormat = "auto") -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     structlog.configure(
-        processors=[*shared, structlog.processors.format_exc_info, redact_log_event,
-                    renderer],
+        processors=[*shared, structlog.processors.format_exc_info, redact_log_event, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        # Tracebacks formatted before redaction: an exception's message may quote a connection string.
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, structlog.processors.format_exc_info,
-                    redact_log_event, renderer], foreign_pre_chain=shared))
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            # Tracebacks formatted before redaction: an exception's message may quote a connection string.
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                redact_log_event,
+                renderer,
+            ],
+            foreign_pre_chain=shared,
+        )
+    )
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(numeric)

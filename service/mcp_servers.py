@@ -25,13 +25,29 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from contracts.redaction import shown_url
 
 Transport = Literal["stdio", "http", "sse"]
-_TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
-                                     "streamablehttp": "http", "streamable_http": "http", "sse": "sse"}
+_TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamablehttp": "http",
+    "streamable_http": "http",
+    "sse": "sse",
+}
 _VARIABLE = re.compile(r"\$\{(\w+)\}")
 # Keys other MCP clients keep for their own user interface (approvals, timeouts, tool filters): meaningless
 # here, so a file copied from them is read without them. Any other unknown key is an error.
-CLIENT_ONLY_KEYS = {"disabled", "timeout", "autoApprove", "alwaysAllow", "disabledTools", "envFile", "description",
-                    "trust", "includeTools", "excludeTools"}
+CLIENT_ONLY_KEYS = {
+    "disabled",
+    "timeout",
+    "autoApprove",
+    "alwaysAllow",
+    "disabledTools",
+    "envFile",
+    "description",
+    "trust",
+    "includeTools",
+    "excludeTools",
+}
 
 
 class McpServerConfig(BaseModel):
@@ -62,8 +78,7 @@ class McpServerConfig(BaseModel):
         if "transport" not in data:
             data["transport"] = "http" if data.get("url") else "stdio"
         if isinstance(data["transport"], str):
-            data["transport"] = _TRANSPORTS.get(data["transport"].strip().lower().replace(" ", ""),
-                                                data["transport"])
+            data["transport"] = _TRANSPORTS.get(data["transport"].strip().lower().replace(" ", ""), data["transport"])
         return data
 
     @field_validator("command", mode="before")
@@ -128,8 +143,11 @@ def server_list(value: Any) -> Any:
         if isinstance(value, Mapping):
             value = [{**spec, "name": name} if isinstance(spec, Mapping) else spec for name, spec in value.items()]
     if isinstance(value, list):
-        value = [{k: v for k, v in spec.items() if k not in CLIENT_ONLY_KEYS} if isinstance(spec, Mapping) else spec
-                 for spec in value if not (isinstance(spec, Mapping) and spec.get("disabled") is True)]
+        value = [
+            {k: v for k, v in spec.items() if k not in CLIENT_ONLY_KEYS} if isinstance(spec, Mapping) else spec
+            for spec in value
+            if not (isinstance(spec, Mapping) and spec.get("disabled") is True)
+        ]
     return value
 
 

@@ -26,5 +26,6 @@ async def off_loop(what: str, check: Callable[[], T], timeout_s: float = CHECK_T
     try:
         return await asyncio.wait_for(asyncio.to_thread(check), timeout_s)
     except TimeoutError:
-        raise ApplicationError(f"{what} took longer than {timeout_s:g} s and was abandoned",
-                               type="CheckTimeout", non_retryable=True) from None
+        raise ApplicationError(
+            f"{what} took longer than {timeout_s:g} s and was abandoned", type="CheckTimeout", non_retryable=True
+        ) from None

@@ -30,8 +30,11 @@ class PromptTemplates:
 
     def tool_templates(self) -> dict[str, str]:
         """The Prompt tool's named templates: name -> the template's first line (its description)."""
-        return {name[len(self.TOOL_PREFIX):]: template.template.strip().splitlines()[0]
-                for name, template in self._templates.items() if name.startswith(self.TOOL_PREFIX)}
+        return {
+            name[len(self.TOOL_PREFIX) :]: template.template.strip().splitlines()[0]
+            for name, template in self._templates.items()
+            if name.startswith(self.TOOL_PREFIX)
+        }
 
     def render(self, name: str, **values: str) -> str:
         # safe_substitute: text from users or tools may itself contain '$'.

@@ -36,8 +36,14 @@ END_REPEATS_S = (1.0, 10.0)
 
 
 class ResponsePublisher:
-    def __init__(self, client: AsyncPulsarClient, pulsar_url: str, seconds: Histogram | None = None,
-                 processor: str = "", librarian: bool = True) -> None:
+    def __init__(
+        self,
+        client: AsyncPulsarClient,
+        pulsar_url: str,
+        seconds: Histogram | None = None,
+        processor: str = "",
+        librarian: bool = True,
+    ) -> None:
         self.client = client
         # Step results' and answers' documents for TrustGraph's librarian (service/librarian_writer.py):
         # the `trustgraph_librarian` setting.
@@ -89,8 +95,11 @@ class ResponsePublisher:
         librarian = librarian_topics(response_topic)
         if not topic:
             return
-        saving = [asyncio.create_task(self._document(librarian, e.document))
-                  for e in entities if e.document is not None and librarian is not None]
+        saving = [
+            asyncio.create_task(self._document(librarian, e.document))
+            for e in entities
+            if e.document is not None and librarian is not None
+        ]
         try:
             for e in entities:
                 response = AgentResponse(message_type="explain", explain_id=e.explain_id, explain_triples=e.triples)

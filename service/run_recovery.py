@@ -65,8 +65,7 @@ def closing_of(workflow_id: str, result: AgentRunResult) -> list[AgentResponse]:
     if result.error:
         response = error_response(result.error)
     else:
-        response = AgentResponse(message_type="answer", content=result.answer, end_of_message=True,
-                                 end_of_dialog=True)
+        response = AgentResponse(message_type="answer", content=result.answer, end_of_message=True, end_of_dialog=True)
     response.delivery_id = response.message_id = f"{workflow_id}#closed"
     return [response]
 
@@ -74,8 +73,9 @@ def closing_of(workflow_id: str, result: AgentRunResult) -> list[AgentResponse]:
 def ended_without_result(workflow_id: str, execution: str, cause: str) -> list[AgentResponse]:
     """A run that failed, was terminated, cancelled or timed out ended without a result: the caller is told so
     (one error, with a delivery id of its own so that it is told once)."""
-    response = error_response(f"The run {workflow_id} ended {execution.lower()} without an answer"
-                              + (f": {cause}" if cause else ""))
+    response = error_response(
+        f"The run {workflow_id} ended {execution.lower()} without an answer" + (f": {cause}" if cause else "")
+    )
     response.delivery_id = response.message_id = f"{workflow_id}#closed"
     return [response]
 
@@ -126,8 +126,9 @@ class RunLookup:
         execution = description.status.name if description.status is not None else "UNKNOWN"
         if description.status == WorkflowExecutionStatus.RUNNING:
             try:
-                status = await handle.query(Handlers.STATUS, result_type=RunStatus,
-                                            rpc_timeout=timedelta(seconds=LOOKUP_TIMEOUT_S / 2))
+                status = await handle.query(
+                    Handlers.STATUS, result_type=RunStatus, rpc_timeout=timedelta(seconds=LOOKUP_TIMEOUT_S / 2)
+                )
             except RPCError:  # no worker to answer right now: the run is still running
                 status = None
             return RunOutcome(workflow_id, execution, status=status)
@@ -136,6 +137,9 @@ class RunLookup:
             result = await handle.result(follow_runs=True)
         except WorkflowFailureError as exc:
             cause = exc.cause
-            return RunOutcome(workflow_id, execution, ended_without_result(
-                workflow_id, execution, str(getattr(cause, "message", "") or cause or "")))
+            return RunOutcome(
+                workflow_id,
+                execution,
+                ended_without_result(workflow_id, execution, str(getattr(cause, "message", "") or cause or "")),
+            )
         return RunOutcome(workflow_id, execution, closing_of(workflow_id, result))

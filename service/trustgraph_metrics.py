@@ -26,10 +26,13 @@ BUCKETS_STANDARD = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 BUCKETS_LLM = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 ITERATION_BUCKETS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20)
 
-CONSUMER_STATE = Enum("tg_consumer_state", "Consumer state", ["processor", "consumer"],
-                      states=["stopped", "running"])
-CONSUMER_SECONDS = Histogram("tg_consumer_request_duration_seconds", "Request latency (seconds)",
-                             ["processor", "consumer"], buckets=BUCKETS_STANDARD)
+CONSUMER_STATE = Enum("tg_consumer_state", "Consumer state", ["processor", "consumer"], states=["stopped", "running"])
+CONSUMER_SECONDS = Histogram(
+    "tg_consumer_request_duration_seconds",
+    "Request latency (seconds)",
+    ["processor", "consumer"],
+    buckets=BUCKETS_STANDARD,
+)
 CONSUMER_PROCESSED = Counter("tg_consumer_processing_total", "Processing count", ["processor", "consumer", "status"])
 PRODUCED = Counter("tg_producer_messages_total", "Output items produced", ["processor", "producer"])
 PROCESSOR_INFO = Info("tg_processor", "Processor configuration", ["processor"])
@@ -41,18 +44,36 @@ class TrustGraphAgentMetrics:
 
     def __init__(self, processor: str, registry: CollectorRegistry = REGISTRY) -> None:
         self.processor = processor
-        self.sessions = Counter("tg_agent_session_total", "Agent sessions by outcome", ["processor", "outcome"],
-                                registry=registry)
-        self.iterations = Histogram("tg_agent_iteration_count", "Tool calls (step attempts) per session",
-                                    ["processor"], buckets=ITERATION_BUCKETS, registry=registry)
-        self.tool_invocations = Counter("tg_agent_tool_invocation_total", "Agent tool calls per tool name",
-                                        ["processor", "tool"], registry=registry)
-        self.tool_seconds = Histogram("tg_agent_tool_duration_seconds", "Per-tool invocation latency (seconds)",
-                                      ["processor", "tool"], buckets=BUCKETS_LLM, registry=registry)
-        self.tool_errors = Counter("tg_agent_tool_error_total", "Tool invocation failures", ["processor", "tool"],
-                                   registry=registry)
-        self.llm_seconds = Histogram("tg_agent_llm_duration_seconds", "LLM call latency (seconds)", ["processor"],
-                                     buckets=BUCKETS_LLM, registry=registry)
+        self.sessions = Counter(
+            "tg_agent_session_total", "Agent sessions by outcome", ["processor", "outcome"], registry=registry
+        )
+        self.iterations = Histogram(
+            "tg_agent_iteration_count",
+            "Tool calls (step attempts) per session",
+            ["processor"],
+            buckets=ITERATION_BUCKETS,
+            registry=registry,
+        )
+        self.tool_invocations = Counter(
+            "tg_agent_tool_invocation_total", "Agent tool calls per tool name", ["processor", "tool"], registry=registry
+        )
+        self.tool_seconds = Histogram(
+            "tg_agent_tool_duration_seconds",
+            "Per-tool invocation latency (seconds)",
+            ["processor", "tool"],
+            buckets=BUCKETS_LLM,
+            registry=registry,
+        )
+        self.tool_errors = Counter(
+            "tg_agent_tool_error_total", "Tool invocation failures", ["processor", "tool"], registry=registry
+        )
+        self.llm_seconds = Histogram(
+            "tg_agent_llm_duration_seconds",
+            "LLM call latency (seconds)",
+            ["processor"],
+            buckets=BUCKETS_LLM,
+            registry=registry,
+        )
         self.tokens = Counter("tg_metering_tokens_total", "Token count", ["model", "direction"], registry=registry)
         for outcome in ("completed", "error"):  # both series exist from the start, as TrustGraph's do
             self.sessions.labels(processor=processor, outcome=outcome)
@@ -83,5 +104,11 @@ def describe_processor(processor: str, info: dict[str, str]) -> None:
 
 def process_info(config: ServiceConfig, role: str) -> dict[str, str]:
     """What tg_processor_info says of a worker or bridge: enough to tell processes apart on a dashboard."""
-    return {"service": "tg-confidence-agent", "role": role, "version": package_version(),
-            "workspace": config.workspace, "flow": config.flow, "tool_backend": config.tool_backend}
+    return {
+        "service": "tg-confidence-agent",
+        "role": role,
+        "version": package_version(),
+        "workspace": config.workspace,
+        "flow": config.flow,
+        "tool_backend": config.tool_backend,
+    }

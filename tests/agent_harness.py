@@ -45,18 +45,32 @@ class Harness:
 
     def metric(self, name: str, **labels: str) -> float:
         """The sample's value summed over the labels not given (0 when there is none)."""
-        return sum(sample.value for family in self.registry.collect() for sample in family.samples
-                   if sample.name == name and labels.items() <= sample.labels.items())
+        return sum(
+            sample.value
+            for family in self.registry.collect()
+            for sample in family.samples
+            if sample.name == name and labels.items() <= sample.labels.items()
+        )
 
-    async def start(self, question: str, settings: AgentSettings | None = None, flow: FlowTopics | None = None,
-                    **request: Any) -> WorkflowHandle:
+    async def start(
+        self, question: str, settings: AgentSettings | None = None, flow: FlowTopics | None = None, **request: Any
+    ) -> WorkflowHandle:
         """`flow`: the TrustGraph flow the bridge would have taken the request from (its activities run in it)."""
         run_input = AgentRunInput(
-            request=AgentRequest(question=question, **request), request_id=uuid.uuid4().hex,
-            response_topic="recorded", settings=settings, queues=self.config.queues, flow=flow)
+            request=AgentRequest(question=question, **request),
+            request_id=uuid.uuid4().hex,
+            response_topic="recorded",
+            settings=settings,
+            queues=self.config.queues,
+            flow=flow,
+        )
         return await self.client.start_workflow(
-            WORKFLOW_NAME, run_input, id=f"agent-test-{uuid.uuid4().hex[:12]}", task_queue=self.config.queues.workflow,
-            result_type=AgentRunResult)
+            WORKFLOW_NAME,
+            run_input,
+            id=f"agent-test-{uuid.uuid4().hex[:12]}",
+            task_queue=self.config.queues.workflow,
+            result_type=AgentRunResult,
+        )
 
     async def wait_for_override(self, handle: WorkflowHandle, timeout_s: float = 60) -> dict[str, Any]:
         """Poll the `status` query until a step awaits an override (queries don't advance skipped time)."""
@@ -82,15 +96,31 @@ def agent_settings_for_tests(**agent: Any) -> AgentSettings:
     return AgentSettings(**{"open_actions": True, "allow_self_approval": True, **agent})
 
 
-async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str, falkordb_url: str,
-                       graph_name: str, audit_path: Path, ontology_path: str = "", calibrator_path: str = "",
-                       **agent: Any) -> Harness:
+async def open_harness(
+    stack: AsyncExitStack,
+    client: Client,
+    llm_base_url: str,
+    falkordb_url: str,
+    graph_name: str,
+    audit_path: Path,
+    ontology_path: str = "",
+    calibrator_path: str = "",
+    **agent: Any,
+) -> Harness:
     unique = uuid.uuid4().hex[:8]
     queues = TaskQueues().suffixed(unique)
-    config = ServiceConfig(falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
-                           llm_model="scripted", agent=agent_settings_for_tests(**agent), queues=queues,
-                           audit_path=str(audit_path), metrics_port=0, ontology_path=ontology_path,
-                           calibrator_path=calibrator_path)
+    config = ServiceConfig(
+        falkordb_url=falkordb_url,
+        graph_name=graph_name,
+        llm_base_url=llm_base_url,
+        llm_model="scripted",
+        agent=agent_settings_for_tests(**agent),
+        queues=queues,
+        audit_path=str(audit_path),
+        metrics_port=0,
+        ontology_path=ontology_path,
+        calibrator_path=calibrator_path,
+    )
     registry = CollectorRegistry()
     harness = Harness(client=client, config=config, registry=registry)
     metrics = AgentMetrics(registry)
@@ -104,8 +134,7 @@ async def open_harness(stack: AsyncExitStack, client: Client, llm_base_url: str,
 
 
 def plan(*steps: tuple[str, str, dict[str, str], list[str]]) -> str:
-    return json.dumps({"steps": [{"id": i, "function": f, "arguments": a, "dependencies": d}
-                                 for i, f, a, d in steps]})
+    return json.dumps({"steps": [{"id": i, "function": f, "arguments": a, "dependencies": d} for i, f, a, d in steps]})
 
 
 def responder(plans: list[str], text: Callable[[dict[str, Any]], str], answer: str = "Final answer.") -> Any:
@@ -115,7 +144,8 @@ def responder(plans: list[str], text: Callable[[dict[str, Any]], str], answer: s
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
             if "arguments" in json.dumps(body["response_format"]) and "steps" not in json.dumps(
-                    body["response_format"]):
+                body["response_format"]
+            ):
                 return 200, json.dumps({"arguments": {}})  # adjust_step: nothing better to offer
             chosen = plans[min(count["plan"], len(plans) - 1)]
             count["plan"] += 1
@@ -123,6 +153,7 @@ def responder(plans: list[str], text: Callable[[dict[str, Any]], str], answer: s
         if is_synthesis(body):
             return 200, answer
         return 200, text(body)
+
     return respond
 
 

@@ -47,8 +47,9 @@ class ChatServer:
 
 
 @asynccontextmanager
-async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None, pulsar_url: str = "",
-                      **settings: Any) -> AsyncIterator[ChatServer]:
+async def chat_server(
+    stack: Any, identities: list[HttpIdentity] | None = None, pulsar_url: str = "", **settings: Any
+) -> AsyncIterator[ChatServer]:
     """`stack`: the make_stack fixture's Stack (its config names the topics, graph and ontology); `pulsar_url`:
     where the API reaches the broker (default: the stack's; a test's proxy it can cut); `settings`: ChatDeps
     fields to change (stream limits, allowed origins)."""
@@ -57,15 +58,25 @@ async def chat_server(stack: Any, identities: list[HttpIdentity] | None = None, 
     streams = RunStreams(client, config.request_topics[0], config.response_topic)
     await streams.start()
     store = GraphStore(config.falkordb_url, config.graph_name)
-    actions = (ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path))))
-               if config.ontology_path else None)
+    actions = (
+        ActionHistory(ActionTools(store, Ontology.load(Path(config.ontology_path)))) if config.ontology_path else None
+    )
     token = "" if identities else new_local_token()
-    deps = ChatDeps(temporal=stack.client, streams=streams, auth=Authenticator(identities or [], token),
-                    temporal_ui_url="http://127.0.0.1:8233", actions=actions, graph=store,
-                    override_keys=config.agent.override_keys, hosts=answered_hosts("127.0.0.1", []), **settings)
+    deps = ChatDeps(
+        temporal=stack.client,
+        streams=streams,
+        auth=Authenticator(identities or [], token),
+        temporal_ui_url="http://127.0.0.1:8233",
+        actions=actions,
+        graph=store,
+        override_keys=config.agent.override_keys,
+        hosts=answered_hosts("127.0.0.1", []),
+        **settings,
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None,
-                                           access_log=False))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(deps), host="127.0.0.1", port=port, log_config=None, access_log=False)
+    )
     task = asyncio.create_task(server.serve())
     while not server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
         await asyncio.sleep(0.02)

@@ -46,13 +46,19 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest_asyncio.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), data_converter=pydantic_data_converter,
-        port=free_port(), ui=False,
+        dev_server_existing_path=temporal_binary(),
+        data_converter=pydantic_data_converter,
+        port=free_port(),
+        ui=False,
         dev_server_extra_args=[
             *(a for k, v in SEARCH_ATTRIBUTES.items() for a in ("--search-attribute", f"{k}={v}")),
             # the dev server as `up` starts it (embedded/parts.py)
-            *(a for k, v in DEV_SERVER_DYNAMIC_CONFIG.items()
-              for a in ("--dynamic-config-value", f"{k}={json.dumps(v)}"))],
+            *(
+                a
+                for k, v in DEV_SERVER_DYNAMIC_CONFIG.items()
+                for a in ("--dynamic-config-value", f"{k}={json.dumps(v)}")
+            ),
+        ],
     )
     yield env
     await env.shutdown()
@@ -105,28 +111,44 @@ def unique() -> str:
 
 
 @pytest_asyncio.fixture
-async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
-                     tmp_path: Path):  # type: ignore[no-untyped-def]
+async def make_stack(
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+):  # type: ignore[no-untyped-def]
     """Factory: start_stack(llm_base_url, **agent_settings) -> Stack, torn down after the test.
 
     Topics and task queues are unique per test, so tests never see each other's messages."""
     stack = AsyncExitStack()
     audit_dir = tmp_path
 
-    async def start(llm_base_url: str, graph_name: str = "procurement", routing: Routing | None = None,
-                    extra_request_topics: list[str] | None = None, tool_backend: str = "local",
-                    ontology_path: str = "", flow: str = "default", service: dict[str, Any] | None = None,
-                    mcp_servers: list[McpServerConfig] | None = None,
-                    **agent: object) -> Stack:
+    async def start(
+        llm_base_url: str,
+        graph_name: str = "procurement",
+        routing: Routing | None = None,
+        extra_request_topics: list[str] | None = None,
+        tool_backend: str = "local",
+        ontology_path: str = "",
+        flow: str = "default",
+        service: dict[str, Any] | None = None,
+        mcp_servers: list[McpServerConfig] | None = None,
+        **agent: object,
+    ) -> Stack:
         queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
         config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
-            pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name=graph_name, llm_base_url=llm_base_url,
+            pulsar_url=pulsar_url,
+            falkordb_url=falkordb_url,
+            graph_name=graph_name,
+            llm_base_url=llm_base_url,
             llm_model="scripted",
             request_topics=[agent_request_topic(workspace, flow), *(extra_request_topics or [])],
-            agent=agent_settings_for_tests(**agent), queues=queues, metrics_port=0,
-            audit_path=str(audit_dir / f"audit-{unique}.jsonl"), tool_backend=tool_backend,
-            workspace=workspace, flow=flow, ontology_path=ontology_path,
+            agent=agent_settings_for_tests(**agent),
+            queues=queues,
+            metrics_port=0,
+            audit_path=str(audit_dir / f"audit-{unique}.jsonl"),
+            tool_backend=tool_backend,
+            workspace=workspace,
+            flow=flow,
+            ontology_path=ontology_path,
             **({} if mcp_servers is None else {"mcp_servers": mcp_servers}),  # default: the demo server
         ).model_copy(update=service or {})  # `service`: other ServiceConfig fields (a FalkorDB URL, an API key)
         client = temporal_env.client
@@ -140,9 +162,16 @@ async def make_stack(temporal_env: WorkflowEnvironment, pulsar_url: str, falkord
         workers = build_workers(client, config, set(FAMILIES), backends, metrics, publisher=publisher)
         for w in workers:
             await stack.enter_async_context(w)
-        relay = RequestRelay(client, pulsar_conn, publisher, request_topics=config.request_topics,
-                             subscription=agent_subscription(workspace, flow),
-                             response_topic=config.response_topic, queues=queues, routing=routing)
+        relay = RequestRelay(
+            client,
+            pulsar_conn,
+            publisher,
+            request_topics=config.request_topics,
+            subscription=agent_subscription(workspace, flow),
+            response_topic=config.response_topic,
+            queues=queues,
+            routing=routing,
+        )
         await relay.subscribe()
         task = asyncio.create_task(relay.run())
 
@@ -171,6 +200,7 @@ async def demo_copy(falkordb_url: str, unique: str) -> AsyncIterator[tuple[str, 
 @pytest.fixture
 def scripted_llm() -> Iterator[type]:
     from tests.scripted_llm import ScriptedLLM
+
     yield ScriptedLLM
 
 

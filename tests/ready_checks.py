@@ -10,9 +10,11 @@ from embedded.processes import ManagedProcess, ReadyCheck
 
 def logged(event: str) -> ReadyCheck:
     """Ready once the process's log has `event` (the bridge logs bridge_ready after subscribing)."""
+
     async def check(part: ManagedProcess) -> bool:
         try:
             return f'"event": "{event}"' in part.log_path.read_text(errors="replace")
         except OSError:
             return False
+
     return check

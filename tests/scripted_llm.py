@@ -81,8 +81,13 @@ def is_query_form(body: dict[str, Any]) -> bool:
 
 
 def is_planning(body: dict[str, Any]) -> bool:
-    return ("response_format" in body and not is_routing(body) and not is_action_planning(body)
-            and not is_follow_up(body) and not is_query_form(body))
+    return (
+        "response_format" in body
+        and not is_routing(body)
+        and not is_action_planning(body)
+        and not is_follow_up(body)
+        and not is_query_form(body)
+    )
 
 
 def question_of(body: dict[str, Any]) -> str:
@@ -100,24 +105,27 @@ def is_synthesis(body: dict[str, Any]) -> bool:
 
 def plan_then_answer(plan: str, answer: str) -> Callable[[dict[str, Any]], tuple[int, str]]:
     """A model that plans every question with `plan` and answers every synthesis with `answer`."""
+
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
             return 200, plan
         if is_synthesis(body):
             return 200, answer
         return 200, "noted"
+
     return respond
 
 
 def scripted_logprobs(text: str, logprob: float) -> list[dict[str, Any]]:
     """OpenAI's `logprobs.content` for `text`, cut into 4-character tokens, each at `logprob`."""
-    return [{"token": text[i:i + 4], "logprob": logprob, "bytes": None, "top_logprobs": []}
-            for i in range(0, len(text), 4)]
+    return [
+        {"token": text[i : i + 4], "logprob": logprob, "bytes": None, "top_logprobs": []}
+        for i in range(0, len(text), 4)
+    ]
 
 
 class ScriptedLLM:
-    def __init__(self, responder: Responder, *, raw: bool = False,
-                 warm_up_gate: threading.Event | None = None) -> None:
+    def __init__(self, responder: Responder, *, raw: bool = False, warm_up_gate: threading.Event | None = None) -> None:
         """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers). A responder
         with a `token_logprob(body) -> float` attribute answers requests asking for `logprobs` with every token
         at that log-probability (a server that gives none, otherwise). With `warm_up_gate`, a warm-up is
@@ -163,14 +171,27 @@ class ScriptedLLM:
                     choice: dict[str, Any] = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
                     if body.get("logprobs") and logprob is not None:
                         choice["logprobs"] = {"content": scripted_logprobs(piece, logprob(body))}
-                    self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
-                                 "choices": [choice]})
-                self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
-                             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                    self._event(
+                        {"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted", "choices": [choice]}
+                    )
+                self._event(
+                    {
+                        "id": "cmpl-s",
+                        "object": "chat.completion.chunk",
+                        "model": "scripted",
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                    }
+                )
                 if (body.get("stream_options") or {}).get("include_usage"):
-                    self._event({"id": "cmpl-s", "object": "chat.completion.chunk", "model": "scripted",
-                                 "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5,
-                                                          "total_tokens": 15}})
+                    self._event(
+                        {
+                            "id": "cmpl-s",
+                            "object": "chat.completion.chunk",
+                            "model": "scripted",
+                            "choices": [],
+                            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                        }
+                    )
                 self._event("[DONE]")
 
             def do_GET(self) -> None:
@@ -205,16 +226,24 @@ class ScriptedLLM:
                 if body.get("stream") and not is_warm_up(body):
                     self._stream(body, pieces_of(written))
                     return
-                choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
-                                          "finish_reason": "stop"}
+                choice: dict[str, Any] = {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
                 logprob = getattr(owner.responder, "token_logprob", None)
                 if body.get("logprobs") and logprob is not None and not is_warm_up(body):
                     choice["logprobs"] = {"content": scripted_logprobs(text, logprob(body))}
-                self._send(200, {
-                    "id": f"cmpl-{len(owner.requests)}", "object": "chat.completion", "model": "scripted",
-                    "choices": [choice],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"cmpl-{len(owner.requests)}",
+                        "object": "chat.completion",
+                        "model": "scripted",
+                        "choices": [choice],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    },
+                )
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"

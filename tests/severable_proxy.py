@@ -69,16 +69,19 @@ class SeverableProxy:
             writer.transport.abort()
             return
         self._open.update((writer, upstream_writer))
-        await asyncio.gather(self._pipe(reader, upstream_writer),
-                             self._pipe(upstream_reader, writer, self._broker_address, self._own_address),
-                             return_exceptions=True)
+        await asyncio.gather(
+            self._pipe(reader, upstream_writer),
+            self._pipe(upstream_reader, writer, self._broker_address, self._own_address),
+            return_exceptions=True,
+        )
         for end in (writer, upstream_writer):
             self._open.discard(end)
             end.transport.abort()
 
     @staticmethod
-    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, old: bytes = b"",
-                    new: bytes = b"") -> None:
+    async def _pipe(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, old: bytes = b"", new: bytes = b""
+    ) -> None:
         with contextlib.suppress(ConnectionError, OSError):
             while data := await reader.read(65536):
                 writer.write(data.replace(old, new) if old else data)

@@ -22,14 +22,27 @@ from tools import registry
 NOWHERE = "http://127.0.0.1:9/v1"  # nothing listens: a test that must not reach an LLM
 
 
-def local_backends(llm_url: str = NOWHERE, falkordb_url: str = "redis://127.0.0.1:9", graph_name: str = "procurement",
-                   ontology: Ontology | None = None, mcp: McpTools | None = None) -> Backends:
+def local_backends(
+    llm_url: str = NOWHERE,
+    falkordb_url: str = "redis://127.0.0.1:9",
+    graph_name: str = "procurement",
+    ontology: Ontology | None = None,
+    mcp: McpTools | None = None,
+) -> Backends:
     prompts = PromptTemplates.load()
     llm = LLMClient(llm_url, "m")
     graph = GraphStore(falkordb_url, graph_name)
-    return Backends(llm=llm, prompts=prompts, templates=LocalTemplates(prompts, llm),
-                    rag=LocalGraphRag(graph, llm, prompts), graph=graph, ontology=ontology, mcp=mcp,
-                    schema=SchemaCheck(graph), closers=[llm, graph])
+    return Backends(
+        llm=llm,
+        prompts=prompts,
+        templates=LocalTemplates(prompts, llm),
+        rag=LocalGraphRag(graph, llm, prompts),
+        graph=graph,
+        ontology=ontology,
+        mcp=mcp,
+        schema=SchemaCheck(graph),
+        closers=[llm, graph],
+    )
 
 
 class ToolCalls:
@@ -47,8 +60,10 @@ class ToolCalls:
 
 def call(function: str, **arguments: Any) -> StepInput:
     """A one-step request for `function`, every argument as the string a plan carries."""
-    return StepInput(question="q", step=ExecutionStep(id="s1", function=function,
-                                                      arguments={k: str(v) for k, v in arguments.items()}))
+    return StepInput(
+        question="q",
+        step=ExecutionStep(id="s1", function=function, arguments={k: str(v) for k, v in arguments.items()}),
+    )
 
 
 def results(out: StepOutput) -> list[dict[str, Any]]:

@@ -44,7 +44,7 @@ def log_size(part: ManagedProcess) -> int:
 async def logged(waits: list[Logged], timeout_s: float = 60) -> None:
     """Wait until each program has logged its line: how TrustGraph's processors say they have acted on a push."""
     for _ in range(int(timeout_s * 10)):
-        waits = [w for w in waits if w.line not in w.part.log_path.read_text(errors="replace")[w.offset:]]
+        waits = [w for w in waits if w.line not in w.part.log_path.read_text(errors="replace")[w.offset :]]
         if not waits:
             return
         await asyncio.sleep(0.1)
@@ -68,9 +68,11 @@ class TrustGraphServices:
 
     async def create_workspace(self, workspace: str) -> None:
         """`tg-create-workspace`, and wait until the config service, the flow service and the gateway serve it."""
-        waits = [Logged(self.config, f"Subscribed to workspace config queue: {workspace}", log_size(self.config)),
-                 Logged(self.flows, f"Subscribed to workspace queue: {workspace}", log_size(self.flows)),
-                 Logged(self.gateway, f"Workspace registered: {workspace}", log_size(self.gateway))]
+        waits = [
+            Logged(self.config, f"Subscribed to workspace config queue: {workspace}", log_size(self.config)),
+            Logged(self.flows, f"Subscribed to workspace queue: {workspace}", log_size(self.flows)),
+            Logged(self.gateway, f"Workspace registered: {workspace}", log_size(self.gateway)),
+        ]
         await self.cli("tg-create-workspace", "--workspace-id", workspace)
         await logged(waits)
 
@@ -90,8 +92,18 @@ class TrustGraphServices:
 def _process(name: str, program: list[str], pulsar_url: str, log_dir: Path, *options: str) -> ManagedProcess:
     """One of TrustGraph's programs as its container runs it, without Loki and the Prometheus endpoint (nothing
     here reads them) and without a Pulsar admin URL (pulsar-lite has none)."""
-    argv = [*program, "-p", pulsar_url, "--pulsar-admin-url", "", "--no-metrics", "--no-loki-enabled", "-l", "INFO",
-            *options]
+    argv = [
+        *program,
+        "-p",
+        pulsar_url,
+        "--pulsar-admin-url",
+        "",
+        "--no-metrics",
+        "--no-loki-enabled",
+        "-l",
+        "INFO",
+        *options,
+    ]
     return ManagedProcess(f"TrustGraph {name}", argv, log_dir / f"{name}.log", env={"PYTHONPATH": ""})
 
 
@@ -102,8 +114,9 @@ async def running_services(pulsar_url: str, log_dir: Path) -> AsyncIterator[Trus
     config = _process("config-svc", [str(TG_BIN / "python"), "-P", str(CONFIG_SVC)], pulsar_url, log_dir)
     flows = _process("flow-svc", [tg_program("flow-svc")], pulsar_url, log_dir)
     iam = _process("no-auth-svc", [tg_program("no-auth-svc")], pulsar_url, log_dir)
-    gateway = _process("api-gateway", [tg_program("api-gateway")], pulsar_url, log_dir, "--port", str(port),
-                       "--timeout", "120")
+    gateway = _process(
+        "api-gateway", [tg_program("api-gateway")], pulsar_url, log_dir, "--port", str(port), "--timeout", "120"
+    )
     async with AsyncExitStack() as stack:
         # The config service first: the others ask it for their start-up config on a non-persistent queue, and a
         # question asked before it listens is lost (each would ask again after a 10 s timeout and a restart).

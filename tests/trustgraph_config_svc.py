@@ -21,8 +21,14 @@ Rows = dict[tuple[str, str], dict[str, str]]  # (workspace, class) -> key -> val
 class MemoryConfigTableStore:
     """trustgraph.tables.config.ConfigTableStore's interface, over a dict instead of a Cassandra keyspace."""
 
-    def __init__(self, cassandra_host: object, cassandra_username: object, cassandra_password: object,
-                 keyspace: str, replication_factor: int = 1) -> None:
+    def __init__(
+        self,
+        cassandra_host: object,
+        cassandra_username: object,
+        cassandra_password: object,
+        keyspace: str,
+        replication_factor: int = 1,
+    ) -> None:
         self.rows: Rows = {}
         self.version = 0
 
@@ -42,8 +48,12 @@ class MemoryConfigTableStore:
         return [[key, value] for key, value in sorted(self.rows.get((workspace, cls), {}).items())]
 
     async def get_values_all_ws(self, cls: str) -> list[tuple[str, str, str]]:
-        return [(ws, key, value) for (ws, c), entries in self.rows.items() if c == cls
-                for key, value in sorted(entries.items())]
+        return [
+            (ws, key, value)
+            for (ws, c), entries in self.rows.items()
+            if c == cls
+            for key, value in sorted(entries.items())
+        ]
 
     async def get_keys_all_ws(self, cls: str) -> list[tuple[str, str]]:
         return [(ws, key) for ws, key, _ in await self.get_values_all_ws(cls)]
@@ -68,6 +78,7 @@ def main() -> None:
     tables.ConfigTableStore = MemoryConfigTableStore
     sys.modules["trustgraph.tables.config"] = tables
     from trustgraph.config.service import run
+
     run()
 
 

@@ -79,22 +79,30 @@ def topic(queue: str) -> str:
 def flow_config(workspace: str, flow: str) -> dict[tuple[str, str], dict[str, str]]:
     """What flow-svc stores when a flow of a 2.x blueprint starts: the flow's interfaces (what the gateway
     routes) and each processor's topics in it."""
+
     def q(kind: str, service: str) -> str:
         return f"{kind}:tg:{service}:{workspace}:{flow}"
 
-    interfaces = {"agent": {"request": q("request", "agent"), "response": q("response", "agent")},
-                  "triples": {"request": q("request", "triples"), "response": q("response", "triples")},
-                  "triples-store": {"flow": q("flow", "triples-store")}}
-    entry = {"description": "confidence agent", "blueprint-name": "tgca-test", "parameters": {},
-             "interfaces": interfaces}
+    interfaces = {
+        "agent": {"request": q("request", "agent"), "response": q("response", "agent")},
+        "triples": {"request": q("request", "triples"), "response": q("response", "triples")},
+        "triples-store": {"flow": q("flow", "triples-store")},
+    }
+    entry = {
+        "description": "confidence agent",
+        "blueprint-name": "tgca-test",
+        "parameters": {},
+        "interfaces": interfaces,
+    }
     writer = {"topics": {"input": q("flow", "triples-store")}, "parameters": {}}
     query = {"topics": {"request": q("request", "triples"), "response": q("response", "triples")}, "parameters": {}}
-    return {("__workspaces__", "workspace"): {workspace: json.dumps({"enabled": True})},
-            (workspace, "flow"): {flow: json.dumps(entry)},
-            (workspace, f"processor:{WRITER}"): {flow: json.dumps(writer)},
-            (workspace, f"processor:{QUERY}"): {flow: json.dumps(query)},
-            (workspace, "collection"): {c: json.dumps({"name": c, "description": "", "tags": []})
-                                        for c in COLLECTIONS}}
+    return {
+        ("__workspaces__", "workspace"): {workspace: json.dumps({"enabled": True})},
+        (workspace, "flow"): {flow: json.dumps(entry)},
+        (workspace, f"processor:{WRITER}"): {flow: json.dumps(writer)},
+        (workspace, f"processor:{QUERY}"): {flow: json.dumps(query)},
+        (workspace, "collection"): {c: json.dumps({"name": c, "description": "", "tags": []}) for c in COLLECTIONS},
+    }
 
 
 Handler = Callable[[Any], Awaitable[Any]]
@@ -117,8 +125,12 @@ class StandIns:
 
     async def start(self) -> None:
         self._client = pulsar_client(self.pulsar_url)
-        self.signing_key = Ed25519PrivateKey.generate().public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        self.signing_key = (
+            Ed25519PrivateKey.generate()
+            .public_key()
+            .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            .decode()
+        )
         await self._serve("request:tg:config", "response:tg:config", ConfigRequest, self._config)
         await self._serve("request:tg:iam", "response:tg:iam", IamRequest, self._iam)
         self._notify = await self._client.create_producer(topic("notify:tg:config"), batching_enabled=False)
@@ -139,15 +151,22 @@ class StandIns:
         self.sent[workspace] = set()
         if workspace not in self.documents:  # TrustGraph's librarian subscribes as the workspace is created
             self.documents[workspace] = {}
-            await self._serve(f"request:tg:librarian:{workspace}", f"response:tg:librarian:{workspace}",
-                              LibrarianRequest, lambda request: self._librarian(workspace, request))
-        store = await self._client.subscribe(topic(f"flow:tg:triples-store:{workspace}:{flow}"),
-                                             f"sent-{uuid.uuid4().hex[:8]}",
-                                             initial_position=pulsar.InitialPosition.Earliest)
+            await self._serve(
+                f"request:tg:librarian:{workspace}",
+                f"response:tg:librarian:{workspace}",
+                LibrarianRequest,
+                lambda request: self._librarian(workspace, request),
+            )
+        store = await self._client.subscribe(
+            topic(f"flow:tg:triples-store:{workspace}:{flow}"),
+            f"sent-{uuid.uuid4().hex[:8]}",
+            initial_position=pulsar.InitialPosition.Earliest,
+        )
         self._tasks.append(asyncio.create_task(self._note(store, self.sent[workspace])))
         self.version += 1
-        push = ConfigPush(version=self.version, changes=changes,
-                          workspace_changes=WorkspaceChanges(created=[workspace]))
+        push = ConfigPush(
+            version=self.version, changes=changes, workspace_changes=WorkspaceChanges(created=[workspace])
+        )
         await self._notify.send(json.dumps(dataclass_to_dict(push)).encode())
 
     async def _note(self, consumer: Any, into: set[tuple[str, ...]]) -> None:
@@ -157,12 +176,15 @@ class StandIns:
             await consumer.acknowledge(message)
             sent = dict_to_dataclass(json.loads(message.data()), Triples)
             collection = sent.metadata.collection if sent.metadata else ""
-            into.update((collection or "default", t.s.iri, t.p.iri, t.o.type, t.o.iri if t.o.type == "i" else t.o.value)
-                        for t in sent.triples)
+            into.update(
+                (collection or "default", t.s.iri, t.p.iri, t.o.type, t.o.iri if t.o.type == "i" else t.o.value)
+                for t in sent.triples
+            )
 
     async def _serve(self, request_queue: str, response_queue: str, schema: type, handler: Handler) -> None:
-        consumer = await self._client.subscribe(topic(request_queue), f"standin-{uuid.uuid4().hex[:8]}",
-                                                consumer_type=pulsar.ConsumerType.Shared)
+        consumer = await self._client.subscribe(
+            topic(request_queue), f"standin-{uuid.uuid4().hex[:8]}", consumer_type=pulsar.ConsumerType.Shared
+        )
         producer = await self._client.create_producer(topic(response_queue), batching_enabled=False)
 
         async def serve() -> None:
@@ -170,21 +192,31 @@ class StandIns:
                 message = await consumer.receive()
                 await consumer.acknowledge(message)
                 response = await handler(dict_to_dataclass(json.loads(message.data()), schema))
-                await producer.send(json.dumps(dataclass_to_dict(response)).encode(),
-                                    properties={"id": message.properties()["id"]})
+                await producer.send(
+                    json.dumps(dataclass_to_dict(response)).encode(), properties={"id": message.properties()["id"]}
+                )
+
         self._tasks.append(asyncio.create_task(serve()))
 
     async def _config(self, request: ConfigRequest) -> ConfigResponse:
         op, kind = request.operation, request.type
         if op == "getvalues":
-            values = [ConfigValue(type=kind, key=k, value=v)
-                      for k, v in self.config.get((request.workspace, kind), {}).items()]
+            values = [
+                ConfigValue(type=kind, key=k, value=v)
+                for k, v in self.config.get((request.workspace, kind), {}).items()
+            ]
         elif op in ("getkeys-all-ws", "getvalues-all-ws"):
-            values = [ConfigValue(type=kind, key=k, value=v if op == "getvalues-all-ws" else "", workspace=ws)
-                      for (ws, t), entries in self.config.items() if t == kind for k, v in entries.items()]
+            values = [
+                ConfigValue(type=kind, key=k, value=v if op == "getvalues-all-ws" else "", workspace=ws)
+                for (ws, t), entries in self.config.items()
+                if t == kind
+                for k, v in entries.items()
+            ]
         elif op == "config":
-            return ConfigResponse(version=self.version, config={
-                t: dict(entries) for (ws, t), entries in self.config.items() if ws == request.workspace})
+            return ConfigResponse(
+                version=self.version,
+                config={t: dict(entries) for (ws, t), entries in self.config.items() if ws == request.workspace},
+            )
         else:
             return ConfigResponse(error=Error(type="bad-request", message=f"not stood in for: {op}"))
         return ConfigResponse(version=self.version, values=values)
@@ -194,8 +226,9 @@ class StandIns:
         stored = self.documents[workspace]
         if request.operation == "add-document":
             if request.document_metadata is None or not request.document_metadata.kind:
-                return LibrarianResponse(error=Error(type="request-error",
-                                                     message="Document kind (MIME type) is required"))
+                return LibrarianResponse(
+                    error=Error(type="request-error", message="Document kind (MIME type) is required")
+                )
             if request.document_metadata.id in stored:
                 return LibrarianResponse(error=Error(type="unexpected-error", message="Document already exists"))
             stored[request.document_metadata.id] = (request.document_metadata, base64.b64decode(request.content))
@@ -203,21 +236,29 @@ class StandIns:
         found = stored.get(request.document_id)
         if request.operation in ("get-document-content", "stream-document", "get-document-metadata"):
             if found is None:
-                return LibrarianResponse(error=Error(type="request-error",
-                                                     message=f"Document not found: {request.document_id}"))
+                return LibrarianResponse(
+                    error=Error(type="request-error", message=f"Document not found: {request.document_id}")
+                )
             metadata, content = found
             if request.operation == "get-document-metadata":
                 return LibrarianResponse(document_metadata=metadata)
             if request.operation == "stream-document":
-                return LibrarianResponse(content=base64.b64encode(content), chunk_index=0, chunks_received=1,
-                                         total_chunks=1, bytes_received=len(content), total_bytes=len(content))
+                return LibrarianResponse(
+                    content=base64.b64encode(content),
+                    chunk_index=0,
+                    chunks_received=1,
+                    total_chunks=1,
+                    bytes_received=len(content),
+                    total_bytes=len(content),
+                )
             return LibrarianResponse(content=base64.b64encode(content))
         return LibrarianResponse(error=Error(type="request-error", message=f"not stood in for: {request.operation}"))
 
     async def _iam(self, request: IamRequest) -> IamResponse:
         if request.operation in ("authenticate-anonymous", "resolve-api-key"):
-            return IamResponse(resolved_user_id="anonymous", resolved_default_workspace="default",
-                               resolved_roles=["admin"])
+            return IamResponse(
+                resolved_user_id="anonymous", resolved_default_workspace="default", resolved_roles=["admin"]
+            )
         if request.operation == "authorise":
             return IamResponse(decision_allow=True, decision_ttl_seconds=3600)
         if request.operation == "get-signing-key-public":
@@ -244,15 +285,19 @@ class Gateway:
             if self.services.sent[workspace] and edges >= len(self.services.sent[workspace]):
                 return
             await asyncio.sleep(0.1)
-        raise TimeoutError(f"the writer stored {edges} of {len(self.services.sent[workspace])} triples:\n"
-                           f"{self.writer.log_tail(30)}")
+        raise TimeoutError(
+            f"the writer stored {edges} of {len(self.services.sent[workspace])} triples:\n{self.writer.log_tail(30)}"
+        )
 
     async def start_flow(self, workspace: str, flow: str, timeout_s: float = 30) -> None:
         """Start a flow and wait until the gateway routes it, the writer stores its triples (its collections
         made) and the query service answers on it: each logs so once it has."""
         await self.services.start_flow(workspace, flow)
-        waits = [(self.gateway, f"Starting flow {workspace}/{flow}"),
-                 (self.writer, f"Started flow: {workspace}/{flow}"), (self.query, f"Started flow: {workspace}/{flow}")]
+        waits = [
+            (self.gateway, f"Starting flow {workspace}/{flow}"),
+            (self.writer, f"Started flow: {workspace}/{flow}"),
+            (self.query, f"Started flow: {workspace}/{flow}"),
+        ]
         waits += [(self.writer, f"Created collection {workspace}/{c}") for c in COLLECTIONS]
         for _ in range(int(timeout_s * 10)):
             waits = [(p, line) for p, line in waits if line not in p.log_path.read_text(errors="replace")]
@@ -266,8 +311,12 @@ class Gateway:
 def _process(name: str, argv: list[str], log_dir: Path, **options: Any) -> ManagedProcess:
     """One of TrustGraph's programs as its container runs it, without Loki and the Prometheus endpoint (nothing
     here reads them)."""
-    return ManagedProcess(f"TrustGraph {name}", [tg_program(name), *argv, "--no-metrics", "--no-loki-enabled",
-                                                   "-l", "INFO"], log_dir / f"{name}.log", **options)
+    return ManagedProcess(
+        f"TrustGraph {name}",
+        [tg_program(name), *argv, "--no-metrics", "--no-loki-enabled", "-l", "INFO"],
+        log_dir / f"{name}.log",
+        **options,
+    )
 
 
 @asynccontextmanager
@@ -293,12 +342,19 @@ async def running_gateway(pulsar_url: str, falkordb_url: str, log_dir: Path) -> 
         async def delete_graph() -> None:  # after the writer has stopped
             with contextlib.suppress(Exception):  # never written: nothing to delete
                 await graph.delete()
+
         stack.push_async_callback(delete_graph)
         parts = [
-            _process("api-gateway", ["-p", pulsar_url, "--port", str(port), "--timeout", "120"], log_dir,
-                     ports={"http": port}, ready=listening),
+            _process(
+                "api-gateway",
+                ["-p", pulsar_url, "--port", str(port), "--timeout", "120"],
+                log_dir,
+                ports={"http": port},
+                ready=listening,
+            ),
             _process("triples-write-falkordb", ["--id", WRITER, "-p", pulsar_url, *falkor], log_dir),
-            _process("triples-query-falkordb", ["--id", QUERY, "-p", pulsar_url, *falkor], log_dir)]
+            _process("triples-query-falkordb", ["--id", QUERY, "-p", pulsar_url, *falkor], log_dir),
+        ]
         for part in parts:
             stack.callback(part.stop)
             part.start()
@@ -323,8 +379,12 @@ class Ran:
 async def run_cli(program: str, *args: str, timeout_s: float = 90) -> Ran:
     """One of TrustGraph's CLI programs, as a user runs it; its output as they see it."""
     process = await asyncio.create_subprocess_exec(
-        tg_program(program), *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": ""})
+        tg_program(program),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     try:
         out, err = await asyncio.wait_for(process.communicate(), timeout_s)
     except TimeoutError:

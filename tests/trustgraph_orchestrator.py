@@ -35,21 +35,33 @@ SYNTHESIS = "Both parts are answered: {count} findings combined."
 
 def orchestrator_process(pulsar_url: str, log: Path) -> ManagedProcess:
     """TrustGraph's `agent-orchestrator` as its container runs it, without Loki and the metrics endpoint."""
-    return ManagedProcess("agent-orchestrator", [
-        str(TRUSTGRAPH_BIN / "agent-orchestrator"), "--id", PROCESSOR_ID, "-p", pulsar_url, "-l", "INFO",
-        "--no-loki-enabled", "--no-metrics"], log)
+    return ManagedProcess(
+        "agent-orchestrator",
+        [
+            str(TRUSTGRAPH_BIN / "agent-orchestrator"),
+            "--id",
+            PROCESSOR_ID,
+            "-p",
+            pulsar_url,
+            "-l",
+            "INFO",
+            "--no-loki-enabled",
+            "--no-metrics",
+        ],
+        log,
+    )
 
 
 class OrchestratorServices(ScriptedTrustGraph):
     """The scripted services, with the orchestrator's flow wired beside this service: its request topic
     `own_queue`, its `next` and `response` the flow's agent topics (`flow_request_queue`, `flow_response_queue`)."""
 
-    def __init__(self, pulsar_url: str, own_queue: str, flow_request_queue: str, flow_response_queue: str,
-                 goals: list[str]) -> None:
+    def __init__(
+        self, pulsar_url: str, own_queue: str, flow_request_queue: str, flow_response_queue: str, goals: list[str]
+    ) -> None:
         super().__init__(pulsar_url, Script(tools=1))
         definition = react_flow_definition(REACT_FLOW)
-        definition["topics"].update({"request": own_queue, "next": flow_request_queue,
-                                     "response": flow_response_queue})
+        definition["topics"].update({"request": own_queue, "next": flow_request_queue, "response": flow_response_queue})
         self.config[(WORKSPACE, f"processor:{PROCESSOR_ID}")] = {REACT_FLOW: json.dumps(definition)}
         self.goals = goals  # what the supervisor's decomposition answers
         self.decomposed: list[str] = []  # the questions the supervisor decomposed
@@ -59,12 +71,22 @@ class OrchestratorServices(ScriptedTrustGraph):
         terms = {key: json.loads(value) for key, value in request.terms.items()}
         if request.id == "supervisor-decompose":
             self.decomposed.append(terms["question"])
-            return [PromptResponse(object=json.dumps(self.goals), end_of_stream=True, in_token=100, out_token=20,
-                                   model="scripted")]
+            return [
+                PromptResponse(
+                    object=json.dumps(self.goals), end_of_stream=True, in_token=100, out_token=20, model="scripted"
+                )
+            ]
         if request.id == "supervisor-synthesise":
             self.synthesised.append(terms["results"])
-            return [PromptResponse(text=SYNTHESIS.format(count=len(terms["results"])), end_of_stream=True,
-                                   in_token=100, out_token=20, model="scripted")]
+            return [
+                PromptResponse(
+                    text=SYNTHESIS.format(count=len(terms["results"])),
+                    end_of_stream=True,
+                    in_token=100,
+                    out_token=20,
+                    model="scripted",
+                )
+            ]
         if request.id == "agent-react":
             return await super()._prompt(request, flow)
         return [PromptResponse(error=Error(type="not-found", message=f"not scripted: {request.id}"))]
@@ -72,5 +94,4 @@ class OrchestratorServices(ScriptedTrustGraph):
     async def until_configured(self, timeout_s: float = 60.0) -> None:
         """Wait until the orchestrator has read its tools: it builds its agent (and its flow) right after."""
         async with self.tools_read:
-            await asyncio.wait_for(self.tools_read.wait_for(lambda: self.tools_read_version >= self.version),
-                                   timeout_s)
+            await asyncio.wait_for(self.tools_read.wait_for(lambda: self.tools_read_version >= self.version), timeout_s)

@@ -20,8 +20,9 @@ READY = "serving;"
 
 
 def cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *argv], capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *argv], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 class Up:
@@ -32,11 +33,26 @@ class Up:
         self.data_dir = data_dir
         self.ports = {name: free_port() for name in ("temporal-port", "ui-port", "pulsar-port", "falkordb-port")}
         self.argv = argv or [
-            sys.executable, "-m", "cli", "up", "--data-dir", str(data_dir), "--llm-base-url", llm_url,
-            "--llm-model", "scripted", "--http-port", "0", "-P", str(free_port()),
-            *(arg for name, port in self.ports.items() for arg in (f"--{name}", str(port))), *extra]
-        self.process = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, text=True)
+            sys.executable,
+            "-m",
+            "cli",
+            "up",
+            "--data-dir",
+            str(data_dir),
+            "--llm-base-url",
+            llm_url,
+            "--llm-model",
+            "scripted",
+            "--http-port",
+            "0",
+            "-P",
+            str(free_port()),
+            *(arg for name, port in self.ports.items() for arg in (f"--{name}", str(port))),
+            *extra,
+        ]
+        self.process = subprocess.Popen(
+            self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
+        )
         self.output: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()

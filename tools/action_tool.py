@@ -16,9 +16,13 @@ if TYPE_CHECKING:
 
 def action_output(payload: dict[str, Any], success: bool, score: float, reasoning: str, retry: int) -> StepOutput:
     # A look-up that failed names something the ontology lacks: the same arguments fail the same way.
-    return StepOutput(success=success, output=json.dumps(payload, default=str), error=None if success else reasoning,
-                      deterministic=not success and score == 0.0,
-                      confidence=ConfidenceMetrics(score=score, reasoning=reasoning, retry_count=retry))
+    return StepOutput(
+        success=success,
+        output=json.dumps(payload, default=str),
+        error=None if success else reasoning,
+        deterministic=not success and score == 0.0,
+        confidence=ConfidenceMetrics(score=score, reasoning=reasoning, retry_count=retry),
+    )
 
 
 class ActionLookupTool(Tool):

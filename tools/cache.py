@@ -21,9 +21,16 @@ class ResultCache:
     def key(request: StepInput) -> str:
         """A run on one TrustGraph flow never reads what another flow's services answered: the flow is in the key."""
         flow = current_flow()
-        material = json.dumps([request.step.function, request.step.arguments, request.context,
-                               *([request.collection] if request.collection else []),
-                               *([f"flow:{flow.key}"] if flow is not None else [])], sort_keys=True)
+        material = json.dumps(
+            [
+                request.step.function,
+                request.step.arguments,
+                request.context,
+                *([request.collection] if request.collection else []),
+                *([f"flow:{flow.key}"] if flow is not None else []),
+            ],
+            sort_keys=True,
+        )
         return hashlib.sha256(material.encode()).hexdigest()
 
     def get(self, request: StepInput) -> StepOutput | None:

@@ -24,7 +24,16 @@ class DescribeClass(OntologyTool):
         class_name = args.get("class_name", "").strip()
         c = ontology.require_class(class_name)
         count = (await graph.ro_query(f"MATCH (n:`{class_name}`) RETURN count(n)")).rows[0][0]
-        return [{"class": class_name, "description": c.description, "key": c.key, "display": c.display,
-                 "properties": c.properties, "instances": count,
-                 "relationships": [{"type": r.type, "from": r.from_, "to": r.to}
-                                   for r in ontology.relationships_of(class_name)]}]
+        return [
+            {
+                "class": class_name,
+                "description": c.description,
+                "key": c.key,
+                "display": c.display,
+                "properties": c.properties,
+                "instances": count,
+                "relationships": [
+                    {"type": r.type, "from": r.from_, "to": r.to} for r in ontology.relationships_of(class_name)
+                ],
+            }
+        ]

@@ -21,8 +21,11 @@ class FindPathBetweenInstances(OntologyTool):
         arguments=[
             ToolArgument(name="start_name", description="the first entity's id or exact name"),
             ToolArgument(name="end_name", description="the second entity's id or exact name"),
-            ToolArgument(name="max_depth", description=f"longest path to consider (1-{MAX_PATH_DEPTH}, default 4)",
-                         required=False),
+            ToolArgument(
+                name="max_depth",
+                description=f"longest path to consider (1-{MAX_PATH_DEPTH}, default 4)",
+                required=False,
+            ),
         ],
     )
     finds = "paths"
@@ -37,7 +40,15 @@ class FindPathBetweenInstances(OntologyTool):
             f"{match_instance(ontology, 'b', 'end')} WITH a, b LIMIT 1 "
             f"MATCH p = (a)-[*1..{depth}]-(b) RETURN [n IN nodes(p) | labels(n)[0]], "
             f"[n IN nodes(p) | properties(n)], [r IN relationships(p) | type(r)], length(p) "
-            f"ORDER BY length(p) LIMIT 1", {"start": start, "end": end}, max_rows=1)
-        return [{"length": length, "relationships": rels,
-                 "nodes": [instance([lbl], props) for lbl, props in zip(labels, props_list, strict=True)]}
-                for labels, props_list, rels, length in found.rows]
+            f"ORDER BY length(p) LIMIT 1",
+            {"start": start, "end": end},
+            max_rows=1,
+        )
+        return [
+            {
+                "length": length,
+                "relationships": rels,
+                "nodes": [instance([lbl], props) for lbl, props in zip(labels, props_list, strict=True)],
+            }
+            for labels, props_list, rels, length in found.rows
+        ]

@@ -18,9 +18,11 @@ class GetActionDetails(ActionLookupTool):
     spec = ToolSpec(
         name="get_action_details",
         description="One action's definition: parameters, preconditions, effects, its inverse and whether it "
-                    "is irreversible. Reads definitions only; changes nothing.",
-        arguments=[ToolArgument(name="entity_type", description="the class of entities"),
-                   ToolArgument(name="action_name", description="the action")],
+        "is irreversible. Reads definitions only; changes nothing.",
+        arguments=[
+            ToolArgument(name="entity_type", description="the class of entities"),
+            ToolArgument(name="action_name", description="the action"),
+        ],
     )
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:

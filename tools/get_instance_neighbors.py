@@ -18,7 +18,7 @@ class GetInstanceNeighbors(OntologyTool):
     spec = ToolSpec(
         name="get_instance_neighbors",
         description="The entities connected to one entity (named by its id or name), with the relationships "
-                    "that lead to each.",
+        "that lead to each.",
         arguments=[
             ToolArgument(name="instance_name", description="the entity's id or exact name"),
             ToolArgument(name="hops", description=f"how far to look (1-{MAX_HOPS}, default 1)", required=False),
@@ -39,5 +39,7 @@ class GetInstanceNeighbors(OntologyTool):
         found = await graph.ro_query(
             f"{match_instance(ontology, 'n', 'name')} WITH n LIMIT 1 MATCH p = (n){pattern}(m) "
             f"RETURN DISTINCT [x IN relationships(p) | type(x)], labels(m), properties(m) LIMIT {MAX_LIMIT}",
-            {"name": name}, max_rows=MAX_LIMIT)
+            {"name": name},
+            max_rows=MAX_LIMIT,
+        )
         return [{"via": via, **instance(labels, props)} for via, labels, props in found.rows]

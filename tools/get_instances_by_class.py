@@ -19,10 +19,14 @@ class GetInstancesByClass(OntologyTool):
         description="The entities of one class, optionally only those whose properties equal given values.",
         arguments=[
             ToolArgument(name="class_name", description="the class"),
-            ToolArgument(name="filters", description='a JSON object of property -> value, e.g. {"status": "open"}',
-                         required=False),
-            ToolArgument(name="limit", description=f"at most this many (default 20, at most {MAX_LIMIT})",
-                         required=False),
+            ToolArgument(
+                name="filters",
+                description='a JSON object of property -> value, e.g. {"status": "open"}',
+                required=False,
+            ),
+            ToolArgument(
+                name="limit", description=f"at most this many (default 20, at most {MAX_LIMIT})", required=False
+            ),
         ],
     )
     finds = "instances"
@@ -43,6 +47,7 @@ class GetInstancesByClass(OntologyTool):
             params[f"f{i}"] = value
         limit = int_argument(args, "limit", 20, 1, MAX_LIMIT)
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        found = await graph.ro_query(f"MATCH (n:`{class_name}`){where} RETURN properties(n) LIMIT {limit}",
-                                     params, max_rows=limit)
+        found = await graph.ro_query(
+            f"MATCH (n:`{class_name}`){where} RETURN properties(n) LIMIT {limit}", params, max_rows=limit
+        )
         return [{"class": class_name, **props} for (props,) in found.rows]

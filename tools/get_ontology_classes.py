@@ -13,10 +13,13 @@ if TYPE_CHECKING:
 
 
 class GetOntologyClasses(OntologyTool):
-    spec = ToolSpec(name="get_ontology_classes",
-                    description="The classes of entities in the domain, with their key and properties.")
+    spec = ToolSpec(
+        name="get_ontology_classes", description="The classes of entities in the domain, with their key and properties."
+    )
     finds = "classes"
 
     async def rows(self, args: dict[str, str], graph: GraphStore, ontology: Ontology) -> list[Any]:
-        return [{"class": n, "description": c.description, "key": c.key, "properties": c.properties}
-                for n, c in ontology.classes.items()]
+        return [
+            {"class": n, "description": c.description, "key": c.key, "properties": c.properties}
+            for n, c in ontology.classes.items()
+        ]

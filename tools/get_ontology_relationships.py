@@ -13,10 +13,13 @@ if TYPE_CHECKING:
 
 
 class GetOntologyRelationships(OntologyTool):
-    spec = ToolSpec(name="get_ontology_relationships",
-                    description="The relationship types of the domain: from which class to which, and what they mean.")
+    spec = ToolSpec(
+        name="get_ontology_relationships",
+        description="The relationship types of the domain: from which class to which, and what they mean.",
+    )
     finds = "relationships"
 
     async def rows(self, args: dict[str, str], graph: GraphStore, ontology: Ontology) -> list[Any]:
-        return [{"type": r.type, "from": r.from_, "to": r.to, "description": r.description}
-                for r in ontology.relationships]
+        return [
+            {"type": r.type, "from": r.from_, "to": r.to, "description": r.description} for r in ontology.relationships
+        ]

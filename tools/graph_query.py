@@ -43,9 +43,15 @@ CANDIDATE_BUDGET_SHARE = 0.8
 DOUBTED_ROWS_SCORE = 0.5
 
 
-def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int = 0,
-               literals: list[tuple[str, str, bool]] | None = None,
-               absent: list[str] | None = None, unnamed: list[str] | None = None) -> ConfidenceMetrics:
+def score_rows(
+    row_count: int,
+    error: str | None,
+    truncated: bool,
+    retry_count: int = 0,
+    literals: list[tuple[str, str, bool]] | None = None,
+    absent: list[str] | None = None,
+    unnamed: list[str] | None = None,
+) -> ConfidenceMetrics:
     """Score a graph query's result from evidence: its size, whether the values it matched on (`literals`:
     (value, "exact"|"contains", exists in the graph)) exist at all, and whether the names the question
     itself mentions exist (`absent`: those found nowhere, not even in part). An empty result is a genuine
@@ -56,16 +62,30 @@ def score_rows(row_count: int, error: str | None, truncated: bool, retry_count: 
     scored = _score_rows(row_count, error, truncated, retry_count, literals or [], absent or [], unnamed or [])
     missing = sum(1 for _, _, exists in literals or [] if not exists)
     nowhere = len(absent or []) + len(unnamed or [])
-    signals = {"rows": float(row_count), "checked_values": float(len(literals or [])),
-               "unmatched_values": float(missing), "absent_names": float(nowhere),
-               "truncated": float(truncated), "error": float(bool(error))}
-    names = {"absent_names": [*(absent or []), *(unnamed or [])],
-             "unmatched_values": [value for value, _, exists in literals or [] if not exists]}
+    signals = {
+        "rows": float(row_count),
+        "checked_values": float(len(literals or [])),
+        "unmatched_values": float(missing),
+        "absent_names": float(nowhere),
+        "truncated": float(truncated),
+        "error": float(bool(error)),
+    }
+    names = {
+        "absent_names": [*(absent or []), *(unnamed or [])],
+        "unmatched_values": [value for value, _, exists in literals or [] if not exists],
+    }
     return scored.model_copy(update={"signals": signals, "names": {k: v for k, v in names.items() if v}})
 
 
-def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count: int,
-                literals: list[tuple[str, str, bool]], absent: list[str], unnamed: list[str]) -> ConfidenceMetrics:
+def _score_rows(
+    row_count: int,
+    error: str | None,
+    truncated: bool,
+    retry_count: int,
+    literals: list[tuple[str, str, bool]],
+    absent: list[str],
+    unnamed: list[str],
+) -> ConfidenceMetrics:
     nowhere = ", ".join(f"'{name}'" for name in absent)
     missing = [f"'{value}'" for value, mode, exists in literals if not exists]
     match_nothing = f"{', '.join(missing)} {'matches' if len(missing) == 1 else 'match'} nothing in the graph"
@@ -75,49 +95,64 @@ def _score_rows(row_count: int, error: str | None, truncated: bool, retry_count:
         if unnamed and not absent:
             names = ", ".join(f"'{name}'" for name in unnamed)
             return ConfidenceMetrics(
-                score=0.9, retry_count=retry_count,
+                score=0.9,
+                retry_count=retry_count,
                 reasoning=f"Empty result, and no stored name is or contains the question's {names} (only other "
-                          "names share a word with it): it does not exist here under that name")
+                "names share a word with it): it does not exist here under that name",
+            )
         if absent:
             return ConfidenceMetrics(
-                score=0.9, retry_count=retry_count,
+                score=0.9,
+                retry_count=retry_count,
                 reasoning=f"Empty result, and the question's {nowhere} matches nothing in the graph, not even in "
-                          "part: it does not exist here")
+                "part: it does not exist here",
+            )
         if missing:
             return ConfidenceMetrics(
-                score=0.3, retry_count=retry_count,
+                score=0.3,
+                retry_count=retry_count,
                 reasoning=f"Empty result and {match_nothing}: "
-                          "the entities don't exist under that name or the query is too restrictive")
+                "the entities don't exist under that name or the query is too restrictive",
+            )
         if literals:
             return ConfidenceMetrics(
-                score=0.85, retry_count=retry_count,
+                score=0.85,
+                retry_count=retry_count,
                 reasoning="Entities verified to exist but nothing matches the pattern: the empty result is "
-                          "a genuine answer (e.g. they are unconnected)")
+                "a genuine answer (e.g. they are unconnected)",
+            )
         return ConfidenceMetrics(
-            score=0.3, retry_count=retry_count,
-            reasoning="Empty result may indicate entities don't exist or query too restrictive")
+            score=0.3,
+            retry_count=retry_count,
+            reasoning="Empty result may indicate entities don't exist or query too restrictive",
+        )
     if missing:
         return ConfidenceMetrics(
-            score=0.6, retry_count=retry_count,
-            reasoning=f"Query returned {row_count} row(s) but {match_nothing}")
+            score=0.6, retry_count=retry_count, reasoning=f"Query returned {row_count} row(s) but {match_nothing}"
+        )
     if absent:
         return ConfidenceMetrics(
-            score=0.5, retry_count=retry_count,
+            score=0.5,
+            retry_count=retry_count,
             reasoning=f"Query returned {row_count} row(s), but the question's {nowhere} matches nothing in the "
-                      "graph: the rows may not be about what was asked")
+            "graph: the rows may not be about what was asked",
+        )
     if unnamed:
         names = ", ".join(f"'{name}'" for name in unnamed)
         return ConfidenceMetrics(
-            score=0.5, retry_count=retry_count,
+            score=0.5,
+            retry_count=retry_count,
             reasoning=f"Query returned {row_count} row(s), but no stored name is or contains the question's {names} "
-                      "(only other names share a word with it): the rows may be about another thing")
+            "(only other names share a word with it): the rows may be about another thing",
+        )
     if truncated:
         return ConfidenceMetrics(
-            score=0.8, retry_count=retry_count,
-            reasoning="Query returned more rows than kept; the answer may miss some")
+            score=0.8, retry_count=retry_count, reasoning="Query returned more rows than kept; the answer may miss some"
+        )
     verified = " with every named value found in the graph" if literals else ""
-    return ConfidenceMetrics(score=0.9, reasoning=f"Query returned {row_count} row(s){verified}",
-                             retry_count=retry_count)
+    return ConfidenceMetrics(
+        score=0.9, reasoning=f"Query returned {row_count} row(s){verified}", retry_count=retry_count
+    )
 
 
 def _output(rows: QueryRows, named_nowhere: list[str], order: str | None) -> str:
@@ -149,30 +184,43 @@ def _read_back(query: str) -> tuple[list[tuple[str, str]], str | None, dict[str,
 def _refused(error: str, retry_count: int, *, ran: bool) -> StepOutput:
     """The query's own fault: the same query would fail the same way, so the ladder repairs it."""
     what = "Query rejected by the graph" if ran else "Query not run"
-    return StepOutput(success=False, output=f"{what}: {error}", error=error, deterministic=True,
-                      confidence=score_rows(0, error, False, retry_count))
+    return StepOutput(
+        success=False,
+        output=f"{what}: {error}",
+        error=error,
+        deterministic=True,
+        confidence=score_rows(0, error, False, retry_count),
+    )
 
 
-async def _without_unasked_limit(request: StepInput, query: str, rows: QueryRows,
-                                 backends: Backends) -> tuple[str, QueryRows, str]:
+async def _without_unasked_limit(
+    request: StepInput, query: str, rows: QueryRows, backends: Backends
+) -> tuple[str, QueryRows, str]:
     """The query and its rows, run again without a LIMIT the question never asked for when the rows stopped
     exactly there (tools/unasked_limit.py), with what was done in words; as they were otherwise."""
     if rows.total_rows < 2:
         return query, rows, ""  # no LIMIT below 2 is lifted: the query need not be read
-    lifted = await off_loop("the check for a LIMIT the question never asked for",
-                            partial(unasked_limit_lifted, query, request.question, rows.total_rows))
+    lifted = await off_loop(
+        "the check for a LIMIT the question never asked for",
+        partial(unasked_limit_lifted, query, request.question, rows.total_rows),
+    )
     if lifted is None:
         return query, rows, ""
     assert backends.graph is not None
     try:
-        fuller = await backends.graph.ro_query(lifted, timeout_ms=request.step.timeout_ms,
-                                               max_rows=backends.max_rows)
+        fuller = await backends.graph.ro_query(lifted, timeout_ms=request.step.timeout_ms, max_rows=backends.max_rows)
     except GraphQueryError:
         return query, rows, ""  # the written query's rows stand
     if fuller.total_rows <= rows.total_rows:
         return query, rows, ""
-    return lifted, fuller, (f"the query stopped at LIMIT {rows.total_rows}, which the question does not ask for: "
-                            f"run without it, {len(fuller.rows)} rows")
+    return (
+        lifted,
+        fuller,
+        (
+            f"the query stopped at LIMIT {rows.total_rows}, which the question does not ask for: "
+            f"run without it, {len(fuller.rows)} rows"
+        ),
+    )
 
 
 class GraphQuery(Tool):
@@ -252,8 +300,18 @@ class GraphQuery(Tool):
             if backends.graph_candidates == 1:  # cross-checked because doubted: the writers need the descriptions
                 grounding = await ground(request.question, graph)
             budget = CANDIDATE_BUDGET_SHARE * request.step.timeout_ms / 1000 - (time.monotonic() - started)
-            tally = await cross_check(self, request.question, query, rows, grounding, backends, budget,
-                                      request.step.timeout_ms, candidates, doubts)
+            tally = await cross_check(
+                self,
+                request.question,
+                query,
+                rows,
+                grounding,
+                backends,
+                budget,
+                request.step.timeout_ms,
+                candidates,
+                doubts,
+            )
             query, rows, doubts = tally.query, tally.rows, tally.doubts
         looked_up, order, shape = await off_loop("the reading of the query that ran", partial(_read_back, query))
         literals = [(value, mode, await graph.value_exists(value, mode)) for value, mode in looked_up]
@@ -267,13 +325,18 @@ class GraphQuery(Tool):
         confidence = score_rows(found, None, rows.truncated, request.retry_count, literals, absent, unnamed)
         misplaced = await misplaced_names(query, grounding, graph) if found == 0 and not named_nowhere else []
         if misplaced:  # not "entities verified to exist": they exist, but not where the query looked
-            confidence = confidence.model_copy(update={
-                "score": 0.3, "reasoning": "Empty result, and " + "; ".join(misplaced),
-                "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))},
-                "names": {k: v for k, v in confidence.names.items() if k != "unmatched_values"}})
+            confidence = confidence.model_copy(
+                update={
+                    "score": 0.3,
+                    "reasoning": "Empty result, and " + "; ".join(misplaced),
+                    "signals": {**confidence.signals, "unmatched_values": float(len(misplaced))},
+                    "names": {k: v for k, v in confidence.names.items() if k != "unmatched_values"},
+                }
+            )
         elif found == 0 and doubts.too_short_joins:  # not "they are unconnected": the walk could never join them
-            confidence = confidence.model_copy(update={
-                "score": 0.3, "reasoning": "Empty result, and " + "; ".join(doubts.too_short_joins)})
+            confidence = confidence.model_copy(
+                update={"score": 0.3, "reasoning": "Empty result, and " + "; ".join(doubts.too_short_joins)}
+            )
         if doubts.unasked:
             # the rows are about other things than the question asks for: evidence for the calibrator
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "unasked": 1.0}})
@@ -282,37 +345,55 @@ class GraphQuery(Tool):
             confidence = confidence.model_copy(update={"signals": {**confidence.signals, "short_walk": 1.0}})
         if doubts.unused_figures:  # a broader question's answer: the ladder repairs it, told which figure
             figures = ", ".join(doubts.unused_figures)
-            confidence = confidence.model_copy(update={
-                "score": min(confidence.score, DOUBTED_ROWS_SCORE),
-                "reasoning": f"{confidence.reasoning}; the query never uses the question's "
-                             f"figure{'s' if len(doubts.unused_figures) > 1 else ''} {figures}, so it answers a "
-                             "broader question: add the condition it sets",
-                "signals": {**confidence.signals, "unused_figures": float(len(doubts.unused_figures))},
-                "names": {**confidence.names, "unused_figures": list(doubts.unused_figures)}})
+            confidence = confidence.model_copy(
+                update={
+                    "score": min(confidence.score, DOUBTED_ROWS_SCORE),
+                    "reasoning": f"{confidence.reasoning}; the query never uses the question's "
+                    f"figure{'s' if len(doubts.unused_figures) > 1 else ''} {figures}, so it answers a "
+                    "broader question: add the condition it sets",
+                    "signals": {**confidence.signals, "unused_figures": float(len(doubts.unused_figures))},
+                    "names": {**confidence.names, "unused_figures": list(doubts.unused_figures)},
+                }
+            )
         nameless = doubts.rows_without_names and not holds_nothing(rows.rows)
         if nameless:  # "which airport is highest" answered with a height: the answer would have to invent the name
-            confidence = confidence.model_copy(update={
-                "score": min(confidence.score, DOUBTED_ROWS_SCORE),
-                "reasoning": f"{confidence.reasoning}; the question asks which or who, but the rows hold no name: "
-                             "return the name of what the query reaches or ranks, with the figure"})
+            confidence = confidence.model_copy(
+                update={
+                    "score": min(confidence.score, DOUBTED_ROWS_SCORE),
+                    "reasoning": f"{confidence.reasoning}; the question asks which or who, but the rows hold no name: "
+                    "return the name of what the query reaches or ranks, with the figure",
+                }
+            )
         if lifted:
             confidence = confidence.model_copy(update={"reasoning": f"{confidence.reasoning}; {lifted}"})
         if tally is not None:
-            confidence = confidence.model_copy(update={
-                "reasoning": f"{confidence.reasoning}; {tally.describe()}",
-                "signals": {**confidence.signals, "candidates": float(tally.valid), "agreement": tally.agreement,
-                            **({"form_agrees": float(tally.form_agrees)} if tally.form_agrees is not None else {})}})
+            confidence = confidence.model_copy(
+                update={
+                    "reasoning": f"{confidence.reasoning}; {tally.describe()}",
+                    "signals": {
+                        **confidence.signals,
+                        "candidates": float(tally.valid),
+                        "agreement": tally.agreement,
+                        **({"form_agrees": float(tally.form_agrees)} if tally.form_agrees is not None else {}),
+                    },
+                }
+            )
         # the shape of the query that ran, and the question's names it ignores: evidence for the calibrator
         ignored = list(doubts.ignored_names)
-        confidence = confidence.model_copy(update={"signals": {**confidence.signals, **shape,
-                                                               "unused_names": float(len(ignored))},
-                                                   "names": {**confidence.names, "unused_names": ignored}
-                                                   if ignored else confidence.names})
+        confidence = confidence.model_copy(
+            update={
+                "signals": {**confidence.signals, **shape, "unused_names": float(len(ignored))},
+                "names": {**confidence.names, "unused_names": ignored} if ignored else confidence.names,
+            }
+        )
         # A walk that could never join the names gives the same nothing when run again, a query without the
         # question's figure the same broader answer, rows without names the same figures: the ladder repairs them.
-        return StepOutput(success=True, output=output, confidence=confidence,
-                          deterministic=(found == 0 and bool(doubts.too_short_joins)) or bool(doubts.unused_figures)
-                          or nameless)
+        return StepOutput(
+            success=True,
+            output=output,
+            confidence=confidence,
+            deterministic=(found == 0 and bool(doubts.too_short_joins)) or bool(doubts.unused_figures) or nameless,
+        )
 
     @staticmethod
     def _candidates(request: StepInput, doubts: QueryDoubts, backends: Backends) -> int:

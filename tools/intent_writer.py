@@ -40,8 +40,9 @@ WRITTEN_KEPT = 64
 async def form_system_prompt(backends: Backends) -> str:
     """The form writer's system prompt: the same for every question on one graph (warmed at start)."""
     assert backends.graph is not None
-    return backends.prompts.render("intent_system", graph_schema=await backends.graph.describe_schema(),
-                                   form=describe_form())
+    return backends.prompts.render(
+        "intent_system", graph_schema=await backends.graph.describe_schema(), form=describe_form()
+    )
 
 
 async def intent_query(question: str, grounding: Grounding, backends: Backends) -> str:
@@ -74,8 +75,9 @@ async def _form_text(messages: list[dict[str, str]], schema: dict[str, Any], bac
     key = (messages[0]["content"], messages[1]["content"], json.dumps(schema, sort_keys=True))
     call = written.get(key)
     if call is None:
-        call = asyncio.ensure_future(backends.llm.chat(messages, json_schema=schema, max_tokens=FORM_TOKENS,
-                                                       temperature=0.0))
+        call = asyncio.ensure_future(
+            backends.llm.chat(messages, json_schema=schema, max_tokens=FORM_TOKENS, temperature=0.0)
+        )
         call.add_done_callback(lambda done: _forget_failed(written, key, done))
         written[key] = call
         while len(written) > WRITTEN_KEPT:
@@ -85,7 +87,10 @@ async def _form_text(messages: list[dict[str, str]], schema: dict[str, Any], bac
     return (await asyncio.shield(call)).text
 
 
-def _forget_failed(written: OrderedDict[tuple[str, str, str], asyncio.Task[Completion]],
-                   key: tuple[str, str, str], done: asyncio.Task[Completion]) -> None:
+def _forget_failed(
+    written: OrderedDict[tuple[str, str, str], asyncio.Task[Completion]],
+    key: tuple[str, str, str],
+    done: asyncio.Task[Completion],
+) -> None:
     if (done.cancelled() or done.exception() is not None) and written.get(key) is done:
         del written[key]

@@ -28,8 +28,11 @@ CHOICE = ToolArgument(name="tool", description="the knowledge tool to ask (each 
 def score_local(entities_found: int, answer: str, facts: str, retry_count: int = 0) -> ConfidenceMetrics:
     """Were the question's entities found at all, and is the answer grounded in their facts?"""
     if entities_found == 0:
-        return ConfidenceMetrics(score=0.2, retry_count=retry_count,
-                                 reasoning="none of the entities the question names were found in the graph")
+        return ConfidenceMetrics(
+            score=0.2,
+            retry_count=retry_count,
+            reasoning="none of the entities the question names were found in the graph",
+        )
     text = text_result_confidence(answer, facts, retry_count)
     return text.model_copy(update={"reasoning": f"{entities_found} entities found; {text.reasoning}"})
 
@@ -42,10 +45,10 @@ def score_reported(answer: str, sources: int, explained: bool, retry_count: int 
         return ConfidenceMetrics(score=0.3, reasoning="graph-rag said it does not know", retry_count=retry_count)
     if sources or explained:
         backing = f"{sources} source document(s)" if sources else "provenance from the graph"
-        return ConfidenceMetrics(score=0.85, reasoning=f"graph-rag answer backed by {backing}",
-                                 retry_count=retry_count)
-    return ConfidenceMetrics(score=0.6, reasoning="graph-rag answer without sources or provenance to check",
-                             retry_count=retry_count)
+        return ConfidenceMetrics(score=0.85, reasoning=f"graph-rag answer backed by {backing}", retry_count=retry_count)
+    return ConfidenceMetrics(
+        score=0.6, reasoning="graph-rag answer without sources or provenance to check", retry_count=retry_count
+    )
 
 
 def score(rag: RagAnswer, retry_count: int) -> ConfidenceMetrics:
@@ -99,14 +102,20 @@ class KnowledgeQuery(Tool):
         if not offered:
             return None
         listing = "; ".join(f"{name} ({e.description})" for name, e in offered.items())
-        return self.spec.model_copy(update={
-            "description": f"{self.spec.description} Knowledge tools: {listing}",
-            "arguments": [*self.spec.arguments, CHOICE], "choice_argument": CHOICE.name,
-            "choices": {name: {} for name in offered}})
+        return self.spec.model_copy(
+            update={
+                "description": f"{self.spec.description} Knowledge tools: {listing}",
+                "arguments": [*self.spec.arguments, CHOICE],
+                "choice_argument": CHOICE.name,
+                "choices": {name: {} for name in offered},
+            }
+        )
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
-        rag = await backends.rag.answer(request.step.arguments.get("question") or request.question,
-                                        collection=collection(request.step.arguments, configured(backends)))
+        rag = await backends.rag.answer(
+            request.step.arguments.get("question") or request.question,
+            collection=collection(request.step.arguments, configured(backends)),
+        )
         # "Nothing by that name" is a result in its own right, scored low, not a failure.
         success = bool(rag.answer.strip()) or rag.entities_found == 0
         return StepOutput(success=success, output=rag.output, confidence=score(rag, request.retry_count))

@@ -18,7 +18,7 @@ class ListAvailableActions(ActionLookupTool):
     spec = ToolSpec(
         name="list_available_actions",
         description="The actions that can be taken on entities of one class: names, parameters, preconditions "
-                    "and effects. Reads definitions only; changes nothing.",
+        "and effects. Reads definitions only; changes nothing.",
         arguments=[ToolArgument(name="entity_type", description="the class of entities")],
     )
 
@@ -29,7 +29,14 @@ class ListAvailableActions(ActionLookupTool):
             backends.ontology.require_class(entity_type)
         except UnknownName as exc:
             return action_output({"error": str(exc)}, False, 0.0, str(exc), request.retry_count)
-        actions = [describe_action(backends.ontology, entity_type, name)
-                   for name in backends.ontology.actions.get(entity_type, {})]
-        return action_output({"actions": actions}, True, 0.9 if actions else 0.5,
-                             f"{len(actions)} action(s) defined for {entity_type}", request.retry_count)
+        actions = [
+            describe_action(backends.ontology, entity_type, name)
+            for name in backends.ontology.actions.get(entity_type, {})
+        ]
+        return action_output(
+            {"actions": actions},
+            True,
+            0.9 if actions else 0.5,
+            f"{len(actions)} action(s) defined for {entity_type}",
+            request.retry_count,
+        )

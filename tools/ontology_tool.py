@@ -49,7 +49,8 @@ def match_instance(ontology: Ontology, variable: str, parameter: str) -> str:
     checks = " OR ".join(
         f"({variable}:`{name}` AND (toLower(toString({variable}.`{c.key}`)) = toLower(${parameter}) OR "
         f"toLower(toString({variable}.`{c.display}`)) = toLower(${parameter})))"
-        for name, c in ontology.classes.items())
+        for name, c in ontology.classes.items()
+    )
     return f"MATCH ({variable}) WHERE {checks}"
 
 
@@ -60,18 +61,26 @@ def instance(labels: list[str], props: dict[str, Any]) -> dict[str, Any]:
 def rows_output(rows: list[Any], what: str, retry_count: int) -> StepOutput:
     """Found rows are strong evidence (0.9); none found is weak (0.3): the retry ladder may broaden."""
     if not rows:
-        return StepOutput(success=True, output=json.dumps({"results": [], "count": 0}),
-                          confidence=ConfidenceMetrics(score=0.3, reasoning=f"no {what} found",
-                                                       retry_count=retry_count))
-    return StepOutput(success=True, output=json.dumps({"results": rows, "count": len(rows)}, default=str),
-                      confidence=ConfidenceMetrics(score=0.9, reasoning=f"{len(rows)} {what} found",
-                                                   retry_count=retry_count))
+        return StepOutput(
+            success=True,
+            output=json.dumps({"results": [], "count": 0}),
+            confidence=ConfidenceMetrics(score=0.3, reasoning=f"no {what} found", retry_count=retry_count),
+        )
+    return StepOutput(
+        success=True,
+        output=json.dumps({"results": rows, "count": len(rows)}, default=str),
+        confidence=ConfidenceMetrics(score=0.9, reasoning=f"{len(rows)} {what} found", retry_count=retry_count),
+    )
 
 
 def refused(error: Exception, retry_count: int) -> StepOutput:
-    return StepOutput(success=False, output=f"Bad arguments: {error}", error=str(error), deterministic=True,
-                      confidence=ConfidenceMetrics(score=0.0, reasoning=f"bad arguments: {error}",
-                                                   retry_count=retry_count))
+    return StepOutput(
+        success=False,
+        output=f"Bad arguments: {error}",
+        error=str(error),
+        deterministic=True,
+        confidence=ConfidenceMetrics(score=0.0, reasoning=f"bad arguments: {error}", retry_count=retry_count),
+    )
 
 
 class OntologyTool(Tool):

@@ -60,18 +60,29 @@ async def _messages(question: str, grounding: Grounding, backends: Backends) -> 
     assert backends.graph is not None
     prompts = backends.prompts
     return [
-        {"role": "system", "content": prompts.render("graph_candidate_system",
-                                                     graph_schema=await backends.graph.describe_schema(),
-                                                     cypher_rules=prompts.render("cypher_rules").strip())},
-        {"role": "user", "content": prompts.render("graph_candidate_user", question=question,
-                                                   grounding=await described_for_writer(question, grounding,
-                                                                                         backends))},
+        {
+            "role": "system",
+            "content": prompts.render(
+                "graph_candidate_system",
+                graph_schema=await backends.graph.describe_schema(),
+                cypher_rules=prompts.render("cypher_rules").strip(),
+            ),
+        },
+        {
+            "role": "user",
+            "content": prompts.render(
+                "graph_candidate_user",
+                question=question,
+                grounding=await described_for_writer(question, grounding, backends),
+            ),
+        },
     ]
 
 
 async def _free(messages: list[dict[str, str]], backends: Backends) -> str:
-    completion = await backends.llm.chat(messages, json_schema=QUERY_SCHEMA, max_tokens=256,
-                                         temperature=SAMPLING_TEMPERATURE)
+    completion = await backends.llm.chat(
+        messages, json_schema=QUERY_SCHEMA, max_tokens=256, temperature=SAMPLING_TEMPERATURE
+    )
     try:
         query = json.loads(completion.text)["query"]
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -81,8 +92,9 @@ async def _free(messages: list[dict[str, str]], backends: Backends) -> str:
     return query.strip()
 
 
-async def _writers(question: str, grounding: Grounding, backends: Backends,
-                   candidates: int) -> list[tuple[str, Writer]]:
+async def _writers(
+    question: str, grounding: Grounding, backends: Backends, candidates: int
+) -> list[tuple[str, Writer]]:
     """The `candidates - 1` other candidates' writers, by kind, in the order they are tried: the query form
     first (with a schema to fill it from), then free Cypher sampled (its prompt built only when one is)."""
     writers: list[tuple[str, Writer]] = []
@@ -111,9 +123,18 @@ async def _candidate(tool: Tool, write: Writer, backends: Backends, timeout_ms: 
     return arguments["query"], rows
 
 
-async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, grounding: Grounding,
-                      backends: Backends, budget_s: float, timeout_ms: int, candidates: int,
-                      doubts: QueryDoubts) -> Tally:
+async def cross_check(
+    tool: Tool,
+    question: str,
+    query: str,
+    rows: QueryRows,
+    grounding: Grounding,
+    backends: Backends,
+    budget_s: float,
+    timeout_ms: int,
+    candidates: int,
+    doubts: QueryDoubts,
+) -> Tally:
     """The planner's query and up to `candidates - 1` others, within `budget_s` seconds in all (a candidate
     still being written when the budget runs out is dropped and said so). `doubts`: the planner's query's,
     computed with its rows by the step already (tools/query_doubts.py), not checked again."""
@@ -149,7 +170,15 @@ async def cross_check(tool: Tool, question: str, query: str, rows: QueryRows, gr
     chosen_query, chosen_rows = found[best]
     if answer_signature(rows.rows) != answer_signature(chosen_rows.rows):
         notes.append("the planner's own query returned a different answer")
-    form_agrees = None if form_at is None else (
-        answer_signature(found[form_at][1].rows) == answer_signature(chosen_rows.rows))
-    return Tally(query=chosen_query, rows=chosen_rows, valid=len(found), agreeing=agreeing, notes=notes,
-                 form_agrees=form_agrees, doubts=found_doubts[best])
+    form_agrees = (
+        None if form_at is None else (answer_signature(found[form_at][1].rows) == answer_signature(chosen_rows.rows))
+    )
+    return Tally(
+        query=chosen_query,
+        rows=chosen_rows,
+        valid=len(found),
+        agreeing=agreeing,
+        notes=notes,
+        form_agrees=form_agrees,
+        doubts=found_doubts[best],
+    )

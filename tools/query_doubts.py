@@ -43,35 +43,49 @@ class QueryDoubts:
         """Worth a cross-check by the query form (`form_when_doubted`): it ignores a name or a figure the question
         gives (the form sets a condition on what it reaches), or draws one of the planner's doubts. The rows are
         left out: they were never part of this."""
-        return bool(self.ignored_names or self.unused_figures or self.unasked or self.walk_doubts
-                    or self.too_short_joins)
+        return bool(
+            self.ignored_names or self.unused_figures or self.unasked or self.walk_doubts or self.too_short_joins
+        )
 
     @property
     def loses_ties(self) -> bool:
         """Placed after undoubted candidates on a tie (tools/query_candidates.py): it returns only figures where
         a name is asked for, leaves out a figure the question gives, or draws one of the planner's doubts."""
-        return self.rows_without_names or bool(self.unused_figures or self.unasked or self.walk_doubts
-                                               or self.too_short_joins)
+        return self.rows_without_names or bool(
+            self.unused_figures or self.unasked or self.walk_doubts or self.too_short_joins
+        )
 
 
-async def query_doubts(question: str, query: str, grounding: Grounding, schema: SchemaCheck | None,
-                       rows: QueryRows | None = None) -> QueryDoubts:
+async def query_doubts(
+    question: str, query: str, grounding: Grounding, schema: SchemaCheck | None, rows: QueryRows | None = None
+) -> QueryDoubts:
     """The query's doubts, each kind checked once: the schema's only with a schema, the rows' only with rows (an
     empty result's walk is checked against how the graph connects the names it joins). The grounding's names and
     what it matched are what count (not its facts for the writers)."""
-    textless = rows is not None and asks_for_name(question) and not any(
-        isinstance(v, str) for row in rows.rows for v in row)
+    textless = (
+        rows is not None and asks_for_name(question) and not any(isinstance(v, str) for row in rows.rows for v in row)
+    )
     unasked = await schema.unasked(question, [query]) if schema is not None else None
     walks = await schema.walk_doubts(question, [query], grounding) if schema is not None else []
-    too_short = (await walks_shorter_than_connection(query, grounding, schema.graph)
-                 if schema is not None and rows is not None and holds_nothing(rows.rows) else [])
-    names, figures = await off_loop("the query's name and figure checks",
-                                    lambda: _text_doubts(question, query, grounding))
-    return QueryDoubts(query=query, ignored_names=names, unused_figures=figures, unasked=unasked,
-                       walk_doubts=tuple(walks), rows_without_names=textless, too_short_joins=tuple(too_short))
+    too_short = (
+        await walks_shorter_than_connection(query, grounding, schema.graph)
+        if schema is not None and rows is not None and holds_nothing(rows.rows)
+        else []
+    )
+    names, figures = await off_loop(
+        "the query's name and figure checks", lambda: _text_doubts(question, query, grounding)
+    )
+    return QueryDoubts(
+        query=query,
+        ignored_names=names,
+        unused_figures=figures,
+        unasked=unasked,
+        walk_doubts=tuple(walks),
+        rows_without_names=textless,
+        too_short_joins=tuple(too_short),
+    )
 
 
 def _text_doubts(question: str, query: str, grounding: Grounding) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The names and the figures the question gives that the query leaves out: text checks only."""
-    return (tuple(unused_names(query, grounding)),
-            tuple(unused_figures(without_names(question, grounding), query)))
+    return (tuple(unused_names(query, grounding)), tuple(unused_figures(without_names(question, grounding), query)))

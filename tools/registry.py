@@ -70,8 +70,12 @@ def enabled_tools(backends: Backends, names: Iterable[str] | None = None) -> lis
     return [all_tools()[n] for n in wanted if all_tools()[n].available(backends)]
 
 
-async def catalogue(backends: Backends, names: Iterable[str] | None = None, scope: ToolScope | None = None,
-                    access: dict[str, ToolAccess] | None = None) -> dict[str, ToolSpec]:
+async def catalogue(
+    backends: Backends,
+    names: Iterable[str] | None = None,
+    scope: ToolScope | None = None,
+    access: dict[str, ToolAccess] | None = None,
+) -> dict[str, ToolSpec]:
     """What the planner may use right now (a tool whose choices are found at run time may have none). With
     `scope` (a request's group and state), only the tools and choices it admits, as TrustGraph's agent
     filters its tools; `access`: the deployment's groups for built-in tools (`tool_groups`)."""
@@ -85,8 +89,12 @@ async def catalogue(backends: Backends, names: Iterable[str] | None = None, scop
     return specs
 
 
-def activities(backends: Backends, names: Iterable[str] | None = None, cache: ResultCache | None = None,
-               metrics: AgentMetrics | None = None) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
+def activities(
+    backends: Backends,
+    names: Iterable[str] | None = None,
+    cache: ResultCache | None = None,
+    metrics: AgentMetrics | None = None,
+) -> list[Callable[[StepInput], Awaitable[StepOutput]]]:
     """One Temporal activity per enabled tool, named as the tool, with the result cache in front; each
     attempt is counted in `metrics` as it ends: once per result the workflow receives (a tool's error that
     Temporal retries is counted when it gives up for good, as a non-retryable error, or not at all)."""
@@ -94,8 +102,9 @@ def activities(backends: Backends, names: Iterable[str] | None = None, cache: Re
     return [_as_activity(t, backends, results, metrics) for t in enabled_tools(backends, names)]
 
 
-def _as_activity(t: Tool, backends: Backends, results: ResultCache,
-                 metrics: AgentMetrics | None) -> Callable[[StepInput], Awaitable[StepOutput]]:
+def _as_activity(
+    t: Tool, backends: Backends, results: ResultCache, metrics: AgentMetrics | None
+) -> Callable[[StepInput], Awaitable[StepOutput]]:
     async def run(request: StepInput) -> StepOutput:
         started = time.monotonic()
         hit = results.get(request) if t.spec.cacheable else None
@@ -119,13 +128,17 @@ def _as_activity(t: Tool, backends: Backends, results: ResultCache,
     return activity.defn(name=t.name)(run)
 
 
-
 def _redacted(output: StepOutput) -> StepOutput:
     """The result with secret-looking values redacted: it is recorded in the run's history and shown to the
     model, which needs no credential a graph or a tool happened to hold."""
     confidence = output.confidence.model_copy(update={"reasoning": redact_text(output.confidence.reasoning)})
-    return output.model_copy(update={"output": redact_text(output.output), "confidence": confidence,
-                                     "error": redact_text(output.error) if output.error else output.error})
+    return output.model_copy(
+        update={
+            "output": redact_text(output.output),
+            "confidence": confidence,
+            "error": redact_text(output.error) if output.error else output.error,
+        }
+    )
 
 
 def _within_history_limits(output: StepOutput) -> StepOutput:

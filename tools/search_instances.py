@@ -27,8 +27,9 @@ class SearchInstances(OntologyTool):
         arguments=[
             ToolArgument(name="search_term", description="the text to look for, e.g. a name or an id"),
             ToolArgument(name="class_name", description="only entities of this class (optional)", required=False),
-            ToolArgument(name="limit", description=f"at most this many matches (default 10, at most {MAX_LIMIT})",
-                         required=False),
+            ToolArgument(
+                name="limit", description=f"at most this many matches (default 10, at most {MAX_LIMIT})", required=False
+            ),
         ],
     )
     finds = "matching instances"
@@ -44,5 +45,7 @@ class SearchInstances(OntologyTool):
         found = await graph.ro_query(
             f"MATCH (n{label(class_name)}) {PROPERTY_TEXT} WHERE toLower(text) CONTAINS toLower($term) "
             f"WITH DISTINCT n RETURN labels(n), properties(n) LIMIT {limit}",
-            {"term": term}, max_rows=limit)
+            {"term": term},
+            max_rows=limit,
+        )
         return [instance(labels, props) for labels, props in found.rows]

@@ -29,13 +29,23 @@ class TextCompletion(Tool):
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         prompts = backends.prompts
-        completion = await backends.llm.chat([
-            {"role": "system", "content": prompts.render("text_completion_system")},
-            {"role": "user", "content": prompts.render(
-                "text_completion_user", prompt=request.step.arguments.get("prompt", ""),
-                context=format_context(request.context))},
-        ])
+        completion = await backends.llm.chat(
+            [
+                {"role": "system", "content": prompts.render("text_completion_system")},
+                {
+                    "role": "user",
+                    "content": prompts.render(
+                        "text_completion_user",
+                        prompt=request.step.arguments.get("prompt", ""),
+                        context=format_context(request.context),
+                    ),
+                },
+            ]
+        )
         # Scored by how much of it the earlier results support: the model's own certainty is no evidence.
         evidence = "\n".join(request.context.values())
-        return StepOutput(success=bool(completion.text.strip()), output=completion.text,
-                          confidence=text_result_confidence(completion.text, evidence, request.retry_count))
+        return StepOutput(
+            success=bool(completion.text.strip()),
+            output=completion.text,
+            confidence=text_result_confidence(completion.text, evidence, request.retry_count),
+        )

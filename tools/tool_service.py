@@ -25,20 +25,27 @@ def score_reply(text: str, retry_count: int = 0) -> ConfidenceMetrics:
     """A tool service declares no output schema: an answer is plausible, nothing is weak."""
     if not text.strip():
         return ConfidenceMetrics(score=0.2, reasoning="the tool service returned nothing", retry_count=retry_count)
-    return ConfidenceMetrics(score=0.7, retry_count=retry_count,
-                             reasoning="text output; the tool service declares no schema to check it against")
+    return ConfidenceMetrics(
+        score=0.7,
+        retry_count=retry_count,
+        reasoning="text output; the tool service declares no schema to check it against",
+    )
 
 
 def approval_reason(tool: ConfiguredTool) -> str:
     """Why calling it waits for a human: TrustGraph's config cannot mark a tool service read-only."""
     service = tool.service.service if tool.service is not None else "?"
-    return (f"the tool {tool.name} (TrustGraph tool service {service}) is not marked read-only, so it may change "
-            "things")
+    return f"the tool {tool.name} (TrustGraph tool service {service}) is not marked read-only, so it may change things"
 
 
 def _refused(message: str, retry_count: int) -> StepOutput:
-    return StepOutput(success=False, output=message, error="tool-service", deterministic=True,
-                      confidence=ConfidenceMetrics(score=0.1, reasoning=message, retry_count=retry_count))
+    return StepOutput(
+        success=False,
+        output=message,
+        error="tool-service",
+        deterministic=True,
+        confidence=ConfidenceMetrics(score=0.1, reasoning=message, retry_count=retry_count),
+    )
 
 
 def configured(backends: Backends) -> dict[str, ConfiguredTool]:
@@ -52,8 +59,10 @@ class ToolService(Tool):
         position=55,
         name="ToolService",
         description="Call a tool that TrustGraph serves with a tool service of its own.",
-        arguments=[ToolArgument(name="tool", description="the tool's name"),
-                   ToolArgument(name="arguments", description="the tool's input as a JSON object")],
+        arguments=[
+            ToolArgument(name="tool", description="the tool's name"),
+            ToolArgument(name="arguments", description="the tool's input as a JSON object"),
+        ],
         default_threshold=0.6,
         choice_argument="tool",
         json_argument="arguments",
@@ -67,10 +76,15 @@ class ToolService(Tool):
         found = {name: t for name, t in configured(backends).items() if scope is None or scope.admits(t.access)}
         if not found:
             return None
-        listing = "; ".join(f"{name} ({t.description}) input {json_schema_summary(t.input_schema())}"
-                            for name, t in found.items())
-        return self.spec.model_copy(update={"description": f"{self.spec.description} Tools: {listing}",
-                                            "choices": {name: t.input_schema() for name, t in found.items()}})
+        listing = "; ".join(
+            f"{name} ({t.description}) input {json_schema_summary(t.input_schema())}" for name, t in found.items()
+        )
+        return self.spec.model_copy(
+            update={
+                "description": f"{self.spec.description} Tools: {listing}",
+                "choices": {name: t.input_schema() for name, t in found.items()},
+            }
+        )
 
     async def run(self, request: StepInput, backends: Backends) -> StepOutput:
         name = request.step.arguments.get("tool", "")
@@ -83,17 +97,31 @@ class ToolService(Tool):
             return _refused(f"arguments are not JSON: {exc}", request.retry_count)
         if not request.approved:
             why = approval_reason(tool)
-            return StepOutput(success=False, output=f"{name} was not called: {why}", needs_approval=why,
-                              deterministic=True, confidence=ConfidenceMetrics(
-                                  score=0.0, reasoning=f"not called: {why}", retry_count=request.retry_count))
+            return StepOutput(
+                success=False,
+                output=f"{name} was not called: {why}",
+                needs_approval=why,
+                deterministic=True,
+                confidence=ConfidenceMetrics(
+                    score=0.0, reasoning=f"not called: {why}", retry_count=request.retry_count
+                ),
+            )
         try:
-            text = await call_tool_service(backends.trustgraph_config.rr, tool.service, arguments,
-                                           timeout_s=request.step.timeout_ms / 1000)
+            text = await call_tool_service(
+                backends.trustgraph_config.rr, tool.service, arguments, timeout_s=request.step.timeout_ms / 1000
+            )
         except ApplicationError as exc:
             if exc.type != "TrustGraphError":
                 raise  # no answer in time: Temporal tries again
             # The service answered with an error (TrustGraph's agent gives it to the model as the observation).
-            return StepOutput(success=False, output=str(exc), error=str(exc), confidence=ConfidenceMetrics(
-                score=0.1, reasoning=f"the tool service reported an error: {exc}"[:300],
-                retry_count=request.retry_count))
+            return StepOutput(
+                success=False,
+                output=str(exc),
+                error=str(exc),
+                confidence=ConfidenceMetrics(
+                    score=0.1,
+                    reasoning=f"the tool service reported an error: {exc}"[:300],
+                    retry_count=request.retry_count,
+                ),
+            )
         return StepOutput(success=bool(text.strip()), output=text, confidence=score_reply(text, request.retry_count))

@@ -15,9 +15,11 @@ from cypher.tokens import blank_code, depths, keywords
 _INTEGER = re.compile(r"\s*(\d+)\b")
 # A number in the question ("three", "top 5", "more than 2"), or words asking for some of the rows ("the first",
 # "some examples"): the question may have asked for part of the list.
-_PART = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|few|"
-                   r"couple|single|dozen|first|last|some|several|examples?|samples?|main|leading)\b",
-                   re.IGNORECASE)
+_PART = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|few|"
+    r"couple|single|dozen|first|last|some|several|examples?|samples?|main|leading)\b",
+    re.IGNORECASE,
+)
 
 
 def final_limit(query: str) -> tuple[int, int, int] | None:
@@ -33,7 +35,7 @@ def final_limit(query: str) -> tuple[int, int, int] | None:
     if not limits or any(w == "SKIP" and p > returns[-1] for p, w in top):
         return None  # no LIMIT, or a page of rows (`SKIP 5 LIMIT 5`): without it, everything after the skip
     number = _INTEGER.match(blanked, limits[-1] + len("LIMIT"))
-    if number is None or blanked[number.end():].strip(" ;\n\t"):
+    if number is None or blanked[number.end() :].strip(" ;\n\t"):
         return None  # a parameter, an expression, or something after it
     return int(number.group(1)), limits[-1], number.end()
 

@@ -67,10 +67,15 @@ def choice_json_schema(count: int, nodes: Nodes, values: Sequence[str] = ()) -> 
         "answer_key": {"enum": ["", *keys]},
     }
     if values:
-        properties["condition"] = {"type": "object", "properties": {"key": {"enum": ["", *keys]},
-                                                                    "operator": {"enum": list(OPERATORS)},
-                                                                    "value": {"enum": list(values)}},
-                                   "required": ["key", "operator", "value"]}
+        properties["condition"] = {
+            "type": "object",
+            "properties": {
+                "key": {"enum": ["", *keys]},
+                "operator": {"enum": list(OPERATORS)},
+                "value": {"enum": list(values)},
+            },
+            "required": ["key", "operator", "value"],
+        }
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
@@ -88,8 +93,9 @@ def _values(reading: QuestionReading) -> str:
     return f"Figures and values it gives: {', '.join(given)}\n" if given else ""
 
 
-def parse_choice(text: str, count: int, nodes: Nodes, values: Sequence[str] = ()
-                 ) -> tuple[int, str, str, Condition | None, str]:
+def parse_choice(
+    text: str, count: int, nodes: Nodes, values: Sequence[str] = ()
+) -> tuple[int, str, str, Condition | None, str]:
     """The reply as (walk index from 0, answer, answer_key, condition, reading); WalkChoiceError when it is
     not a choice among `count` walks with the form's own values, or tests a value the question never gave."""
     try:
@@ -123,29 +129,46 @@ def _condition(raw: object, keys: list[str], values: Sequence[str]) -> Condition
     return Condition(str(key), str(operator), str(value))
 
 
-async def choose_walk(question: str, reading: QuestionReading, nodes: Nodes, rels: set[Rel],
-                      candidates: Sequence[Walk], backends: Backends) -> WalkChoice:
+async def choose_walk(
+    question: str,
+    reading: QuestionReading,
+    nodes: Nodes,
+    rels: set[Rel],
+    candidates: Sequence[Walk],
+    backends: Backends,
+) -> WalkChoice:
     """The model's choice among `candidates` for `question`, compiled; IntentError (WalkChoiceError for the
     reply itself) says why there is none."""
     if not candidates:
         raise WalkChoiceError("there is no walk to choose from")
     prompts = backends.prompts
     messages = [
-        {"role": "system", "content": prompts.render("walk_system", properties=_properties(nodes),
-                                                     answers=_answers())},
-        {"role": "user", "content": prompts.render("walk_user", question=question, values=_values(reading),
-                                                   walks=numbered(candidates))},
+        {"role": "system", "content": prompts.render("walk_system", properties=_properties(nodes), answers=_answers())},
+        {
+            "role": "user",
+            "content": prompts.render(
+                "walk_user", question=question, values=_values(reading), walks=numbered(candidates)
+            ),
+        },
     ]
     values = given_values(reading)
-    completion = await backends.llm.chat(messages, json_schema=choice_json_schema(len(candidates), nodes, values),
-                                         max_tokens=CHOICE_TOKENS, temperature=0.0)
+    completion = await backends.llm.chat(
+        messages,
+        json_schema=choice_json_schema(len(candidates), nodes, values),
+        max_tokens=CHOICE_TOKENS,
+        temperature=0.0,
+    )
     index, answer, answer_key, condition, said = parse_choice(completion.text, len(candidates), nodes, values)
     walk = candidates[index]
     # A connection's condition is what ends it at the other named thing: the model's would replace it.
-    intent = replace(walk.intent, answer=answer, answer_key=answer_key,
-                     condition=walk.intent.condition or condition)
-    return WalkChoice(query=compile_intent(intent, nodes, rels), chosen=index, intent=intent,
-                      candidates=tuple(candidates), reading=said)
+    intent = replace(walk.intent, answer=answer, answer_key=answer_key, condition=walk.intent.condition or condition)
+    return WalkChoice(
+        query=compile_intent(intent, nodes, rels),
+        chosen=index,
+        intent=intent,
+        candidates=tuple(candidates),
+        reading=said,
+    )
 
 
 async def walk_query(question: str, grounding: Grounding, backends: Backends) -> WalkChoice:
@@ -157,13 +180,15 @@ async def walk_query(question: str, grounding: Grounding, backends: Backends) ->
     facts = await backends.schema.facts()
     if not facts.nodes:
         raise IntentError("the graph is empty")
-    reading = await off_loop("reading the question", partial(read_question, question, grounding, facts.nodes,
-                                                             facts.rels))
+    reading = await off_loop(
+        "reading the question", partial(read_question, question, grounding, facts.nodes, facts.rels)
+    )
     observed: list[tuple[str, ...]] = []
     named = grounding.described_entities(2)
     if len(named) == 2:
         paths = await shortest_connections(backends.graph, named[0], named[1])
         observed = [tuple(types) for _, _, types in paths or []]
-    walks = await off_loop("enumerating the walks", partial(candidate_walks, reading, facts.nodes, facts.rels,
-                                                            observed))
+    walks = await off_loop(
+        "enumerating the walks", partial(candidate_walks, reading, facts.nodes, facts.rels, observed)
+    )
     return await choose_walk(question, reading, facts.nodes, facts.rels, walks, backends)

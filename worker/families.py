@@ -57,10 +57,12 @@ class Hosting:
         # An activity two families list is registered once: the SDK refuses a name twice. Each kind of
         # interceptor wraps a call once.
         kinds = {type(i) for i in self.interceptors}
-        return Hosting([*self.activities, *(a for a in other.activities if a not in self.activities)],
-                       [*self.workflows, *other.workflows],
-                       [*self.interceptors, *(i for i in other.interceptors if type(i) not in kinds)],
-                       max(self.max_concurrent_activities, other.max_concurrent_activities))
+        return Hosting(
+            [*self.activities, *(a for a in other.activities if a not in self.activities)],
+            [*self.workflows, *other.workflows],
+            [*self.interceptors, *(i for i in other.interceptors if type(i) not in kinds)],
+            max(self.max_concurrent_activities, other.max_concurrent_activities),
+        )
 
 
 def family_queue(family: str, queues: TaskQueues) -> str:
@@ -70,23 +72,38 @@ def family_queue(family: str, queues: TaskQueues) -> str:
 def unhosted_neighbours(families: set[str], queues: TaskQueues) -> dict[str, list[str]]:
     """For each hosted family, the families on its task queue this worker does not host: their tasks would
     reach this worker and fail as not registered, so such a worker must not start."""
-    found = {family: [other for other in FAMILIES if other not in families
-                      and family_queue(other, queues) == family_queue(family, queues)]
-             for family in sorted(families)}
+    found = {
+        family: [
+            other
+            for other in FAMILIES
+            if other not in families and family_queue(other, queues) == family_queue(family, queues)
+        ]
+        for family in sorted(families)
+    }
     return {family: others for family, others in found.items() if others}
 
 
-def build_workers(client: Client, config: ServiceConfig, families: set[str], backends: Backends,
-                  metrics: AgentMetrics, audit_sink: AuditSink | None = None,
-                  publisher: Publisher | None = None, watchers: Sequence[Interceptor] = ()) -> list[Worker]:
+def build_workers(
+    client: Client,
+    config: ServiceConfig,
+    families: set[str],
+    backends: Backends,
+    metrics: AgentMetrics,
+    audit_sink: AuditSink | None = None,
+    publisher: Publisher | None = None,
+    watchers: Sequence[Interceptor] = (),
+) -> list[Worker]:
     """One Worker per task queue the hosted families use (config.queues): by default all of them share the
     workflow's queue, and one Worker hosting everything runs each activity eagerly. `audit_sink`: where the
     audit family writes (default: config.audit_path); the caller closes it when the workers stop.
     `publisher`: where the workflows family's runs send the caller's messages (required with it), and the
     synthesis family a streamed answer's sentences (without it, no answer is streamed as written).
     `watchers`: more interceptors, given to every family (worker/prompt_warm_up.py's ActivityArrivals)."""
-    actions = (ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
-               if backends.graph is not None and backends.ontology is not None else None)
+    actions = (
+        ActionTools(backends.graph, backends.ontology, config.action_latency_ms / 1000)
+        if backends.graph is not None and backends.ontology is not None
+        else None
+    )
     client = with_redacted_failures(client)  # what the workers report lands in histories: no secret in it
     by_queue: dict[str, Hosting] = {}
     for family in FAMILIES:
@@ -96,10 +113,19 @@ def build_workers(client: Client, config: ServiceConfig, families: set[str], bac
             queue = family_queue(family, config.queues)
             by_queue[queue] = by_queue[queue].merged(hosting) if queue in by_queue else hosting
     with _collector_paused():
-        return [Worker(client, task_queue=queue, activities=h.activities, workflows=h.workflows,
-                       interceptors=h.interceptors, max_concurrent_activities=h.max_concurrent_activities,
-                       max_concurrent_local_activities=500, workflow_runner=WORKFLOW_RUNNER)
-                for queue, h in by_queue.items()]
+        return [
+            Worker(
+                client,
+                task_queue=queue,
+                activities=h.activities,
+                workflows=h.workflows,
+                interceptors=h.interceptors,
+                max_concurrent_activities=h.max_concurrent_activities,
+                max_concurrent_local_activities=500,
+                workflow_runner=WORKFLOW_RUNNER,
+            )
+            for queue, h in by_queue.items()
+        ]
 
 
 @contextmanager
@@ -117,8 +143,16 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backends, metrics: AgentMetrics,
-             actions: ActionTools | None, audit_sink: AuditSink | None, publisher: Publisher | None) -> Hosting:
+def _hosting(
+    family: str,
+    client: Client,
+    config: ServiceConfig,
+    backends: Backends,
+    metrics: AgentMetrics,
+    actions: ActionTools | None,
+    audit_sink: AuditSink | None,
+    publisher: Publisher | None,
+) -> Hosting:
     # Every family: each activity's log lines name its run, its output carries its LLM usage, and it calls the
     # TrustGraph services of its run's flow.
     logged: list[Interceptor] = [LogContextInterceptor(), LlmUsageInterceptor(), FlowContextInterceptor()]
@@ -142,26 +176,37 @@ def _hosting(family: str, client: Client, config: ServiceConfig, backends: Backe
         # The runs' messages (a local activity) and their explain entities' store (a regular one, off the path).
         publishing = PublishActivities(publisher, config.explain)
         return Hosting(
-            [agent_settings, conversations.recall, conversations.remember, publishing.publish,
-             publishing.store_explain, parents.check_batch_parent, *(actions.writers() if actions else [])],
+            [
+                agent_settings,
+                conversations.recall,
+                conversations.remember,
+                publishing.publish,
+                publishing.store_explain,
+                parents.check_batch_parent,
+                *(actions.writers() if actions else []),
+            ],
             [ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
-            [*logged, OverrideRejectionCounter(metrics)])
+            [*logged, OverrideRejectionCounter(metrics)],
+        )
     if family == "planning":
         planning = PlanningActivities(backends, config.tools, config.tool_access())
         routing = ActionPlanningActivities(backends.llm, backends.ontology, backends.prompts, backends.graph)
         follow_up = FollowUpActivities(backends.llm, backends.prompts)
-        return Hosting([planning.plan, planning.adjust_step, routing.route, routing.plan_action,
-                        follow_up.read_follow_up], interceptors=logged)
+        return Hosting(
+            [planning.plan, planning.adjust_step, routing.route, routing.plan_action, follow_up.read_follow_up],
+            interceptors=logged,
+        )
     if family == "tools":
-        tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds),
-                                              metrics)
-        return Hosting([*tool_activities, *(actions.all() if actions else [])], interceptors=logged,
-                       max_concurrent_activities=500)
+        tool_activities = registry.activities(backends, config.tools, ResultCache(config.cache_ttl_seconds), metrics)
+        return Hosting(
+            [*tool_activities, *(actions.all() if actions else [])], interceptors=logged, max_concurrent_activities=500
+        )
     if family == "synthesis":
         # It publishes a streamed answer's checked sentences itself (activities/answer_release.py).
         publish = PublishActivities(publisher).send_in_order if publisher is not None else None
         synthesis = SynthesisActivities(backends, CalibratorFile(config.calibrator_path or None), publish)
-        return Hosting([synthesis.synthesize, synthesis.answer_directly, synthesis.answer_from_conversation],
-                       interceptors=logged)
+        return Hosting(
+            [synthesis.synthesize, synthesis.answer_directly, synthesis.answer_from_conversation], interceptors=logged
+        )
     sink = audit_sink or AuditSink(config.audit_path, metrics)
     return Hosting([RunRecordActivities(sink, metrics).record_run], interceptors=logged)

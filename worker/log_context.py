@@ -13,8 +13,9 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 class _BindExecutionId(ActivityInboundInterceptor):
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         info = activity.info()
-        with structlog.contextvars.bound_contextvars(execution_id=info.workflow_id, activity=info.activity_type,
-                                                     attempt=info.attempt):
+        with structlog.contextvars.bound_contextvars(
+            execution_id=info.workflow_id, activity=info.activity_type, attempt=info.attempt
+        ):
             return await self.next.execute_activity(input)
 
 

@@ -54,26 +54,37 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--audit-enabled", type=_bool, help="write the audit trail (true/false)")
     p.add_argument("--audit-path", help="JSON-lines audit sink (default ~/.tg-confidence/audit.jsonl)")
     p.add_argument("--temporal-metrics-port", type=int, help="Prometheus port for Temporal SDK metrics (0: off)")
-    p.add_argument("--queues", dest="families", default=",".join(FAMILIES),
-                   help=f"activity families to host, comma-separated (default: all of {', '.join(FAMILIES)})")
+    p.add_argument(
+        "--queues",
+        dest="families",
+        default=",".join(FAMILIES),
+        help=f"activity families to host, comma-separated (default: all of {', '.join(FAMILIES)})",
+    )
     return p.parse_args(argv)
 
 
 def worker_config(args: argparse.Namespace) -> ServiceConfig:
-    agent = {k: v for k, v in {
-        "confidence_threshold": args.confidence_threshold,
-        "max_retries": args.max_retries,
-        "step_timeout_ms": args.timeout_ms,
-        "audit_enabled": args.audit_enabled,
-    }.items() if v is not None}
+    agent = {
+        k: v
+        for k, v in {
+            "confidence_threshold": args.confidence_threshold,
+            "max_retries": args.max_retries,
+            "step_timeout_ms": args.timeout_ms,
+            "audit_enabled": args.audit_enabled,
+        }.items()
+        if v is not None
+    }
     return config_from_args(args, **({"agent": agent} if agent else {}))
 
 
 async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) -> None:
     runtime = None
     if config.temporal_metrics_port:
-        runtime = Runtime(telemetry=TelemetryConfig(
-            metrics=PrometheusConfig(bind_address=f"{config.metrics_host}:{config.temporal_metrics_port}")))
+        runtime = Runtime(
+            telemetry=TelemetryConfig(
+                metrics=PrometheusConfig(bind_address=f"{config.metrics_host}:{config.temporal_metrics_port}")
+            )
+        )
     client = await connect_temporal(config.temporal_address, config.temporal_namespace, runtime)
     metrics = AgentMetrics(processor=config.processor_id)
     describe_processor(config.processor_id, process_info(config, "worker"))
@@ -82,15 +93,25 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
     audit_sink = AuditSink(config.audit_path, metrics)
     # The workflows family publishes its runs' messages (workflows/outbox.py), the synthesis family a streamed
     # answer's sentences (activities/answer_release.py): they alone need Pulsar.
-    publisher = (ResponsePublisher(pulsar_client(config.pulsar_url), config.pulsar_url, metrics.publish_seconds,
-                                   config.processor_id, librarian=config.trustgraph_librarian)
-                 if families & {"workflows", "synthesis"} else None)
+    publisher = (
+        ResponsePublisher(
+            pulsar_client(config.pulsar_url),
+            config.pulsar_url,
+            metrics.publish_seconds,
+            config.processor_id,
+            librarian=config.trustgraph_librarian,
+        )
+        if families & {"workflows", "synthesis"}
+        else None
+    )
     arrivals = ActivityArrivals()  # the warm-up stops once a question is served (worker/prompt_warm_up.py)
     workers = build_workers(client, config, families, backends, metrics, audit_sink, publisher, [arrivals])
     # The LLM server's own probe: a client apart from the activities', bounded by the health check's timeout.
-    llm_probe = (LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key,
-                           min(config.llm_timeout_s, CHECK_TIMEOUT_S))
-                 if config.metrics_port and config.tool_backend == "local" and families & LLM_FAMILIES else None)
+    llm_probe = (
+        LLMClient(config.llm_base_url, config.llm_model, config.llm_api_key, min(config.llm_timeout_s, CHECK_TIMEOUT_S))
+        if config.metrics_port and config.tool_backend == "local" and families & LLM_FAMILIES
+        else None
+    )
     if config.metrics_port:  # metrics, and /healthz: Temporal; Pulsar when it publishes; the LLM when it calls one
         checks = {"temporal": temporal_check(client)}
         if publisher is not None:
@@ -98,9 +119,15 @@ async def serve(config: ServiceConfig, stop: asyncio.Event, families: set[str]) 
         if llm_probe is not None:
             checks["llm"] = llm_check(llm_probe)
         start_health_server(config.metrics_port, checks, config.metrics_host)
-    log.info("worker_ready", temporal=config.temporal_address, families=sorted(families),
-             pulsar=shown_url(config.pulsar_url), llm=shown_url(config.llm_base_url),
-             falkordb=shown_url(config.falkordb_url), metrics_port=config.metrics_port)
+    log.info(
+        "worker_ready",
+        temporal=config.temporal_address,
+        families=sorted(families),
+        pulsar=shown_url(config.pulsar_url),
+        llm=shown_url(config.llm_base_url),
+        falkordb=shown_url(config.falkordb_url),
+        metrics_port=config.metrics_port,
+    )
     tasks = [asyncio.create_task(w.run()) for w in workers]
     background = [asyncio.create_task(warm_prompt_cache(config, backends, families, arrivals.arrived))]
     if backends.schema is not None and families & {"planning", "tools"}:  # the first check need not wait for it
@@ -135,8 +162,10 @@ def main(argv: list[str] | None = None) -> None:
     if shared:
         family, others = next(iter(shared.items()))
         apart = others[0] if family == "workflows" else family  # the workflow's queue keeps its name
-        raise SystemExit(f"the {family} family shares its task queue ({family_queue(family, config.queues)}) "
-                         f"with {', '.join(others)}, which this worker does not host: give each family run "
-                         f"apart a queue of its own (e.g. TGCA_QUEUES__{apart.upper()}=tgca-{apart})")
+        raise SystemExit(
+            f"the {family} family shares its task queue ({family_queue(family, config.queues)}) "
+            f"with {', '.join(others)}, which this worker does not host: give each family run "
+            f"apart a queue of its own (e.g. TGCA_QUEUES__{apart.upper()}=tgca-{apart})"
+        )
     configure_logging(config.log_level, config.log_format)
     run_until_signalled(lambda cfg, stop: serve(cfg, stop, families), config)

@@ -24,8 +24,9 @@ REFRESH_S = 15.0
 UNKNOWN = -1  # the gauge while the count cannot be read: a dashboard shows "unknown", never a stale number
 
 
-async def count_pending_overrides(client: Client, gauge: Gauge, every_s: float = REFRESH_S,
-                                  query: str = PENDING_QUERY) -> None:
+async def count_pending_overrides(
+    client: Client, gauge: Gauge, every_s: float = REFRESH_S, query: str = PENDING_QUERY
+) -> None:
     """Refresh `gauge` every `every_s` until cancelled; a failed read sets it to UNKNOWN and logs once per outage."""
     failing = False
     while True:

@@ -74,8 +74,7 @@ async def system_prompts(config: ServiceConfig, backends: Backends, families: se
     return prompts
 
 
-async def warm_up(llm: ChatModel, prompts: dict[str, str], question_arrived: asyncio.Event | None = None
-                  ) -> list[str]:
+async def warm_up(llm: ChatModel, prompts: dict[str, str], question_arrived: asyncio.Event | None = None) -> list[str]:
     """Ask for one token after each system prompt, until `question_arrived` is set; the names of the prompts
     the server took."""
     warmed: list[str] = []
@@ -85,8 +84,9 @@ async def warm_up(llm: ChatModel, prompts: dict[str, str], question_arrived: asy
             log.info("prompt_warm_up_yielded", skipped=names[i:])
             break
         try:
-            await llm.chat([{"role": "system", "content": system}, {"role": "user", "content": WARM_UP_QUESTION}],
-                           max_tokens=1)
+            await llm.chat(
+                [{"role": "system", "content": system}, {"role": "user", "content": WARM_UP_QUESTION}], max_tokens=1
+            )
         except Exception as exc:  # a model still loading or down: the first question pays, nothing else
             log.warning("prompt_warm_up_failed", prompt=name, error=str(exc)[:200])
             continue
@@ -94,8 +94,9 @@ async def warm_up(llm: ChatModel, prompts: dict[str, str], question_arrived: asy
     return warmed
 
 
-async def warm_prompt_cache(config: ServiceConfig, backends: Backends, families: set[str],
-                            question_arrived: asyncio.Event | None = None) -> None:
+async def warm_prompt_cache(
+    config: ServiceConfig, backends: Backends, families: set[str], question_arrived: asyncio.Event | None = None
+) -> None:
     # With TrustGraph's services the model sits behind its text-completion processor, which may not be up
     # yet (a request would wait out the LLM timeout): its own deployment warms its model.
     if not config.llm_warm_up or config.tool_backend != "local":

@@ -77,13 +77,17 @@ def _step_input(req: BatchRequest, target: ActionTarget) -> StepInput:
 
 
 async def _execute(req: BatchRequest, name: str, arg: StepInput | ActionGroup, result_type: type) -> object:
-    retry = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
-                        maximum_attempts=req.max_attempts)
+    retry = RetryPolicy(
+        initial_interval=timedelta(milliseconds=200),
+        maximum_interval=timedelta(seconds=5),
+        maximum_attempts=req.max_attempts,
+    )
     timeout = timedelta(seconds=req.timeout_s)  # a group's entities run at once: it takes its slowest one's time
     # Always local: the writing activities refuse to run as ordinary activities, which any Temporal client
     # could schedule with a run id of its choosing.
-    return await workflow.execute_local_activity(name, arg, result_type=result_type,
-                                                 start_to_close_timeout=timeout, retry_policy=retry)
+    return await workflow.execute_local_activity(
+        name, arg, result_type=result_type, start_to_close_timeout=timeout, retry_policy=retry
+    )
 
 
 async def _execute_one(req: BatchRequest, target: ActionTarget) -> EntityOutcome:
@@ -123,7 +127,7 @@ async def run_window(req: BatchRequest, emit: Callable[[AgentResponse], None]) -
             if not outcome.success:
                 emit(event_message(error_event(outcome)))
 
-    await asyncio.gather(*(one(req.targets[i:i + size]) for i in range(0, len(req.targets), size)))
+    await asyncio.gather(*(one(req.targets[i : i + size]) for i in range(0, len(req.targets), size)))
     return summary
 
 
@@ -133,12 +137,16 @@ async def _parent_refusal(req: BatchRequest) -> str:
     info = workflow.info()
     if info.parent is None:
         return "it was started on its own"
-    check = BatchParentCheck(batch_id=info.workflow_id, parent_id=info.parent.workflow_id,
-                             parent_run_id=info.parent.run_id, request=req)
+    check = BatchParentCheck(
+        batch_id=info.workflow_id, parent_id=info.parent.workflow_id, parent_run_id=info.parent.run_id, request=req
+    )
     verdict = await workflow.execute_local_activity(
-        Activities.CHECK_BATCH_PARENT, check, result_type=BatchParentVerdict,
+        Activities.CHECK_BATCH_PARENT,
+        check,
+        result_type=BatchParentVerdict,
         start_to_close_timeout=timedelta(seconds=30),
-        retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=10), maximum_attempts=10))
+        retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=10), maximum_attempts=10),
+    )
     return verdict.refusal
 
 
@@ -156,9 +164,12 @@ class ActionBatchWorkflow:
         # with no approval at all.
         refusal = await _parent_refusal(req)
         if refusal:
-            raise ApplicationError(f"An action batch runs only as part of an agent run that approved it; "
-                                   f"{refusal}, so nothing was changed.", type="BatchWithoutApproval",
-                                   non_retryable=True)
+            raise ApplicationError(
+                f"An action batch runs only as part of an agent run that approved it; "
+                f"{refusal}, so nothing was changed.",
+                type="BatchWithoutApproval",
+                non_retryable=True,
+            )
         outbox = Outbox(req.response_topic, req.request_id, req.message_prefix)
         summary = await run_window(req, outbox.emit)
         await outbox.flush()

@@ -45,8 +45,11 @@ class LlmTally:
     def tokens(self) -> FinalTokens:
         """The final message's in_token/out_token/model, as TrustGraph's agent sets them: null when none."""
         total = self.total
-        return {"in_token": total.in_tokens or None, "out_token": total.out_tokens or None,
-                "model": total.model or None}
+        return {
+            "in_token": total.in_tokens or None,
+            "out_token": total.out_tokens or None,
+            "model": total.model or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,14 +60,27 @@ class ActivityOptions:
     schedule_to_close: timedelta | None = None
     tally: LlmTally = field(default_factory=LlmTally, compare=False)
 
-    async def run(self, name: str, arg: Any, result_type: type[T] | None = None, *,
-                  start_to_close: timedelta | None = None, summary: str | None = None) -> T:
+    async def run(
+        self,
+        name: str,
+        arg: Any,
+        result_type: type[T] | None = None,
+        *,
+        start_to_close: timedelta | None = None,
+        summary: str | None = None,
+    ) -> T:
         """Run the activity `name` on this family's queue; `start_to_close` replaces the family's timeout;
         `summary` is the one line the Web UI shows for the call (which step, which tool)."""
         result = await workflow.execute_activity(
-            name, arg, result_type=result_type, task_queue=self.task_queue,
-            start_to_close_timeout=start_to_close or self.timeout, retry_policy=self.retry,
-            schedule_to_close_timeout=self.schedule_to_close, summary=summary)
+            name,
+            arg,
+            result_type=result_type,
+            task_queue=self.task_queue,
+            start_to_close_timeout=start_to_close or self.timeout,
+            retry_policy=self.retry,
+            schedule_to_close_timeout=self.schedule_to_close,
+            summary=summary,
+        )
         self.tally.add(result)
         return result
 
@@ -96,6 +112,7 @@ class FamilyOptions:
             planning=ActivityOptions(queues.planning, llm_call, retry, tally=tally),
             tools=ActivityOptions(queues.tools, timedelta(milliseconds=settings.step_timeout_ms), retry, tally=tally),
             synthesis=ActivityOptions(queues.synthesis, llm_call, retry, tally=tally),
-            audit=ActivityOptions(queues.audit, timedelta(seconds=30), DELIVERY_RETRY, timedelta(minutes=10),
-                                  tally=tally),
+            audit=ActivityOptions(
+                queues.audit, timedelta(seconds=30), DELIVERY_RETRY, timedelta(minutes=10), tally=tally
+            ),
         )

@@ -87,8 +87,12 @@ class ConfidenceAgentWorkflow:
         if reading is not None and reading.from_conversation:
             return await query_path.answer_from_conversation(turn)
         if ctx.settings.router_enabled:
-            route = await ctx.options.planning.run(Activities.ROUTE, RouteInput(question=ctx.question), RouteOutput,
-                                                   summary="route: query, action or direct answer")
+            route = await ctx.options.planning.run(
+                Activities.ROUTE,
+                RouteInput(question=ctx.question),
+                RouteOutput,
+                summary="route: query, action or direct answer",
+            )
             if route.intent is Intent.ACTION:
                 return await ActionPath(ctx).run()
             if route.intent is Intent.ANSWER:
@@ -98,14 +102,16 @@ class ConfidenceAgentWorkflow:
     async def _worker_settings(self, inp: AgentRunInput) -> AgentSettings:
         """The worker's own configuration, read by a local activity so that it is recorded for replay; settings
         the caller gave keep the worker's approval and audit policy (AgentSettings.under_policy_of)."""
-        worker = await workflow.execute_local_activity(Activities.AGENT_SETTINGS, result_type=AgentSettings,
-                                                       start_to_close_timeout=timedelta(seconds=10))
+        worker = await workflow.execute_local_activity(
+            Activities.AGENT_SETTINGS, result_type=AgentSettings, start_to_close_timeout=timedelta(seconds=10)
+        )
         return worker if inp.settings is None else inp.settings.under_policy_of(worker)
 
     async def _record(self, result: AgentRunResult, started: datetime) -> None:
         """Metrics and the audit record, in one activity at the end of the run."""
-        await self.ctx.options.audit.run(Activities.RECORD_RUN, run_record(self.ctx, result, started),
-                                         summary="record metrics and the audit trail")
+        await self.ctx.options.audit.run(
+            Activities.RECORD_RUN, run_record(self.ctx, result, started), summary="record metrics and the audit trail"
+        )
 
     # -- a human's override: signal, update; the run's state: query ------------------------------
 

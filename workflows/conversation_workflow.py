@@ -42,8 +42,11 @@ class ConversationWorkflow:
                 return self._memory  # idle for the whole TTL: the conversation ends
             if self._signals >= SIGNALS_BEFORE_CONTINUE or workflow.info().is_continue_as_new_suggested():
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(ConversationInput(conversation_id=inp.conversation_id, memory=self._memory,
-                                                           idle_ttl_s=inp.idle_ttl_s))
+                workflow.continue_as_new(
+                    ConversationInput(
+                        conversation_id=inp.conversation_id, memory=self._memory, idle_ttl_s=inp.idle_ttl_s
+                    )
+                )
 
     @workflow.signal(name=Handlers.REMEMBER)
     def remember(self, turn: ConversationTurn) -> None:

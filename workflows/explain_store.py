@@ -72,9 +72,12 @@ class ExplainStore:
                 await workflow.execute_activity(
                     Activities.STORE_EXPLAIN,
                     StoreBatch(response_topic=self._response_topic, collection=self._collection, entities=batch),
-                    task_queue=self._task_queue, start_to_close_timeout=timedelta(seconds=30),
-                    schedule_to_close_timeout=timedelta(minutes=10), retry_policy=DELIVERY_RETRY,
-                    summary=f"store {len(batch)} explain entities")
+                    task_queue=self._task_queue,
+                    start_to_close_timeout=timedelta(seconds=30),
+                    schedule_to_close_timeout=timedelta(minutes=10),
+                    retry_policy=DELIVERY_RETRY,
+                    summary=f"store {len(batch)} explain entities",
+                )
             except ActivityError as exc:  # the answer went out: a trace the store lacks does not fail the run
                 self._notes.append(f"{len(batch)} explain entities were not stored: {failure_message(exc)}")
                 workflow.logger.warning("explain entities not stored: %s", failure_message(exc))

@@ -69,8 +69,14 @@ class ExplainTrace:
     def _message(self, entity: ExplainEntity) -> ExplainMessage:
         explained = Explained(uris=self.uris, entity=entity)
         # end_of_message false, as TrustGraph's agent leaves it on its explain messages
-        return ExplainMessage(message_type="explain", content="", end_of_message=False,
-                              explain_id=explained.explain_id, explain_graph=GRAPH_RETRIEVAL, explained=explained)
+        return ExplainMessage(
+            message_type="explain",
+            content="",
+            end_of_message=False,
+            explain_id=explained.explain_id,
+            explain_graph=GRAPH_RETRIEVAL,
+            explained=explained,
+        )
 
     def _send(self, entity: ExplainEntity) -> None:
         if self.enabled:
@@ -99,37 +105,62 @@ class ExplainTrace:
     def planned(self, plan: ExecutionPlan) -> None:
         self.plan = plan
         self.uris = Uris(self.uris.session_id, tuple(s.id for s in plan.steps))
-        self._send(PlanEntity(steps=[PlannedStep(s.id, s.function, s.arguments, s.dependencies, s.confidence_threshold)
-                                     for s in plan.steps]))
+        self._send(
+            PlanEntity(
+                steps=[
+                    PlannedStep(s.id, s.function, s.arguments, s.dependencies, s.confidence_threshold)
+                    for s in plan.steps
+                ]
+            )
+        )
 
-    def attempt(self, step_id: str, rung: str, arguments: dict[str, str], metrics: ConfidenceMetrics, output: str,
-                error: str = "") -> None:
+    def attempt(
+        self,
+        step_id: str,
+        rung: str,
+        arguments: dict[str, str],
+        metrics: ConfidenceMetrics,
+        output: str,
+        error: str = "",
+    ) -> None:
         # Outputs are kept as the trace summarises them (a tool's may be large; the entity goes to the store
         # activity, whose input a run's history keeps).
         if self.enabled:
             self._attempts.setdefault(step_id, []).append(
-                Attempt(rung, dict(arguments), step_confidence(metrics), summary(output), summary(error)))
+                Attempt(rung, dict(arguments), step_confidence(metrics), summary(output), summary(error))
+            )
 
-    def step(self, step: ExecutionStep, audit: StepAudit, metrics: ConfidenceMetrics, output: str,
-             usable: bool) -> None:
+    def step(
+        self, step: ExecutionStep, audit: StepAudit, metrics: ConfidenceMetrics, output: str, usable: bool
+    ) -> None:
         if not self.enabled:
             return
         decided = audit.override
-        decision = (Decision(decided.get("decision", ""), decided.get("by", ""), decided.get("reason", ""))
-                    if decided else None)
-        trace = StepTrace(step_id=step.id, tool=step.function, outcome=audit.outcome, usable=usable,
-                          started=audit.start_time, ended=audit.end_time,
-                          attempts=self._attempts.pop(step.id, []),
-                          confidence=step_confidence(metrics, step.confidence_threshold), output=summary(output),
-                          dependencies=step.dependencies, decision=decision)
+        decision = (
+            Decision(decided.get("decision", ""), decided.get("by", ""), decided.get("reason", "")) if decided else None
+        )
+        trace = StepTrace(
+            step_id=step.id,
+            tool=step.function,
+            outcome=audit.outcome,
+            usable=usable,
+            started=audit.start_time,
+            ended=audit.end_time,
+            attempts=self._attempts.pop(step.id, []),
+            confidence=step_confidence(metrics, step.confidence_threshold),
+            output=summary(output),
+            dependencies=step.dependencies,
+            decision=decision,
+        )
         self._confident.append(step.id)
         if usable:
             self._usable.append(step.id)
         self._explained.add(step.id)
         self._send(StepEntity(step=trace))
 
-    def answer(self, answer: str, score: float | None, reasons: str, evidence: dict[str, float],
-               moved: dict[str, str]) -> ExplainMessage | None:
+    def answer(
+        self, answer: str, score: float | None, reasons: str, evidence: dict[str, float], moved: dict[str, str]
+    ) -> ExplainMessage | None:
         """The answer's explain message, not sent: the caller places it among the answer's own messages, where
         TrustGraph's agent sends it (workflows/run_context.answer). None when explain messages are not sent.
         `answer`: its whole text, the librarian document's. `moved`: the evidence the calibrator says raised or
@@ -138,14 +169,27 @@ class ExplainTrace:
             return None
         confidence = None
         if score is not None:
-            confidence = Confidence(score, reasons, [
-                Evidence(name, value, FEATURES.get(name, ""), moved.get(name, ""))
-                for name, value in sorted(evidence.items())])
+            confidence = Confidence(
+                score,
+                reasons,
+                [
+                    Evidence(name, value, FEATURES.get(name, ""), moved.get(name, ""))
+                    for name, value in sorted(evidence.items())
+                ],
+            )
         planned = self.plan is not None
-        return self._message(AnswerEntity(
-            answer=answer, confidence=confidence, not_scored=reasons,
-            steps=[s for s in self._confident if s in self._usable], usable=self._usable, planned=planned,
-            termination="plan-complete" if planned else "final-answer", after=self._tail()))
+        return self._message(
+            AnswerEntity(
+                answer=answer,
+                confidence=confidence,
+                not_scored=reasons,
+                steps=[s for s in self._confident if s in self._usable],
+                usable=self._usable,
+                planned=planned,
+                termination="plan-complete" if planned else "final-answer",
+                after=self._tail(),
+            )
+        )
 
     def failure(self, message: str, termination: str) -> None:
         self._send(FailureEntity(message=message, termination=termination, after=self._tail()))

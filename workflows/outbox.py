@@ -37,8 +37,14 @@ def closes_dialog(response: AgentResponse) -> bool:
 
 
 class Outbox:
-    def __init__(self, topic: str, request_id: str, id_prefix: str, subagent: SubagentReturn | None = None,
-                 on_published: Callable[[Published, list[Explained]], None] | None = None) -> None:
+    def __init__(
+        self,
+        topic: str,
+        request_id: str,
+        id_prefix: str,
+        subagent: SubagentReturn | None = None,
+        on_published: Callable[[Published, list[Explained]], None] | None = None,
+    ) -> None:
         self._topic, self._request_id, self._prefix = topic, request_id, id_prefix
         self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
         self._on_published = on_published  # told of each batch published: what the publisher said, its entities
@@ -68,12 +74,22 @@ class Outbox:
         while self._queued:
             batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
             explained = {r.delivery_id: r.explained for r in batch if isinstance(r, ExplainMessage)}
-            message = OutboxBatch(topic=self._topic, request_id=self._request_id, responses=batch,
-                                  subagent=self._subagent, explained=explained)
+            message = OutboxBatch(
+                topic=self._topic,
+                request_id=self._request_id,
+                responses=batch,
+                subagent=self._subagent,
+                explained=explained,
+            )
             published = await workflow.execute_local_activity(
-                Activities.PUBLISH, message, result_type=Published,
-                start_to_close_timeout=timedelta(seconds=15), schedule_to_close_timeout=timedelta(minutes=10),
-                retry_policy=DELIVERY_RETRY, local_retry_threshold=LOCAL_RETRY_THRESHOLD)
+                Activities.PUBLISH,
+                message,
+                result_type=Published,
+                start_to_close_timeout=timedelta(seconds=15),
+                schedule_to_close_timeout=timedelta(minutes=10),
+                retry_policy=DELIVERY_RETRY,
+                local_retry_threshold=LOCAL_RETRY_THRESHOLD,
+            )
             if self._on_published is not None:
                 self._on_published(published, list(explained.values()))
 

@@ -41,8 +41,10 @@ VERIFICATION_NOTES = {
 
 # The answer's first sentences went out as the model wrote them, before the whole answer was checked: they stand,
 # and what the checks found follows them.
-STREAMED_CORRECTION = "the first sentences were sent as written, before the whole answer was checked, and the " \
-                      "checked answer follows them as a correction"
+STREAMED_CORRECTION = (
+    "the first sentences were sent as written, before the whole answer was checked, and the "
+    "checked answer follows them as a correction"
+)
 
 
 class QueryPath:
@@ -54,17 +56,25 @@ class QueryPath:
         ctx = self.ctx
         ctx.say("thought", f"Planning how to answer: {ctx.question}")
         planning = await ctx.options.planning.run(
-            Activities.PLAN, PlanningInput(question=ctx.question, plan_id=ctx.workflow_id, settings=ctx.settings,
-                                           scope=RequestScope.of(ctx.inp.request)),
-            PlanningOutput, summary="plan the steps")
+            Activities.PLAN,
+            PlanningInput(
+                question=ctx.question,
+                plan_id=ctx.workflow_id,
+                settings=ctx.settings,
+                scope=RequestScope.of(ctx.inp.request),
+            ),
+            PlanningOutput,
+            summary="plan the steps",
+        )
         if planning.plan is None:
             return await ctx.fail(planning.error or "The planner produced no plan.")
         plan = planning.plan
         if planning.note:
             ctx.say("observation", planning.note)
         ctx.status.plan = plan
-        ctx.status.steps = [StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold)
-                            for s in plan.steps]
+        ctx.status.steps = [
+            StepStatus(step_id=s.id, function=s.function, threshold=s.confidence_threshold) for s in plan.steps
+        ]
         ctx.metrics.plan_steps = len(plan.steps)
         said = f"Plan with {len(plan.steps)} step(s):\n{describe_plan(plan)}"
         if planning.evidence_note:  # what the confidence will lack, said with the plan and kept in the audit
@@ -79,8 +89,9 @@ class QueryPath:
         evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
         evidence = {**run_evidence([r.confidence for r in usable], len(plan.steps)), **planning.token_evidence}
         ctx.phase("synthesizing")
-        answer, synthesis = await self._synthesize(plan, usable, results, evidence, planning.grounding.facts,
-                                                   evidence_score)
+        answer, synthesis = await self._synthesize(
+            plan, usable, results, evidence, planning.grounding.facts, evidence_score
+        )
         score = evidence_score
         if synthesis is not None:
             evidence = synthesis.evidence or evidence
@@ -94,16 +105,26 @@ class QueryPath:
         final = f"{answer}\n\n{self._confidence_line(score, why, usable, synthesis)}"
         ctx.phase("completed")
         await ctx.answer(final, synthesis, why)
-        return AgentRunResult(answer=final, confidence=score, plan=plan, step_results=results, evidence=evidence,
-                              evidence_score=evidence_score)
+        return AgentRunResult(
+            answer=final,
+            confidence=score,
+            plan=plan,
+            step_results=results,
+            evidence=evidence,
+            evidence_score=evidence_score,
+        )
 
     async def answer_directly(self) -> AgentRunResult:
         """The router's ANSWER: no plan, no tools, no graph."""
         ctx = self.ctx
         ctx.say("thought", "Intent: ANSWER - no data needed, answering directly.")
         ctx.phase("synthesizing")
-        synthesis = await ctx.options.synthesis.run(Activities.ANSWER_DIRECTLY, RouteInput(question=ctx.question),
-                                                    SynthesisOutput, summary="answer without tools")
+        synthesis = await ctx.options.synthesis.run(
+            Activities.ANSWER_DIRECTLY,
+            RouteInput(question=ctx.question),
+            SynthesisOutput,
+            summary="answer without tools",
+        )
         confidence = None
         how = "not scored - a direct answer, not drawn from the knowledge graph"
         if synthesis.verification == CATALOGUE:  # a question about the actions
@@ -120,8 +141,11 @@ class QueryPath:
         ctx.say("thought", "The conversation already holds the answer: answering from it, without the graph.")
         ctx.phase("synthesizing")
         synthesis = await ctx.options.synthesis.run(
-            Activities.ANSWER_FROM_CONVERSATION, FollowUpInput(question=ctx.question, conversation=turn.text),
-            SynthesisOutput, summary="answer from the conversation")
+            Activities.ANSWER_FROM_CONVERSATION,
+            FollowUpInput(question=ctx.question, conversation=turn.text),
+            SynthesisOutput,
+            summary="answer from the conversation",
+        )
         score, why = conversation_confidence(turn.memory, synthesis.verification, synthesis.unsupported)
         ctx.status.final_confidence = score
         answer = f"{synthesis.answer}\n\nConfidence: {score:.2f}{' (low)' if score < LOW_CONFIDENCE else ''} - {why}"
@@ -157,13 +181,21 @@ class QueryPath:
                 for dependent in skipped:
                     ctx.status.step(dependent).state = StepState.SKIPPED
                 if skipped:
-                    ctx.say("observation", f"Skipping {', '.join(skipped)}: they depend on step {step.id}, which "
-                                           "has no usable result.")
+                    ctx.say(
+                        "observation",
+                        f"Skipping {', '.join(skipped)}: they depend on step {step.id}, which has no usable result.",
+                    )
         return [results[s.id] for s in plan.steps if s.id in results]
 
-    async def _synthesize(self, plan: ExecutionPlan, usable: list[StepResult], results: list[StepResult],
-                          evidence: dict[str, float], facts: list[str],
-                          evidence_score: float | None = None) -> tuple[str, SynthesisOutput | None]:
+    async def _synthesize(
+        self,
+        plan: ExecutionPlan,
+        usable: list[StepResult],
+        results: list[StepResult],
+        evidence: dict[str, float],
+        facts: list[str],
+        evidence_score: float | None = None,
+    ) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
             return f"I could not establish an answer with enough confidence. What is known: {reasons}.", None
@@ -176,18 +208,34 @@ class QueryPath:
                 stream = None  # they did not all go out: nothing more is sent early (the run's end says so)
         synthesis = await self.ctx.options.synthesis.run(
             Activities.SYNTHESIZE,
-            SynthesisInput(question=self.ctx.question,
-                           results=[SupportingResult(step_id=r.step_id, function=plan.step(r.step_id).function,
-                                                     output=r.output, score=r.confidence.score,
-                                                     signals=r.confidence.signals, names=r.confidence.names,
-                                                     retry_count=r.confidence.retry_count) for r in usable],
-                           max_context_size=self.ctx.settings.max_context_size, evidence=evidence, facts=facts,
-                           evidence_score=evidence_score, stream=stream),
-            SynthesisOutput, summary=f"write the answer from {len(usable)} result(s)")
+            SynthesisInput(
+                question=self.ctx.question,
+                results=[
+                    SupportingResult(
+                        step_id=r.step_id,
+                        function=plan.step(r.step_id).function,
+                        output=r.output,
+                        score=r.confidence.score,
+                        signals=r.confidence.signals,
+                        names=r.confidence.names,
+                        retry_count=r.confidence.retry_count,
+                    )
+                    for r in usable
+                ],
+                max_context_size=self.ctx.settings.max_context_size,
+                evidence=evidence,
+                facts=facts,
+                evidence_score=evidence_score,
+                stream=stream,
+            ),
+            SynthesisOutput,
+            summary=f"write the answer from {len(usable)} result(s)",
+        )
         return synthesis.answer, synthesis
 
-    def _confidence_line(self, score: float, why: str, usable: list[StepResult],
-                         synthesis: SynthesisOutput | None = None) -> str:
+    def _confidence_line(
+        self, score: float, why: str, usable: list[StepResult], synthesis: SynthesisOutput | None = None
+    ) -> str:
         parts = [why]
         checked = VERIFICATION_NOTES.get(synthesis.verification, "") if synthesis else ""
         if checked:
@@ -197,8 +245,9 @@ class QueryPath:
         if usable:
             weakest = min(usable, key=lambda r: r.confidence.score)
             parts.append(f"{weakest.step_id}: {weakest.confidence.reasoning}")
-        not_usable = [s for s in self.ctx.status.steps
-                      if s.state not in (StepState.SUCCEEDED, StepState.ACCEPTED_BY_OVERRIDE)]
+        not_usable = [
+            s for s in self.ctx.status.steps if s.state not in (StepState.SUCCEEDED, StepState.ACCEPTED_BY_OVERRIDE)
+        ]
         if not_usable:
             parts.append("not used: " + ", ".join(f"{s.step_id} ({s.state.value})" for s in not_usable))
         low = " (low)" if score < LOW_CONFIDENCE else ""

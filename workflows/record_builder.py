@@ -27,10 +27,24 @@ def run_record(ctx: RunContext, result: AgentRunResult, started: datetime) -> Ru
         audit = AuditRecord(
             execution_id=ctx.workflow_id,
             timestamp=started.isoformat().replace("+00:00", "Z"),
-            request={"question": ctx.question, "request_id": ctx.inp.request_id,
-                     "confidence_threshold": settings.confidence_threshold, "max_retries": settings.max_retries},
-            plan={"steps": [{"id": s.id, "function": s.function, "confidence_threshold": s.confidence_threshold,
-                             "dependencies": s.dependencies, "arguments": s.arguments} for s in steps]},
+            request={
+                "question": ctx.question,
+                "request_id": ctx.inp.request_id,
+                "confidence_threshold": settings.confidence_threshold,
+                "max_retries": settings.max_retries,
+            },
+            plan={
+                "steps": [
+                    {
+                        "id": s.id,
+                        "function": s.function,
+                        "confidence_threshold": s.confidence_threshold,
+                        "dependencies": s.dependencies,
+                        "arguments": s.arguments,
+                    }
+                    for s in steps
+                ]
+            },
             execution=[ctx.audit[s.id] for s in steps if s.id in ctx.audit],
             final_confidence=result.confidence,
             total_duration_ms=int(elapsed.total_seconds() * 1000),

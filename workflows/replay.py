@@ -40,18 +40,28 @@ def load_history(path: Path) -> WorkflowHistory:
 
 def _quiet_runtime() -> Runtime:
     """Temporal core prints each replay failure as a warning on stdout; the outcome says it once, plainly."""
-    return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(
-        filter=TelemetryFilter(core_level="ERROR", other_level="ERROR"))))
+    return Runtime(
+        telemetry=TelemetryConfig(
+            logging=LoggingConfig(filter=TelemetryFilter(core_level="ERROR", other_level="ERROR"))
+        )
+    )
 
 
 async def replay(histories: list[WorkflowHistory]) -> list[ReplayOutcome]:
-    replayer = Replayer(workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
-                        data_converter=pydantic_data_converter, runtime=_quiet_runtime(),
-                        workflow_runner=WORKFLOW_RUNNER, interceptors=[FlowHeaderInterceptor()])
+    replayer = Replayer(
+        workflows=[ConfidenceAgentWorkflow, ActionBatchWorkflow, ConversationWorkflow],
+        data_converter=pydantic_data_converter,
+        runtime=_quiet_runtime(),
+        workflow_runner=WORKFLOW_RUNNER,
+        interceptors=[FlowHeaderInterceptor()],
+    )
     outcomes = []
     for history in histories:
         result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
         failure = result.replay_failure
-        outcomes.append(ReplayOutcome(history.workflow_id, failure is None,
-                                      "" if failure is None else f"{type(failure).__name__}: {failure}"))
+        outcomes.append(
+            ReplayOutcome(
+                history.workflow_id, failure is None, "" if failure is None else f"{type(failure).__name__}: {failure}"
+            )
+        )
     return outcomes

@@ -68,12 +68,13 @@ class RunContext:
         self.question = inp.request.question
         self.workflow_id = workflow.info().workflow_id
         self.notes: list[str] = []
-        self.outbox = Outbox(inp.response_topic, inp.request_id, self.workflow_id, subagent=inp.subagent,
-                             on_published=self._published)
-        self.trace = ExplainTrace(self.emit, inp.request.session_id or self.workflow_id,
-                                  enabled=hears_explain(inp.response_topic))
-        self.explain_store = ExplainStore(inp.response_topic, inp.request.collection, inp.queues.workflow,
-                                          self.notes)
+        self.outbox = Outbox(
+            inp.response_topic, inp.request_id, self.workflow_id, subagent=inp.subagent, on_published=self._published
+        )
+        self.trace = ExplainTrace(
+            self.emit, inp.request.session_id or self.workflow_id, enabled=hears_explain(inp.response_topic)
+        )
+        self.explain_store = ExplainStore(inp.response_topic, inp.request.collection, inp.queues.workflow, self.notes)
         self.status = RunStatus()
         self.overrides: dict[str, Override] = {}  # step id -> the decision that arrived for it
         self.audit: dict[str, StepAudit] = {}
@@ -124,8 +125,12 @@ class RunContext:
         one completion instead)."""
         if not (self.inp.request.streaming and self.settings.stream_answer_as_written) or self.inp.subagent:
             return None
-        return AnswerStream(topic=self.inp.response_topic, request_id=self.inp.request_id,
-                            message_id=self.trace.answer_uri, delivery_prefix=self.workflow_id)
+        return AnswerStream(
+            topic=self.inp.response_topic,
+            request_id=self.inp.request_id,
+            message_id=self.trace.answer_uri,
+            delivery_prefix=self.workflow_id,
+        )
 
     async def answer(self, answer: str, synthesis: SynthesisOutput | None, why: str = "") -> None:
         """The answer with its provenance; `why`: the reasons for its stated confidence (status.final_confidence).
@@ -135,14 +140,21 @@ class RunContext:
         # sentence by sentence (contracts/redaction.may_hold_secret) and stands as it was sent.
         answer = redacted_after(released, answer)
         sent = released if answer.startswith(released) else ""
-        unsent = answer[len(sent):]
+        unsent = answer[len(sent) :]
         # The sentences the synthesis activity sent are part of how the dialog ends, as it sent them.
         self.outbox.closing.extend(
-            AgentResponse(message_type="answer", content=sentence, end_of_message=False,
-                          message_id=self.trace.answer_uri, delivery_id=f"{self.workflow_id}#answer.{n}")
-            for n, sentence in enumerate(synthesis.released_sentences if synthesis else []))
-        explained = self.trace.answer(answer, self.status.final_confidence, why, self.evidence,
-                                      synthesis.evidence_effects if synthesis else {})
+            AgentResponse(
+                message_type="answer",
+                content=sentence,
+                end_of_message=False,
+                message_id=self.trace.answer_uri,
+                delivery_id=f"{self.workflow_id}#answer.{n}",
+            )
+            for n, sentence in enumerate(synthesis.released_sentences if synthesis else [])
+        )
+        explained = self.trace.answer(
+            answer, self.status.final_confidence, why, self.evidence, synthesis.evidence_effects if synthesis else {}
+        )
         explain = [explained] if explained is not None else []
         # As TrustGraph's agent: the whole run's LLM usage on the message that ends the dialog, one message_id
         # (the answer's entity) on every chunk of the answer, and the answer's explain message just before the
@@ -151,13 +163,33 @@ class RunContext:
         entity = self.trace.answer_uri
         if self.inp.request.streaming:
             # TrustGraph's streaming shape: chunks with end_of_message false, then an empty closing answer.
-            messages = [AgentResponse(message_type="answer", content=chunk, end_of_message=False, message_id=entity)
-                        for chunk in answer_chunks(unsent)]
-            messages += [*explain, AgentResponse(message_type="answer", content="", end_of_message=True,
-                                                 end_of_dialog=True, message_id=entity, **tokens)]
+            messages = [
+                AgentResponse(message_type="answer", content=chunk, end_of_message=False, message_id=entity)
+                for chunk in answer_chunks(unsent)
+            ]
+            messages += [
+                *explain,
+                AgentResponse(
+                    message_type="answer",
+                    content="",
+                    end_of_message=True,
+                    end_of_dialog=True,
+                    message_id=entity,
+                    **tokens,
+                ),
+            ]
         else:
-            messages = [*explain, AgentResponse(message_type="answer", content=answer, end_of_message=True,
-                                                end_of_dialog=True, message_id=entity, **tokens)]
+            messages = [
+                *explain,
+                AgentResponse(
+                    message_type="answer",
+                    content=answer,
+                    end_of_message=True,
+                    end_of_dialog=True,
+                    message_id=entity,
+                    **tokens,
+                ),
+            ]
         if self.hold_answer:
             self.held.extend(messages)
             return
@@ -193,7 +225,9 @@ class RunContext:
         if not self.settings.search_attributes:
             return
         updates: list[SearchAttributeUpdate[Any]] = [
-            SA_STATUS.value_set(phase), SA_AWAITING_OVERRIDE.value_set(phase == "awaiting_override")]
+            SA_STATUS.value_set(phase),
+            SA_AWAITING_OVERRIDE.value_set(phase == "awaiting_override"),
+        ]
         if step is not None:
             updates.append(SA_CURRENT_STEP.value_set(step))
         if self.status.final_confidence is not None:
@@ -209,8 +243,9 @@ class RunContext:
     def check(self, override: Override) -> Decision:
         """The decision, if acceptable now; OverrideRejected says why not."""
         known = {s.step_id for s in self.status.steps}
-        return check_override(override, self.status.pending_override, known, self.settings, self.workflow_id,
-                              self.inp.request.user)
+        return check_override(
+            override, self.status.pending_override, known, self.settings, self.workflow_id, self.inp.request.user
+        )
 
     def reject(self, override: Override, reason: str) -> None:
         """A refused override signal, listed in the status: each entry and the list bounded, so that no signal
@@ -227,8 +262,9 @@ class RunContext:
             # Unique to this request (this run, its n-th request): a signed decision covers it, so a signature
             # read from the history approves nothing else.
             self._override_requests += 1
-            request = request.model_copy(update={
-                "challenge": f"{workflow.info().run_id}/{self._override_requests}/{step_id}"})
+            request = request.model_copy(
+                update={"challenge": f"{workflow.info().run_id}/{self._override_requests}/{step_id}"}
+            )
             self.status.pending_override = request
             self.status.step(step_id).state = StepState.AWAITING_OVERRIDE
             self.phase("awaiting_override", step_id)
@@ -237,12 +273,14 @@ class RunContext:
             self.explain_store.write()
             signed = bool(self.settings.override_keys)
             self.status.waiting_message = self.say(
-                "observation", f"{what} Waiting {request.timeout_s:.0f} s. "
-                               f"{how_to_answer(self.workflow_id, request, signed)}")
+                "observation",
+                f"{what} Waiting {request.timeout_s:.0f} s. {how_to_answer(self.workflow_id, request, signed)}",
+            )
             workflow.set_current_details(redact_text(awaiting_details(self.workflow_id, request, what, signed)))
             try:
-                await workflow.wait_condition(lambda: step_id in self.overrides,
-                                              timeout=timedelta(seconds=request.timeout_s))
+                await workflow.wait_condition(
+                    lambda: step_id in self.overrides, timeout=timedelta(seconds=request.timeout_s)
+                )
                 decided = True
             except TimeoutError:
                 decided = False

@@ -7,4 +7,5 @@ from __future__ import annotations
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
-    restrictions=SandboxRestrictions.default.with_passthrough_modules("cryptography"))
+    restrictions=SandboxRestrictions.default.with_passthrough_modules("cryptography")
+)

@@ -31,8 +31,9 @@ with workflow.unsafe.imports_passed_through():
     from planning.step_context import trim
 
 RECALL_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attempts=3)
-REMEMBER_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5),
-                             maximum_attempts=10)
+REMEMBER_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5), maximum_attempts=10
+)
 
 
 class TurnMemory:
@@ -55,12 +56,18 @@ class TurnMemory:
         elif self.conversation_id:
             try:
                 self.memory = await workflow.execute_local_activity(
-                    Activities.RECALL_CONVERSATION, RecallInput(conversation_id=self.conversation_id),
-                    result_type=ConversationMemory, start_to_close_timeout=timedelta(seconds=10),
-                    retry_policy=RECALL_RETRY)
+                    Activities.RECALL_CONVERSATION,
+                    RecallInput(conversation_id=self.conversation_id),
+                    result_type=ConversationMemory,
+                    start_to_close_timeout=timedelta(seconds=10),
+                    retry_policy=RECALL_RETRY,
+                )
             except LOCAL_ACTIVITY_FAILED as exc:
-                self.ctx.say("observation", f"The conversation's memory could not be read ({failure_message(exc)}); "
-                                            "answering the question on its own.")
+                self.ctx.say(
+                    "observation",
+                    f"The conversation's memory could not be read ({failure_message(exc)}); "
+                    "answering the question on its own.",
+                )
         return self.memory
 
     async def read_follow_up(self) -> FollowUpOutput | None:
@@ -68,8 +75,11 @@ class TurnMemory:
         if self.memory.empty:
             return None
         reading = await self.ctx.options.planning.run(
-            Activities.READ_FOLLOW_UP, FollowUpInput(question=self.ctx.question, conversation=self.text),
-            FollowUpOutput, summary="read the question in its conversation")
+            Activities.READ_FOLLOW_UP,
+            FollowUpInput(question=self.ctx.question, conversation=self.text),
+            FollowUpOutput,
+            summary="read the question in its conversation",
+        )
         if reading.changed:
             self.ctx.question = reading.question
             self.ctx.say("thought", f"Read in the conversation's context: {reading.question}")
@@ -82,16 +92,25 @@ class TurnMemory:
         # An action turn is remembered by its outcomes (action_record), not by its batch summary's JSON.
         results = "" if ctx.action_record else "\n".join(r.output for r in result.step_results if r.success)
         turn = ConversationTurn(
-            request_id=ctx.inp.request_id, workflow_id=ctx.workflow_id, question=redact_text(self.asked),
+            request_id=ctx.inp.request_id,
+            workflow_id=ctx.workflow_id,
+            question=redact_text(self.asked),
             standalone_question=redact_text(ctx.question) if ctx.question != self.asked else "",
-            answer=redact_text(result.answer or result.error or ""), confidence=result.confidence,
-            results=redact_text(trim(results, RESULTS_CHARS)), action=ctx.action_record, at=ctx.iso_now())
+            answer=redact_text(result.answer or result.error or ""),
+            confidence=result.confidence,
+            results=redact_text(trim(results, RESULTS_CHARS)),
+            action=ctx.action_record,
+            at=ctx.iso_now(),
+        )
         try:
             await workflow.execute_local_activity(
                 Activities.REMEMBER_TURN,
                 RememberInput(conversation_id=self.conversation_id, turn=turn, queue=ctx.inp.queues.workflow),
-                start_to_close_timeout=timedelta(seconds=10), retry_policy=REMEMBER_RETRY)
+                start_to_close_timeout=timedelta(seconds=10),
+                retry_policy=REMEMBER_RETRY,
+            )
         except LOCAL_ACTIVITY_FAILED as exc:
-            ctx.notes.append(f"this turn could not be added to conversation {self.conversation_id}: "
-                             f"{failure_message(exc)}")
+            ctx.notes.append(
+                f"this turn could not be added to conversation {self.conversation_id}: {failure_message(exc)}"
+            )
             workflow.logger.warning("turn not remembered: %s", failure_message(exc))

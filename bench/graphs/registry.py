@@ -18,18 +18,28 @@ async def _countries(url: str, graph_name: str, replace: bool) -> bool:
 def _writer(build: Callable[[], GraphData]) -> Callable[[str, str, bool], Awaitable[bool]]:
     async def write(url: str, graph_name: str, replace: bool) -> bool:
         return await load(url, graph_name, build(), replace=replace)
+
     return write
 
 
 # name -> (what it holds, the PyPI package it is derived from, its writer)
 GRAPHS: dict[str, tuple[str, str, Callable[[str, str, bool], Awaitable[bool]]]] = {
     "countries": ("countries, borders, regions, languages, currencies, provinces", "countryinfo==1.0.1", _countries),
-    "geonames": ("cities, countries, continents, currencies, languages, time zones, US states and counties",
-                 geonames.PINNED, _writer(geonames.build)),
-    "airports": ("airports, the cities they serve, subdivisions, countries, time zones", airports.PINNED,
-                 _writer(airports.build)),
-    "social": ("Les Misérables characters, Florentine families' marriages, Southern women's events",
-               social.PINNED, _writer(social.build)),
+    "geonames": (
+        "cities, countries, continents, currencies, languages, time zones, US states and counties",
+        geonames.PINNED,
+        _writer(geonames.build),
+    ),
+    "airports": (
+        "airports, the cities they serve, subdivisions, countries, time zones",
+        airports.PINNED,
+        _writer(airports.build),
+    ),
+    "social": (
+        "Les Misérables characters, Florentine families' marriages, Southern women's events",
+        social.PINNED,
+        _writer(social.build),
+    ),
 }
 
 

@@ -22,8 +22,14 @@ def build() -> GraphData:
     miserables = nx.les_miserables_graph()
     data.nodes["Character"] = [{"name": n} for n in sorted(miserables.nodes)]
     pairs = sorted(tuple(sorted(e)) for e in miserables.edges)
-    data.link("Character", "APPEARS_WITH", "Character", pairs, both_ways=True,
-              properties={(a, b): {"times": int(miserables.edges[a, b].get("weight", 1))} for a, b in pairs})
+    data.link(
+        "Character",
+        "APPEARS_WITH",
+        "Character",
+        pairs,
+        both_ways=True,
+        properties={(a, b): {"times": int(miserables.edges[a, b].get("weight", 1))} for a, b in pairs},
+    )
     families = nx.florentine_families_graph()
     data.nodes["Family"] = [{"name": n} for n in sorted(families.nodes)]
     data.link("Family", "MARRIED_INTO", "Family", sorted(tuple(sorted(e)) for e in families.edges), both_ways=True)

@@ -20,9 +20,13 @@ from backends.graph_store import GraphStore
 KINDS = ("related_status", "related_all", "ids", "status_only", "related_property", "amount", "negated")
 ROUTING_KINDS = ("query", "catalogue")  # not changes: read-only questions, and questions about the actions
 MAX_CATEGORY_VALUES = 30
-PARAMETER_SAMPLES = {"string": ["quarterly review", "supplier dispute", "audit follow-up"],
-                     "date": ["2031-01-15", "2031-03-31"], "integer": [3, 12], "float": [250.5, 1200.0],
-                     "boolean": [True]}
+PARAMETER_SAMPLES = {
+    "string": ["quarterly review", "supplier dispute", "audit follow-up"],
+    "date": ["2031-01-15", "2031-03-31"],
+    "integer": [3, 12],
+    "float": [250.5, 1200.0],
+    "boolean": [True],
+}
 
 
 @dataclass
@@ -78,17 +82,24 @@ class Generator:
         for prop, kind in cls.properties.items():
             if kind != "string" or prop in (cls.key, cls.display):
                 continue
-            values = [str(r[0]) for r in await self.rows(
-                f"MATCH (e:`{class_name}`) WHERE e.`{prop}` IS NOT NULL RETURN DISTINCT e.`{prop}` "
-                f"LIMIT {MAX_CATEGORY_VALUES + 1}")]
+            values = [
+                str(r[0])
+                for r in await self.rows(
+                    f"MATCH (e:`{class_name}`) WHERE e.`{prop}` IS NOT NULL RETURN DISTINCT e.`{prop}` "
+                    f"LIMIT {MAX_CATEGORY_VALUES + 1}"
+                )
+            ]
             if 1 < len(values) <= MAX_CATEGORY_VALUES:
                 found[prop] = sorted(values)
         return found
 
     def related_classes(self, class_name: str) -> list[tuple[str, str]]:
         """(related class, relationship type) for each class one relationship away."""
-        return [(r.to if r.from_ == class_name else r.from_, r.type) for r in self.ontology.relationships_of(class_name)
-                if {r.from_, r.to} != {class_name}]
+        return [
+            (r.to if r.from_ == class_name else r.from_, r.type)
+            for r in self.ontology.relationships_of(class_name)
+            if {r.from_, r.to} != {class_name}
+        ]
 
     async def make(self, kind: str, class_name: str, action_name: str) -> ActionRequest | None:
         cls = self.ontology.classes[class_name]
@@ -99,8 +110,13 @@ class Generator:
         status_prop = rng.choice(sorted(categories)) if categories else ""
         status = rng.choice(categories[status_prop]) if status_prop else ""
         # Mostly a value the action applies to, as people ask ("submit the draft orders"), sometimes any.
-        allowed = [v for p in action.preconditions if p.property == status_prop and p.op in ("eq", "in")
-                   for v in (p.value if isinstance(p.value, list) else [p.value]) if str(v) in categories[status_prop]]
+        allowed = [
+            v
+            for p in action.preconditions
+            if p.property == status_prop and p.op in ("eq", "in")
+            for v in (p.value if isinstance(p.value, list) else [p.value])
+            if str(v) in categories[status_prop]
+        ]
         if allowed and rng.random() < 0.7:
             status = str(rng.choice(allowed))
         related = self.related_classes(class_name)
@@ -115,7 +131,9 @@ class Generator:
             status_cond = f" AND e.`{status_prop}` = $status" if kind != "related_all" else ""
             names = await self.rows(
                 f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE true{status_cond} "
-                f"RETURN x.`{rel.display}`, count(DISTINCT e) ORDER BY x.`{rel.display}`", {"status": status})
+                f"RETURN x.`{rel.display}`, count(DISTINCT e) ORDER BY x.`{rel.display}`",
+                {"status": status},
+            )
             names = [n for n in names if n[1] >= 2 and isinstance(n[0], str)]
             if not names:
                 return None
@@ -123,59 +141,95 @@ class Generator:
             rel_words = class_words(rel_class)
             params = {"status": status, "name": name}
             if kind == "related_all":
-                text = rng.choice([f"{head}all {plural(target_words)} of {rel_words} {name}{tail}",
-                                   f"{head}every {target_words} of {rel_words} {name}{tail}"])
-                gold_q = (f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
-                          f"RETURN DISTINCT {key}")
+                text = rng.choice(
+                    [
+                        f"{head}all {plural(target_words)} of {rel_words} {name}{tail}",
+                        f"{head}every {target_words} of {rel_words} {name}{tail}",
+                    ]
+                )
+                gold_q = (
+                    f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
+                    f"RETURN DISTINCT {key}"
+                )
             elif kind == "related_status":
-                text = rng.choice([f"{head}all {status} {plural(target_words)} of {rel_words} {name}{tail}",
-                                   f"{head}the {status} {plural(target_words)} of {name}{tail}",
-                                   f"{head}every {status} {target_words} of {rel_words} {name}{tail}"])
-                gold_q = (f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
-                          f"AND e.`{status_prop}` = $status RETURN DISTINCT {key}")
+                text = rng.choice(
+                    [
+                        f"{head}all {status} {plural(target_words)} of {rel_words} {name}{tail}",
+                        f"{head}the {status} {plural(target_words)} of {name}{tail}",
+                        f"{head}every {status} {target_words} of {rel_words} {name}{tail}",
+                    ]
+                )
+                gold_q = (
+                    f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
+                    f"AND e.`{status_prop}` = $status RETURN DISTINCT {key}"
+                )
             elif kind == "negated":
-                text = rng.choice([f"{head}all {status} {plural(target_words)} except those of {rel_words} "
-                                   f"{name}{tail}",
-                                   f"{head}every {status} {target_words} that is not of {rel_words} {name}{tail}"])
-                gold_q = (f"MATCH (e:`{class_name}`) WHERE e.`{status_prop}` = $status AND NOT "
-                          f"(e)-[:`{rel_type}`]-(:`{rel_class}` {{`{rel.display}`: $name}}) RETURN DISTINCT {key}")
+                text = rng.choice(
+                    [
+                        f"{head}all {status} {plural(target_words)} except those of {rel_words} {name}{tail}",
+                        f"{head}every {status} {target_words} that is not of {rel_words} {name}{tail}",
+                    ]
+                )
+                gold_q = (
+                    f"MATCH (e:`{class_name}`) WHERE e.`{status_prop}` = $status AND NOT "
+                    f"(e)-[:`{rel_type}`]-(:`{rel_class}` {{`{rel.display}`: $name}}) RETURN DISTINCT {key}"
+                )
             else:
                 numeric = [p for p, t in cls.properties.items() if t in ("float", "integer")]
                 if not numeric:
                     return None
                 prop = rng.choice(numeric)
-                values = sorted(r[0] for r in await self.rows(
-                    f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
-                    f"AND e.`{status_prop}` = $status AND e.`{prop}` IS NOT NULL RETURN e.`{prop}`", params))
+                values = sorted(
+                    r[0]
+                    for r in await self.rows(
+                        f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
+                        f"AND e.`{status_prop}` = $status AND e.`{prop}` IS NOT NULL RETURN e.`{prop}`",
+                        params,
+                    )
+                )
                 if len(values) < 2:
                     return None
                 amount = int(values[len(values) // 2])
                 params["amount"] = amount
-                text = (f"{head}the {status} {plural(target_words)} of {rel_words} {name} with {class_words(prop)} "
-                        f"over {amount:,}{tail}")
-                gold_q = (f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
-                          f"AND e.`{status_prop}` = $status AND e.`{prop}` > $amount RETURN DISTINCT {key}")
+                text = (
+                    f"{head}the {status} {plural(target_words)} of {rel_words} {name} with {class_words(prop)} "
+                    f"over {amount:,}{tail}"
+                )
+                gold_q = (
+                    f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) WHERE x.`{rel.display}` = $name "
+                    f"AND e.`{status_prop}` = $status AND e.`{prop}` > $amount RETURN DISTINCT {key}"
+                )
         elif kind == "query":  # the same entities asked about, nothing to change
             if rel is None:
                 return None
-            names = await self.rows(f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) "
-                                    f"RETURN DISTINCT x.`{rel.display}` ORDER BY x.`{rel.display}`")
+            names = await self.rows(
+                f"MATCH (e:`{class_name}`)-[:`{rel_type}`]-(x:`{rel_class}`) "
+                f"RETURN DISTINCT x.`{rel.display}` ORDER BY x.`{rel.display}`"
+            )
             names = [n[0] for n in names if isinstance(n[0], str)]
             if not names:
                 return None
             name, rel_words = rng.choice(names), class_words(rel_class)
             status_text = f"{status} " if status else ""
-            text = rng.choice([f"Which {status_text}{plural(target_words)} does {rel_words} {name} have?",
-                               f"How many {status_text}{plural(target_words)} of {rel_words} {name} are there?",
-                               f"List the {status_text}{plural(target_words)} of {name}.",
-                               f"Show me every {target_words} of {rel_words} {name}"])
+            text = rng.choice(
+                [
+                    f"Which {status_text}{plural(target_words)} does {rel_words} {name} have?",
+                    f"How many {status_text}{plural(target_words)} of {rel_words} {name} are there?",
+                    f"List the {status_text}{plural(target_words)} of {name}.",
+                    f"Show me every {target_words} of {rel_words} {name}",
+                ]
+            )
             return self.request(kind, text, class_name, action_name, [], route="QUERY")
         elif kind == "catalogue":
-            text = rng.choice([f"Which actions are available for a {target_words}?",
-                               f"What does {action_name} require?",
-                               f"What can I do with {plural(target_words)}?",
-                               f"What actions can be taken on {plural(target_words)}?",
-                               f"Explain what {action_name} does."])
+            text = rng.choice(
+                [
+                    f"Which actions are available for a {target_words}?",
+                    f"What does {action_name} require?",
+                    f"What can I do with {plural(target_words)}?",
+                    f"What actions can be taken on {plural(target_words)}?",
+                    f"Explain what {action_name} does.",
+                ]
+            )
             return self.request(kind, text, class_name, action_name, [], route="ANSWER")
         elif kind == "ids":
             ids = [str(r[0]) for r in await self.rows(f"MATCH (e:`{class_name}`) RETURN {key} ORDER BY {key}")]
@@ -183,15 +237,19 @@ class Generator:
             if not chosen:
                 return None
             listed = chosen[0] if len(chosen) == 1 else ", ".join(chosen[:-1]) + f" and {chosen[-1]}"
-            text = f"{head}{target_words} {listed}{tail}" if len(chosen) == 1 else \
-                f"{head}{plural(target_words)} {listed}{tail}"
+            text = (
+                f"{head}{target_words} {listed}{tail}"
+                if len(chosen) == 1
+                else f"{head}{plural(target_words)} {listed}{tail}"
+            )
             return self.request(kind, text, class_name, action_name, chosen)
         elif kind == "status_only":
             if not status:
                 return None
             params = {"status": status}
-            text = rng.choice([f"{head}all {status} {plural(target_words)}{tail}",
-                               f"{head}every {status} {target_words}{tail}"])
+            text = rng.choice(
+                [f"{head}all {status} {plural(target_words)}{tail}", f"{head}every {status} {target_words}{tail}"]
+            )
             gold_q = f"MATCH (e:`{class_name}`) WHERE e.`{status_prop}` = $status RETURN DISTINCT {key}"
         else:  # related_property: through a category property of a related class
             options = []
@@ -202,23 +260,34 @@ class Generator:
                 return None
             other, rel_t, prop, value = rng.choice(options)
             params = {"status": status, "value": value}
-            text = (f"{head}the {status} {plural(target_words)} of {plural(class_words(other))} whose "
-                    f"{class_words(prop)} is {value}{tail}")
-            gold_q = (f"MATCH (e:`{class_name}`)-[:`{rel_t}`]-(x:`{other}`) WHERE x.`{prop}` = $value "
-                      f"AND e.`{status_prop}` = $status RETURN DISTINCT {key}")
+            text = (
+                f"{head}the {status} {plural(target_words)} of {plural(class_words(other))} whose "
+                f"{class_words(prop)} is {value}{tail}"
+            )
+            gold_q = (
+                f"MATCH (e:`{class_name}`)-[:`{rel_t}`]-(x:`{other}`) WHERE x.`{prop}` = $value "
+                f"AND e.`{status_prop}` = $status RETURN DISTINCT {key}"
+            )
         gold = sorted(str(r[0]) for r in await self.rows(gold_q, params))
         if not gold:
             return None
         return self.request(kind, text, class_name, action_name, gold)
 
-    def request(self, kind: str, text: str, class_name: str, action_name: str, gold: list[str],
-                route: str = "ACTION") -> ActionRequest:
-        return ActionRequest(id="", kind=kind, request=text, entity_type=class_name, action=action_name, gold=gold,
-                             route=route)
+    def request(
+        self, kind: str, text: str, class_name: str, action_name: str, gold: list[str], route: str = "ACTION"
+    ) -> ActionRequest:
+        return ActionRequest(
+            id="", kind=kind, request=text, entity_type=class_name, action=action_name, gold=gold, route=route
+        )
 
 
-async def generate(graph: GraphStore, ontology: Ontology, seed: int, per_kind: int = 1,
-                   kinds: tuple[str, ...] = (*KINDS, *ROUTING_KINDS)) -> list[ActionRequest]:
+async def generate(
+    graph: GraphStore,
+    ontology: Ontology,
+    seed: int,
+    per_kind: int = 1,
+    kinds: tuple[str, ...] = (*KINDS, *ROUTING_KINDS),
+) -> list[ActionRequest]:
     """`per_kind` requests of each kind for each action of the ontology (fewer where the data cannot make
     one), the same on every run of a seed; no request twice."""
     rng = random.Random(seed)

@@ -51,8 +51,12 @@ def data_dir(install: bool = True) -> Path:
     environment (the project's .venv) first when it is missing and `install` is set."""
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None and install:
-        print(f"{PACKAGE} is not installed; installing {PINNED} from PyPI into {sys.prefix} (its data files are "
-              "the second benchmark graph) ...", file=sys.stderr, flush=True)
+        print(
+            f"{PACKAGE} is not installed; installing {PINNED} from PyPI into {sys.prefix} (its data files are "
+            "the second benchmark graph) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", PINNED], check=True)
         importlib.invalidate_caches()
         spec = importlib.util.find_spec(PACKAGE)
@@ -99,9 +103,15 @@ def derive(rows: list[dict[str, Any]]) -> CountryGraph:
         iso3 = iso.get("alpha3")
         if not iso3 or iso3 in g.countries:
             continue
-        props = {"iso3": iso3, "name": row["name"].strip(), "iso2": iso.get("alpha2"),
-                 "capital": _scalar(row.get("capital")), "population": row.get("population"), "area": row.get("area"),
-                 "demonym": _scalar(row.get("demonym"))}
+        props = {
+            "iso3": iso3,
+            "name": row["name"].strip(),
+            "iso2": iso.get("alpha2"),
+            "capital": _scalar(row.get("capital")),
+            "population": row.get("population"),
+            "area": row.get("area"),
+            "demonym": _scalar(row.get("demonym")),
+        }
         g.countries[iso3] = {k: v for k, v in props.items() if v not in (None, "")}
         raw_borders[iso3] = _clean(row.get("borders"))
         if row.get("region"):
@@ -145,14 +155,19 @@ def _graph_rows(g: CountryGraph) -> tuple[dict[str, list[dict[str, Any]]], Edges
         ("Country", "iso3", "IN_SUBREGION", "Subregion", "name", list(g.subregion.items())),
         ("Subregion", "name", "PART_OF", "Region", "name", list(g.subregion_region.items())),
         ("Country", "iso3", "SPEAKS", "Language", "code", [(a, c) for a, cs in g.languages.items() for c in cs]),
-        ("Country", "iso3", "USES_CURRENCY", "Currency", "code",
-         [(a, c) for a, cs in g.currencies.items() for c in cs]),
+        (
+            "Country",
+            "iso3",
+            "USES_CURRENCY",
+            "Currency",
+            "code",
+            [(a, c) for a, cs in g.currencies.items() for c in cs],
+        ),
     ]
     return nodes, edges
 
 
-async def load(url: str, graph_name: str = GRAPH_NAME, g: CountryGraph | None = None, *,
-               replace: bool = False) -> bool:
+async def load(url: str, graph_name: str = GRAPH_NAME, g: CountryGraph | None = None, *, replace: bool = False) -> bool:
     """Write the graph into `graph_name` unless one is there already (or `replace`). True when it loaded."""
     g = g or read()
     db = FalkorDB.from_url(url, socket_connect_timeout=5)
@@ -161,23 +176,34 @@ async def load(url: str, graph_name: str = GRAPH_NAME, g: CountryGraph | None = 
         if graph is None:
             return False
         nodes, edges = _graph_rows(g)
-        for label, key in (("Country", "iso3"), ("Country", "name"), ("Region", "name"), ("Subregion", "name"),
-                           ("Language", "code"), ("Currency", "code"), ("Province", "name")):
+        for label, key in (
+            ("Country", "iso3"),
+            ("Country", "name"),
+            ("Region", "name"),
+            ("Subregion", "name"),
+            ("Language", "code"),
+            ("Currency", "code"),
+            ("Province", "name"),
+        ):
             await graph.query(f"CREATE INDEX FOR (n:{label}) ON (n.{key})")
         for label, rows in nodes.items():
             for i in range(0, len(rows), BATCH):
-                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i:i + BATCH]})
+                await graph.query(f"UNWIND $rows AS row CREATE (n:{label}) SET n = row", {"rows": rows[i : i + BATCH]})
         for src, src_key, rel, dst, dst_key, pairs in edges:
             rows = [{"src": a, "dst": b} for a, b in pairs]
             for i in range(0, len(rows), BATCH):
-                await graph.query(f"UNWIND $rows AS row MATCH (a:{src} {{{src_key}: row.src}}), "
-                                  f"(b:{dst} {{{dst_key}: row.dst}}) CREATE (a)-[:{rel}]->(b)",
-                                  {"rows": rows[i:i + BATCH]})
+                await graph.query(
+                    f"UNWIND $rows AS row MATCH (a:{src} {{{src_key}: row.src}}), "
+                    f"(b:{dst} {{{dst_key}: row.dst}}) CREATE (a)-[:{rel}]->(b)",
+                    {"rows": rows[i : i + BATCH]},
+                )
         provinces = [{"iso3": a, "name": p, "country": g.name(a)} for a, ps in g.provinces.items() for p in ps]
         for i in range(0, len(provinces), BATCH):
-            await graph.query("UNWIND $rows AS row MATCH (c:Country {iso3: row.iso3}) "
-                              "CREATE (c)-[:HAS_PROVINCE]->(:Province {name: row.name, country: row.country})",
-                              {"rows": provinces[i:i + BATCH]})
+            await graph.query(
+                "UNWIND $rows AS row MATCH (c:Country {iso3: row.iso3}) "
+                "CREATE (c)-[:HAS_PROVINCE]->(:Province {name: row.name, country: row.country})",
+                {"rows": provinces[i : i + BATCH]},
+            )
         return True
     finally:
         await db.aclose()

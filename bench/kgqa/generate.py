@@ -48,6 +48,12 @@ def build(prefix: str, seed: int, makers: dict[str, list[Maker]], quotas: dict[s
                 continue  # asked already (in any wording), or an answer could pass by repeating the question
             seen.add(key)
             made += 1
-            questions.append(Question(id=f"{prefix}-{category}-{made:03d}", category=category, text=text,
-                                      gold=without_question_names(text, result.gold)))
+            questions.append(
+                Question(
+                    id=f"{prefix}-{category}-{made:03d}",
+                    category=category,
+                    text=text,
+                    gold=without_question_names(text, result.gold),
+                )
+            )
     return questions

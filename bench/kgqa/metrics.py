@@ -86,8 +86,10 @@ def expected_calibration_error(scores: Sequence[float], labels: Sequence[bool], 
     for score, label in zip(scores, labels, strict=True):
         grouped[min(int(score * bins), bins - 1)].append((score, label))
     total = len(scores)
-    return sum(len(items) / total * abs(sum(s for s, _ in items) / len(items) - sum(lb for _, lb in items) / len(items))
-               for items in grouped.values())
+    return sum(
+        len(items) / total * abs(sum(s for s, _ in items) / len(items) - sum(lb for _, lb in items) / len(items))
+        for items in grouped.values()
+    )
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -114,24 +116,36 @@ def compute(results: Iterable[Judged]) -> Metrics:
         by_category[r.category].append(r.right)
     high = [r.right for r in rows if r.score >= HIGH_CONFIDENCE]
     return Metrics(
-        n=len(rows), accuracy=_share(sum(labels), len(rows)),
+        n=len(rows),
+        accuracy=_share(sum(labels), len(rows)),
         per_category={c: (len(v), sum(v) / len(v)) for c, v in sorted(by_category.items())},
-        auroc=auroc(scores, labels), ece=expected_calibration_error(scores, labels),
-        high_confidence_n=len(high), high_confidence_accuracy=_share(sum(high), len(high)),
+        auroc=auroc(scores, labels),
+        ece=expected_calibration_error(scores, labels),
+        high_confidence_n=len(high),
+        high_confidence_accuracy=_share(sum(high), len(high)),
         no_override_share=_share(sum(not r.asked_human and not r.error for r in rows), len(rows)),
         errors=sum(bool(r.error) for r in rows),
-        lost=sum(r.delivery == "lost" for r in rows), recovered=sum(r.delivery == "recovered" for r in rows),
-        slow=sum(r.delivery in ("slow", "timeout") for r in rows), twice=sum(r.twice for r in rows),
-        latency_p50=percentile([r.seconds for r in rows], 0.5), latency_p95=percentile([r.seconds for r in rows], 0.95),
+        lost=sum(r.delivery == "lost" for r in rows),
+        recovered=sum(r.delivery == "recovered" for r in rows),
+        slow=sum(r.delivery in ("slow", "timeout") for r in rows),
+        twice=sum(r.twice for r in rows),
+        latency_p50=percentile([r.seconds for r in rows], 0.5),
+        latency_p95=percentile([r.seconds for r in rows], 0.95),
     )
 
 
 def judged(record: dict[str, Any]) -> Judged:
     """A result line (bench/kgqa/results.py) as the metrics read it."""
-    return Judged(category=str(record["category"]), correct=bool(record.get("correct")),
-                  confidence=record.get("confidence"), seconds=float(record.get("seconds") or 0.0),
-                  asked_human=bool(record.get("asked_human")), error=record.get("error") or None,
-                  delivery=delivery_of(record), twice=bool(record.get("twice")))
+    return Judged(
+        category=str(record["category"]),
+        correct=bool(record.get("correct")),
+        confidence=record.get("confidence"),
+        seconds=float(record.get("seconds") or 0.0),
+        asked_human=bool(record.get("asked_human")),
+        error=record.get("error") or None,
+        delivery=delivery_of(record),
+        twice=bool(record.get("twice")),
+    )
 
 
 def delivery_of(record: dict[str, Any]) -> str:

@@ -21,8 +21,18 @@ from typing import Any
 
 Gold = dict[str, Any]
 
-CATEGORIES = ("lookup", "one-hop", "count", "aggregation", "superlative", "multi-hop", "path", "filter", "set",
-              "non-existent")
+CATEGORIES = (
+    "lookup",
+    "one-hop",
+    "count",
+    "aggregation",
+    "superlative",
+    "multi-hop",
+    "path",
+    "filter",
+    "set",
+    "non-existent",
+)
 SPLITS = ("calibration", "heldout")
 CALIBRATION_SHARE = 40  # percent of questions a calibrator may be fitted on; the rest are held out
 
@@ -77,8 +87,12 @@ def count(value: int) -> Gold:
 
 def names(items: list[str | list[str]], *, match: str = "all", distractors: list[str] | None = None) -> Gold:
     expected = {n.lower() for item in items for n in ([item] if isinstance(item, str) else item)}
-    return {"kind": "names", "items": items, "match": match,
-            "distractors": sorted({d for d in distractors or [] if d.lower() not in expected})}
+    return {
+        "kind": "names",
+        "items": items,
+        "match": match,
+        "distractors": sorted({d for d in distractors or [] if d.lower() not in expected}),
+    }
 
 
 def name(item: str | list[str], distractors: list[str] | None = None) -> Gold:
@@ -94,8 +108,12 @@ def date(value: str) -> Gold:
 
 
 def absent(entity: str, *, distractors: list[str] | None = None, forbid_numbers: bool = False) -> Gold:
-    return {"kind": "absent", "entity": entity, "distractors": sorted(set(distractors or [])),
-            "forbid_numbers": forbid_numbers}
+    return {
+        "kind": "absent",
+        "entity": entity,
+        "distractors": sorted(set(distractors or [])),
+        "forbid_numbers": forbid_numbers,
+    }
 
 
 def both(*parts: Gold) -> Gold:

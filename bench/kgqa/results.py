@@ -37,16 +37,43 @@ class Result:
     twice: bool = False  # the run's closing answer reached the caller more than once
 
     @classmethod
-    def judge(cls, q: Question, dataset: str, answer: str, seconds: float, asked_human: bool,
-              error: str | None, command: str = "", evidence: dict[str, float] | None = None,
-              evidence_score: float | None = None, queries: list[str] | None = None,
-              delivery: str = "arrived", twice: bool = False) -> Result:
+    def judge(
+        cls,
+        q: Question,
+        dataset: str,
+        answer: str,
+        seconds: float,
+        asked_human: bool,
+        error: str | None,
+        command: str = "",
+        evidence: dict[str, float] | None = None,
+        evidence_score: float | None = None,
+        queries: list[str] | None = None,
+        delivery: str = "arrived",
+        twice: bool = False,
+    ) -> Result:
         """The final answer judged: its confidence from the "Confidence: 0.NN" line; an error is wrong."""
         _, confidence = split_answer(answer)
-        return cls(id=q.id, category=q.category, split=q.split, question=q.text, gold=q.gold, answer=answer,
-                   confidence=confidence, correct=not error and is_correct(answer, q.gold), seconds=round(seconds, 2),
-                   asked_human=asked_human, error=error, dataset=dataset, command=command, evidence=evidence,
-                   evidence_score=evidence_score, queries=queries, delivery=delivery, twice=twice)
+        return cls(
+            id=q.id,
+            category=q.category,
+            split=q.split,
+            question=q.text,
+            gold=q.gold,
+            answer=answer,
+            confidence=confidence,
+            correct=not error and is_correct(answer, q.gold),
+            seconds=round(seconds, 2),
+            asked_human=asked_human,
+            error=error,
+            dataset=dataset,
+            command=command,
+            evidence=evidence,
+            evidence_score=evidence_score,
+            queries=queries,
+            delivery=delivery,
+            twice=twice,
+        )
 
 
 def write(out: IO[str], result: Result) -> None:

@@ -44,6 +44,8 @@ GRAPHS = {"procurement": "procurement", "countries": countries_data.GRAPH_NAME}
 def graph_name(dataset: str) -> str:
     """The graph a dataset's questions are asked of: a public graph (bench/graphs) under its own name."""
     return GRAPHS.get(dataset, dataset)
+
+
 STACK_ERRORS = (PartStartError, PartUnreachable, ModelNotFound, ModelIntegrityError)  # said plainly, no traceback
 
 
@@ -86,10 +88,20 @@ class Interrupt:
 
 def stack_options(dataset: str, data_dir: Path) -> StackOptions:
     """Every part embedded, each on a free port; the demo graph and its ontology only for procurement."""
-    return StackOptions(data_dir=data_dir, temporal_port=free_port(), ui_port=free_port(), pulsar_port=free_port(),
-                        falkordb_port=free_port(), llm_port=free_port(), metrics_port=free_port(),
-                        http_port=0, graph_name=graph_name(dataset), load_demo_graph=dataset == "procurement",
-                        log_level="WARNING", extra_env=SERVICE_ENV)
+    return StackOptions(
+        data_dir=data_dir,
+        temporal_port=free_port(),
+        ui_port=free_port(),
+        pulsar_port=free_port(),
+        falkordb_port=free_port(),
+        llm_port=free_port(),
+        metrics_port=free_port(),
+        http_port=0,
+        graph_name=graph_name(dataset),
+        load_demo_graph=dataset == "procurement",
+        log_level="WARNING",
+        extra_env=SERVICE_ENV,
+    )
 
 
 @dataclass
@@ -103,8 +115,9 @@ class RunningStack:
 
 
 @asynccontextmanager
-async def running_stack(dataset: str, interrupt: Interrupt, data_dir: Path | None = None,
-                        say: Callable[[str], None] = print) -> AsyncIterator[RunningStack]:
+async def running_stack(
+    dataset: str, interrupt: Interrupt, data_dir: Path | None = None, say: Callable[[str], None] = print
+) -> AsyncIterator[RunningStack]:
     """The stack with the dataset's graph loaded, supervised as `tg-confidence up` supervises it (a part
     that dies is restarted); stopped (every child) on the way out."""
     data_dir = data_dir or Path(tempfile.mkdtemp(prefix=f"tgca-kgqa-{dataset}-"))
@@ -158,10 +171,16 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, convers
     delivery = Delivery()
     delivered_how = "arrived"
     try:
-        async for message in ask(stack.pulsar_url, AgentRequest(question=question, plan=PLAN,
-                                                                conversation_id=conversation_id),
-                                 request_topic=agent_request_topic(), response_topic=agent_response_topic(),
-                                 timeout_s=timeout_s, request_id=request_id, runs=runs, delivery=delivery):
+        async for message in ask(
+            stack.pulsar_url,
+            AgentRequest(question=question, plan=PLAN, conversation_id=conversation_id),
+            request_topic=agent_request_topic(),
+            response_topic=agent_response_topic(),
+            timeout_s=timeout_s,
+            request_id=request_id,
+            runs=runs,
+            delivery=delivery,
+        ):
             messages.append(f"{message.message_type}: {message.content}")
             if message.message_type == "observation" and any(k in message.content for k in HUMAN_ASKED):
                 asked_human = True
@@ -188,8 +207,16 @@ async def ask_one(stack: EmbeddedStack, question: str, timeout_s: float, convers
     return await outcome_of(stack, request_id, "".join(parts), seconds, asked_human, error, messages, delivered_how)
 
 
-async def outcome_of(stack: EmbeddedStack, request_id: str, answer: str, seconds: float, asked_human: bool,
-                     error: str | None, messages: list[str], delivered_how: str) -> Outcome:
+async def outcome_of(
+    stack: EmbeddedStack,
+    request_id: str,
+    answer: str,
+    seconds: float,
+    asked_human: bool,
+    error: str | None,
+    messages: list[str],
+    delivered_how: str,
+) -> Outcome:
     """What the caller got, with what the run recorded: its evidence and queries, and whether the caller was
     handed the run's closing answer more than once."""
     answer = answer.strip()
@@ -198,16 +225,34 @@ async def outcome_of(stack: EmbeddedStack, request_id: str, answer: str, seconds
         return Outcome(answer, seconds, asked_human, error, messages=messages, delivery=delivered_how)
     queries = [str(s.arguments["query"]) for s in (result.plan.steps if result.plan else []) if "query" in s.arguments]
     closing_answer = "".join(m.content for m in result.closing if m.message_type == "answer").strip()
-    return Outcome(answer, seconds, asked_human, error, result.evidence or None, result.evidence_score, queries,
-                   messages, delivered_how, twice=bool(closing_answer) and answer.count(closing_answer) > 1)
+    return Outcome(
+        answer,
+        seconds,
+        asked_human,
+        error,
+        result.evidence or None,
+        result.evidence_score,
+        queries,
+        messages,
+        delivered_how,
+        twice=bool(closing_answer) and answer.count(closing_answer) > 1,
+    )
 
 
 Asker = Callable[[EmbeddedStack, str, float], Awaitable[Outcome]]
 
 
-async def ask_all(running: RunningStack, questions: list[Question], dataset: str, out: IO[str], timeout_s: float,
-                  interrupt: Interrupt, say: Callable[[str], None] = print, command: str = "",
-                  asker: Asker | None = None) -> list[Result]:
+async def ask_all(
+    running: RunningStack,
+    questions: list[Question],
+    dataset: str,
+    out: IO[str],
+    timeout_s: float,
+    interrupt: Interrupt,
+    say: Callable[[str], None] = print,
+    command: str = "",
+    asker: Asker | None = None,
+) -> list[Result]:
     """Each question asked in turn with `asker` (default: the project's own `ask`), judged and written."""
     asker = asker or ask_one
     results: list[Result] = []
@@ -223,16 +268,29 @@ async def ask_all(running: RunningStack, questions: list[Question], dataset: str
             if interrupt.requested:
                 break
             raise
-        result = Result.judge(q, dataset, outcome.answer, outcome.seconds, outcome.asked_human, outcome.error,
-                              command, outcome.evidence, outcome.evidence_score, outcome.queries, outcome.delivery,
-                              outcome.twice)
+        result = Result.judge(
+            q,
+            dataset,
+            outcome.answer,
+            outcome.seconds,
+            outcome.asked_human,
+            outcome.error,
+            command,
+            outcome.evidence,
+            outcome.evidence_score,
+            outcome.queries,
+            outcome.delivery,
+            outcome.twice,
+        )
         write(out, result)
         results.append(result)
         verdict = "error" if result.error else ("right" if result.correct else "wrong")
-        say(f"[{n}/{len(questions)}] {q.id} {verdict} confidence {result.confidence} {result.seconds:.1f}s"
+        say(
+            f"[{n}/{len(questions)}] {q.id} {verdict} confidence {result.confidence} {result.seconds:.1f}s"
             f"{' (asked a human)' if result.asked_human else ''}"
             f"{'' if result.delivery == 'arrived' else f' (answer {result.delivery})'}"
-            f"{' (answer delivered twice)' if result.twice else ''}: {q.text}")
+            f"{' (answer delivered twice)' if result.twice else ''}: {q.text}"
+        )
     return results
 
 

@@ -21,10 +21,44 @@ from bench.kgqa.snapshot import Label, Link, Snapshot, usable_name, words
 
 MAX_LISTED = 8  # a question whose answer lists more names than this is not asked
 DISTRACTORS = 6
-SYLLABLES = ["var", "quen", "mir", "tol", "bra", "zen", "dor", "vel", "kas", "lun", "tre", "ostra", "hal", "nor",
-             "wyn", "gal", "fen", "ix", "or", "ael", "thu", "ren", "sko", "mar"]
-QUOTAS = {"lookup": 50, "one-hop": 55, "count": 55, "aggregation": 50, "superlative": 50, "multi-hop": 65,
-          "path": 50, "filter": 45, "set": 40, "non-existent": 45}
+SYLLABLES = [
+    "var",
+    "quen",
+    "mir",
+    "tol",
+    "bra",
+    "zen",
+    "dor",
+    "vel",
+    "kas",
+    "lun",
+    "tre",
+    "ostra",
+    "hal",
+    "nor",
+    "wyn",
+    "gal",
+    "fen",
+    "ix",
+    "or",
+    "ael",
+    "thu",
+    "ren",
+    "sko",
+    "mar",
+]
+QUOTAS = {
+    "lookup": 50,
+    "one-hop": 55,
+    "count": 55,
+    "aggregation": 50,
+    "superlative": 50,
+    "multi-hop": 65,
+    "path": 50,
+    "filter": 45,
+    "set": 40,
+    "non-existent": 45,
+}
 ATTEMPTS_PER_QUESTION = 80
 
 
@@ -59,23 +93,26 @@ def arrow(link: Link, forward: bool) -> str:
     return f"-[:`{link.type}`]->" if forward else f"<-[:`{link.type}`]-"
 
 
-def names_gold(rows: list[list[Any]], pool: list[str], match: str = "all",
-               aliases: dict[str, list[str]] | None = None) -> Gold | None:
+def names_gold(
+    rows: list[list[Any]], pool: list[str], match: str = "all", aliases: dict[str, list[str]] | None = None
+) -> Gold | None:
     """The names the rows hold, each with its codes as other accepted spellings (`aliases`)."""
     found = [str(r[0]) for r in rows if usable_name(r[0])]
     if not found or len(found) != len(rows) or len(found) > MAX_LISTED:
         return None
     lowered = {f.lower() for f in found}
-    items: list[str | list[str]] = [[f, *(aliases or {}).get(f.lower(), [])] if (aliases or {}).get(f.lower()) else f
-                                    for f in sorted(set(found))]
+    items: list[str | list[str]] = [
+        [f, *(aliases or {}).get(f.lower(), [])] if (aliases or {}).get(f.lower()) else f for f in sorted(set(found))
+    ]
     return g.names(items, match=match, distractors=[p for p in pool if p.lower() not in lowered])
 
 
 def is_code(value: Any) -> bool:
     """An identifier a person may answer with instead of the name: one upper-case token of 3 to 8 letters or
     digits ("EUR", "FRA", "KLAX"), never a word such as a capital's name."""
-    return (isinstance(value, str) and re.fullmatch(r"[A-Z0-9]{3,8}", value) is not None
-            and any(c.isalpha() for c in value))
+    return (
+        isinstance(value, str) and re.fullmatch(r"[A-Z0-9]{3,8}", value) is not None and any(c.isalpha() for c in value)
+    )
 
 
 def number_gold(rows: list[list[Any]], *, integer: bool = False) -> Gold | None:
@@ -141,17 +178,26 @@ class Makers:
         name = self.s.named[n]
         ref = f"MATCH {node('n', label, name)} RETURN n.`{prop}`"
         others = sorted({str(p.get(prop)) for p in label.nodes.values() if isinstance(p.get(prop), str)})
+
         def gold(rows: list[list[Any]]) -> Gold | None:
             if isinstance(value, str):
                 pool = [o for o in rng.sample(others, min(len(others), 12)) if o.lower() != value.lower()]
                 return g.name(value, distractors=pool[:DISTRACTORS]) if len(rows) == 1 else None
             return number_gold(rows, integer=isinstance(value, int))
-        return Draft(("What is the {prop} of {name}?", "What {prop} does the {label} {name} have?",
-                      "Tell me the {prop} of the {label} {name}."),
-                     {"prop": words(prop), "name": name, "label": label.words}, ref, gold, f"lookup:{n}:{prop}")
 
-    def linked_node(self, rng: random.Random, most: int | None = None) -> tuple[
-            Link, bool, Label, Label, int] | None:
+        return Draft(
+            (
+                "What is the {prop} of {name}?",
+                "What {prop} does the {label} {name} have?",
+                "Tell me the {prop} of the {label} {name}.",
+            ),
+            {"prop": words(prop), "name": name, "label": label.words},
+            ref,
+            gold,
+            f"lookup:{n}:{prop}",
+        )
+
+    def linked_node(self, rng: random.Random, most: int | None = None) -> tuple[Link, bool, Label, Label, int] | None:
         """A link walked from a named node with at least one neighbour along it (and at most `most`)."""
         link = rng.choice(self.links)
         forward, start, end, step = self.side(link, rng)
@@ -170,10 +216,17 @@ class Makers:
         ref = f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN DISTINCT b.`{end.key}`"
         pool = self.pool(end, rng)
         fields = {"name": name, "ends": end.plural, **self.rel_phrase(link, forward)}
-        return Draft(("Which {ends} is {name} connected to through its {dir}{rel} relationships?",
-                      "Following {dir}{rel} from {name}, which {ends} do you reach?",
-                      "List the {ends} that {name} has {a_rel} relationship with."),
-                     fields, ref, lambda rows: self.names(rows, pool), f"one-hop:{link.type}:{forward}:{n}")
+        return Draft(
+            (
+                "Which {ends} is {name} connected to through its {dir}{rel} relationships?",
+                "Following {dir}{rel} from {name}, which {ends} do you reach?",
+                "List the {ends} that {name} has {a_rel} relationship with.",
+            ),
+            fields,
+            ref,
+            lambda rows: self.names(rows, pool),
+            f"one-hop:{link.type}:{forward}:{n}",
+        )
 
     def count(self, rng: random.Random) -> Draft | None:
         found = self.linked_node(rng)
@@ -183,14 +236,21 @@ class Makers:
         name = self.s.named[n]
         rel = arrow(link, forward)
         ref = f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN count(DISTINCT b)"
-        return Draft(("How many {ends} is {name} connected to through {dir}{rel}?",
-                      "Count the {ends} that {name} has {a_rel} relationship with.",
-                      "What is the number of {ends} linked to {name} by {dir}{rel}?"),
-                     {"name": name, "ends": end.plural, **self.rel_phrase(link, forward)}, ref,
-                     lambda rows: number_gold(rows, integer=True), f"count:{link.type}:{forward}:{n}")
+        return Draft(
+            (
+                "How many {ends} is {name} connected to through {dir}{rel}?",
+                "Count the {ends} that {name} has {a_rel} relationship with.",
+                "What is the number of {ends} linked to {name} by {dir}{rel}?",
+            ),
+            {"name": name, "ends": end.plural, **self.rel_phrase(link, forward)},
+            ref,
+            lambda rows: number_gold(rows, integer=True),
+            f"count:{link.type}:{forward}:{n}",
+        )
 
-    def figured_neighbours(self, rng: random.Random, least: int, most: int | None = None) -> tuple[
-            Link, bool, Label, Label, dict[int, list[int]], str, int] | None:
+    def figured_neighbours(
+        self, rng: random.Random, least: int, most: int | None = None
+    ) -> tuple[Link, bool, Label, Label, dict[int, list[int]], str, int] | None:
         """A link walked from a named node whose neighbours along it hold a figure (`prop`), between `least`
         and `most` of them: (link, forward, start label, end label, steps, prop, node)."""
         link = rng.choice(self.links)
@@ -199,8 +259,11 @@ class Makers:
             return None
         prop = rng.choice(end.figures)
         most = most or len(end.nodes)
-        nodes = [n for n in self.named_nodes(start)
-                 if least <= sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) <= most]
+        nodes = [
+            n
+            for n in self.named_nodes(start)
+            if least <= sum(end.nodes[m].get(prop) is not None for m in step.get(n, [])) <= most
+        ]
         if not nodes:
             return None
         return link, forward, start, end, step, prop, rng.choice(nodes)
@@ -214,10 +277,16 @@ class Makers:
         how, word = rng.choice([("sum", "total"), ("avg", "average"), ("max", "highest"), ("min", "lowest")])
         rel = arrow(link, forward)
         ref = f"MATCH {node('a', start, name)}{rel}{node('b', end)} WITH DISTINCT b RETURN {how}(b.`{prop}`)"
-        return Draft(("What is the {word} {prop} of the {ends} {name} is connected to through {dir}{rel}?",
-                      "Across the {ends} linked to {name} by {dir}{rel}, what is the {word} {prop}?"),
-                     {"name": name, "ends": end.plural, "prop": words(prop), "word": word,
-                      **self.rel_phrase(link, forward)}, ref, number_gold, f"aggregation:{link.type}:{n}:{prop}:{how}")
+        return Draft(
+            (
+                "What is the {word} {prop} of the {ends} {name} is connected to through {dir}{rel}?",
+                "Across the {ends} linked to {name} by {dir}{rel}, what is the {word} {prop}?",
+            ),
+            {"name": name, "ends": end.plural, "prop": words(prop), "word": word, **self.rel_phrase(link, forward)},
+            ref,
+            number_gold,
+            f"aggregation:{link.type}:{n}:{prop}:{how}",
+        )
 
     def superlative(self, rng: random.Random) -> Draft | None:
         if rng.random() < 0.5:
@@ -228,25 +297,38 @@ class Makers:
             prop = rng.choice(label.figures)
             order, word = rng.choice([("DESC", "highest"), ("ASC", "lowest")])
             k = rng.choice([1, 1, 3])
-            ref = (f"MATCH (n:`{label.name}`) WHERE n.`{prop}` IS NOT NULL RETURN n.`{label.key}`, n.`{prop}` "
-                   f"ORDER BY n.`{prop}` {order} LIMIT {k + DISTRACTORS}")
-            templates = (("Which {label} has the {word} {prop}?", "Name the {label} with the {word} {prop}.")
-                         if k == 1 else ("Which three {labels} have the {word} {prop}?",
-                                         "Name the three {labels} with the {word} {prop}."))
+            ref = (
+                f"MATCH (n:`{label.name}`) WHERE n.`{prop}` IS NOT NULL RETURN n.`{label.key}`, n.`{prop}` "
+                f"ORDER BY n.`{prop}` {order} LIMIT {k + DISTRACTORS}"
+            )
+            templates = (
+                ("Which {label} has the {word} {prop}?", "Name the {label} with the {word} {prop}.")
+                if k == 1
+                else ("Which three {labels} have the {word} {prop}?", "Name the three {labels} with the {word} {prop}.")
+            )
             fields = {"label": label.words, "labels": label.plural, "prop": words(prop), "word": word}
-            return Draft(templates, fields, ref, lambda rows: self._top(rows, k),
-                         f"top:{label.name}:{prop}:{order}:{k}")
+            return Draft(
+                templates, fields, ref, lambda rows: self._top(rows, k), f"top:{label.name}:{prop}:{order}:{k}"
+            )
         if rng.random() < 0.6:
             return self._top_among(rng)
         link = rng.choice(self.links)
         forward, start, end, _ = self.side(link, rng)
         rel = arrow(link, forward)
-        ref = (f"MATCH {node('a', start)}{rel}{node('b', end)} WITH a, count(DISTINCT b) AS n "
-               f"RETURN a.`{start.key}`, n ORDER BY n DESC LIMIT {1 + DISTRACTORS}")
-        return Draft(("Which {start} is connected to the most {ends} through {dir}{rel}?",
-                      "Which {start} has the largest number of {dir}{rel} relationships to {ends}?"),
-                     {"start": start.words, "ends": end.plural, **self.rel_phrase(link, forward)}, ref,
-                     lambda rows: self._top(rows, 1), f"most:{link.type}:{forward}")
+        ref = (
+            f"MATCH {node('a', start)}{rel}{node('b', end)} WITH a, count(DISTINCT b) AS n "
+            f"RETURN a.`{start.key}`, n ORDER BY n DESC LIMIT {1 + DISTRACTORS}"
+        )
+        return Draft(
+            (
+                "Which {start} is connected to the most {ends} through {dir}{rel}?",
+                "Which {start} has the largest number of {dir}{rel} relationships to {ends}?",
+            ),
+            {"start": start.words, "ends": end.plural, **self.rel_phrase(link, forward)},
+            ref,
+            lambda rows: self._top(rows, 1),
+            f"most:{link.type}:{forward}",
+        )
 
     def _top_among(self, rng: random.Random) -> Draft | None:
         """The top of a named entity's neighbours by a figure: "among the cities in France, which has the most
@@ -257,13 +339,20 @@ class Makers:
         link, forward, start, end, _, prop, n = found
         name = self.s.named[n]
         order, word = rng.choice([("DESC", "highest"), ("ASC", "lowest")])
-        ref = (f"MATCH {node('a', start, name)}{arrow(link, forward)}{node('b', end)} WHERE b.`{prop}` IS NOT NULL "
-               f"RETURN DISTINCT b.`{end.key}`, b.`{prop}` ORDER BY b.`{prop}` {order} LIMIT {1 + DISTRACTORS}")
-        return Draft(("Among the {ends} {name} is connected to through {dir}{rel}, which has the {word} {prop}?",
-                      "Which of the {ends} linked to {name} by {dir}{rel} has the {word} {prop}?"),
-                     {"name": name, "ends": end.plural, "prop": words(prop), "word": word,
-                      **self.rel_phrase(link, forward)}, ref, lambda rows: self._top(rows, 1),
-                     f"top-among:{link.type}:{forward}:{n}:{prop}:{order}")
+        ref = (
+            f"MATCH {node('a', start, name)}{arrow(link, forward)}{node('b', end)} WHERE b.`{prop}` IS NOT NULL "
+            f"RETURN DISTINCT b.`{end.key}`, b.`{prop}` ORDER BY b.`{prop}` {order} LIMIT {1 + DISTRACTORS}"
+        )
+        return Draft(
+            (
+                "Among the {ends} {name} is connected to through {dir}{rel}, which has the {word} {prop}?",
+                "Which of the {ends} linked to {name} by {dir}{rel} has the {word} {prop}?",
+            ),
+            {"name": name, "ends": end.plural, "prop": words(prop), "word": word, **self.rel_phrase(link, forward)},
+            ref,
+            lambda rows: self._top(rows, 1),
+            f"top-among:{link.type}:{forward}:{n}:{prop}:{order}",
+        )
 
     def _top(self, rows: list[list[Any]], k: int) -> Gold | None:
         """The first k names of a ranking, when the k-th is strictly ahead of the next and all are nameable."""
@@ -302,9 +391,16 @@ class Makers:
         rels = [f"{'' if f or k.symmetric else 'incoming '}{k.words}" for k, f in chain]
         pool = self.pool(end, rng)
         fields = {"name": name, "ends": end.plural, "first": rels[0], "then": " and then ".join(rels[1:])}
-        return Draft(("Which {ends} are reached from {name} by following {first} and then {then}?",
-                      "Starting at {name}, follow {first}, then {then}: which {ends} do you reach?"),
-                     fields, ref, lambda rows: self.names(rows, pool), f"multi:{n}:{rels}")
+        return Draft(
+            (
+                "Which {ends} are reached from {name} by following {first} and then {then}?",
+                "Starting at {name}, follow {first}, then {then}: which {ends} do you reach?",
+            ),
+            fields,
+            ref,
+            lambda rows: self.names(rows, pool),
+            f"multi:{n}:{rels}",
+        )
 
     def path(self, rng: random.Random) -> Draft | None:
         nodes = sorted(self.s.named)
@@ -325,14 +421,27 @@ class Makers:
             lm = self.s.labels[labels.pop()]
             ref = f"MATCH {node('a', la, na)}--{node('m', lm)}--{node('b', lb, nb)} RETURN DISTINCT m.`{lm.key}`"
             pool = self.pool(lm, rng)
-            return Draft(("Which {middle} connects {a} and {b}?", "Through which {middle} are {a} and {b} linked?"),
-                         {"a": na, "b": nb, "middle": lm.words}, ref,
-                         lambda rows: self.names(rows, pool, match="any"), f"via:{min(a, b)}:{max(a, b)}")
-        ref = (f"MATCH (a:`{la.name}` {{`{la.key}`: {lit(na)}}}), (b:`{lb.name}` {{`{lb.key}`: {lit(nb)}}}) "
-               f"MATCH p = (a)-[*1..{d}]-(b) RETURN min(length(p))")
-        return Draft(("How many relationships lie on the shortest path between {a} and {b}?",
-                      "What is the fewest number of relationship steps from {a} to {b}?"),
-                     {"a": na, "b": nb}, ref, lambda rows: self._hops(rows, d), f"path:{min(a, b)}:{max(a, b)}")
+            return Draft(
+                ("Which {middle} connects {a} and {b}?", "Through which {middle} are {a} and {b} linked?"),
+                {"a": na, "b": nb, "middle": lm.words},
+                ref,
+                lambda rows: self.names(rows, pool, match="any"),
+                f"via:{min(a, b)}:{max(a, b)}",
+            )
+        ref = (
+            f"MATCH (a:`{la.name}` {{`{la.key}`: {lit(na)}}}), (b:`{lb.name}` {{`{lb.key}`: {lit(nb)}}}) "
+            f"MATCH p = (a)-[*1..{d}]-(b) RETURN min(length(p))"
+        )
+        return Draft(
+            (
+                "How many relationships lie on the shortest path between {a} and {b}?",
+                "What is the fewest number of relationship steps from {a} to {b}?",
+            ),
+            {"a": na, "b": nb},
+            ref,
+            lambda rows: self._hops(rows, d),
+            f"path:{min(a, b)}:{max(a, b)}",
+        )
 
     @staticmethod
     def _hops(rows: list[list[Any]], expected: int) -> Gold | None:
@@ -352,15 +461,28 @@ class Makers:
         k = rng.randint(1, min(MAX_LISTED, len(values) - 1))
         bound = _between(values[k - 1], values[k])
         name = self.s.named[n]
-        ref = (f"MATCH {node('a', start, name)}{arrow(link, forward)}{node('b', end)} WHERE b.`{prop}` > {bound!r} "
-               f"RETURN DISTINCT b.`{end.key}`")
+        ref = (
+            f"MATCH {node('a', start, name)}{arrow(link, forward)}{node('b', end)} WHERE b.`{prop}` > {bound!r} "
+            f"RETURN DISTINCT b.`{end.key}`"
+        )
         pool = [self.s.named[m] for m in step[n] if m in self.s.named]
-        return Draft(("Which {ends} connected to {name} through {dir}{rel} have {a_prop} greater than {bound}?",
-                      "Of the {ends} linked to {name} by {dir}{rel}, which have {a_prop} above {bound}?"),
-                     {"name": name, "ends": end.plural, "prop": words(prop), "a_prop": article(words(prop)),
-                      "bound": _figure(bound),
-                      **self.rel_phrase(link, forward)}, ref, lambda rows: self.names(rows, pool),
-                     f"filter-among:{link.type}:{forward}:{n}:{prop}:{k}")
+        return Draft(
+            (
+                "Which {ends} connected to {name} through {dir}{rel} have {a_prop} greater than {bound}?",
+                "Of the {ends} linked to {name} by {dir}{rel}, which have {a_prop} above {bound}?",
+            ),
+            {
+                "name": name,
+                "ends": end.plural,
+                "prop": words(prop),
+                "a_prop": article(words(prop)),
+                "bound": _figure(bound),
+                **self.rel_phrase(link, forward),
+            },
+            ref,
+            lambda rows: self.names(rows, pool),
+            f"filter-among:{link.type}:{forward}:{n}:{prop}:{k}",
+        )
 
     def _filter_all(self, rng: random.Random) -> Draft | None:
         labels = [lb for lb in self.named_labels if lb.figures]
@@ -378,11 +500,19 @@ class Makers:
         op, word = (">", "greater than") if above else ("<", "less than")
         ref = f"MATCH (n:`{label.name}`) WHERE n.`{prop}` {op} {bound!r} RETURN n.`{label.key}`"
         pool = self.pool(label, rng)
-        return Draft(("Which {labels} have {a_prop} {word} {bound}?",
-                      "List the {labels} whose {prop} is {word} {bound}."),
-                     {"labels": label.plural, "prop": words(prop), "a_prop": article(words(prop)), "word": word,
-                      "bound": _figure(bound)}, ref,
-                     lambda rows: self.names(rows, pool), f"filter:{label.name}:{prop}:{op}:{bound}")
+        return Draft(
+            ("Which {labels} have {a_prop} {word} {bound}?", "List the {labels} whose {prop} is {word} {bound}."),
+            {
+                "labels": label.plural,
+                "prop": words(prop),
+                "a_prop": article(words(prop)),
+                "word": word,
+                "bound": _figure(bound),
+            },
+            ref,
+            lambda rows: self.names(rows, pool),
+            f"filter:{label.name}:{prop}:{op}:{bound}",
+        )
 
     def set_question(self, rng: random.Random) -> Draft | None:
         link = rng.choice(self.links)
@@ -400,16 +530,34 @@ class Makers:
         pool = self.pool(end, rng)
         fields = {"a": na, "b": nb, "ends": end.plural, **self.rel_phrase(link, forward)}
         if rng.random() < 0.5:
-            ref = (f"MATCH {node('a', start, na)}{rel}{node('x', end)}, {node('b', start, nb)}{rel}(x) "
-                   f"RETURN DISTINCT x.`{end.key}`")
-            return Draft(("Which {ends} are connected through {dir}{rel} to both {a} and {b}?",
-                          "Which {ends} do {a} and {b} share through {dir}{rel}?"),
-                         fields, ref, lambda rows: self.names(rows, pool), f"both:{link.type}:{min(a, b)}:{max(a, b)}")
-        ref = (f"MATCH {node('a', start, na)}{rel}{node('x', end)}, {node('b', start, nb)} "
-               f"WHERE NOT (b){rel}(x) RETURN DISTINCT x.`{end.key}`")
-        return Draft(("Which {ends} is {a} connected to through {dir}{rel} that {b} is not?",
-                      "Through {dir}{rel}, which {ends} does {a} have that {b} does not?"),
-                     fields, ref, lambda rows: self.names(rows, pool), f"only:{link.type}:{a}:{b}")
+            ref = (
+                f"MATCH {node('a', start, na)}{rel}{node('x', end)}, {node('b', start, nb)}{rel}(x) "
+                f"RETURN DISTINCT x.`{end.key}`"
+            )
+            return Draft(
+                (
+                    "Which {ends} are connected through {dir}{rel} to both {a} and {b}?",
+                    "Which {ends} do {a} and {b} share through {dir}{rel}?",
+                ),
+                fields,
+                ref,
+                lambda rows: self.names(rows, pool),
+                f"both:{link.type}:{min(a, b)}:{max(a, b)}",
+            )
+        ref = (
+            f"MATCH {node('a', start, na)}{rel}{node('x', end)}, {node('b', start, nb)} "
+            f"WHERE NOT (b){rel}(x) RETURN DISTINCT x.`{end.key}`"
+        )
+        return Draft(
+            (
+                "Which {ends} is {a} connected to through {dir}{rel} that {b} is not?",
+                "Through {dir}{rel}, which {ends} does {a} have that {b} does not?",
+            ),
+            fields,
+            ref,
+            lambda rows: self.names(rows, pool),
+            f"only:{link.type}:{a}:{b}",
+        )
 
     def non_existent(self, rng: random.Random) -> Draft | None:
         stored = self.stored
@@ -422,25 +570,40 @@ class Makers:
             if not props:
                 return None
             prop = rng.choice(props)
-            return Draft(("What is the {prop} of {name}?", "What {prop} does the {label} {name} have?"),
-                         {"prop": words(prop), "name": name, "label": label.words},
-                         f"MATCH {node('n', label, name)} RETURN n.`{prop}`",
-                         lambda rows: None if rows else g.absent(name, distractors=self.pool(label, rng, DISTRACTORS)),
-                         f"none:{name}")
+            return Draft(
+                ("What is the {prop} of {name}?", "What {prop} does the {label} {name} have?"),
+                {"prop": words(prop), "name": name, "label": label.words},
+                f"MATCH {node('n', label, name)} RETURN n.`{prop}`",
+                lambda rows: None if rows else g.absent(name, distractors=self.pool(label, rng, DISTRACTORS)),
+                f"none:{name}",
+            )
         link = rng.choice(self.links)
         forward, start, end, _ = self.side(link, rng)
         rel = arrow(link, forward)
-        return Draft(("Which {ends} is the {start} {name} connected to through {dir}{rel}?",
-                      "How many {ends} does the {start} {name} have {a_rel} relationship with?"),
-                     {"name": name, "start": start.words, "ends": end.plural, **self.rel_phrase(link, forward)},
-                     f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN b.`{end.key}`",
-                     lambda rows: None if rows else g.absent(name, distractors=self.pool(end, rng, DISTRACTORS)),
-                     f"none:{name}")
+        return Draft(
+            (
+                "Which {ends} is the {start} {name} connected to through {dir}{rel}?",
+                "How many {ends} does the {start} {name} have {a_rel} relationship with?",
+            ),
+            {"name": name, "start": start.words, "ends": end.plural, **self.rel_phrase(link, forward)},
+            f"MATCH {node('a', start, name)}{rel}{node('b', end)} RETURN b.`{end.key}`",
+            lambda rows: None if rows else g.absent(name, distractors=self.pool(end, rng, DISTRACTORS)),
+            f"none:{name}",
+        )
 
     def by_category(self) -> dict[str, Callable[[random.Random], Draft | None]]:
-        return {"lookup": self.lookup, "one-hop": self.one_hop, "count": self.count, "aggregation": self.aggregation,
-                "superlative": self.superlative, "multi-hop": self.multi_hop, "path": self.path,
-                "filter": self.filter, "set": self.set_question, "non-existent": self.non_existent}
+        return {
+            "lookup": self.lookup,
+            "one-hop": self.one_hop,
+            "count": self.count,
+            "aggregation": self.aggregation,
+            "superlative": self.superlative,
+            "multi-hop": self.multi_hop,
+            "path": self.path,
+            "filter": self.filter,
+            "set": self.set_question,
+            "non-existent": self.non_existent,
+        }
 
 
 def _between(high: float, low: float) -> float:
@@ -456,8 +619,9 @@ def _figure(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-async def generate(graph: Any, snap: Snapshot, prefix: str, seed: int,
-                   quotas: dict[str, int] | None = None) -> tuple[list[Question], dict[str, int]]:
+async def generate(
+    graph: Any, snap: Snapshot, prefix: str, seed: int, quotas: dict[str, int] | None = None
+) -> tuple[list[Question], dict[str, int]]:
     """Up to `quotas[category]` questions per category (a small graph may offer fewer: the shortfall is
     returned per category). Each gold comes from running its reference query on `graph`."""
     rng = random.Random(seed)
@@ -481,8 +645,14 @@ async def generate(graph: Any, snap: Snapshot, prefix: str, seed: int,
             if echoes(text, gold):
                 continue
             count += 1
-            made.append(Question(id=f"{prefix}-{category}-{count:03d}", category=category, text=text,
-                                 gold={**without_question_names(text, gold), "reference": draft.reference}))
+            made.append(
+                Question(
+                    id=f"{prefix}-{category}-{count:03d}",
+                    category=category,
+                    text=text,
+                    gold={**without_question_names(text, gold), "reference": draft.reference},
+                )
+            )
         if count < quota:
             short[category] = quota - count
     return made, short

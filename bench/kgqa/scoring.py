@@ -16,8 +16,10 @@ from bench.kgqa.questions import Gold
 _CONFIDENCE = re.compile(r"^\s*Confidence:\s*(?P<value>[01](?:\.\d+)?)?.*$", re.MULTILINE)
 
 # A declared non-answer (the agent's own wording for "nothing usable", and the usual ones): always wrong.
-_NON_ANSWER = re.compile(r"could not establish an answer|\bi (?:do not|dont) know\b|\b(?:cannot|can ?not|unable to) "
-                         r"answer\b|\bnot enough information\b|\binsufficient information\b")
+_NON_ANSWER = re.compile(
+    r"could not establish an answer|\bi (?:do not|dont) know\b|\b(?:cannot|can ?not|unable to) "
+    r"answer\b|\bnot enough information\b|\binsufficient information\b"
+)
 # Saying that the asked-about thing does not exist.
 _ABSENT = re.compile(
     r"\b(?:does|do|did|is|are|was|were) not (?:exist|appear|seem to exist)|\bdoesnt (?:exist|appear)|\bdont exist"
@@ -31,17 +33,34 @@ _ABSENT = re.compile(
     r"|\bis not (?:a |an )?(?:known|existing|valid|recognized|recognised)\b|\bunknown\b"
     r"|\b(?:is|are) absent\b|\bmissing from\b|\bnot present\b"
     r"|\bno(?: [a-z0-9]+){1,6} (?:was |were |is |are |could be |can be )?(?:found|located|exists?)\b"
-    r"|\b(?:doesnt|does not|dont|do not) have any (?:record|records|data|information|entry|entries)\b")
-_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-                                            .split())}
+    r"|\b(?:doesnt|does not|dont|do not) have any (?:record|records|data|information|entry|entries)\b"
+)
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve "
+        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
 _SCALE = {"thousand": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9}
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _IDENTIFIER = re.compile(r"\b[A-Za-z]+-[A-Za-z0-9-]*\d[A-Za-z0-9-]*")  # PO-20240001, SKU-0007, WH-01
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\.?\d)(?:\s*(thousand|millions?|billions?)\b)?")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b")  # 5th March -> 5 March
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"]
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 
 
 def split_answer(text: str) -> tuple[str, float | None]:
@@ -52,7 +71,7 @@ def split_answer(text: str) -> tuple[str, float | None]:
         return (text or "").strip(), None
     last = matches[-1]
     value = last.group("value")
-    return text[:last.start()].strip(), float(value) if value is not None else None
+    return text[: last.start()].strip(), float(value) if value is not None else None
 
 
 def normalise(text: str) -> str:
@@ -141,8 +160,9 @@ def _names_ok(text: str, gold: Gold) -> bool:
 def _date_spellings(iso: str) -> list[str]:
     d = Date.fromisoformat(iso)
     month, short = _MONTHS[d.month - 1], _MONTHS[d.month - 1][:3]
-    return [f"{m} {day} {d.year}" for m in (month, short) for day in (d.day, f"{d.day:02d}")] + \
-           [f"{day} {m} {d.year}" for m in (month, short) for day in (d.day, f"{d.day:02d}")]
+    return [f"{m} {day} {d.year}" for m in (month, short) for day in (d.day, f"{d.day:02d}")] + [
+        f"{day} {m} {d.year}" for m in (month, short) for day in (d.day, f"{d.day:02d}")
+    ]
 
 
 def _date_ok(text: str, gold: Gold) -> bool:

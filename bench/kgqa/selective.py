@@ -22,8 +22,13 @@ def _binomial_cdf(k: int, n: int, p: float) -> float:
         return 1.0 if k >= n else 0.0
     total = 0.0
     for i in range(k + 1):
-        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                          + i * math.log(p) + (n - i) * math.log1p(-p))
+        total += math.exp(
+            math.lgamma(n + 1)
+            - math.lgamma(i + 1)
+            - math.lgamma(n - i + 1)
+            + i * math.log(p)
+            + (n - i) * math.log1p(-p)
+        )
     return min(1.0, total)
 
 
@@ -53,14 +58,25 @@ class Threshold:
     bound: float  # the upper bound on their error rate
 
 
-def choose_threshold(scores: Sequence[float], right: Sequence[bool], target: float = 0.95,
-                     delta: float = DELTA, candidates: int = CANDIDATES) -> Threshold:
+def choose_threshold(
+    scores: Sequence[float],
+    right: Sequence[bool],
+    target: float = 0.95,
+    delta: float = DELTA,
+    candidates: int = CANDIDATES,
+) -> Threshold:
     """The lowest of `candidates` thresholds (quantiles of the scores) whose answers' error rate is bounded by
     1 - target with probability 1 - delta (the failure probability split between the candidates, so the
     guarantee holds for whichever passes)."""
     pairs = sorted(zip(scores, right, strict=True), reverse=True)
-    levels = sorted({round(pairs[min(len(pairs) - 1, int(len(pairs) * q / candidates))][0], 4)
-                     for q in range(candidates)}, reverse=True) if pairs else []
+    levels = (
+        sorted(
+            {round(pairs[min(len(pairs) - 1, int(len(pairs) * q / candidates))][0], 4) for q in range(candidates)},
+            reverse=True,
+        )
+        if pairs
+        else []
+    )
     share = delta / max(1, len(levels))
     best = Threshold(None, target, 0, 0, 1.0)
     for level in levels:  # every candidate is tested (the union bound covers picking any): the lowest that passes
@@ -84,8 +100,9 @@ def risk_coverage(scores: Sequence[float], right: Sequence[bool], points: int = 
     return curve
 
 
-def svg_curve(curves: dict[str, list[tuple[float, float, float]]], title: str, width: int = 560,
-              height: int = 360) -> str:
+def svg_curve(
+    curves: dict[str, list[tuple[float, float, float]]], title: str, width: int = 560, height: int = 360
+) -> str:
     """The risk-coverage curves as an SVG image (no plotting library): coverage across, error rate up."""
     left, bottom, top, right = 60, 40, 40, 150
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -97,11 +114,14 @@ def svg_curve(curves: dict[str, list[tuple[float, float, float]]], title: str, w
     def y(r: float) -> float:
         return top + plot_h - min(1.0, r / 0.6) * plot_h  # error rates up to 60 %
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-             'font-size="12">', f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="{left}" y="20" font-size="14">{title}</text>',
-             f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        'font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="20" font-size="14">{title}</text>',
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>',
+    ]
     for tick in range(0, 11, 2):
         c = tick / 10
         parts.append(f'<text x="{x(c) - 8:.0f}" y="{top + plot_h + 16}">{tick * 10}%</text>')

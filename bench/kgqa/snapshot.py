@@ -86,8 +86,13 @@ class Snapshot:
 
     def stored_texts(self) -> set[str]:
         """Every text value in the graph, lower case: an invented name must be none of them, nor inside one."""
-        return {str(v).lower() for label in self.labels.values() for props in label.nodes.values()
-                for v in props.values() if isinstance(v, str)}
+        return {
+            str(v).lower()
+            for label in self.labels.values()
+            for props in label.nodes.values()
+            for v in props.values()
+            if isinstance(v, str)
+        }
 
     def neighbours(self, node: int) -> set[int]:
         """Nodes one relationship away, in either direction."""
@@ -140,8 +145,12 @@ def _figures(props: list[dict[str, Any]], key: str | None) -> list[str]:
 
 def _texts(props: list[dict[str, Any]], key: str | None) -> list[str]:
     keys = {k for p in props for k in p} - {key}
-    return [k for k in sorted(keys) if not k.lower().endswith("id")
-            and sum(isinstance(p.get(k), str) and 2 <= len(p[k]) <= MAX_TEXT_CHARS for p in props) >= 0.5 * len(props)]
+    return [
+        k
+        for k in sorted(keys)
+        if not k.lower().endswith("id")
+        and sum(isinstance(p.get(k), str) and 2 <= len(p[k]) <= MAX_TEXT_CHARS for p in props) >= 0.5 * len(props)
+    ]
 
 
 async def read_snapshot(graph: Any) -> Snapshot:
@@ -171,6 +180,10 @@ async def read_snapshot(graph: Any) -> Snapshot:
             name = label.name_of(node)
             if usable_name(name):
                 counts[str(name).lower()] = counts.get(str(name).lower(), 0) + 1
-    named = {node: str(label.name_of(node)) for label in labels.values() for node in label.nodes
-             if usable_name(label.name_of(node)) and counts[str(label.name_of(node)).lower()] == 1}
+    named = {
+        node: str(label.name_of(node))
+        for label in labels.values()
+        for node in label.nodes
+        if usable_name(label.name_of(node)) and counts[str(label.name_of(node)).lower()] == 1
+    }
     return Snapshot(labels, links, label_of, named)

@@ -49,9 +49,12 @@ async def trustgraph_asker(stack: EmbeddedStack) -> AsyncIterator[Asker]:
     default-flow queues, closed on the way out."""
     backend = get_async_pubsub(pulsar_host=stack.pulsar_url)
     client = await RequestResponseClient.create(
-        backend=backend, request_topic="request:tg:agent:default:default",
+        backend=backend,
+        request_topic="request:tg:agent:default:default",
         response_topic="response:tg:agent:default:default",
-        request_schema=TgAgentRequest, response_schema=TgAgentResponse)
+        request_schema=TgAgentRequest,
+        response_schema=TgAgentResponse,
+    )
     ids = _RequestIds(client.producer)
     client.producer = ids
     agent = _make_impl_wrapper(client, AgentClient)  # as TrustGraph's processors hold an agent client
@@ -98,8 +101,9 @@ async def trustgraph_asker(stack: EmbeddedStack) -> AsyncIterator[Asker]:
                 await terminate_run(stack, ids.last, "kgqa benchmark interrupted")
             raise
         seconds = time.perf_counter() - started
-        return await outcome_of(stack, ids.last or "", "".join(parts), seconds, asked_human, error, messages,
-                                delivered_how)
+        return await outcome_of(
+            stack, ids.last or "", "".join(parts), seconds, asked_human, error, messages, delivered_how
+        )
 
     try:
         yield ask_one

@@ -25,8 +25,9 @@ def action_history(deps: ChatDeps) -> ActionHistory:
 
 
 @router.get("/actions", response_model=list[HistoryEntry], summary="Executed actions, most recent first")
-async def list_actions(who: Who, deps: Deps, run: str = "", entity: str = "",
-                       limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[HistoryEntry]:
+async def list_actions(
+    who: Who, deps: Deps, run: str = "", entity: str = "", limit: Annotated[int, Query(ge=1, le=1000)] = 50
+) -> list[HistoryEntry]:
     if not who.may(Role.AUDIT):
         log.warning("http_actions_refused", who=who.name)
         raise HTTPException(403, f"{who.name} may not read the action history: the role 'audit' is needed")

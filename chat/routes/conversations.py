@@ -16,8 +16,7 @@ log = structlog.get_logger(__name__)
 router = APIRouter()
 
 
-@router.get("/conversations/{conversation_id}", response_model=ConversationMemory,
-            summary="A conversation's memory")
+@router.get("/conversations/{conversation_id}", response_model=ConversationMemory, summary="A conversation's memory")
 async def conversation(conversation_id: str, who: Who, deps: Deps) -> ConversationMemory:
     if not may_read_conversation(who, conversation_id):
         log.warning("http_conversation_refused", who=who.name, conversation_id=conversation_id)

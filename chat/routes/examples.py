@@ -50,8 +50,13 @@ class ExampleSource:
     async def examples(self) -> ExampleQuestions:
         if self.written is None or time.monotonic() - self.written[0] > CACHE_S:
             found = example_questions(await self.sample())
-            self.written = (time.monotonic(), ExampleQuestions(graph=self.graph.graph_name, examples=[
-                ExampleQuestion(question=e.question, kind=e.kind) for e in found]))
+            self.written = (
+                time.monotonic(),
+                ExampleQuestions(
+                    graph=self.graph.graph_name,
+                    examples=[ExampleQuestion(question=e.question, kind=e.kind) for e in found],
+                ),
+            )
         return self.written[1]
 
     async def sample(self) -> GraphSample:
@@ -60,15 +65,27 @@ class ExampleSource:
         labels = sorted(facts.nodes, key=lambda label: (-degree[label], label))[:SAMPLED_LABELS]
         rels = sorted(facts.rels, key=lambda r: (r[0] == r[2], -degree.get(r[0], 0), r))[:SAMPLED_RELATIONSHIPS]
         nodes = {label: await self.node(f"MATCH (n:{name(label)}) RETURN n LIMIT 1") for label in labels}
-        linked = {(a, t, b): await self.node(f"MATCH (:{name(a)})-[:{name(t)}]->(n:{name(b)}) RETURN n LIMIT 1")
-                  for a, t, b in rels}
+        linked = {
+            (a, t, b): await self.node(f"MATCH (:{name(a)})-[:{name(t)}]->(n:{name(b)}) RETURN n LIMIT 1")
+            for a, t, b in rels
+        }
         # Actions that take no values and can be undone first: an example anyone may try.
         declared = self.ontology.actions if self.ontology is not None else {}
-        actions = sorted(((class_name, action_name, bool(definition.parameters), definition.cannot_be_undone)
-                          for class_name, by_name in declared.items()
-                          for action_name, definition in by_name.items()), key=lambda a: (a[2], a[3], a[0], a[1]))
-        return GraphSample(labels=facts.nodes, rels=facts.rels, nodes=nodes, linked=linked,
-                           actions=[(class_name, action_name) for class_name, action_name, _, _ in actions])
+        actions = sorted(
+            (
+                (class_name, action_name, bool(definition.parameters), definition.cannot_be_undone)
+                for class_name, by_name in declared.items()
+                for action_name, definition in by_name.items()
+            ),
+            key=lambda a: (a[2], a[3], a[0], a[1]),
+        )
+        return GraphSample(
+            labels=facts.nodes,
+            rels=facts.rels,
+            nodes=nodes,
+            linked=linked,
+            actions=[(class_name, action_name) for class_name, action_name, _, _ in actions],
+        )
 
     async def node(self, query: str) -> dict[str, object]:
         """The properties of the node the query returns (redacted: they are shown), {} when there is none."""
@@ -102,4 +119,3 @@ async def examples(request: Request, who: Who, deps: Deps) -> ExampleQuestions:
     except (ApplicationError, GraphQueryError) as exc:  # FalkorDB unreachable, or it refused a look-up
         log.warning("examples_unavailable", who=who.name, error=str(exc))
         raise HTTPException(503, f"the graph cannot be read now: {exc}") from None
-

@@ -28,8 +28,9 @@ async def override(workflow_id: str, body: OverrideBody, who: Who, deps: Deps) -
     if not who.may(pending.role):
         log.warning("http_override_refused", who=who.name, workflow_id=workflow_id, role=pending.role.value)
         raise HTTPException(403, f"{who.name} may not decide this: the role '{pending.role.value}' is needed")
-    decision = Override(step_id=body.step_id, decision=body.decision.value, arguments=body.arguments,
-                        reason=body.reason, by=who.name)
+    decision = Override(
+        step_id=body.step_id, decision=body.decision.value, arguments=body.arguments, reason=body.reason, by=who.name
+    )
     if deps.override_keys:  # the workers check signatures: sign over this request's challenge
         try:
             private = who.private_key()
@@ -44,6 +45,5 @@ async def override(workflow_id: str, body: OverrideBody, who: Who, deps: Deps) -
         raise HTTPException(409, f"override rejected: {refusal_reason(exc.cause)}") from None
     except RPCError as exc:
         raise HTTPException(503, f"Temporal: {exc.message}") from None
-    log.info("http_override", who=who.name, workflow_id=workflow_id, step_id=body.step_id,
-             decision=body.decision.value)
+    log.info("http_override", who=who.name, workflow_id=workflow_id, step_id=body.step_id, decision=body.decision.value)
     return {"outcome": str(outcome)}

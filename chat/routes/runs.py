@@ -16,17 +16,23 @@ router = APIRouter()
 
 
 @router.get("/runs/{workflow_id}/events", summary="Stream a run's events (again, from where a client left)")
-async def run_events(workflow_id: str, request: Request, who: Who, deps: Deps,
-                     after: Annotated[int, Query(ge=0)] = 0,
-                     last_event_id: Annotated[str | None, Header()] = None) -> EventSourceResponse:
+async def run_events(
+    workflow_id: str,
+    request: Request,
+    who: Who,
+    deps: Deps,
+    after: Annotated[int, Query(ge=0)] = 0,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> EventSourceResponse:
     view = await readable_run(deps, workflow_id, who)
     slot = stream_slot(deps, who)
     stream = deps.streams.find(workflow_id)
     if stream is None and view.execution != "RUNNING":
         return sse_response(finished_run_events(deps, workflow_id), slot)
     stream = stream or deps.streams.follow(workflow_id)
-    start = int(last_event_id) if last_event_id and last_event_id.isascii() and last_event_id.isdigit() \
-        else after  # isdigit alone takes "²", which int() refuses
+    start = (
+        int(last_event_id) if last_event_id and last_event_id.isascii() and last_event_id.isdigit() else after
+    )  # isdigit alone takes "²", which int() refuses
     return sse_response(stream_events(deps, stream, min(start, len(stream.messages)), request), slot)
 
 

@@ -14,16 +14,83 @@ from __future__ import annotations
 import random
 
 # Text a comment may hold: writes, and the marks that open strings, names, parameters and comments.
-BAIT = ["CREATE (:Pwned)", "SET s.pwned = 1", "x$ DETACH DELETE s", "'", '"', "`", "$", "\\", "/*", "//", "*",
-        "MERGE (:Pwned)", "CALL db.idx.fulltext.drop('Person')", "LOAD CSV FROM 'https://127.0.0.1:9/' AS r"]
-NAMES = ["x", "x$", "x$y", "a$$", "_$", "`x`", "`x$`", "`CREATE (:Pwned)`", "`it's`", '`say "hi"`', "`/* no`",
-         "`// no`", "CREATE$", "set$x", "`a``b`", "`a\nb`", "v1", "`$ SET s.pwned = 1`", "set", "row$"]
-STRINGS = ["'CREATE (:Pwned)'", '"SET s.pwned = 1"', r"'it\'s'", r'"say \"hi\" CREATE (:Pwned)"', "'a`b'",
-           '"/* no comment"', "'// no comment'", r"'a\\'", r"'\\'", "'x$ CREATE (:Pwned)'", "'$x'", "\"it's\"",
-           "'say \"hi\"'", r"'\''", "'line\nbreak'", r"'\z'", r"'a\\' + '\''", r'"\\" + "\""']
-EXPRESSIONS = [*STRINGS, "1", "2.5", "1e3", ".5", "0x1F", "[1, 2]", "{set: 1, create: 'x'}", "{`CREATE`: 1}",
-               "toUpper('set')", "$p", "$ p", "$`p`", "$/* CREATE (:Pwned) */p", "size('DELETE')", "1 + 1",
-               "[i IN [1] | i]"]
+BAIT = [
+    "CREATE (:Pwned)",
+    "SET s.pwned = 1",
+    "x$ DETACH DELETE s",
+    "'",
+    '"',
+    "`",
+    "$",
+    "\\",
+    "/*",
+    "//",
+    "*",
+    "MERGE (:Pwned)",
+    "CALL db.idx.fulltext.drop('Person')",
+    "LOAD CSV FROM 'https://127.0.0.1:9/' AS r",
+]
+NAMES = [
+    "x",
+    "x$",
+    "x$y",
+    "a$$",
+    "_$",
+    "`x`",
+    "`x$`",
+    "`CREATE (:Pwned)`",
+    "`it's`",
+    '`say "hi"`',
+    "`/* no`",
+    "`// no`",
+    "CREATE$",
+    "set$x",
+    "`a``b`",
+    "`a\nb`",
+    "v1",
+    "`$ SET s.pwned = 1`",
+    "set",
+    "row$",
+]
+STRINGS = [
+    "'CREATE (:Pwned)'",
+    '"SET s.pwned = 1"',
+    r"'it\'s'",
+    r'"say \"hi\" CREATE (:Pwned)"',
+    "'a`b'",
+    '"/* no comment"',
+    "'// no comment'",
+    r"'a\\'",
+    r"'\\'",
+    "'x$ CREATE (:Pwned)'",
+    "'$x'",
+    '"it\'s"',
+    "'say \"hi\"'",
+    r"'\''",
+    "'line\nbreak'",
+    r"'\z'",
+    r"'a\\' + '\''",
+    r'"\\" + "\""',
+]
+EXPRESSIONS = [
+    *STRINGS,
+    "1",
+    "2.5",
+    "1e3",
+    ".5",
+    "0x1F",
+    "[1, 2]",
+    "{set: 1, create: 'x'}",
+    "{`CREATE`: 1}",
+    "toUpper('set')",
+    "$p",
+    "$ p",
+    "$`p`",
+    "$/* CREATE (:Pwned) */p",
+    "size('DELETE')",
+    "1 + 1",
+    "[i IN [1] | i]",
+]
 LISTS = ["[1, 2, 3]", "range(1, 40)", "range(1, 40)", "['CREATE (:Pwned)']", "[]"]
 # Marks that open or close something, dropped between pieces now and then.
 STRAYS = ["'", '"', "`", "$", "/*", "*/", "\\", "//"]
@@ -68,25 +135,29 @@ def _separator(rng: random.Random) -> str:
 
 def _first(rng: random.Random, name: str) -> list[str]:
     """A clause (or two) that binds `name`."""
-    return rng.choice([
-        ["UNWIND", rng.choice(LISTS), "AS", name],
-        ["WITH", rng.choice(EXPRESSIONS), "AS", name],
-        ["MATCH", "(s:Seed)", "WITH", "s", ",", rng.choice(EXPRESSIONS), "AS", name],
-        ["OPTIONAL", "MATCH", "(s:Seed)", "WITH", "count(s)", "AS", name],
-        ["CALL", "db.labels()", "YIELD", "label", "WITH", "label", "AS", name],
-    ])
+    return rng.choice(
+        [
+            ["UNWIND", rng.choice(LISTS), "AS", name],
+            ["WITH", rng.choice(EXPRESSIONS), "AS", name],
+            ["MATCH", "(s:Seed)", "WITH", "s", ",", rng.choice(EXPRESSIONS), "AS", name],
+            ["OPTIONAL", "MATCH", "(s:Seed)", "WITH", "count(s)", "AS", name],
+            ["CALL", "db.labels()", "YIELD", "label", "WITH", "label", "AS", name],
+        ]
+    )
 
 
 def _last(rng: random.Random, name: str) -> list[str]:
     other = rng.choice([n for n in NAMES if n != name])
-    return rng.choice([
-        ["RETURN", name],
-        ["RETURN", name, ",", rng.choice(EXPRESSIONS), "AS", other],
-        ["RETURN", rng.choice(EXPRESSIONS), "AS", other],
-        ["RETURN", "count(*)"],
-        ["RETURN", name, "ORDER", "BY", name, "LIMIT", "3"],
-        ["RETURN", name, "SKIP", "1"],
-    ])
+    return rng.choice(
+        [
+            ["RETURN", name],
+            ["RETURN", name, ",", rng.choice(EXPRESSIONS), "AS", other],
+            ["RETURN", rng.choice(EXPRESSIONS), "AS", other],
+            ["RETURN", "count(*)"],
+            ["RETURN", name, "ORDER", "BY", name, "LIMIT", "3"],
+            ["RETURN", name, "SKIP", "1"],
+        ]
+    )
 
 
 def fuzzed_query(rng: random.Random, csv_url: str) -> str:

@@ -77,8 +77,7 @@ class ScratchGraph:
 
     async def run(self, query: str, timeout_ms: int = 2000) -> Outcome:
         try:
-            reply = await self.conn.execute_command("GRAPH.QUERY", self.name, query, "--compact",
-                                                    "TIMEOUT", timeout_ms)
+            reply = await self.conn.execute_command("GRAPH.QUERY", self.name, query, "--compact", "TIMEOUT", timeout_ms)
         except ResponseError as exc:
             return Outcome(rows=None, error=str(exc), writes=[])
         statistics = [line.decode() for line in reply[-1]]

@@ -30,9 +30,11 @@ from tools import registry
 
 QUESTION = "Which suppliers are named Acme Industrial or one of the others listed?"
 # A read the model could write: one name the graph holds, then thousands more to compare (about 120 KB).
-LONG_READ = ("MATCH (s:Supplier) WHERE s.name = 'Acme Industrial'"
-             + "".join(f" OR s.name = 'Supplier number {i}'" for i in range(3_500))
-             + " RETURN s.name AS supplier ORDER BY supplier")
+LONG_READ = (
+    "MATCH (s:Supplier) WHERE s.name = 'Acme Industrial'"
+    + "".join(f" OR s.name = 'Supplier number {i}'" for i in range(3_500))
+    + " RETURN s.name AS supplier ORDER BY supplier"
+)
 LONG_WRITE = LONG_READ + " CREATE (:Intruder)"  # a write at its very end: refused before anything runs
 SHARE = 3  # the loop's longest stall must be under a third of one read-only check in place (it was all of it)
 RUNS = 2  # the step is run this many times: a stall the machine's other work caused once is not the step's
@@ -79,10 +81,12 @@ def in_place_s(query: str) -> float:
     return fastest
 
 
-@pytest.mark.parametrize(("query", "runs"), [(LONG_WRITE, False), (LONG_READ, True)],
-                         ids=["a long write, refused", "a long read, run"])
+@pytest.mark.parametrize(
+    ("query", "runs"), [(LONG_WRITE, False), (LONG_READ, True)], ids=["a long write, refused", "a long read, run"]
+)
 async def test_the_event_loop_keeps_serving_while_a_graph_step_checks_a_long_query(
-        falkordb_url: str, query: str, runs: bool) -> None:
+    falkordb_url: str, query: str, runs: bool
+) -> None:
     backends = local_backends(falkordb_url=falkordb_url)  # no model: nothing here asks one
     backends.form_when_doubted = False  # no cross-check by the query form: the step's own checks only
     activity = registry.activities(backends, ["GraphQuery"])[0]
@@ -110,4 +114,5 @@ async def test_the_event_loop_keeps_serving_while_a_graph_step_checks_a_long_que
     check_s, stall = in_place_s(query), min(stalls)
     assert stall < check_s / SHARE, (
         f"the event loop went {stall * 1000:.1f} ms unserved while a graph step checked a query of {len(query)} "
-        f"characters (the least of {RUNS} runs); one read-only check of it takes {check_s * 1000:.1f} ms in place")
+        f"characters (the least of {RUNS} runs); one read-only check of it takes {check_s * 1000:.1f} ms in place"
+    )

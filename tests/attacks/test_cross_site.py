@@ -24,14 +24,20 @@ HOSTILE_PAGE = """<!doctype html><html><body>
 async def test_another_site_cannot_use_the_open_api_through_the_browser(make_stack, demo_copy, unique: str) -> None:
     graph_name, g = demo_copy
     drafts = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft")[:2]
-    intent = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": drafts,
-              "related_class": "", "related_name": ""}
+    intent = {
+        "entity_type": "PurchaseOrder",
+        "action_name": "submit",
+        "entity_ids": drafts,
+        "related_class": "",
+        "related_name": "",
+    }
     with ScriptedLLM(DomainModel(intent)) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack) as server, server.client() as http:
             events: list[dict[str, Any]] = []
-            await asyncio.wait_for(collect(http, {"query": f"Submit orders {' and '.join(drafts)} to be approved"},
-                                           events), 120)
+            await asyncio.wait_for(
+                collect(http, {"query": f"Submit orders {' and '.join(drafts)} to be approved"}, events), 120
+            )
             key = (await http.get("/actions", params={"run": events[0]["workflow_id"]})).json()[0]["key"]
             undo = f"{server.url}/actions/{key}/undo"
 
@@ -42,8 +48,10 @@ async def test_another_site_cannot_use_the_open_api_through_the_browser(make_sta
 
             problems: list[str] = []
             async with chromium_page("cross-site-form", problems) as page:
+
                 async def hostile(route: Any) -> None:
                     await route.fulfill(body=HOSTILE_PAGE.format(target=undo), content_type="text/html")
+
                 await page.route(f"{HOSTILE_ORIGIN}/", hostile)
                 async with page.expect_navigation(url=undo):
                     await page.goto(f"{HOSTILE_ORIGIN}/")
@@ -55,8 +63,13 @@ async def test_another_site_cannot_use_the_open_api_through_the_browser(make_sta
     assert forged_origin.status_code == 403 and "cross-site" in forged_origin.json()["detail"]
     assert answered is not None and "cross-site requests from 'http://localhost:9' are refused" in answered
     assert all(not entry["undone_by"] for entry in history)
-    statuses = dict((await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status",
-                                      {"ids": drafts})).result_set)
+    statuses = dict(
+        (
+            await g.ro_query(
+                "MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status", {"ids": drafts}
+            )
+        ).result_set
+    )
     assert statuses == {d: "submitted" for d in drafts}  # nothing undone
 
 

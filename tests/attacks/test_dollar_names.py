@@ -31,7 +31,8 @@ BOMB = "WITH range(1,30000000) AS l$ UNWIND l$ AS x$ RETURN x$"
 
 @pytest.mark.parametrize(("attack", "why", "runs"), ATTACKS, ids=IDS)
 async def test_a_write_after_a_dollar_name_is_refused_before_it_reaches_the_graph(
-        falkordb_url: str, scratch: ScratchGraph, listener: FetchListener, attack: str, why: str, runs: bool) -> None:
+    falkordb_url: str, scratch: ScratchGraph, listener: FetchListener, attack: str, why: str, runs: bool
+) -> None:
     query = attack.replace(URL, listener.url())
     assert any(why in problem for problem in refusals(attack)), refusals(attack)
     backends = local_backends(falkordb_url=falkordb_url, graph_name=scratch.name)

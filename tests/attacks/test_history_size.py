@@ -55,8 +55,13 @@ def payload_sizes(event: Any) -> list[int]:
             if field.message_type is None:
                 continue
             # One message, a map of them (headers, memo fields) or a repeated field (payloads).
-            items = [value] if hasattr(value, "ListFields") else list(value.values()) if hasattr(
-                value, "values") else list(value)
+            items = (
+                [value]
+                if hasattr(value, "ListFields")
+                else list(value.values())
+                if hasattr(value, "values")
+                else list(value)
+            )
             for item in (item for item in items if hasattr(item, "ListFields")):
                 if field.message_type.name == "Payload":
                     sizes.append(item.ByteSize())
@@ -67,18 +72,34 @@ def payload_sizes(event: Any) -> list[int]:
     return sizes
 
 
-async def test_a_human_cannot_grow_a_run_past_temporals_limits(temporal_env: WorkflowEnvironment,
-                                                              falkordb_url: str, unique: str,
-                                                              tmp_path: Path) -> None:
+async def test_a_human_cannot_grow_a_run_past_temporals_limits(
+    temporal_env: WorkflowEnvironment, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     query = "MATCH (d:Document) RETURN d.body AS body"
     async with AsyncExitStack() as stack:
-        graph = await stack.enter_async_context(seeded_graph(falkordb_url, f"history-{unique}",
-                                                             f"CREATE (:Document {{body: '{BIG_TEXT}'}})"))
-        llm = stack.enter_context(ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": query}, []))],
-                                                        text=lambda b: "", answer="The document says lorem ipsum.")))
+        graph = await stack.enter_async_context(
+            seeded_graph(falkordb_url, f"history-{unique}", f"CREATE (:Document {{body: '{BIG_TEXT}'}})")
+        )
+        llm = stack.enter_context(
+            ScriptedLLM(
+                responder(
+                    [plan(("s1", "GraphQuery", {"query": query}, []))],
+                    text=lambda b: "",
+                    answer="The document says lorem ipsum.",
+                )
+            )
+        )
         # Every GraphQuery result is below its threshold: each attempt ends with a human asked.
-        harness = await open_harness(stack, temporal_env.client, llm.base_url, falkordb_url, graph,
-                                     tmp_path / "audit.jsonl", max_retries=0, tool_thresholds={"GraphQuery": 1.0})
+        harness = await open_harness(
+            stack,
+            temporal_env.client,
+            llm.base_url,
+            falkordb_url,
+            graph,
+            tmp_path / "audit.jsonl",
+            max_retries=0,
+            tool_thresholds={"GraphQuery": 1.0},
+        )
         handle = await harness.start("What does the document say?")
         status = await next_request(handle, after="")
 
@@ -119,14 +140,22 @@ async def test_a_human_cannot_grow_a_run_past_temporals_limits(temporal_env: Wor
 
     assert result.error is None and result.answer.startswith("The document says lorem ipsum.")
     history = await handle.fetch_history()
-    attempts = [e for e in history.events if e.activity_task_scheduled_event_attributes.activity_type.name
-                == "GraphQuery"]
+    attempts = [
+        e for e in history.events if e.activity_task_scheduled_event_attributes.activity_type.name == "GraphQuery"
+    ]
     assert len(attempts) == 1 + HUMAN_RETRIES
     # Nothing the run wrote comes near the payload limits; the only big payloads are the signals' own input.
-    written = [size for e in history.events if not e.HasField("workflow_execution_signaled_event_attributes")
-               for size in payload_sizes(e)]
+    written = [
+        size
+        for e in history.events
+        if not e.HasField("workflow_execution_signaled_event_attributes")
+        for size in payload_sizes(e)
+    ]
     assert max(written) < WARNING_PAYLOAD
     # The record of the run (an activity's input, kept in the history) holds no attempt's output.
-    record = next(e for e in history.events
-                  if e.activity_task_scheduled_event_attributes.activity_type.name == Activities.RECORD_RUN)
+    record = next(
+        e
+        for e in history.events
+        if e.activity_task_scheduled_event_attributes.activity_type.name == Activities.RECORD_RUN
+    )
     assert "lorem ipsum lorem" not in record.activity_task_scheduled_event_attributes.input.payloads[0].data.decode()

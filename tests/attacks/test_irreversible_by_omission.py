@@ -17,8 +17,13 @@ from tests.scripted_llm import ScriptedLLM
 
 DRAFTS = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft")[:2]
 SUBMIT = f"Submit orders {' and '.join(DRAFTS)} to be approved"  # DomainModel routes it to the action path
-INTENT = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": DRAFTS, "related_class": "",
-          "related_name": ""}
+INTENT = {
+    "entity_type": "PurchaseOrder",
+    "action_name": "submit",
+    "entity_ids": DRAFTS,
+    "related_class": "",
+    "related_name": "",
+}
 
 
 def identity(name: str, *roles: Role) -> OverrideIdentity:
@@ -26,8 +31,9 @@ def identity(name: str, *roles: Role) -> OverrideIdentity:
 
 
 async def statuses(g) -> list[str]:  # type: ignore[no-untyped-def]
-    found = await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.status ORDER BY o.po_number",
-                             {"ids": DRAFTS})
+    found = await g.ro_query(
+        "MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.status ORDER BY o.po_number", {"ids": DRAFTS}
+    )
     return [row[0] for row in found.result_set]
 
 
@@ -35,21 +41,25 @@ async def records(g) -> int:  # type: ignore[no-untyped-def]
     return (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
 
 
-async def test_with_approve_every_action_two_orders_named_by_id_wait_for_a_human(make_stack, demo_copy,
-                                                                               unique: str) -> None:
+async def test_with_approve_every_action_two_orders_named_by_id_wait_for_a_human(
+    make_stack, demo_copy, unique: str
+) -> None:
     """Two reversible submissions named by id, well above every confidence bar: without the setting they run
     at once (tests/integration/test_chat_api.py); with it the run waits, and skipped, nothing changes."""
     graph_name, g = demo_copy
 
     with ScriptedLLM(DomainModel(INTENT)) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 approve_every_action=True)
+        stack = await make_stack(
+            llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH), approve_every_action=True
+        )
         request_id = f"every-{unique}"
         asking = asyncio.create_task(send(stack, AgentRequest(question=SUBMIT, user="ana"), request_id))
         pending = await pending_status(stack, f"agent-{request_id}", asking)
         during = (await statuses(g), await records(g))
-        skipped = await send(stack, AgentRequest(question="approve skip", state="override",
-                                                 correlation_id=f"agent-{request_id}", user="ops"))
+        skipped = await send(
+            stack,
+            AgentRequest(question="approve skip", state="override", correlation_id=f"agent-{request_id}", user="ops"),
+        )
         messages = await asyncio.wait_for(asking, 300)
 
     assert pending.pending_override is not None
@@ -61,16 +71,18 @@ async def test_with_approve_every_action_two_orders_named_by_id_wait_for_a_human
     assert await statuses(g) == ["draft", "draft"] and await records(g) == 0
 
 
-async def test_with_identities_only_a_requester_holding_the_role_act_starts_an_action(make_stack, demo_copy,
-                                                                                    unique: str) -> None:
+async def test_with_identities_only_a_requester_holding_the_role_act_starts_an_action(
+    make_stack, demo_copy, unique: str
+) -> None:
     """An approver without 'act', a stranger and an unnamed requester are each refused before the targets are
     looked up; the same request from an identity holding 'act' runs (small, by id: no approval needed)."""
     graph_name, g = demo_copy
 
     keys = [identity("ana", Role.ACT), identity("ops", Role.APPROVE, Role.REVIEW, Role.UNDO)]
     with ScriptedLLM(DomainModel(INTENT)) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 override_keys=keys)
+        stack = await make_stack(
+            llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH), override_keys=keys
+        )
         refused = {}
         for user in ("ops", "stranger", ""):
             refused[user] = await send(stack, AgentRequest(question=SUBMIT, user=user), f"act-{user}-{unique}")

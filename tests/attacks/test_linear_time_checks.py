@@ -41,9 +41,12 @@ RATIO = 32  # linear: about 8 (a busy machine may double it); quadratic: about 6
 BUDGET_S = 3.0  # one call past this is not linear in any sense that matters
 NOISE_S = 0.002  # a longer text checked faster than this: timer noise, no growth to measure
 
-GROUNDING = Grounding(matches=[
-    EntityMatch(mention="Medici", label="Family", property="name", value="Medici", how="exact"),
-    EntityMatch(mention="Albizzi", label="Family", property="name", value="Albizzi", how="exact")])
+GROUNDING = Grounding(
+    matches=[
+        EntityMatch(mention="Medici", label="Family", property="name", value="Medici", how="exact"),
+        EntityMatch(mention="Albizzi", label="Family", property="name", value="Albizzi", how="exact"),
+    ]
+)
 NODES = {"Family": ["name"], "Person": ["name", "born"]}
 RELS = {("Person", "MEMBER_OF", "Family"), ("Family", "MARRIED_INTO", "Family")}
 
@@ -51,17 +54,29 @@ RELS = {("Person", "MEMBER_OF", "Family"), ("Family", "MARRIED_INTO", "Family")}
 Text = Callable[[int], str]
 CHECKS: dict[str, tuple[Callable[[str], Any], list[Text]]] = {
     "redaction": (redact_text, [lambda n: "-----BEGIN PRIVATE KEY-----" * (n // 27)]),
-    "relationship types walked": (walked_times, [
-        lambda n: "MATCH (a)-[:" + "|".join(["SUPPLIES"] * (n // 9)) + " /* c */]->(b) RETURN a.name",
-        lambda n: "MATCH (a)-[" + " " * n + "!]->(b) RETURN a"]),
-    "names a path joins": (lambda q: named_joins(q, GROUNDING), [
-        lambda n: "MATCH " + "(a {name: 'Medici'})--" * (n // 22) + "(b) RETURN b",
-        lambda n: "MATCH (" + " " * n + "x RETURN a"]),
-    "a query returning only the names": (lambda q: returns_only_named(q, GROUNDING), [
-        lambda n: "MATCH (a {name: 'Medici'})-[:" + "|".join(["SUPPLIES"] * (n // 9)) + " /* c */]->(b) RETURN a"]),
+    "relationship types walked": (
+        walked_times,
+        [
+            lambda n: "MATCH (a)-[:" + "|".join(["SUPPLIES"] * (n // 9)) + " /* c */]->(b) RETURN a.name",
+            lambda n: "MATCH (a)-[" + " " * n + "!]->(b) RETURN a",
+        ],
+    ),
+    "names a path joins": (
+        lambda q: named_joins(q, GROUNDING),
+        [
+            lambda n: "MATCH " + "(a {name: 'Medici'})--" * (n // 22) + "(b) RETURN b",
+            lambda n: "MATCH (" + " " * n + "x RETURN a",
+        ],
+    ),
+    "a query returning only the names": (
+        lambda q: returns_only_named(q, GROUNDING),
+        [lambda n: "MATCH (a {name: 'Medici'})-[:" + "|".join(["SUPPLIES"] * (n // 9)) + " /* c */]->(b) RETURN a"],
+    ),
     "string literals": (blank_strings, [lambda n: "'" + "\\'" * (n // 2)]),
-    "the read-only check": (refusals, [lambda n: "'" + "\\'" * (n // 2), lambda n: '"' + '\\"' * (n // 2),
-                                       lambda n: "RETURN 1 " + "/*" * (n // 2)]),
+    "the read-only check": (
+        refusals,
+        [lambda n: "'" + "\\'" * (n // 2), lambda n: '"' + '\\"' * (n // 2), lambda n: "RETURN 1 " + "/*" * (n // 2)],
+    ),
     "the row cap": (lambda q: capped_rows(q, 100), [lambda n: "RETURN '" + "\\'" * (n // 2)]),
     "names in a question": (entity_terms, [lambda n: "A" + " " * n + "x", lambda n: "A " * (n // 2)]),
     "names to look up": (lambda q: mentions(q, {"Family"}), [lambda n: "Albizzi" + " " * n + "x"]),
@@ -69,18 +84,58 @@ CHECKS: dict[str, tuple[Callable[[str], Any], list[Text]]] = {
     "literals a query looks up": (query_literals, [lambda n: "a" * n]),
     "a broadened query (workflow code)": (broaden_cypher, [lambda n: "MATCH (a) WHERE " + "a" * n + " RETURN a"]),
     "what rows are ordered by": (ordered_by, [lambda n: "RETURN a ORDER BY x" + " " * n + "y"]),
-    "a ranking read through aliases": (ranked_by, [lambda n: "RETURN a ORDER BY x" + " " * n + "y",
-                                                    lambda n: "RETURN x" + " " * n + "y ORDER BY y"]),
+    "a ranking read through aliases": (
+        ranked_by,
+        [lambda n: "RETURN a ORDER BY x" + " " * n + "y", lambda n: "RETURN x" + " " * n + "y ORDER BY y"],
+    ),
     "clause-order repairs": (repaired, [lambda n: "RETURN " * (n // 7), lambda n: "MATCH (a) AND x " * (n // 16)]),
     "hops of an unknown type": (lambda q: unknown_type_hops(q, "KNOWS"), [lambda n: "(" + " " * n + "("]),
     "a query's shape": (query_shape, [lambda n: "MATCH (a)-" + " " * n + "x"]),
     "node patterns looked up": (named_lookups, [lambda n: "MATCH (" + " " * n + "x"]),
     "SQL habits": (lambda q: subquery_hint(q, NODES, RELS), [lambda n: "MATCH (" + " " * n + "x (SELECT"]),
 }
-PIECES = ["'", "\\'", "\"", " ", "a", "A ", "(", "( ", "[", "[:S", "|S", ")-", "-", "{", "}", ":", ".", "a.b = '",
-          "RETURN ", "MATCH (a) ", "ORDER BY a ", " AS a", "DESC ", "AND ", "UNWIND ", "WHERE ", "x AS y ", "*",
-          "count(", "date() = ", "(SELECT ", "://a:", "@", "password: ", "-----BEGIN PRIVATE KEY-----", "Medici ",
-          "(a {name: 'Medici'})--", "1.", "which ", "of "]
+PIECES = [
+    "'",
+    "\\'",
+    '"',
+    " ",
+    "a",
+    "A ",
+    "(",
+    "( ",
+    "[",
+    "[:S",
+    "|S",
+    ")-",
+    "-",
+    "{",
+    "}",
+    ":",
+    ".",
+    "a.b = '",
+    "RETURN ",
+    "MATCH (a) ",
+    "ORDER BY a ",
+    " AS a",
+    "DESC ",
+    "AND ",
+    "UNWIND ",
+    "WHERE ",
+    "x AS y ",
+    "*",
+    "count(",
+    "date() = ",
+    "(SELECT ",
+    "://a:",
+    "@",
+    "password: ",
+    "-----BEGIN PRIVATE KEY-----",
+    "Medici ",
+    "(a {name: 'Medici'})--",
+    "1.",
+    "which ",
+    "of ",
+]
 
 
 class TooSlow(BaseException):
@@ -90,8 +145,10 @@ class TooSlow(BaseException):
 @contextmanager
 def budget(seconds: float) -> Iterator[None]:
     """Interrupt the call after `seconds`: Python's regular expression engine checks for signals as it runs."""
+
     def interrupt(*_: object) -> None:
         raise TooSlow()
+
     previous = signal.signal(signal.SIGALRM, interrupt)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -124,21 +181,27 @@ def assert_about_linear(check: Callable[[str], Any], text: Text, runs: int = 7) 
         return
     assert long / max(short, 1e-6) < RATIO, (
         f"{len(short_text)} characters took {short * 1000:.2f} ms, {len(long_text)} took {long * 1000:.2f} ms "
-        f"({long / max(short, 1e-6):.0f} times as long): {text(40)[:60]!r}...")
+        f"({long / max(short, 1e-6):.0f} times as long): {text(40)[:60]!r}..."
+    )
 
 
-@pytest.mark.parametrize(("name", "attack"), [(name, n) for name, (_, attacks) in CHECKS.items()
-                                               for n in range(len(attacks))])
+@pytest.mark.parametrize(
+    ("name", "attack"), [(name, n) for name, (_, attacks) in CHECKS.items() for n in range(len(attacks))]
+)
 def test_each_known_attack_costs_time_linear_in_its_length(name: str, attack: int) -> None:
     check, attacks = CHECKS[name]
     assert_about_linear(check, attacks[attack])
 
 
-@given(head=st.sampled_from(["", *PIECES]), piece=st.lists(st.sampled_from(PIECES), min_size=1, max_size=3),
-       tail=st.sampled_from(["", "x", "!", ")", "'"]))
+@given(
+    head=st.sampled_from(["", *PIECES]),
+    piece=st.lists(st.sampled_from(PIECES), min_size=1, max_size=3),
+    tail=st.sampled_from(["", "x", "!", ")", "'"]),
+)
 @settings(max_examples=5, deadline=None, derandomize=True, database=None, phases=[Phase.generate])
 def test_repeated_pieces_of_cypher_and_prose_cost_every_check_time_linear_in_their_length(
-        head: str, piece: list[str], tail: str) -> None:
+    head: str, piece: list[str], tail: str
+) -> None:
     unit = "".join(piece)
     for check, _ in CHECKS.values():
         assert_about_linear(check, lambda n: head + unit * max(1, n // len(unit)) + tail)

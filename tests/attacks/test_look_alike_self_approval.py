@@ -19,33 +19,55 @@ from tests.integration.test_action_path import DomainModel, pending_status
 from tests.scripted_llm import ScriptedLLM
 
 REQUESTER = "casey"
-LOOK_ALIKES = ["Casey", "casey\u200b", "c\u00adasey", "\uff43\uff41\uff53\uff45\uff59",  # case, invisibles, width
-               "c\u0430sey",  # a Cyrillic a among Latin letters
-               "\u0421\u0430\u0455\u0435\u0443"]  # wholly Cyrillic: one script, the skeleton of "casey"
+LOOK_ALIKES = [
+    "Casey",
+    "casey\u200b",
+    "c\u00adasey",
+    "\uff43\uff41\uff53\uff45\uff59",  # case, invisibles, width
+    "c\u0430sey",  # a Cyrillic a among Latin letters
+    "\u0421\u0430\u0455\u0435\u0443",
+]  # wholly Cyrillic: one script, the skeleton of "casey"
 
 
 async def test_the_requester_cannot_approve_its_own_payment_under_a_look_alike_name(
-        make_stack, demo_copy, unique: str) -> None:
+    make_stack, demo_copy, unique: str
+) -> None:
     graph_name, g = demo_copy
     before = await graph_state(g)
     with ScriptedLLM(DomainModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 open_actions=True, allow_self_approval=False)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            open_actions=True,
+            allow_self_approval=False,
+        )
         request_id = f"look-alike-{unique}"
         workflow_id = f"agent-{request_id}"
         asking = asyncio.create_task(send(stack, AgentRequest(question=PAY, user=REQUESTER), request_id))
         pending = await pending_status(stack, workflow_id, asking)
         # Each name once as the follow-up's sender (it decides as its `user`), once named in the decision.
-        attempts = [*(AgentRequest(question="approve accept", state="override", correlation_id=workflow_id,
-                                   user=name) for name in LOOK_ALIKES),
-                    *(AgentRequest(question=json.dumps({"step_id": "approve", "decision": "accept", "by": name}),
-                                   state="override", correlation_id=workflow_id, user="someone-else")
-                      for name in LOOK_ALIKES)]
+        attempts = [
+            *(
+                AgentRequest(question="approve accept", state="override", correlation_id=workflow_id, user=name)
+                for name in LOOK_ALIKES
+            ),
+            *(
+                AgentRequest(
+                    question=json.dumps({"step_id": "approve", "decision": "accept", "by": name}),
+                    state="override",
+                    correlation_id=workflow_id,
+                    user="someone-else",
+                )
+                for name in LOOK_ALIKES
+            ),
+        ]
         refusals = [(await send(stack, attempt))[-1] for attempt in attempts]
         still = await stack.client.get_workflow_handle(workflow_id).query("status", result_type=RunStatus)
         during = await graph_state(g)
-        approved = await send(stack, AgentRequest(question="approve accept", state="override",
-                                                  correlation_id=workflow_id, user="ops"))
+        approved = await send(
+            stack, AgentRequest(question="approve accept", state="override", correlation_id=workflow_id, user="ops")
+        )
         messages = await asyncio.wait_for(asking, 300)
 
     assert pending.pending_override is not None and pending.pending_override.step_id == "approve"

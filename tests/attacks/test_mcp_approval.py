@@ -23,7 +23,7 @@ from tests.integration.test_action_path import pending_status
 from tests.scripted_llm import ScriptedLLM, is_planning, is_routing, is_synthesis
 from tools.mcp_tool import McpTool
 
-SERVER = '''
+SERVER = """
 import os
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -40,7 +40,7 @@ def cancel_order(po_number: str) -> str:
 
 
 server.run("stdio")
-'''
+"""
 ARGUMENTS = json.dumps({"po_number": "PO-7"})
 QUESTION = "Cancel order PO-7"
 
@@ -49,8 +49,18 @@ def model(body: dict[str, Any]) -> tuple[int, str]:
     if is_routing(body):
         return 200, json.dumps({"intent": "QUERY"})
     if is_planning(body):
-        return 200, json.dumps({"steps": [{"id": "s1", "function": "McpTool", "dependencies": [],
-                                           "arguments": {"tool": "cancel_order", "arguments": ARGUMENTS}}]})
+        return 200, json.dumps(
+            {
+                "steps": [
+                    {
+                        "id": "s1",
+                        "function": "McpTool",
+                        "dependencies": [],
+                        "arguments": {"tool": "cancel_order", "arguments": ARGUMENTS},
+                    }
+                ]
+            }
+        )
     if is_synthesis(body):
         return 200, "Done as the tools reported."
     return 200, "ok"
@@ -60,16 +70,18 @@ def orders_server(tmp_path: Path) -> tuple[McpServerConfig, Path]:
     script, calls = tmp_path / "orders_server.py", tmp_path / "calls.log"
     script.write_text(SERVER)
     calls.touch()
-    return McpServerConfig(name="orders", transport="stdio", command=[sys.executable, str(script)],
-                           env={"CALLS_LOG": str(calls)}), calls
+    return McpServerConfig(
+        name="orders", transport="stdio", command=[sys.executable, str(script)], env={"CALLS_LOG": str(calls)}
+    ), calls
 
 
 def called(calls: Path) -> list[str]:
     return calls.read_text().split()
 
 
-async def test_a_destructive_mcp_tool_is_not_called_until_someone_approves_it(make_stack, tmp_path: Path,
-                                                                             unique: str) -> None:
+async def test_a_destructive_mcp_tool_is_not_called_until_someone_approves_it(
+    make_stack, tmp_path: Path, unique: str
+) -> None:
     """Asked: nothing called while the run waits, the approval request shows the arguments; skipped (by the
     requester: withdrawing one's own request stays open): never called; the requester's own approval is
     refused; approved by someone else: called exactly once."""
@@ -83,10 +95,17 @@ async def test_a_destructive_mcp_tool_is_not_called_until_someone_approves_it(ma
             asking = asyncio.create_task(send(stack, AgentRequest(question=QUESTION, user="ana"), request_id))
             pending = await pending_status(stack, workflow_id, asking)
             before = called(calls)
-            own = await send(stack, AgentRequest(question=f"s1 {decision}", state="override",
-                                                 correlation_id=workflow_id, user="ana"))
-            decided = own if decision == "skip" else await send(stack, AgentRequest(
-                question=f"s1 {decision}", state="override", correlation_id=workflow_id, user="ops"))
+            own = await send(
+                stack, AgentRequest(question=f"s1 {decision}", state="override", correlation_id=workflow_id, user="ana")
+            )
+            decided = (
+                own
+                if decision == "skip"
+                else await send(
+                    stack,
+                    AgentRequest(question=f"s1 {decision}", state="override", correlation_id=workflow_id, user="ops"),
+                )
+            )
             outcomes[decision] = (pending, before, own, decided, await asyncio.wait_for(asking, 300), called(calls))
 
     pending, before, own, decided, messages, after = outcomes["skip"]
@@ -108,8 +127,9 @@ async def test_a_destructive_mcp_tool_is_not_called_until_someone_approves_it(ma
     assert after == ["PO-7"]  # once, after the approval
 
 
-async def test_without_identities_or_the_flag_a_destructive_mcp_tool_is_never_called(make_stack,
-                                                                                    tmp_path: Path) -> None:
+async def test_without_identities_or_the_flag_a_destructive_mcp_tool_is_never_called(
+    make_stack, tmp_path: Path
+) -> None:
     server, calls = orders_server(tmp_path)
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url, mcp_servers=[server], max_retries=0, open_actions=False)
@@ -130,9 +150,21 @@ class FlakyListing:
 
     async def list_tools(self) -> dict[str, Any]:
         self.listings += 1
-        return {} if self.listings == 1 else {
-            "cancel_order": McpToolInfo("orders", "cancel_order", "Cancel a purchase order.", {"type": "object"},
-                                        None, read_only=False, destructive=True)}
+        return (
+            {}
+            if self.listings == 1
+            else {
+                "cancel_order": McpToolInfo(
+                    "orders",
+                    "cancel_order",
+                    "Cancel a purchase order.",
+                    {"type": "object"},
+                    None,
+                    read_only=False,
+                    destructive=True,
+                )
+            }
+        )
 
     async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> Any:
         self.calls.append(name)

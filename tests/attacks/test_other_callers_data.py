@@ -39,22 +39,27 @@ async def test_a_caller_cannot_read_or_extend_another_callers_runs(make_stack, d
                     "events": await bob.get(f"/runs/{workflow_id}/events"),
                     "conversation": await bob.get(f"/conversations/{conversation_id}"),
                     "history": await bob.get("/actions"),
-                    "append": await bob.post("/chat/stream", json={
-                        "query": "Pay purchase orders PO-0001", "conversation_id": conversation_id}),
-                    "untagged": await bob.post("/chat/stream", json={
-                        "query": "Pay purchase orders PO-0001", "conversation_id": "c-mine"}),
+                    "append": await bob.post(
+                        "/chat/stream",
+                        json={"query": "Pay purchase orders PO-0001", "conversation_id": conversation_id},
+                    ),
+                    "untagged": await bob.post(
+                        "/chat/stream", json={"query": "Pay purchase orders PO-0001", "conversation_id": "c-mine"}
+                    ),
                 }
                 own_run = await alice.get(f"/runs/{workflow_id}")
                 audited_run = await auditor.get(f"/runs/{workflow_id}")
                 audited_memory = await auditor.get(f"/conversations/{conversation_id}")
                 audited_history = await auditor.get("/actions")
-                auditor_append = await auditor.post("/chat/stream", json={
-                    "query": "Pay them", "conversation_id": conversation_id})
+                auditor_append = await auditor.post(
+                    "/chat/stream", json={"query": "Pay them", "conversation_id": conversation_id}
+                )
                 memory = (await alice.get(f"/conversations/{conversation_id}")).json()
 
     codes = {what: response.status_code for what, response in attempts.items()}
-    assert codes == {"run": 404, "events": 404, "conversation": 404, "history": 403, "append": 403,
-                     "untagged": 403}, codes
+    assert codes == {"run": 404, "events": 404, "conversation": 404, "history": 403, "append": 403, "untagged": 403}, (
+        codes
+    )
     # a refusal names nothing of Alice's: the same words as for a run that does not exist
     assert attempts["run"].json()["detail"] == f"no run {workflow_id}"
     assert own_run.status_code == 200 and own_run.json()["status"]["phase"] == "completed"

@@ -56,8 +56,7 @@ async def answers(url: str) -> bool:
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=["procedure", "procedure-line-comment", "function"])
-async def test_a_comment_inside_a_dotted_name_is_refused_and_falkordb_stays_up(own_falkordb: str,
-                                                                               query: str) -> None:
+async def test_a_comment_inside_a_dotted_name_is_refused_and_falkordb_stays_up(own_falkordb: str, query: str) -> None:
     assert any(WHY in problem for problem in refusals(query)), refusals(query)
     backends = local_backends(falkordb_url=own_falkordb, graph_name="g")
     try:

@@ -30,8 +30,7 @@ HEADER = "-----BEGIN PRIVATE KEY-----"
 # One key of headers: a request just under the bridge's size limit (256 KB).
 HEADERS_PLAN = json.dumps({HEADER * ((MAX_REQUEST_BYTES - 1024) // len(HEADER)): 1})
 HOSTILE_PLANS = {
-    "headers": (HEADERS_PLAN, f"the request's plan field is {len(HEADERS_PLAN)} characters; the limit is "
-                              f"{PLAN_CHARS}"),
+    "headers": (HEADERS_PLAN, f"the request's plan field is {len(HEADERS_PLAN)} characters; the limit is {PLAN_CHARS}"),
     "nested": ("[" * (PLAN_CHARS - 1), "nested too deeply to read"),
     "long number": ('{"max_retries": 1' + "0" * 400 + "}", "max_retries a number too long to show clamped to 5"),
 }
@@ -49,25 +48,40 @@ def test_the_bridge_refuses_a_plan_field_longer_than_settings_need() -> None:
 async def failed_workflow_tasks(handle: WorkflowHandle) -> list[str]:
     """The failure of each workflow task the run's history records as failed."""
     history = await handle.fetch_history()
-    return [e.workflow_task_failed_event_attributes.failure.message for e in history.events
-            if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED]
+    return [
+        e.workflow_task_failed_event_attributes.failure.message
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+    ]
 
 
-async def test_a_hostile_plan_field_is_noted_and_the_run_answers(temporal_env: WorkflowEnvironment,
-                                                                 falkordb_url: str, unique: str,
-                                                                 tmp_path: Path) -> None:
+async def test_a_hostile_plan_field_is_noted_and_the_run_answers(
+    temporal_env: WorkflowEnvironment, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     async with AsyncExitStack() as stack:
-        graph = await stack.enter_async_context(seeded_graph(falkordb_url, f"plan-{unique}",
-                                                             "CREATE (:Widget {name: 'Sprocket'})"))
-        llm = stack.enter_context(ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))],
-                                                        text=lambda b: "", answer=ANSWER)))
-        harness = await open_harness(stack, temporal_env.client, llm.base_url, falkordb_url, graph,
-                                     tmp_path / "audit.jsonl", confidence_threshold=0.1)
-        handles = {name: await harness.start("Which widget is there?", plan=field)
-                   for name, (field, _) in HOSTILE_PLANS.items()}
+        graph = await stack.enter_async_context(
+            seeded_graph(falkordb_url, f"plan-{unique}", "CREATE (:Widget {name: 'Sprocket'})")
+        )
+        llm = stack.enter_context(
+            ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))], text=lambda b: "", answer=ANSWER))
+        )
+        harness = await open_harness(
+            stack,
+            temporal_env.client,
+            llm.base_url,
+            falkordb_url,
+            graph,
+            tmp_path / "audit.jsonl",
+            confidence_threshold=0.1,
+        )
+        handles = {
+            name: await harness.start("Which widget is there?", plan=field)
+            for name, (field, _) in HOSTILE_PLANS.items()
+        }
         try:
             results: list[AgentRunResult] = await asyncio.wait_for(
-                asyncio.gather(*(h.result() for h in handles.values())), RUN_TIMEOUT_S)
+                asyncio.gather(*(h.result() for h in handles.values())), RUN_TIMEOUT_S
+            )
         finally:
             stalls = {name: await failed_workflow_tasks(h) for name, h in handles.items()}
             for handle in handles.values():  # a stalled run must not outlive the test's worker

@@ -37,12 +37,16 @@ async def run_and_watch(scratch: ScratchGraph, listener: FetchListener, query: s
 
 
 async def test_every_write_the_fuzz_puts_in_a_query_is_refused_and_seen_when_it_runs(
-        scratch: ScratchGraph, listener: FetchListener) -> None:
+    scratch: ScratchGraph, listener: FetchListener
+) -> None:
     """The oracle works: each write piece, after a clause that binds a name holding `$`, is refused by the check,
     and run unchecked it changes the scratch graph or connects to the listener; a plain read does neither."""
     for write in WRITES:
-        query = "UNWIND [1] AS x$ " + " ".join(f"'{listener.url()}'" if p == "{url}" else p for p in write) \
+        query = (
+            "UNWIND [1] AS x$ "
+            + " ".join(f"'{listener.url()}'" if p == "{url}" else p for p in write)
             + (" RETURN row" if "LOAD" in write else "")
+        )
         assert refusals(query), query
         outcome, changes = await run_and_watch(scratch, listener, query)
         assert changes, (query, outcome)
@@ -51,7 +55,8 @@ async def test_every_write_the_fuzz_puts_in_a_query_is_refused_and_seen_when_it_
 
 
 async def test_whatever_the_check_calls_a_read_changes_nothing_fetches_nothing_and_is_capped(
-        scratch: ScratchGraph, listener: FetchListener) -> None:
+    scratch: ScratchGraph, listener: FetchListener
+) -> None:
     escapes: list[tuple[str, list[str]]] = []
     uncapped: list[tuple[str, str]] = []
     tally: Counter[str] = Counter()

@@ -76,7 +76,8 @@ async def graph_query(falkordb_url: str, graph_name: str, query: str) -> tuple[A
 
 
 async def test_a_planners_thirty_million_row_bomb_is_stopped_by_falkordb_with_a_clear_error(
-        falkordb_url: str, seed_graph: str) -> None:
+    falkordb_url: str, seed_graph: str
+) -> None:
     out, grown = await graph_query(falkordb_url, seed_graph, BOMB)
     assert not out.success and out.deterministic  # the query's own fault: the ladder repairs, never repeats it
     # FalkorDB refuses to build the list (under EXPLAIN already, which folds the constant range)
@@ -85,8 +86,9 @@ async def test_a_planners_thirty_million_row_bomb_is_stopped_by_falkordb_with_a_
 
 
 @pytest.mark.parametrize("query", [MANY_ROWS, WIDE], ids=["no-limit", "own-limit"])
-async def test_millions_of_rows_come_back_truncated_not_parsed_whole(falkordb_url: str, seed_graph: str,
-                                                                     query: str) -> None:
+async def test_millions_of_rows_come_back_truncated_not_parsed_whole(
+    falkordb_url: str, seed_graph: str, query: str
+) -> None:
     out, grown = await graph_query(falkordb_url, seed_graph, query)
     assert out.success, out.error
     result = json.loads(out.output)
@@ -100,18 +102,26 @@ def by_question(body: dict[str, Any]) -> bool:
 
 
 async def test_a_humans_retry_with_a_bomb_gets_a_clear_error_and_the_service_answers_the_next_question(
-        harness_factory, seed_graph: str) -> None:  # type: ignore[no-untyped-def]
-    stuck, answers = responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""), \
-        responder([plan(("s1", "GraphQuery", {"query": ENTITIES}, []))], text=lambda b: "",
-                  answer="Entity W, Entity X, Entity Y and Entity Z.")
-    harness = await harness_factory(lambda body: stuck(body) if by_question(body) else answers(body), seed_graph,
-                                    max_retries=0)
+    harness_factory, seed_graph: str
+) -> None:  # type: ignore[no-untyped-def]
+    stuck, answers = (
+        responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""),
+        responder(
+            [plan(("s1", "GraphQuery", {"query": ENTITIES}, []))],
+            text=lambda b: "",
+            answer="Entity W, Entity X, Entity Y and Entity Z.",
+        ),
+    )
+    harness = await harness_factory(
+        lambda body: stuck(body) if by_question(body) else answers(body), seed_graph, max_retries=0
+    )
     handle = await harness.start("Who is the partner of Entity X?")
     await harness.wait_for_override(handle)
     before = rss_kb()
     peak_reset()
-    await handle.execute_update("submit_override", Override(step_id="s1", decision="retry",
-                                                            arguments={"query": BOMB}, by="mallory"))
+    await handle.execute_update(
+        "submit_override", Override(step_id="s1", decision="retry", arguments={"query": BOMB}, by="mallory")
+    )
     status = await harness.wait_for_override(handle)  # the bomb failed: the human is asked again
     grown = peak_kb() - before
     assert "mem consumption exceeded capacity" in status["pending_override"]["reasoning"]

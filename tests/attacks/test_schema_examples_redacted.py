@@ -23,12 +23,18 @@ from tests.tool_calls import local_backends
 
 # Each within the characters shown: a password holding `@` and a space, as the redaction reads it.
 DSN = "redis://admin:Pa@ss w0rd!@db.internal:6379/0"
-SECRETS = {"dsn": DSN, "note": "password: hunter2hunter2", "api_key": "sk-abcdefghijklmnop1234",
-           "secret": "plainvalue42"}
+SECRETS = {
+    "dsn": DSN,
+    "note": "password: hunter2hunter2",
+    "api_key": "sk-abcdefghijklmnop1234",
+    "secret": "plainvalue42",
+}
 PIECES = ("w0rd", "Pa@ss", "hunter2", "abcdefghijklmnop", "plainvalue42")  # a secret, or part of one
 PROPERTIES = ", ".join(f"{key}: '{value}'" for key, value in SECRETS.items())
-VAULTS = (f"CREATE (:Vault {{name: 'Main vault', {PROPERTIES}}})-[:MIRRORED_TO]->"
-          f"(:Vault {{name: 'Backup vault', {PROPERTIES}}})")
+VAULTS = (
+    f"CREATE (:Vault {{name: 'Main vault', {PROPERTIES}}})-[:MIRRORED_TO]->"
+    f"(:Vault {{name: 'Backup vault', {PROPERTIES}}})"
+)
 QUESTION = "How is the Main vault connected to the Backup vault?"
 
 
@@ -47,8 +53,9 @@ async def test_the_planner_is_shown_no_secret_the_graph_stores(falkordb_url: str
         with ScriptedLLM(plan_then_answer(plan(("s1", "GraphQuery", {"query": query}, [])), "Backup vault.")) as llm:
             backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url, graph_name=graph)
             try:
-                out = await PlanningActivities(backends).plan(PlanningInput(question=QUESTION, plan_id="p",
-                                                                            settings=AgentSettings()))
+                out = await PlanningActivities(backends).plan(
+                    PlanningInput(question=QUESTION, plan_id="p", settings=AgentSettings())
+                )
             finally:
                 await backends.aclose()
     assert out.plan is not None, out.error

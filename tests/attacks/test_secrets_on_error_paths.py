@@ -41,8 +41,9 @@ class EchoingModel:
         if is_action_planning(body):
             return 200, "{}"
         if is_planning(body):
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                               "arguments": {"query": QUERY}}]})
+            return 200, json.dumps(
+                {"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": QUERY}}]}
+            )
         if is_synthesis(body):
             return 200, "You asked and I saw: " + question_of(body)[-3000:]
         return 200, "ok"
@@ -97,13 +98,18 @@ def leaks(canaries: list[str], places: dict[str, str]) -> list[str]:
 
 
 async def test_a_password_in_the_falkordb_url_stays_out_of_every_error(
-        make_stack, production_logging: None, capfd: pytest.CaptureFixture[str]) -> None:
+    make_stack, production_logging: None, capfd: pytest.CaptureFixture[str]
+) -> None:
     """FalkorDB is unreachable: the run ends with an honest error naming FalkorDB, and neither its password,
     the model's API key nor the question's secret is in any of it."""
     url = f"redis://agent:{PASSWORD}@127.0.0.1:{free_port()}"
     with ScriptedLLM(EchoingModel()) as llm:
-        stack = await make_stack(llm.base_url, ontology_path=str(demo_graph.ONTOLOGY_PATH), max_retries=0,
-                                 service={"falkordb_url": url, "llm_api_key": API_KEY})
+        stack = await make_stack(
+            llm.base_url,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            max_retries=0,
+            service={"falkordb_url": url, "llm_api_key": API_KEY},
+        )
         seen = await ask_over_http(stack, f"How many purchase orders are there? My token: {IN_QUESTION}")
         histories = await exported_histories(stack)
     error = next((e for e in seen["events"] if e["type"] == "error"), seen["events"])
@@ -111,22 +117,39 @@ async def test_a_password_in_the_falkordb_url_stays_out_of_every_error(
     assert "FalkorDB at redis://127.0.0.1:" in histories  # the failure is recorded, the URL shown host and port
     logs = capfd.readouterr()
     audit = audit_file(stack)
-    assert leaks([PASSWORD, API_KEY, IN_QUESTION], {
-        "the chat's events": json.dumps(seen["events"]), "GET /runs": seen["run"], "GET /actions": seen["actions"],
-        "the exported histories": histories, "the logs": logs.out + logs.err, "the audit file": audit}) == []
+    assert (
+        leaks(
+            [PASSWORD, API_KEY, IN_QUESTION],
+            {
+                "the chat's events": json.dumps(seen["events"]),
+                "GET /runs": seen["run"],
+                "GET /actions": seen["actions"],
+                "the exported histories": histories,
+                "the logs": logs.out + logs.err,
+                "the audit file": audit,
+            },
+        )
+        == []
+    )
 
 
 async def test_secrets_in_a_question_and_in_a_tools_output_reach_nobody(
-        make_stack, falkordb_url: str, unique: str, production_logging: None,
-        capfd: pytest.CaptureFixture[str]) -> None:
+    make_stack, falkordb_url: str, unique: str, production_logging: None, capfd: pytest.CaptureFixture[str]
+) -> None:
     """The graph holds a credential the query returns, the question carries another, and the model repeats
     all it is shown: the run answers, and neither secret is in its history, its messages, its status, the
     logs or the audit record."""
-    async with seeded_graph(falkordb_url, f"vault-{unique}",
-                            f"CREATE (:Vault {{name: 'Main vault', note: 'opened with {IN_GRAPH}'}})") as graph:
+    async with seeded_graph(
+        falkordb_url, f"vault-{unique}", f"CREATE (:Vault {{name: 'Main vault', note: 'opened with {IN_GRAPH}'}})"
+    ) as graph:
         with ScriptedLLM(EchoingModel()) as llm:
-            stack = await make_stack(llm.base_url, graph_name=graph, max_retries=0, confidence_threshold=0.1,
-                                     service={"llm_api_key": API_KEY})
+            stack = await make_stack(
+                llm.base_url,
+                graph_name=graph,
+                max_retries=0,
+                confidence_threshold=0.1,
+                service={"llm_api_key": API_KEY},
+            )
             seen = await ask_over_http(stack, f"What opens the vault? My key is {IN_QUESTION}")
             histories = await exported_histories(stack)
             prompts = json.dumps(llm.requests)
@@ -134,7 +157,18 @@ async def test_secrets_in_a_question_and_in_a_tools_output_reach_nobody(
     assert "Main vault" in answer and "[REDACTED]" in answer  # the run answered, from the graph
     logs = capfd.readouterr()
     audit = audit_file(stack)
-    assert leaks([IN_QUESTION, IN_GRAPH, API_KEY], {
-        "the chat's events": json.dumps(seen["events"]), "GET /runs": seen["run"], "GET /actions": seen["actions"],
-        "the exported histories": histories, "the logs": logs.out + logs.err, "the audit file": audit,
-        "the model's prompts": prompts}) == []
+    assert (
+        leaks(
+            [IN_QUESTION, IN_GRAPH, API_KEY],
+            {
+                "the chat's events": json.dumps(seen["events"]),
+                "GET /runs": seen["run"],
+                "GET /actions": seen["actions"],
+                "the exported histories": histories,
+                "the logs": logs.out + logs.err,
+                "the audit file": audit,
+                "the model's prompts": prompts,
+            },
+        )
+        == []
+    )

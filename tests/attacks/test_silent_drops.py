@@ -40,8 +40,9 @@ async def test_a_reused_or_unreadable_request_gets_an_error_not_silence(make_sta
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         client = pulsar_client(stack.config.pulsar_url)
         try:
-            consumer = await client.subscribe(stack.config.response_topic, f"drops-{uuid.uuid4().hex}",
-                                              initial_position=pulsar.InitialPosition.Latest)
+            consumer = await client.subscribe(
+                stack.config.response_topic, f"drops-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+            )
             producer = await client.create_producer(stack.request_topic, batching_enabled=False)
             used, nested = f"used-{unique}", f"nested-{unique}"
             await producer.send(json.dumps({"question": QUESTION}).encode(), properties={"id": used})

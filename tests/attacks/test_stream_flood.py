@@ -40,8 +40,7 @@ async def first_event(stack: AsyncExitStack, http: httpx.AsyncClient, path: str)
 async def test_streams_are_capped_per_caller_and_in_all_and_end_in_time(make_stack, demo_copy, unique: str) -> None:
     graph_name, g = demo_copy
     tokens = {name: f"{name}-{unique}" for name in ("alice", "bob", "carol")}
-    identities = [HttpIdentity(name=n, token_sha256=token_sha256(t), roles=[Role.APPROVE])
-                  for n, t in tokens.items()]
+    identities = [HttpIdentity(name=n, token_sha256=token_sha256(t), roles=[Role.APPROVE]) for n, t in tokens.items()]
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack, identities, streams_open=StreamSlots(total=3, per_caller=2)) as server:
@@ -61,8 +60,9 @@ async def test_streams_are_capped_per_caller_and_in_all_and_end_in_time(make_sta
                 while server.deps.streams_open.open > 2:  # noqa: ASYNC110 - the server notices the close
                     await asyncio.sleep(0.05)
                 carols_again = await first_event(open_streams, carol, run)
-                await carol.post(f"/runs/{events[0]['workflow_id']}/override", json={"step_id": "approve",
-                                                                                    "decision": "abort"})
+                await carol.post(
+                    f"/runs/{events[0]['workflow_id']}/override", json={"step_id": "approve", "decision": "abort"}
+                )
     assert (second.status_code, bobs.status_code, carols_again.status_code) == (200, 200, 200)
     assert third.status_code == 429 and "alice has 2 streams open" in third.json()["detail"]
     assert carols.status_code == 429 and "3 streams open" in carols.json()["detail"]
@@ -108,12 +108,18 @@ def listening_addresses(port: int) -> set[str]:
 
 
 async def test_metrics_and_healthz_listen_on_the_configured_address_only(
-        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path) -> None:
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     with ScriptedLLM(lambda _: (200, "noted")) as llm:
         env = service_env(temporal_env, pulsar_url, falkordb_url, llm.base_url, unique, tmp_path)
         port = free_port()
-        bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log",
-                                env={**env, "TGCA_METRICS_PORT": str(port)}, ports={"metrics": port})
+        bridge = ManagedProcess(
+            "bridge",
+            [sys.executable, "-m", "bridge"],
+            tmp_path / "bridge.log",
+            env={**env, "TGCA_METRICS_PORT": str(port)},
+            ports={"metrics": port},
+        )
 
         async def healthy(_: ManagedProcess) -> bool:
             return (await healthz(port))[0] == 200

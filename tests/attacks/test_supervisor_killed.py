@@ -38,7 +38,7 @@ def group_members(groups: Iterable[int]) -> list[ProcessRecord]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
+        fields = stat[stat.rfind(")") + 2 :].split()
         if int(fields[2]) in wanted:  # field 5: the process group
             found.append(ProcessRecord(int(entry.name), process_start(int(entry.name))))
     return found
@@ -117,8 +117,12 @@ asyncio.run(main())
 
 def supervisor(data: Path, ports: list[int]) -> tuple[subprocess.Popen[str], list[int]]:
     """The supervisor, started and ready, and its parts' pids."""
-    process = subprocess.Popen([sys.executable, "-c", SUPERVISOR, str(data), *map(str, ports)],
-                               stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SUPERVISOR, str(data), *map(str, ports)],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     assert process.stdout is not None
     line = process.stdout.readline()
     assert line, f"the supervisor exited with {process.wait(10)} before its parts were ready"

@@ -35,11 +35,14 @@ async def test_undo_after_a_later_change_to_the_same_property_is_refused_and_say
 async def test_a_key_two_nodes_hold_changes_neither_and_leaves_no_record(tools) -> None:  # noqa: F811
     actions, g = tools
     draft = next(o for o in ORDERS if o["status"] == "draft")["po_number"]
-    await g.query("MATCH (o:PurchaseOrder {po_number: $po}) CREATE (:PurchaseOrder {po_number: $po, status: 'draft'})",
-                  {"po": draft})
+    await g.query(
+        "MATCH (o:PurchaseOrder {po_number: $po}) CREATE (:PurchaseOrder {po_number: $po, status: 'draft'})",
+        {"po": draft},
+    )
     before = await record_count(g)
     out = await actions.execute_action(execute("submit", "PurchaseOrder", draft))
     assert not out.success and SHARED_KEY in json.loads(out.output)["error"]
-    statuses: Any = (await g.ro_query("MATCH (o:PurchaseOrder {po_number: $po}) RETURN o.status",
-                                      {"po": draft})).result_set
+    statuses: Any = (
+        await g.ro_query("MATCH (o:PurchaseOrder {po_number: $po}) RETURN o.status", {"po": draft})
+    ).result_set
     assert statuses == [["draft"], ["draft"]] and await record_count(g) == before

@@ -37,20 +37,30 @@ async def history_text(handle: WorkflowHandle) -> str:
 
 def leaked(texts: dict[str, str]) -> list[str]:
     """Where a piece of either password shows (the part after its `@`, or after its space, included)."""
-    return [f"{piece!r} in {where}" for where, text in texts.items() for piece in ("w0rd", "Pa ss", "Pa@")
-            if piece in text]
+    return [
+        f"{piece!r} in {where}" for where, text in texts.items() for piece in ("w0rd", "Pa ss", "Pa@") if piece in text
+    ]
 
 
 @pytest.mark.parametrize("password", PASSWORDS)
-async def test_a_falkordb_url_is_shown_as_scheme_host_and_port(temporal_env: WorkflowEnvironment, tmp_path: Path,
-                                                              password: str) -> None:
+async def test_a_falkordb_url_is_shown_as_scheme_host_and_port(
+    temporal_env: WorkflowEnvironment, tmp_path: Path, password: str
+) -> None:
     port = free_port()  # nothing listens: FalkorDB is down
     audit = tmp_path / "audit.jsonl"
     async with AsyncExitStack() as stack:
-        llm = stack.enter_context(ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))],
-                                                        text=lambda b: "", answer=ANSWER)))
-        harness = await open_harness(stack, temporal_env.client, llm.base_url,
-                                     f"redis://default:{password}@127.0.0.1:{port}", "vault", audit, max_retries=0)
+        llm = stack.enter_context(
+            ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))], text=lambda b: "", answer=ANSWER))
+        )
+        harness = await open_harness(
+            stack,
+            temporal_env.client,
+            llm.base_url,
+            f"redis://default:{password}@127.0.0.1:{port}",
+            "vault",
+            audit,
+            max_retries=0,
+        )
         handle = await harness.start("What opens the vault?")
         result: AgentRunResult = await asyncio.wait_for(handle.result(), 180)
         history = await history_text(handle)
@@ -59,25 +69,46 @@ async def test_a_falkordb_url_is_shown_as_scheme_host_and_port(temporal_env: Wor
     assert leaked({"the history": history, "the messages and error": said, "the audit record": audit.read_text()}) == []
 
 
-async def test_credentials_in_a_tools_output_are_redacted_up_to_the_host(temporal_env: WorkflowEnvironment,
-                                                                        falkordb_url: str, unique: str,
-                                                                        tmp_path: Path) -> None:
+async def test_credentials_in_a_tools_output_are_redacted_up_to_the_host(
+    temporal_env: WorkflowEnvironment, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     # After the 30 characters the schema shows of a value as an example (which it shows redacted).
     note = "Connection strings for the vault: " + " and ".join(
-        f"redis://default:{p}@db.internal:6379/0" for p in PASSWORDS)
+        f"redis://default:{p}@db.internal:6379/0" for p in PASSWORDS
+    )
     audit = tmp_path / "audit.jsonl"
     async with AsyncExitStack() as stack:
-        graph = await stack.enter_async_context(seeded_graph(
-            falkordb_url, f"vault-{unique}", f"CREATE (:Vault {{name: 'Main vault', note: '{note}'}})"))
-        llm = stack.enter_context(ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))],
-                                                        text=lambda b: "", answer=ANSWER)))
-        harness = await open_harness(stack, temporal_env.client, llm.base_url, falkordb_url, graph, audit,
-                                     max_retries=0, confidence_threshold=0.1, include_raw_outputs=True)
+        graph = await stack.enter_async_context(
+            seeded_graph(falkordb_url, f"vault-{unique}", f"CREATE (:Vault {{name: 'Main vault', note: '{note}'}})")
+        )
+        llm = stack.enter_context(
+            ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": QUERY}, []))], text=lambda b: "", answer=ANSWER))
+        )
+        harness = await open_harness(
+            stack,
+            temporal_env.client,
+            llm.base_url,
+            falkordb_url,
+            graph,
+            audit,
+            max_retries=0,
+            confidence_threshold=0.1,
+            include_raw_outputs=True,
+        )
         handle = await harness.start("What opens the vault?")
         result: AgentRunResult = await asyncio.wait_for(handle.result(), 180)
         history = await history_text(handle)
         prompts = str(llm.requests)
     assert result.error is None and result.answer.startswith(ANSWER)
     assert "redis://[REDACTED]@db.internal:6379/0" in history  # the host stays, for whoever reads the record
-    assert leaked({"the history": history, "the messages": harness.text(), "the audit record": audit.read_text(),
-                   "the model's prompts": prompts}) == []
+    assert (
+        leaked(
+            {
+                "the history": history,
+                "the messages": harness.text(),
+                "the audit record": audit.read_text(),
+                "the model's prompts": prompts,
+            }
+        )
+        == []
+    )

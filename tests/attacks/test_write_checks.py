@@ -47,11 +47,13 @@ IDS = [f"{n}-{q.split()[0].lower()}" for n, (q, _) in enumerate(ATTACKS)]
 async def snapshot(graph: Any) -> tuple[Any, ...]:
     """Everything a write could change: each node's labels and properties, each relationship, each index."""
     nodes = (await graph.ro_query("MATCH (n) RETURN labels(n), properties(n)")).result_set
-    rels = (await graph.ro_query("MATCH (a)-[r]->(b) RETURN type(r), properties(r), properties(a), "
-                                 "properties(b)")).result_set
+    rels = (
+        await graph.ro_query("MATCH (a)-[r]->(b) RETURN type(r), properties(r), properties(a), properties(b)")
+    ).result_set
     indexes = (await graph.ro_query("CALL db.indexes()")).result_set
-    return tuple(sorted(json.dumps(row, default=str, sort_keys=True) for row in rows)
-                 for rows in (nodes, rels, indexes))
+    return tuple(
+        sorted(json.dumps(row, default=str, sort_keys=True) for row in rows) for rows in (nodes, rels, indexes)
+    )
 
 
 @pytest.mark.parametrize(("query", "why"), ATTACKS, ids=IDS)
@@ -74,8 +76,9 @@ async def test_the_check_refuses_it_and_says_why(falkordb_url: str, seed_graph: 
 
 
 @pytest.mark.parametrize(("query", "why"), ATTACKS, ids=IDS)
-async def test_falkordbs_read_only_mode_changes_nothing(falkordb_url: str, seed_graph: str, query: str,
-                                                       why: str) -> None:
+async def test_falkordbs_read_only_mode_changes_nothing(
+    falkordb_url: str, seed_graph: str, query: str, why: str
+) -> None:
     """Were the check to miss one, GRAPH.RO_QUERY is behind it: the graph, its properties and its indexes
     stay as they were (a read-only procedure like pageRank may answer; it changes nothing)."""
     db = FalkorDB.from_url(falkordb_url)
@@ -93,13 +96,16 @@ async def test_falkordbs_read_only_mode_changes_nothing(falkordb_url: str, seed_
     assert after == before
 
 
-async def test_a_planned_disguised_write_never_runs_and_the_run_says_why(harness_factory,  # type: ignore[no-untyped-def]
-                                                                         seed_graph: str) -> None:
+async def test_a_planned_disguised_write_never_runs_and_the_run_says_why(
+    harness_factory,  # type: ignore[no-untyped-def]
+    seed_graph: str,
+) -> None:
     """The whole path: the planner's step (and every repair of it: the scripted planner keeps the query) is
     refused with the reason; the graph is untouched."""
     attack = ATTACKS[0][0]
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": attack}, []))],
-                                              text=lambda b: ""), seed_graph, max_retries=0)
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": attack}, []))], text=lambda b: ""), seed_graph, max_retries=0
+    )
     db = FalkorDB.from_url(harness.config.falkordb_url)
     graph = db.select_graph(seed_graph)
     try:

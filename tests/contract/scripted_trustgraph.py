@@ -46,8 +46,9 @@ class ScriptedTrustGraph:
     prompts: PromptScript = field(default_factory=dict)
     tool_service_queue: str = ""  # a tool service's queue name (`joke` for request:tg:joke and response:tg:joke)
     tool_service_reply: str = ""
-    seen: dict[str, list[Any]] = field(default_factory=lambda: {
-        "text-completion": [], "graph-rag": [], "prompt": [], "tool-service": []})
+    seen: dict[str, list[Any]] = field(
+        default_factory=lambda: {"text-completion": [], "graph-rag": [], "prompt": [], "tool-service": []}
+    )
 
     def __post_init__(self) -> None:
         self.client = pulsar_client(self.pulsar_url)
@@ -59,15 +60,26 @@ class ScriptedTrustGraph:
     async def start(self) -> None:
         """Every service listens once this returns (a request sent before would be lost: the queues are
         non-persistent, as TrustGraph's)."""
-        served = [(*self._flow_queues("text-completion"), TextCompletionRequest, self._completion),
-                  (*self._flow_queues("graph-rag"), GraphRagQuery, self._graph_rag),
-                  (*self._flow_queues("prompt-rag"), PromptRequest, self._prompt)]
+        served = [
+            (*self._flow_queues("text-completion"), TextCompletionRequest, self._completion),
+            (*self._flow_queues("graph-rag"), GraphRagQuery, self._graph_rag),
+            (*self._flow_queues("prompt-rag"), PromptRequest, self._prompt),
+        ]
         if self.tool_service_queue:
-            served.append((f"request:tg:{self.tool_service_queue}", f"response:tg:{self.tool_service_queue}",
-                           ToolServiceRequest, self._tool_service))
+            served.append(
+                (
+                    f"request:tg:{self.tool_service_queue}",
+                    f"response:tg:{self.tool_service_queue}",
+                    ToolServiceRequest,
+                    self._tool_service,
+                )
+            )
         for request_queue, response_queue, schema, handler in served:
-            consumer = await self.client.subscribe(pulsar_topic(request_queue), f"scripted-{uuid.uuid4().hex[:8]}",
-                                                   consumer_type=pulsar.ConsumerType.Shared)
+            consumer = await self.client.subscribe(
+                pulsar_topic(request_queue),
+                f"scripted-{uuid.uuid4().hex[:8]}",
+                consumer_type=pulsar.ConsumerType.Shared,
+            )
             producer = await self.client.create_producer(pulsar_topic(response_queue), batching_enabled=False)
             self._tasks.append(asyncio.create_task(self._serve(consumer, producer, schema, handler)))
 
@@ -82,8 +94,9 @@ class ScriptedTrustGraph:
             message = await consumer.receive()
             await consumer.acknowledge(message)
             for response in handler(dict_to_dataclass(json.loads(message.data()), schema)):
-                await producer.send(json.dumps(dataclass_to_dict(response)).encode(),
-                                    properties={"id": message.properties()["id"]})
+                await producer.send(
+                    json.dumps(dataclass_to_dict(response)).encode(), properties={"id": message.properties()["id"]}
+                )
 
     def _completion(self, request: TextCompletionRequest) -> list[Any]:
         self.seen["text-completion"].append(request)
@@ -92,15 +105,23 @@ class ScriptedTrustGraph:
 
     def _graph_rag(self, request: GraphRagQuery) -> list[Any]:
         self.seen["graph-rag"].append(request)
-        return [GraphRagResponse(message_type="chunk", response=RAG_ANSWER, end_of_stream=True, end_of_session=True,
-                                 sources=[Source(uri="urn:doc:suppliers", title="Supplier register")])]
+        return [
+            GraphRagResponse(
+                message_type="chunk",
+                response=RAG_ANSWER,
+                end_of_stream=True,
+                end_of_session=True,
+                sources=[Source(uri="urn:doc:suppliers", title="Supplier register")],
+            )
+        ]
 
     def _prompt(self, request: PromptRequest) -> list[Any]:
         self.seen["prompt"].append(request)
         script = self.prompts.get(request.id)
         if script is None:
-            return [PromptResponse(error=Error(type="llm-error", message=f"ID invalid: {request.id}"),
-                                   end_of_stream=True)]
+            return [
+                PromptResponse(error=Error(type="llm-error", message=f"ID invalid: {request.id}"), end_of_stream=True)
+            ]
         return [script({k: json.loads(v) for k, v in request.terms.items()})]
 
     def _tool_service(self, request: ToolServiceRequest) -> list[Any]:

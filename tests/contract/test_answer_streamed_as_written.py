@@ -50,16 +50,22 @@ class Model:
         return 200, "noted"
 
 
-async def dialog(stack, on_message: Callable[[AgentResponse], None] | None = None,  # type: ignore[no-untyped-def]
-                 **fields: Any) -> tuple[list[AgentResponse], dict[str, Any]]:
+async def dialog(
+    stack,
+    on_message: Callable[[AgentResponse], None] | None = None,  # type: ignore[no-untyped-def]
+    **fields: Any,
+) -> tuple[list[AgentResponse], dict[str, Any]]:
     """Every message of one request as it arrives on the response topic, repeats kept (TrustGraph's own client
     drops none), each with its delivery id; and the run's result."""
     request_id = uuid.uuid4().hex
     client = pulsar_client(stack.config.pulsar_url)
     try:
-        consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
-                                          consumer_type=pulsar.ConsumerType.Exclusive,
-                                          initial_position=pulsar.InitialPosition.Latest)
+        consumer = await client.subscribe(
+            stack.config.response_topic,
+            f"rr-{uuid.uuid4().hex}",
+            consumer_type=pulsar.ConsumerType.Exclusive,
+            initial_position=pulsar.InitialPosition.Latest,
+        )
         producer = await client.create_producer(stack.request_topic, batching_enabled=False)
         await producer.send(encode_request(AgentRequest(question=QUESTION, **fields)), properties={"id": request_id})
         seen: list[AgentResponse] = []
@@ -91,13 +97,14 @@ def streamed_by_synthesis(chunks: list[AgentResponse]) -> list[str]:
 
 async def test_checked_sentences_reach_the_caller_while_the_model_is_still_writing(make_stack, tg_agent) -> None:  # noqa: F811
     pause = Pause()
-    model = Model([FIRST + " ", SECOND.lstrip() + " ", "Those two", pause, THIRD[len(" Those two"):] + LAST])
+    model = Model([FIRST + " ", SECOND.lstrip() + " ", "Those two", pause, THIRD[len(" Those two") :] + LAST])
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url)
         agent = await tg_agent(stack)  # TrustGraph's own client, as a TrustGraph user reads the answer
         seen: list[Any] = []
-        async for response in agent._rr_client.request_stream(TgAgentRequest(question=QUESTION, streaming=True),
-                                                              timeout=120):
+        async for response in agent._rr_client.request_stream(
+            TgAgentRequest(question=QUESTION, streaming=True), timeout=120
+        ):
             seen.append(response)
             if response.message_type == "answer":
                 pause.gate.set()  # the model goes on writing only once the caller has read a sentence
@@ -113,7 +120,8 @@ async def test_checked_sentences_reach_the_caller_while_the_model_is_still_writi
 
 
 async def test_a_sentence_naming_what_the_results_lack_stops_the_release_and_the_rest_is_an_addition(
-        make_stack) -> None:
+    make_stack,
+) -> None:
     rewritten = "The supplier with the most purchase orders is Acme Industrial (135), ahead of Globex Supply (56)."
     model = Model(FIRST + INVENTED + THIRD, rewritten)
     conversation = f"c-{uuid.uuid4().hex}"
@@ -121,7 +129,8 @@ async def test_a_sentence_naming_what_the_results_lack_stops_the_release_and_the
         stack = await make_stack(llm.base_url)
         messages, result = await dialog(stack, streaming=True, conversation_id=conversation)
         memory = await stack.client.get_workflow_handle(conversation_workflow_id(conversation)).query(
-            "memory", result_type=ConversationMemory)
+            "memory", result_type=ConversationMemory
+        )
     chunks = answer_chunks(messages)
     assert streamed_by_synthesis(chunks) == [FIRST]  # released before the model finished; the next one failed
     text = "".join(c.content for c in chunks)

@@ -55,11 +55,16 @@ class Written:
     async def __aenter__(self) -> Written:
         librarian, _ = librarian_topics(self.response_topic)  # type: ignore[misc]
         self._consumers = [
-            await self.client.subscribe(explainability_topic(self.response_topic), f"store-{uuid.uuid4().hex[:8]}",
-                                        initial_position=pulsar.InitialPosition.Latest),
-            await self.client.subscribe(librarian, f"librarian-{uuid.uuid4().hex[:8]}")]
-        self._tasks = [asyncio.create_task(self._read(c, kind)) for c, kind in zip(self._consumers, ("store", "doc"),
-                                                                                  strict=True)]
+            await self.client.subscribe(
+                explainability_topic(self.response_topic),
+                f"store-{uuid.uuid4().hex[:8]}",
+                initial_position=pulsar.InitialPosition.Latest,
+            ),
+            await self.client.subscribe(librarian, f"librarian-{uuid.uuid4().hex[:8]}"),
+        ]
+        self._tasks = [
+            asyncio.create_task(self._read(c, kind)) for c, kind in zip(self._consumers, ("store", "doc"), strict=True)
+        ]
         return self
 
     async def _read(self, consumer: Any, kind: str) -> None:
@@ -92,13 +97,20 @@ async def finished_run(client: Client, queue: str) -> WorkflowHandle[Any, Any]:
 
 
 def scheduled(history: Any, activity: str) -> int:
-    return sum(1 for e in history.events if e.HasField("activity_task_scheduled_event_attributes")
-               and e.activity_task_scheduled_event_attributes.activity_type.name == activity)
+    return sum(
+        1
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+        and e.activity_task_scheduled_event_attributes.activity_type.name == activity
+    )
 
 
 @pytest.mark.parametrize("explain", ["inline", "store-only", "off"])
 async def test_the_explain_setting_says_where_the_trace_goes_and_each_write_happens_once(
-        make_stack, tg_agent, explain: str) -> None:  # noqa: F811
+    make_stack,
+    tg_agent,  # noqa: F811
+    explain: str,
+) -> None:
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, service={"explain": explain})
         client = pulsar_client(stack.config.pulsar_url)
@@ -142,8 +154,9 @@ class StoppedWhileWriting(ResponsePublisher):
         await asyncio.Event().wait()
 
 
-async def start_workers(stack: AsyncExitStack, client: Client, config: ServiceConfig,
-                        publisher: ResponsePublisher) -> None:
+async def start_workers(
+    stack: AsyncExitStack, client: Client, config: ServiceConfig, publisher: ResponsePublisher
+) -> None:
     metrics = AgentMetrics(CollectorRegistry())
     backends = make_backends(config, observer=metrics)
     stack.push_async_callback(backends.aclose)
@@ -153,19 +166,29 @@ async def start_workers(stack: AsyncExitStack, client: Client, config: ServiceCo
 
 
 async def test_a_trace_written_when_the_worker_stopped_is_written_once_by_the_next_worker(
-        temporal_env, pulsar_url: str, falkordb_url: str, unique: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    temporal_env, pulsar_url: str, falkordb_url: str, unique: str, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     workspace = f"test-{unique}"
     topic = agent_response_topic(workspace, "default")
-    config = ServiceConfig(pulsar_url=pulsar_url, falkordb_url=falkordb_url, graph_name="procurement",
-                           llm_model="scripted", agent=agent_settings_for_tests(), queues=TaskQueues().suffixed(unique),
-                           metrics_port=0, audit_path=str(tmp_path / "audit.jsonl"), workspace=workspace,
-                           trustgraph_config=False)
+    config = ServiceConfig(
+        pulsar_url=pulsar_url,
+        falkordb_url=falkordb_url,
+        graph_name="procurement",
+        llm_model="scripted",
+        agent=agent_settings_for_tests(),
+        queues=TaskQueues().suffixed(unique),
+        metrics_port=0,
+        audit_path=str(tmp_path / "audit.jsonl"),
+        workspace=workspace,
+        trustgraph_config=False,
+    )
     client = pulsar_client(pulsar_url)
     caller = await client.subscribe(topic, f"caller-{unique}")
     with ScriptedLLM(answers) as llm:
         config = config.model_copy(update={"llm_base_url": llm.base_url})
-        run_input = AgentRunInput(request=AgentRequest(question=QUESTION), request_id=unique, response_topic=topic,
-                                  queues=config.queues)
+        run_input = AgentRunInput(
+            request=AgentRequest(question=QUESTION), request_id=unique, response_topic=topic, queues=config.queues
+        )
         try:
             async with Written(client, topic) as written:
                 first = AsyncExitStack()
@@ -174,8 +197,12 @@ async def test_a_trace_written_when_the_worker_stopped_is_written_once_by_the_ne
                 first.push_async_callback(stalled.close)  # once its workers stopped
                 await start_workers(first, temporal_env.client, config, stalled)
                 handle = await temporal_env.client.start_workflow(
-                    WORKFLOW_NAME, run_input, id=f"agent-{unique}", task_queue=config.queues.workflow,
-                    result_type=AgentRunResult)
+                    WORKFLOW_NAME,
+                    run_input,
+                    id=f"agent-{unique}",
+                    task_queue=config.queues.workflow,
+                    result_type=AgentRunResult,
+                )
                 # the caller gets the whole answer; then the trace's write hangs
                 kinds = []
                 while not kinds or kinds[-1] != "answer":

@@ -83,8 +83,10 @@ def confidence_of(facts: set[tuple[str, str, str]], owner: str) -> tuple[float, 
     [node] = objects(facts, owner, TGCA + "confidence")
     assert (node, RDF_TYPE, TGCA + "Confidence") in facts
     [score] = objects(facts, node, TGCA + "score")
-    evidence = {objects(facts, e, TGCA + "feature")[0]: objects(facts, e, TGCA + "value")[0]
-                for e in objects(facts, node, TGCA + "evidence")}
+    evidence = {
+        objects(facts, e, TGCA + "feature")[0]: objects(facts, e, TGCA + "value")[0]
+        for e in objects(facts, node, TGCA + "evidence")
+    }
     assert evidence, f"{node} names no evidence"
     assert objects(facts, node, TGCA + "reasoning"), f"{node} states no reasoning"
     return float(score), evidence
@@ -115,8 +117,9 @@ async def store_reader(stack):  # type: ignore[no-untyped-def]
     """(a Pulsar client, a consumer of the stack's flow's triples store from now on)."""
     client = pulsar_client(stack.config.pulsar_url)
     topic = queue_topic("flow", "triples-store", stack.config.workspace, stack.config.flow)
-    return client, await client.subscribe(topic, f"store-{uuid.uuid4().hex[:8]}",
-                                          initial_position=pulsar.InitialPosition.Latest)
+    return client, await client.subscribe(
+        topic, f"store-{uuid.uuid4().hex[:8]}", initial_position=pulsar.InitialPosition.Latest
+    )
 
 
 EXPLAINED_CALIBRATOR = Path(__file__).with_name("explained_calibrator.json")
@@ -209,8 +212,9 @@ async def test_retries_and_a_human_decision_are_in_the_stored_trace(make_stack, 
             handle = await waiting_run(stack)
             # while the run waits for a human, what it explained so far is in the store already
             waiting = await read_store(store, 2)
-            await handle.execute_update("submit_override", {"step_id": "s1", "decision": "accept", "by": "dana",
-                                                            "reason": "checked by hand"})
+            await handle.execute_update(
+                "submit_override", {"step_id": "s1", "decision": "accept", "by": "dana", "reason": "checked by hand"}
+            )
             responses = await running
             explains = [r for r in responses if r.message_type == "explain"]
             stored = waiting + await read_store(store, len(explains) - 2)
@@ -220,8 +224,9 @@ async def test_retries_and_a_human_decision_are_in_the_stored_trace(make_stack, 
 
     facts = set().union(*(spo(t.triples) for t in stored))
     step = next(r.explain_id for r in explains if isinstance(entity(r), StepResult))
-    assert not objects(spo(next(r for r in explains if r.explain_id == step).explain_triples), step,
-                       TGCA + "attempt")  # the caller gets the step's core; its attempts are stored
+    assert not objects(
+        spo(next(r for r in explains if r.explain_id == step).explain_triples), step, TGCA + "attempt"
+    )  # the caller gets the step's core; its attempts are stored
     attempts = objects(facts, step, TGCA + "attempt")
     assert len(attempts) == 2
     first, second = sorted(attempts)

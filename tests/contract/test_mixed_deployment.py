@@ -28,9 +28,21 @@ from tests.scripted_llm import ScriptedLLM, plan_then_answer
 from tests.trustgraph_orchestrator import SYNTHESIS, OrchestratorServices, orchestrator_process
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
-PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
-             "ORDER BY orders DESC LIMIT 2"}}]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {
+                    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) "
+                    "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 2"
+                },
+            }
+        ]
+    }
+)
 GOALS = ["Which supplier has the most purchase orders?", "Which supplier has the second most purchase orders?"]
 SHARE = 50  # the canary: this service answers half the plain requests, TrustGraph's agent the rest
 
@@ -62,8 +74,9 @@ class ResponseTopic:
         self._deliveries: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
-        consumer = await self.client.subscribe(self.topic, f"rr-{uuid.uuid4().hex}",
-                                               initial_position=pulsar.InitialPosition.Latest)
+        consumer = await self.client.subscribe(
+            self.topic, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+        )
         self._task = asyncio.create_task(self._read(consumer))
 
     async def _read(self, consumer: Any) -> None:
@@ -93,8 +106,9 @@ async def send(producer: Any, request_id: str, **body: Any) -> None:
     await producer.send(json.dumps(body).encode(), properties={"id": request_id})
 
 
-async def until_trustgraph_answers(pulsar_url: str, own_topic: str, responses: ResponseTopic,
-                                   within_s: float = 60) -> None:
+async def until_trustgraph_answers(
+    pulsar_url: str, own_topic: str, responses: ResponseTopic, within_s: float = 60
+) -> None:
     """A request on a non-persistent topic before the orchestrator subscribed is lost: ask until a ReAct
     request (its continuation through the bridge and back) is answered."""
     client = pulsar_client(pulsar_url)
@@ -118,17 +132,28 @@ async def until_trustgraph_answers(pulsar_url: str, own_topic: str, responses: R
 
 @pytest.mark.parametrize("serve_subagent_goals", [True, False], ids=["sub-goals here", "sub-goals TrustGraph's"])
 async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agent(
-        make_stack, tmp_path: Path, unique: str, serve_subagent_goals: bool) -> None:
+    make_stack, tmp_path: Path, unique: str, serve_subagent_goals: bool
+) -> None:
     """With serve_subagent_goals on, this service answers the supervisor's sub-goals; off, TrustGraph's own
     ReAct sub-agents do, their continuations and completions passing through the bridge."""
     own_queue = f"request:tg:agent-tg:{unique}"  # TrustGraph's agent, on a topic of its own
     with ScriptedLLM(answers) as llm:
-        stack = await make_stack(llm.base_url, routing=Routing(
-            traffic_percentage=SHARE, react_request_topic=topic(own_queue), serve_subagent_goals=serve_subagent_goals))
+        stack = await make_stack(
+            llm.base_url,
+            routing=Routing(
+                traffic_percentage=SHARE,
+                react_request_topic=topic(own_queue),
+                serve_subagent_goals=serve_subagent_goals,
+            ),
+        )
         workspace, flow = stack.config.workspace, stack.config.flow
-        services = OrchestratorServices(stack.config.pulsar_url, own_queue,
-                                        flow_request_queue=f"request:tg:agent:{workspace}:{flow}",
-                                        flow_response_queue=f"response:tg:agent:{workspace}:{flow}", goals=GOALS)
+        services = OrchestratorServices(
+            stack.config.pulsar_url,
+            own_queue,
+            flow_request_queue=f"request:tg:agent:{workspace}:{flow}",
+            flow_response_queue=f"response:tg:agent:{workspace}:{flow}",
+            goals=GOALS,
+        )
         responses = ResponseTopic(stack.config.pulsar_url, stack.config.response_topic)
         orchestrator = orchestrator_process(stack.config.pulsar_url, tmp_path / "agent-orchestrator.log")
         client = pulsar_client(stack.config.pulsar_url)
@@ -153,8 +178,9 @@ async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agen
             sent = [*ours, *theirs, supervisor]
             await asyncio.wait_for(asyncio.gather(*(responses.ended[i].wait() for i in sent)), 90)
             await asyncio.sleep(2)  # a second end of any dialog would arrive meanwhile
-            runs = {i: [w async for w in stack.client.list_workflows(f"WorkflowId = '{workflow_id_for(i)}'")]
-                    for i in sent}
+            runs = {
+                i: [w async for w in stack.client.list_workflows(f"WorkflowId = '{workflow_id_for(i)}'")] for i in sent
+            }
         finally:
             await client.close()
             orchestrator.stop()
@@ -177,8 +203,7 @@ async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agen
     if serve_subagent_goals:
         assert all(r["result"].startswith(ANSWER) and "Confidence: " in r["result"] for r in results)
         # The sub-goals' progress reached the supervisor's caller under its id; their answers did not.
-        assert any(m["message_type"] == "thought" and m["content"].startswith("Planning how to answer")
-                   for m in said)
+        assert any(m["message_type"] == "thought" and m["content"].startswith("Planning how to answer") for m in said)
     else:
         assert all(r["result"] == FINAL_ANSWER for r in results)
     assert not [m for m in said if m["message_type"] == "answer" and m["content"].startswith(ANSWER)]

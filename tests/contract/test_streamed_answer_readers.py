@@ -26,8 +26,13 @@ async def test_the_chat_shows_the_whole_streamed_answer(make_stack) -> None:
         events: list[dict[str, Any]] = []
 
         async def chat() -> None:
-            async with chat_server(stack) as server, server.client() as http, http.stream(
-                    "POST", "/chat/stream", json={"query": "Which supplier has the most purchase orders?"}) as response:
+            async with (
+                chat_server(stack) as server,
+                server.client() as http,
+                http.stream(
+                    "POST", "/chat/stream", json={"query": "Which supplier has the most purchase orders?"}
+                ) as response,
+            ):
                 assert response.status_code == 200
                 async for _, event in sse_events(response):
                     events.append(event)
@@ -46,11 +51,35 @@ def streamed(request_id: str) -> list[tuple[dict[str, Any], str]]:
     message_id, each message has a delivery id of its own; the second chunk is delivered twice."""
     answer_id = "urn:trustgraph:agent:s/synthesis"
     messages = [({"message_type": "thought", "content": "Thinking.", "message_id": f"{request_id}#1"}, "1")]
-    messages += [({"message_type": "answer", "content": c, "end_of_message": False, "end_of_dialog": False,
-                   "message_id": answer_id}, str(n)) for n, c in enumerate(CHUNKS, start=2)]
+    messages += [
+        (
+            {
+                "message_type": "answer",
+                "content": c,
+                "end_of_message": False,
+                "end_of_dialog": False,
+                "message_id": answer_id,
+            },
+            str(n),
+        )
+        for n, c in enumerate(CHUNKS, start=2)
+    ]
     messages.insert(3, messages[2])  # a publish retried after a timeout: the same chunk again
-    messages.append(({"message_type": "answer", "content": "", "end_of_message": True, "end_of_dialog": True,
-                      "message_id": answer_id, "in_token": 40, "out_token": 20, "model": "scripted"}, "9"))
+    messages.append(
+        (
+            {
+                "message_type": "answer",
+                "content": "",
+                "end_of_message": True,
+                "end_of_dialog": True,
+                "message_id": answer_id,
+                "in_token": 40,
+                "out_token": 20,
+                "model": "scripted",
+            },
+            "9",
+        )
+    )
     return messages
 
 
@@ -93,8 +122,16 @@ async def test_the_cli_keeps_every_chunk_and_drops_a_repeat(pulsar_url: str, uni
 
     answering = asyncio.create_task(answer())
     try:
-        received = [r async for r in ask(pulsar_url, AgentRequest(question="anything", streaming=True),
-                                         request_topic=requests, response_topic=responses, timeout_s=30)]
+        received = [
+            r
+            async for r in ask(
+                pulsar_url,
+                AgentRequest(question="anything", streaming=True),
+                request_topic=requests,
+                response_topic=responses,
+                timeout_s=30,
+            )
+        ]
         await answering
     finally:
         await client.close()

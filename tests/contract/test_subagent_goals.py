@@ -19,9 +19,21 @@ from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, plan_then_answer
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
-PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
-             "ORDER BY orders DESC LIMIT 2"}}]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {
+                    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) "
+                    "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 2"
+                },
+            }
+        ]
+    }
+)
 BAD_PLAN = json.dumps({"steps": [{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}]})
 GOALS = ("Which supplier has the most purchase orders?", "Which supplier comes second by purchase orders?")
 
@@ -31,11 +43,25 @@ answers = plan_then_answer(PLAN, ANSWER)  # this service's model: one graph quer
 
 def sub_goal(goal: str, correlation_id: str) -> bytes:
     """A sub-goal as TrustGraph's SupervisorPattern._decompose_and_fanout writes it."""
-    return json.dumps({"question": goal, "state": "", "group": ["default"], "history": [], "collection": "default",
-                       "streaming": False, "session_id": str(uuid.uuid4()), "conversation_id": "conv-parent",
-                       "pattern": "react", "task_type": "general", "framing": "", "correlation_id": correlation_id,
-                       "parent_session_id": "parent-session", "subagent_goal": goal,
-                       "expected_siblings": len(GOALS)}).encode()
+    return json.dumps(
+        {
+            "question": goal,
+            "state": "",
+            "group": ["default"],
+            "history": [],
+            "collection": "default",
+            "streaming": False,
+            "session_id": str(uuid.uuid4()),
+            "conversation_id": "conv-parent",
+            "pattern": "react",
+            "task_type": "general",
+            "framing": "",
+            "correlation_id": correlation_id,
+            "parent_session_id": "parent-session",
+            "subagent_goal": goal,
+            "expected_siblings": len(GOALS),
+        }
+    ).encode()
 
 
 async def supervise(stack, goals: tuple[str, ...], react_topic: str) -> tuple[list[Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
@@ -43,10 +69,12 @@ async def supervise(stack, goals: tuple[str, ...], react_topic: str) -> tuple[li
     TrustGraph decodes them, with their id) and what the caller's response topic got meanwhile."""
     parent, correlation_id = str(uuid.uuid4()), str(uuid.uuid4())
     client = pulsar_client(stack.config.pulsar_url)
-    aggregator = await client.subscribe(react_topic, "agent-manager--orchestrator",
-                                        consumer_type=pulsar.ConsumerType.Shared)
-    caller = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
-                                    initial_position=pulsar.InitialPosition.Latest)
+    aggregator = await client.subscribe(
+        react_topic, "agent-manager--orchestrator", consumer_type=pulsar.ConsumerType.Shared
+    )
+    caller = await client.subscribe(
+        stack.config.response_topic, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+    )
     said: list[dict[str, Any]] = []
 
     async def listen() -> None:

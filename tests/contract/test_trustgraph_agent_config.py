@@ -35,8 +35,18 @@ QUESTION = "Where is Acme Industrial based?"
 
 
 def knowledge_plan(**arguments: str) -> str:
-    return json.dumps({"steps": [{"id": "s1", "function": "KnowledgeQuery", "dependencies": [],
-                                  "arguments": {"question": QUESTION, **arguments}}]})
+    return json.dumps(
+        {
+            "steps": [
+                {
+                    "id": "s1",
+                    "function": "KnowledgeQuery",
+                    "dependencies": [],
+                    "arguments": {"question": QUESTION, **arguments},
+                }
+            ]
+        }
+    )
 
 
 def planner_calls(services: ScriptedTrustGraph) -> list[Any]:
@@ -51,10 +61,15 @@ async def trustgraph(make_stack, config_service: ConfigService, unique: str) -> 
 
     async def start(plan: str, config: dict[str, dict[str, Any]], **services: Any) -> tuple[Any, ScriptedTrustGraph]:
         workspace = f"test-{unique}"  # make_stack's: the worker reads its config as it starts
-        config_service.values[workspace] = {kind: {k: json.dumps(v) for k, v in entries.items()}
-                                            for kind, entries in config.items()}
-        stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph",
-                                 override_enabled=True, override_timeout_s=120)
+        config_service.values[workspace] = {
+            kind: {k: json.dumps(v) for k, v in entries.items()} for kind, entries in config.items()
+        }
+        stack = await make_stack(
+            f"http://127.0.0.1:{free_port()}/v1",
+            tool_backend="trustgraph",
+            override_enabled=True,
+            override_timeout_s=120,
+        )
         assert stack.config.workspace == workspace
         scripted = ScriptedTrustGraph(stack.config.pulsar_url, workspace, plan, **services)
         await scripted.start()
@@ -69,14 +84,22 @@ async def trustgraph(make_stack, config_service: ConfigService, unique: str) -> 
 
 
 async def test_a_knowledge_query_searches_its_tools_collection_not_the_requests(
-        trustgraph, tg_agent, config_service: ConfigService) -> None:  # noqa: F811
+    trustgraph,
+    tg_agent,  # noqa: F811
+    config_service: ConfigService,  # noqa: F811
+) -> None:
     """Two knowledge-query tools of two collections: the planner names one (`tool`), and graph-rag searches its
     collection. One tool: its collection, named or not. Never the request's own collection."""
-    research = {"type": "knowledge-query", "name": "kq-research", "description": "Research papers",
-                "collection": "research"}
+    research = {
+        "type": "knowledge-query",
+        "name": "kq-research",
+        "description": "Research papers",
+        "collection": "research",
+    }
     everything = {"type": "knowledge-query", "name": "kq-all", "description": "Everything else"}  # no collection
-    stack, services = await trustgraph(knowledge_plan(tool="kq-research"),
-                                       {"tool": {"kq-research": research, "kq-all": everything}})
+    stack, services = await trustgraph(
+        knowledge_plan(tool="kq-research"), {"tool": {"kq-research": research, "kq-all": everything}}
+    )
     agent = await tg_agent(stack)
     chosen = await dialog(agent, TgAgentRequest(question=QUESTION, collection="elsewhere"))
     services.plan = knowledge_plan()
@@ -84,42 +107,73 @@ async def test_a_knowledge_query_searches_its_tools_collection_not_the_requests(
     await config_service.fetched(2 * FETCHES)
     await asyncio.sleep(0.2)
     only = await dialog(agent, TgAgentRequest(question=QUESTION, collection="elsewhere"))
-    assert chosen[-1].message_type == "answer" and only[-1].message_type == "answer", [
-        r.content for r in chosen + only]
+    assert chosen[-1].message_type == "answer" and only[-1].message_type == "answer", [r.content for r in chosen + only]
     assert [r.collection for r in services.seen["graph-rag"]] == ["research", "research"]
     first, second = planner_calls(services)
     assert "Knowledge tools: kq-research (Research papers); kq-all (Everything else)" in first.system
-    [knowledge] = [b for b in first.schema["properties"]["steps"]["items"]["anyOf"]
-                   if b["properties"]["function"]["enum"] == ["KnowledgeQuery"]]
+    [knowledge] = [
+        b
+        for b in first.schema["properties"]["steps"]["items"]["anyOf"]
+        if b["properties"]["function"]["enum"] == ["KnowledgeQuery"]
+    ]
     assert knowledge["properties"]["arguments"]["properties"]["tool"]["enum"] == ["kq-all", "kq-research"]
     assert "Knowledge tools" not in second.system  # one collection: nothing to choose
 
 
-async def test_a_tool_service_tool_is_called_and_unservable_types_are_refused_by_name(
-        trustgraph, unique: str) -> None:
+async def test_a_tool_service_tool_is_called_and_unservable_types_are_refused_by_name(trustgraph, unique: str) -> None:
     joke_queue = f"joke-{unique}"
-    joke = {"type": "tool-service", "name": "tell-joke", "description": "Tell a joke about a topic",
-            "service": "joke-service", "style": "dry",
-            "arguments": [{"name": "topic", "type": "string", "description": "what the joke is about"}]}
-    service = {"id": "joke-service", "request-queue": f"request:tg:{joke_queue}",
-               "response-queue": f"response:tg:{joke_queue}", "config-params": [{"name": "style", "required": True}]}
-    refused = {"sales-table": {"type": "structured-query", "name": "sales-table", "description": "Sales rows"},
-               "sales-search": {"type": "row-embeddings-query", "name": "sales-search", "description": "Sales",
-                                "schema-name": "sales"},
-               "graph-walk": {"type": "graph-walk", "name": "graph-walk", "description": "Walk the graph"}}
-    plan = json.dumps({"steps": [{"id": "s1", "function": "ToolService", "dependencies": [], "arguments": {
-        "tool": "tell-joke", "arguments": {"topic": "suppliers"}}}]})
+    joke = {
+        "type": "tool-service",
+        "name": "tell-joke",
+        "description": "Tell a joke about a topic",
+        "service": "joke-service",
+        "style": "dry",
+        "arguments": [{"name": "topic", "type": "string", "description": "what the joke is about"}],
+    }
+    service = {
+        "id": "joke-service",
+        "request-queue": f"request:tg:{joke_queue}",
+        "response-queue": f"response:tg:{joke_queue}",
+        "config-params": [{"name": "style", "required": True}],
+    }
+    refused = {
+        "sales-table": {"type": "structured-query", "name": "sales-table", "description": "Sales rows"},
+        "sales-search": {
+            "type": "row-embeddings-query",
+            "name": "sales-search",
+            "description": "Sales",
+            "schema-name": "sales",
+        },
+        "graph-walk": {"type": "graph-walk", "name": "graph-walk", "description": "Walk the graph"},
+    }
+    plan = json.dumps(
+        {
+            "steps": [
+                {
+                    "id": "s1",
+                    "function": "ToolService",
+                    "dependencies": [],
+                    "arguments": {"tool": "tell-joke", "arguments": {"topic": "suppliers"}},
+                }
+            ]
+        }
+    )
     with capture_logs() as logs:
-        stack, services = await trustgraph(plan, {"tool": {"tell-joke": joke, **refused},
-                                                  "tool-service": {"joke-service": service}},
-                                           tool_service_queue=joke_queue, tool_service_reply="Acme Industrial jokes.")
+        stack, services = await trustgraph(
+            plan,
+            {"tool": {"tell-joke": joke, **refused}, "tool-service": {"joke-service": service}},
+            tool_service_queue=joke_queue,
+            tool_service_reply="Acme Industrial jokes.",
+        )
     request_id = f"joke-{unique}"
-    asking = asyncio.create_task(send(stack, AgentRequest(question="Tell me a joke about suppliers", user="ana"),
-                                      request_id))
+    asking = asyncio.create_task(
+        send(stack, AgentRequest(question="Tell me a joke about suppliers", user="ana"), request_id)
+    )
     pending = await pending_status(stack, f"agent-{request_id}", asking)
     called_before = len(services.seen["tool-service"])
-    await send(stack, AgentRequest(question="s1 accept", state="override", correlation_id=f"agent-{request_id}",
-                                   user="ops"))
+    await send(
+        stack, AgentRequest(question="s1 accept", state="override", correlation_id=f"agent-{request_id}", user="ops")
+    )
     messages = await asyncio.wait_for(asking, 120)
     assert pending.pending_override is not None and "tell-joke" in pending.pending_override.reasoning
     assert called_before == 0  # nothing called before a human approved it
@@ -140,25 +194,40 @@ def template(text: str, response_type: str = "text") -> dict[str, Any]:
     return {"prompt": text, "response-type": response_type}
 
 
-DEFAULTS = {"template.plan-create": template("Plan {{question}} with {{tools}}", "jsonl"),
-            "template.plan-synthesise": template("Answer {{question}} from {{steps}}"),
-            "template.agent-react": template("Think about {{question}}")}
-OWN = {**DEFAULTS, "template.plan-create": template("Plan for auditors: {{question}} {{framing}}", "jsonl"),
-       "template.plan-synthesise": template("Answer briefly: {{question}} {{steps}}")}
+DEFAULTS = {
+    "template.plan-create": template("Plan {{question}} with {{tools}}", "jsonl"),
+    "template.plan-synthesise": template("Answer {{question}} from {{steps}}"),
+    "template.agent-react": template("Think about {{question}}"),
+}
+OWN = {
+    **DEFAULTS,
+    "template.plan-create": template("Plan for auditors: {{question}} {{framing}}", "jsonl"),
+    "template.plan-synthesise": template("Answer briefly: {{question}} {{steps}}"),
+}
 GOAL = "Find the country Acme Industrial is based in"
 TEMPLATE_ANSWER = "Acme Industrial is in Mexico."
 
 
 def scripted_prompts() -> dict[str, Any]:
-    return {"plan-create": lambda terms: PromptResponse(
-                object=json.dumps([{"goal": GOAL, "tool_hint": "KnowledgeQuery", "depends_on": []}]),
-                end_of_stream=True, in_token=11, out_token=3, model="tg-llm"),
-            "plan-synthesise": lambda terms: PromptResponse(
-                text=TEMPLATE_ANSWER, end_of_stream=True, in_token=13, out_token=4, model="tg-llm")}
+    return {
+        "plan-create": lambda terms: PromptResponse(
+            object=json.dumps([{"goal": GOAL, "tool_hint": "KnowledgeQuery", "depends_on": []}]),
+            end_of_stream=True,
+            in_token=11,
+            out_token=3,
+            model="tg-llm",
+        ),
+        "plan-synthesise": lambda terms: PromptResponse(
+            text=TEMPLATE_ANSWER, end_of_stream=True, in_token=13, out_token=4, model="tg-llm"
+        ),
+    }
 
 
 async def test_the_workspaces_own_plan_templates_plan_and_answer_and_its_defaults_do_not(
-        trustgraph, tg_agent, config_service: ConfigService) -> None:  # noqa: F811
+    trustgraph,
+    tg_agent,  # noqa: F811
+    config_service: ConfigService,  # noqa: F811
+) -> None:
     config_service.values[TEMPLATE_WORKSPACE] = {"prompt": {k: json.dumps(v) for k, v in DEFAULTS.items()}}
     with capture_logs() as logs:
         stack, services = await trustgraph(knowledge_plan(), {"prompt": OWN}, prompts=scripted_prompts())

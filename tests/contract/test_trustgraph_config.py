@@ -29,14 +29,30 @@ from tests.contract.test_trustgraph_contract import tg_agent  # noqa: F401 (a fi
 from tests.contract.test_trustgraph_request_fields import dialog
 from tests.integration.test_trustgraph_mode import trustgraph_stand_in
 
-LOOKUP = {"type": "mcp-tool", "name": "lookup-order", "description": "Look up an order by its id",
-          "mcp-tool": "orders", "group": ["ops"],
-          "arguments": [{"name": "order_id", "type": "string", "description": "the order's id"}]}
-TRIAGE = {"type": "prompt", "name": "triage-note", "description": "Write a triage note", "template": "triage",
-          "group": ["ops"], "applicable-states": ["triage"]}
+LOOKUP = {
+    "type": "mcp-tool",
+    "name": "lookup-order",
+    "description": "Look up an order by its id",
+    "mcp-tool": "orders",
+    "group": ["ops"],
+    "arguments": [{"name": "order_id", "type": "string", "description": "the order's id"}],
+}
+TRIAGE = {
+    "type": "prompt",
+    "name": "triage-note",
+    "description": "Write a triage note",
+    "template": "triage",
+    "group": ["ops"],
+    "applicable-states": ["triage"],
+}
 FETCHES = len(CONFIG_TYPES) + 1  # per load: each type of the workspace, and the template workspace's prompts
-SHIPPING = {"type": "prompt", "name": "shipping-summary", "description": "Summarise a shipment",
-            "template": "shipping", "group": ["ops"]}
+SHIPPING = {
+    "type": "prompt",
+    "name": "shipping-summary",
+    "description": "Summarise a shipment",
+    "template": "shipping",
+    "group": ["ops"],
+}
 
 
 class ConfigService:
@@ -62,9 +78,13 @@ class ConfigService:
             request: ConfigRequest = message.value()
             self.served.append(request)
             entries = self.values.get(request.workspace, {}).get(request.type, {})
-            await self.responses.send(ConfigResponse(version=self.version, values=[
-                ConfigValue(type=request.type, key=k, value=v) for k, v in entries.items()]),
-                properties={"id": message.properties()["id"]})
+            await self.responses.send(
+                ConfigResponse(
+                    version=self.version,
+                    values=[ConfigValue(type=request.type, key=k, value=v) for k, v in entries.items()],
+                ),
+                properties={"id": message.properties()["id"]},
+            )
 
     async def put(self, workspace: str, config_type: str, entries: dict[str, Any]) -> None:
         """Store the type's entries and push the notice the config service sends after a put."""
@@ -99,7 +119,11 @@ def planner_calls(seen: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]
 
 
 async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
-        make_stack, tg_agent, config_service: ConfigService, unique: str) -> None:  # noqa: F811
+    make_stack,
+    tg_agent,  # noqa: F811
+    config_service: ConfigService,
+    unique: str,
+) -> None:
     workspace = f"test-{unique}"
     config_service.values[workspace] = {
         "tool": {"lookup-order": json.dumps(LOOKUP), "triage-note": json.dumps(TRIAGE)},
@@ -116,8 +140,12 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
         await config_service.fetched(FETCHES)  # every type the agent reads: read at start
         agent = await tg_agent(stack)
         ops = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"]))
-        triage = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?", group=["ops", "default"],
-                                                    state="triage", task_type="audit"))
+        triage = await dialog(
+            agent,
+            TgAgentRequest(
+                question="Where is Acme Industrial?", group=["ops", "default"], state="triage", task_type="audit"
+            ),
+        )
         unscoped = await dialog(agent, TgAgentRequest(question="Where is Acme Industrial?"))
         # The config service changes the tools and pushes the notice: the next request sees the new set.
         await config_service.put(workspace, "tool", {"shipping-summary": SHIPPING})
@@ -126,7 +154,8 @@ async def test_tools_from_trustgraphs_config_are_offered_and_follow_its_pushes(
     finally:
         stand_in.cancel()
     assert [d[-1].message_type for d in (ops, triage, unscoped, after)] == ["answer"] * 4, [
-        r.content for r in ops + triage + unscoped + after]
+        r.content for r in ops + triage + unscoped + after
+    ]
     plans = planner_calls(seen)
     assert len(plans) == 4
     first, in_triage, default, pushed = (p["system"] for p in plans)

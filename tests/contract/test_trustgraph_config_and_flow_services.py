@@ -36,10 +36,21 @@ from tests.contract.test_trustgraph_flows import (  # noqa: F401 (bridge: a fixt
 from tests.trustgraph_config_flow import TrustGraphServices, running_services
 
 QUESTION = "Where is Acme Industrial based?"
-PLAN = json.dumps({"steps": [{"id": "s1", "function": "KnowledgeQuery", "dependencies": [],
-                              "arguments": {"question": QUESTION}}]})
-SHIPPING = ["--id", "shipping-summary", "--name", "shipping-summary", "--type", "prompt", "--template", "shipping",
-            "--description", "Summarise a shipment"]
+PLAN = json.dumps(
+    {"steps": [{"id": "s1", "function": "KnowledgeQuery", "dependencies": [], "arguments": {"question": QUESTION}}]}
+)
+SHIPPING = [
+    "--id",
+    "shipping-summary",
+    "--name",
+    "shipping-summary",
+    "--type",
+    "prompt",
+    "--template",
+    "shipping",
+    "--description",
+    "Summarise a shipment",
+]
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -53,44 +64,62 @@ def blueprint(service_suffix: str = "") -> str:
     agent's): the agent's interface and its `agent-manager` entry, each topic a template the flow service fills
     with the workspace and the flow id. `service_suffix` names the agent's services otherwise (`-large`:
     text-completion-large, ...), as a blueprint may wire any."""
+
     def queue(kind: str, service: str) -> str:
         return f"{kind}:tg:{service}:{{workspace}}:{{id}}"
 
-    agent = {"request": queue("request", "agent"), "next": queue("request", "agent"),
-             "response": queue("response", "agent"), "explainability": queue("flow", "triples-store")}
-    for spec, service in (("text-completion", "text-completion"), ("prompt", "prompt-rag"),
-                          ("mcp-tool", "mcp-tool"), ("graph-rag", "graph-rag")):
+    agent = {
+        "request": queue("request", "agent"),
+        "next": queue("request", "agent"),
+        "response": queue("response", "agent"),
+        "explainability": queue("flow", "triples-store"),
+    }
+    for spec, service in (
+        ("text-completion", "text-completion"),
+        ("prompt", "prompt-rag"),
+        ("mcp-tool", "mcp-tool"),
+        ("graph-rag", "graph-rag"),
+    ):
         agent[f"{spec}-request"] = queue("request", service + service_suffix)
         agent[f"{spec}-response"] = queue("response", service + service_suffix)
-    llm = {"request": queue("request", "text-completion" + service_suffix),
-           "response": queue("response", "text-completion" + service_suffix)}
-    return json.dumps({
-        "description": f"agent{service_suffix}", "parameters": {},
-        "interfaces": {"agent": {"request": queue("request", "agent"), "response": queue("response", "agent")}},
-        "flow": {f"{PROCESSOR}:{{id}}": {"topics": agent}, "text-completion:{id}": {"topics": llm}},
-        "blueprint": {}})
+    llm = {
+        "request": queue("request", "text-completion" + service_suffix),
+        "response": queue("response", "text-completion" + service_suffix),
+    }
+    return json.dumps(
+        {
+            "description": f"agent{service_suffix}",
+            "parameters": {},
+            "interfaces": {"agent": {"request": queue("request", "agent"), "response": queue("response", "agent")}},
+            "flow": {f"{PROCESSOR}:{{id}}": {"topics": agent}, "text-completion:{id}": {"topics": llm}},
+            "blueprint": {},
+        }
+    )
 
 
 async def config_loaded(logs: list[dict[str, Any]], has_tool: bool, timeout_s: float = 60) -> None:
     """Wait until the worker has read the tools again, with or without `shipping-summary`."""
     for _ in range(int(timeout_s * 10)):
-        if any(e["event"] == "trustgraph_config_loaded" and ("shipping-summary" in e["tools"]) == has_tool
-               for e in logs):
+        if any(
+            e["event"] == "trustgraph_config_loaded" and ("shipping-summary" in e["tools"]) == has_tool for e in logs
+        ):
             return
         await asyncio.sleep(0.1)
     raise TimeoutError(f"the worker never loaded its tools {'with' if has_tool else 'without'} shipping-summary")
 
 
 async def test_a_tool_set_with_tg_set_tool_is_offered_to_the_planner_and_one_deleted_is_not(
-        make_stack, trustgraph: TrustGraphServices, unique: str) -> None:
+    make_stack, trustgraph: TrustGraphServices, unique: str
+) -> None:
     workspace = f"test-{unique}"  # make_stack's
     await trustgraph.create_workspace(workspace)
     await trustgraph.cli("tg-put-flow-blueprint", "-w", workspace, "-n", "agent", "-c", blueprint())
     # The stack answers its workspace's `default` flow on fixed topics: starting the flow has the gateway route it.
     await trustgraph.start_flow(workspace, "agent", "default")
     with capture_logs() as logs:
-        stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph",
-                                 override_enabled=False)
+        stack = await make_stack(
+            f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False
+        )
         services = ScriptedTrustGraph(stack.config.pulsar_url, workspace, PLAN)
         await services.start()
         try:
@@ -115,13 +144,21 @@ async def test_a_tool_set_with_tg_set_tool_is_offered_to_the_planner_and_one_del
 
 
 async def test_a_flow_started_with_tg_start_flow_is_served_by_the_bridge_until_tg_stop_flow(
-        make_stack, trustgraph: TrustGraphServices, bridge: Bridge, unique: str) -> None:  # noqa: F811
+    make_stack,
+    trustgraph: TrustGraphServices,
+    bridge: Bridge,  # noqa: F811
+    unique: str,
+) -> None:
     workspace = f"test-{unique}"  # make_stack's and the bridge's
     await trustgraph.create_workspace(workspace)
     await trustgraph.cli("tg-put-flow-blueprint", "-w", workspace, "-n", "agent", "-c", blueprint())
     await trustgraph.cli("tg-put-flow-blueprint", "-w", workspace, "-n", "agent-large", "-c", blueprint("-large"))
-    stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph",
-                             override_enabled=False, service={"llm_timeout_s": 60.0})
+    stack = await make_stack(
+        f"http://127.0.0.1:{free_port()}/v1",
+        tool_backend="trustgraph",
+        override_enabled=False,
+        service={"llm_timeout_s": 60.0},
+    )
     services = FlowServices(stack.config.pulsar_url, workspace)  # flow-b's services are the `-large` ones
     await services.start()
     flow_a, flow_b = FLOWS

@@ -35,13 +35,35 @@ from service.connections import pulsar_client, pulsar_logger
 from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
-GOOD_PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
-             "ORDER BY orders DESC LIMIT 2"}}]})
+GOOD_PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {
+                    "query": "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) "
+                    "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 2"
+                },
+            }
+        ]
+    }
+)
 # The question's names exist but the plan's value does not: a weak result that waits for a human.
 WAITING_QUESTION = "Who is the rival of Acme Industrial?"
-WAITING_PLAN = json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-    "query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"}}]})
+WAITING_PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {"query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"},
+            }
+        ]
+    }
+)
 
 
 def answers(body: dict[str, Any]) -> tuple[int, str]:
@@ -67,8 +89,12 @@ async def tg_agent(make_stack) -> AsyncIterator[Any]:  # type: ignore[no-untyped
         backend = get_async_pubsub(pulsar_host=stack.config.pulsar_url)
         backends.append(backend)
         rr = await RequestResponseClient.create(
-            backend=backend, request_topic=queue("request", stack), response_topic=queue("response", stack),
-            request_schema=TgAgentRequest, response_schema=TgAgentResponse)
+            backend=backend,
+            request_topic=queue("request", stack),
+            response_topic=queue("response", stack),
+            request_schema=TgAgentRequest,
+            response_schema=TgAgentResponse,
+        )
         clients.append(rr)
         return _make_impl_wrapper(rr, AgentClient)
 
@@ -92,8 +118,9 @@ async def test_agent_client_invoke_gets_the_answer_with_thoughts_and_observation
         async def observe(content: str, end: bool) -> None:
             observations.append(content)
 
-        answer = await agent.invoke("Which supplier has the most purchase orders?", think=think, observe=observe,
-                                    timeout=60)
+        answer = await agent.invoke(
+            "Which supplier has the most purchase orders?", think=think, observe=observe, timeout=60
+        )
     assert answer.startswith(ANSWER) and re.search(r"Confidence: \d\.\d\d - calibrated: ", answer)
     assert thoughts[0].startswith("Planning how to answer") and any("Plan with 1 step" in o for o in observations)
 
@@ -104,7 +131,8 @@ async def test_streaming_request_gets_chunks_then_an_empty_final_answer(make_sta
         agent = await tg_agent(stack)
         answers_seen: list[Any] = []
         async for response in agent._rr_client.request_stream(
-                TgAgentRequest(question="Which supplier has the most purchase orders?", streaming=True), timeout=60):
+            TgAgentRequest(question="Which supplier has the most purchase orders?", streaming=True), timeout=60
+        ):
             if response.message_type == "answer":
                 answers_seen.append(response)
             if response.end_of_dialog:
@@ -125,6 +153,7 @@ async def test_error_path_raises_in_agent_client(make_stack, tg_agent) -> None:
 
 
 # -- a TrustGraph 1.x client: pulsar Records with JsonSchema, the legacy topic and fields ----------------------
+
 
 class LegacyError(Record):
     type = String()
@@ -156,14 +185,20 @@ class LegacyAgentResponse(Record):
 def legacy_dialog(pulsar_url: str, request_topic: str, response_topic: str) -> list[LegacyAgentResponse]:
     client = pulsar.Client(pulsar_url, logger=pulsar_logger())
     try:
-        consumer = client.subscribe(response_topic, f"legacy-{uuid.uuid4().hex[:8]}",
-                                    schema=JsonSchema(LegacyAgentResponse),
-                                    initial_position=pulsar.InitialPosition.Latest)
+        consumer = client.subscribe(
+            response_topic,
+            f"legacy-{uuid.uuid4().hex[:8]}",
+            schema=JsonSchema(LegacyAgentResponse),
+            initial_position=pulsar.InitialPosition.Latest,
+        )
         producer = client.create_producer(request_topic, schema=JsonSchema(LegacyAgentRequest))
         request_id = str(uuid.uuid4())
-        producer.send(LegacyAgentRequest(question="Which supplier has the most purchase orders?",
-                                         plan='{"max_retries": 1}', state="", history=[]),
-                      properties={"id": request_id})
+        producer.send(
+            LegacyAgentRequest(
+                question="Which supplier has the most purchase orders?", plan='{"max_retries": 1}', state="", history=[]
+            ),
+            properties={"id": request_id},
+        )
         received = []
         while True:
             message = consumer.receive(timeout_millis=60_000)
@@ -194,8 +229,12 @@ async def test_legacy_client_receives_thought_observation_and_final_answer(make_
     flow = f"legacy-{uuid.uuid4().hex[:6]}"
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, extra_request_topics=[f"non-persistent://tg/request/agent:{flow}"])
-        received = await asyncio.to_thread(legacy_dialog, stack.config.pulsar_url, stack.config.request_topics[1],
-                                           f"non-persistent://tg/response/agent:{flow}")
+        received = await asyncio.to_thread(
+            legacy_dialog,
+            stack.config.pulsar_url,
+            stack.config.request_topics[1],
+            f"non-persistent://tg/response/agent:{flow}",
+        )
     assert received[0].thought.startswith("Planning how to answer") and received[0].answer is None
     assert any(r.observation and "Plan with 1 step" in r.observation for r in received)
     assert all(r.error is None for r in received)
@@ -204,6 +243,7 @@ async def test_legacy_client_receives_thought_observation_and_final_answer(make_
 
 # -- delivery semantics -------------------------------------------------------------------------------------
 
+
 async def send_raw(stack, payload: bytes, request_id: str | None) -> None:  # type: ignore[no-untyped-def]
     client = pulsar_client(stack.config.pulsar_url)
     producer = await client.create_producer(stack.request_topic, batching_enabled=False)
@@ -211,13 +251,19 @@ async def send_raw(stack, payload: bytes, request_id: str | None) -> None:  # ty
     await client.close()
 
 
-async def dialog(stack, request_id: str, send: bytes | None = None, wait_s: float = 60,  # type: ignore[no-untyped-def]
-                 seen: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+async def dialog(
+    stack,
+    request_id: str,
+    send: bytes | None = None,
+    wait_s: float = 60,  # type: ignore[no-untyped-def]
+    seen: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """Every response with this id until end_of_dialog, read off the response topic as raw JSON (into
     `seen`, when given, as they arrive)."""
     client = pulsar_client(stack.config.pulsar_url)
-    consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
-                                      initial_position=pulsar.InitialPosition.Latest)
+    consumer = await client.subscribe(
+        stack.config.response_topic, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+    )
     if send is not None:
         await send_raw(stack, send, request_id)
     seen = [] if seen is None else seen
@@ -250,14 +296,18 @@ async def test_a_duplicated_request_starts_exactly_one_workflow(make_stack) -> N
     assert len(ids) == len(set(ids)) and messages[-1]["message_type"] == "answer"
 
 
-@pytest.mark.parametrize(("payload", "reason"), [
-    (b"\x00\xffnot json", "not UTF-8"),
-    (b'{"question": ["not", "a", "string"]}', "has no question"),
-    (b'{"question": "q", "history": 5}', "wrong types: history"),
-    (json.dumps({"question": "x" * 400_000}).encode(), "the limit is"),
-])
-async def test_a_poison_message_is_answered_and_the_next_request_still_served(make_stack, payload: bytes,
-                                                                              reason: str) -> None:
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b"\x00\xffnot json", "not UTF-8"),
+        (b'{"question": ["not", "a", "string"]}', "has no question"),
+        (b'{"question": "q", "history": 5}', "wrong types: history"),
+        (json.dumps({"question": "x" * 400_000}).encode(), "the limit is"),
+    ],
+)
+async def test_a_poison_message_is_answered_and_the_next_request_still_served(
+    make_stack, payload: bytes, reason: str
+) -> None:
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url)
         await send_raw(stack, payload, None)  # no id: logged and dropped, nothing to answer
@@ -272,8 +322,9 @@ async def test_a_failed_workflow_produces_an_error_response(make_stack) -> None:
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url)
         request_id = str(uuid.uuid4())
-        listening = asyncio.create_task(dialog(stack, request_id,
-                                               send=json.dumps({"question": WAITING_QUESTION}).encode()))
+        listening = asyncio.create_task(
+            dialog(stack, request_id, send=json.dumps({"question": WAITING_QUESTION}).encode())
+        )
         handle = await wait_for_override(stack, request_id)
         await handle.terminate(reason="operator stopped it")
         messages = await listening
@@ -295,18 +346,31 @@ async def wait_for_override(stack, request_id: str) -> Any:  # type: ignore[no-u
 
 # -- overrides over Pulsar ----------------------------------------------------------------------------------
 
+
 async def test_a_follow_up_agent_request_answers_an_override(make_stack) -> None:
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, max_retries=0)
         request_id = str(uuid.uuid4())
-        waiting = asyncio.create_task(dialog(stack, request_id,
-                                             send=json.dumps({"question": WAITING_QUESTION}).encode()))
+        waiting = asyncio.create_task(
+            dialog(stack, request_id, send=json.dumps({"question": WAITING_QUESTION}).encode())
+        )
         await wait_for_override(stack, request_id)
-        rejected = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
-            "question": "s9 accept", "state": "override", "correlation_id": request_id}).encode())
-        accepted = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
-            "question": json.dumps({"step_id": "s1", "decision": "accept", "by": "tg-user"}), "state": "override",
-            "correlation_id": workflow_id_for(request_id)}).encode())
+        rejected = await dialog(
+            stack,
+            str(uuid.uuid4()),
+            send=json.dumps({"question": "s9 accept", "state": "override", "correlation_id": request_id}).encode(),
+        )
+        accepted = await dialog(
+            stack,
+            str(uuid.uuid4()),
+            send=json.dumps(
+                {
+                    "question": json.dumps({"step_id": "s1", "decision": "accept", "by": "tg-user"}),
+                    "state": "override",
+                    "correlation_id": workflow_id_for(request_id),
+                }
+            ).encode(),
+        )
         original = await waiting
     assert rejected[-1]["message_type"] == "error" and "unknown step 's9'" in rejected[-1]["error"]["message"]
     assert accepted[-1]["message_type"] == "answer" and accepted[-1]["content"] == "accept recorded for step s1"
@@ -315,21 +379,26 @@ async def test_a_follow_up_agent_request_answers_an_override(make_stack) -> None
 
 
 async def test_with_signing_keys_a_pulsar_caller_signs_over_the_challenge_the_stream_names(
-        make_stack, tmp_path: Path) -> None:
+    make_stack, tmp_path: Path
+) -> None:
     """A caller that only speaks Pulsar learns the challenge from the override request it was streamed,
     signs offline with the CLI (no Temporal access) and answers with a follow-up; an unsigned answer and
     the same proof sent twice are refused."""
     private = Ed25519PrivateKey.generate()
     key_file = tmp_path / "dana.pem"
-    key_file.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
+    key_file.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     dana = OverrideIdentity(name="dana", public_key=public_key_text(private), roles=[Role.REVIEW])
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, max_retries=0, override_keys=[dana])
         request_id = str(uuid.uuid4())
         streamed: list[dict[str, Any]] = []
-        waiting = asyncio.create_task(dialog(stack, request_id, seen=streamed,
-                                             send=json.dumps({"question": WAITING_QUESTION}).encode()))
+        waiting = asyncio.create_task(
+            dialog(stack, request_id, seen=streamed, send=json.dumps({"question": WAITING_QUESTION}).encode())
+        )
         await wait_for_override(stack, request_id)
         for _ in range(100):  # the override request is published just after the run starts waiting
             if any("over challenge" in m["content"] for m in streamed):
@@ -337,18 +406,37 @@ async def test_with_signing_keys_a_pulsar_caller_signs_over_the_challenge_the_st
             await asyncio.sleep(0.1)
         asked = next(m["content"] for m in streamed if "over challenge" in m["content"])
         challenge = re.search(r"over challenge (\S+)\.", asked).group(1)  # type: ignore[union-attr]
-        unsigned = await dialog(stack, str(uuid.uuid4()), send=json.dumps({
-            "question": "s1 accept", "state": "override", "correlation_id": request_id}).encode())
+        unsigned = await dialog(
+            stack,
+            str(uuid.uuid4()),
+            send=json.dumps({"question": "s1 accept", "state": "override", "correlation_id": request_id}).encode(),
+        )
         workflow_id = workflow_id_for(request_id)
         signing = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cli", "override", workflow_id, "s1", "accept", "--by", "dana",
-            "--key", str(key_file), "--challenge", challenge, "--print",
-            "--temporal-address", "127.0.0.1:1",  # never contacted: signing offline needs no Temporal
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "cli",
+            "override",
+            workflow_id,
+            "s1",
+            "accept",
+            "--by",
+            "dana",
+            "--key",
+            str(key_file),
+            "--challenge",
+            challenge,
+            "--print",
+            "--temporal-address",
+            "127.0.0.1:1",  # never contacted: signing offline needs no Temporal
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         proof, problems = await signing.communicate()
         assert signing.returncode == 0, problems.decode()
-        follow_up = json.dumps({"question": proof.decode().strip(), "state": "override",
-                                "correlation_id": workflow_id}).encode()
+        follow_up = json.dumps(
+            {"question": proof.decode().strip(), "state": "override", "correlation_id": workflow_id}
+        ).encode()
         accepted = await dialog(stack, str(uuid.uuid4()), send=follow_up)
         original = await waiting
         again = await dialog(stack, str(uuid.uuid4()), send=follow_up)
@@ -363,6 +451,7 @@ async def test_with_signing_keys_a_pulsar_caller_signs_over_the_challenge_the_st
 
 # -- canary and fallback ------------------------------------------------------------------------------------
 
+
 async def react_stand_in(stack, topic: str, got: list[str]) -> None:  # type: ignore[no-untyped-def]
     """Stands in for TrustGraph's agent-manager on its own request topic: answers every request it gets.
     Runs until cancelled (a pulsar receive is never cancelled mid-wait: that can drop the message)."""
@@ -374,8 +463,14 @@ async def react_stand_in(stack, topic: str, got: list[str]) -> None:  # type: ig
             message = await consumer.receive()
             await consumer.acknowledge(message)
             got.append(message.properties()["id"])
-            answer = {"message_type": "answer", "content": "answered by react", "end_of_message": True,
-                      "end_of_dialog": True, "error": None, "message_id": "react"}
+            answer = {
+                "message_type": "answer",
+                "content": "answered by react",
+                "end_of_message": True,
+                "end_of_dialog": True,
+                "error": None,
+                "message_id": "react",
+            }
             await producer.send(json.dumps(answer).encode(), properties={"id": message.properties()["id"]})
     finally:
         await client.close()
@@ -389,8 +484,9 @@ async def test_canary_share_goes_to_the_existing_agent_deterministically(make_st
         react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
         await asyncio.sleep(0.5)
         request_ids = [str(uuid.uuid4()) for _ in range(6)]
-        results = await asyncio.gather(*(dialog(stack, rid, send=b'{"question": "Who leads on orders?"}')
-                                         for rid in request_ids))
+        results = await asyncio.gather(
+            *(dialog(stack, rid, send=b'{"question": "Who leads on orders?"}') for rid in request_ids)
+        )
         react.cancel()
     for request_id, messages in zip(request_ids, results, strict=True):
         if takes_request(request_id, True, 50):
@@ -416,18 +512,41 @@ async def test_a_failed_run_falls_back_to_the_existing_agent(make_stack) -> None
 
 # -- TrustGraph's own loop on the same topic ------------------------------------------------------------------
 
-CONTINUATION = {"question": "Who leads on orders?", "history": [
-    {"thought": "I should query the graph", "action": "knowledge-query", "arguments": {"question": "orders"},
-     "observation": "Acme Industrial has 135 orders", "step_type": "react"}]}
+CONTINUATION = {
+    "question": "Who leads on orders?",
+    "history": [
+        {
+            "thought": "I should query the graph",
+            "action": "knowledge-query",
+            "arguments": {"question": "orders"},
+            "observation": "Acme Industrial has 135 orders",
+            "step_type": "react",
+        }
+    ],
+}
 # As TrustGraph 2.11.1's orchestrator writes a ReAct continuation: no step type, the pattern it chose.
-ORCHESTRATOR_CONTINUATION = {"question": "Who leads on orders?", "pattern": "react", "task_type": "general",
-                             "session_id": "session-2", "history": [
-    {"thought": "I should query the graph", "action": "kq-orders", "arguments": {"question": "orders"},
-     "observation": "Acme Industrial has 135 orders"}]}
+ORCHESTRATOR_CONTINUATION = {
+    "question": "Who leads on orders?",
+    "pattern": "react",
+    "task_type": "general",
+    "session_id": "session-2",
+    "history": [
+        {
+            "thought": "I should query the graph",
+            "action": "kq-orders",
+            "arguments": {"question": "orders"},
+            "observation": "Acme Industrial has 135 orders",
+        }
+    ],
+}
 SUPERVISOR = {"question": "Compare the suppliers", "pattern": "supervisor"}
-SUB_GOAL = {"question": "Count the orders of Acme Industrial", "correlation_id": "parent-1",
-            "parent_session_id": "session-1", "subagent_goal": "Count the orders of Acme Industrial",
-            "expected_siblings": 2}
+SUB_GOAL = {
+    "question": "Count the orders of Acme Industrial",
+    "correlation_id": "parent-1",
+    "parent_session_id": "session-1",
+    "subagent_goal": "Count the orders of Acme Industrial",
+    "expected_siblings": 2,
+}
 
 
 async def test_requests_of_trustgraph_s_own_loop_go_to_its_agent_and_start_no_run(make_stack) -> None:
@@ -436,19 +555,29 @@ async def test_requests_of_trustgraph_s_own_loop_go_to_its_agent_and_start_no_ru
     (react_request_topic) and never become runs of this service; a plan-then-execute request is answered here."""
     react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
     with ScriptedLLM(answers) as llm:
-        stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic,
-                                                               serve_subagent_goals=False))
+        stack = await make_stack(
+            llm.base_url, routing=Routing(react_request_topic=react_topic, serve_subagent_goals=False)
+        )
         forwarded: list[str] = []
         react = asyncio.create_task(react_stand_in(stack, react_topic, forwarded))
         await asyncio.sleep(0.5)
         ids = [str(uuid.uuid4()) for _ in range(4)]
-        results = [await dialog(stack, request_id, send=json.dumps(body).encode()) for request_id, body in zip(
-            ids, (CONTINUATION, ORCHESTRATOR_CONTINUATION, SUB_GOAL, SUPERVISOR), strict=True)]
-        served = await dialog(stack, str(uuid.uuid4()), send=json.dumps(
-            {"question": "Who leads on orders?", "pattern": "plan-then-execute"}).encode())
+        results = [
+            await dialog(stack, request_id, send=json.dumps(body).encode())
+            for request_id, body in zip(
+                ids, (CONTINUATION, ORCHESTRATOR_CONTINUATION, SUB_GOAL, SUPERVISOR), strict=True
+            )
+        ]
+        served = await dialog(
+            stack,
+            str(uuid.uuid4()),
+            send=json.dumps({"question": "Who leads on orders?", "pattern": "plan-then-execute"}).encode(),
+        )
         react.cancel()
-        runs = [w async for w in stack.client.list_workflows(" OR ".join(f"WorkflowId = '{workflow_id_for(i)}'"
-                                                                          for i in ids))]
+        runs = [
+            w
+            async for w in stack.client.list_workflows(" OR ".join(f"WorkflowId = '{workflow_id_for(i)}'" for i in ids))
+        ]
     assert forwarded == ids
     assert all(messages[-1]["content"] == "answered by react" for messages in results)
     assert runs == []
@@ -469,8 +598,11 @@ async def test_without_trustgraph_s_agent_a_loop_request_gets_an_error_naming_th
 async def test_a_pattern_only_trustgraph_has_gets_an_error_without_its_agent(make_stack) -> None:
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url)
-        messages = await dialog(stack, str(uuid.uuid4()), send=json.dumps(
-            {"question": "Compare the suppliers", "pattern": "map-reduce"}).encode())
+        messages = await dialog(
+            stack,
+            str(uuid.uuid4()),
+            send=json.dumps({"question": "Compare the suppliers", "pattern": "map-reduce"}).encode(),
+        )
     said = messages[-1]["error"]["message"]
     assert messages[-1]["message_type"] == "error" and "the pattern 'map-reduce'" in said
     assert "react_request_topic" in said

@@ -51,8 +51,18 @@ def tag_of(text: str) -> str:
 def plan(tag: str) -> str:
     """One KnowledgeQuery step asking about the question's tag: each question's graph-rag call is its own
     (never answered from the tool-result cache) and says which question it is for."""
-    return json.dumps({"steps": [{"id": "s1", "function": "KnowledgeQuery", "dependencies": [],
-                                  "arguments": {"question": f"Where is Acme Industrial based ({tag})?"}}]})
+    return json.dumps(
+        {
+            "steps": [
+                {
+                    "id": "s1",
+                    "function": "KnowledgeQuery",
+                    "dependencies": [],
+                    "arguments": {"question": f"Where is Acme Industrial based ({tag})?"},
+                }
+            ]
+        }
+    )
 
 
 def queue(kind: str, service: str, workspace: str, flow: str) -> str:
@@ -68,10 +78,17 @@ def service_queue(service: str, flow: str) -> str:
 def definition(workspace: str, flow: str) -> dict[str, Any]:
     """The agent's entry of a flow, as TrustGraph's flow service writes it under processor:agent-manager when
     `tg-start-flow` starts the flow (queue ids, not Pulsar topics; its prompt is the RAG prompt service's)."""
-    topics = {"request": queue("request", "agent", workspace, flow), "next": queue("request", "agent", workspace, flow),
-              "response": queue("response", "agent", workspace, flow)}
-    for spec, service in (("text-completion", "text-completion"), ("graph-rag", "graph-rag"),
-                          ("prompt", "prompt-rag"), ("mcp-tool", "mcp-tool")):
+    topics = {
+        "request": queue("request", "agent", workspace, flow),
+        "next": queue("request", "agent", workspace, flow),
+        "response": queue("response", "agent", workspace, flow),
+    }
+    for spec, service in (
+        ("text-completion", "text-completion"),
+        ("graph-rag", "graph-rag"),
+        ("prompt", "prompt-rag"),
+        ("mcp-tool", "mcp-tool"),
+    ):
         topics[f"{spec}-request"] = queue("request", service_queue(service, flow), workspace, flow)
         topics[f"{spec}-response"] = queue("response", service_queue(service, flow), workspace, flow)
     return {"topics": topics, "parameters": {}}
@@ -91,21 +108,27 @@ class FlowServices:
 
     async def start(self) -> None:
         for flow in FLOWS:
-            for service, schema, handler in (("text-completion", TextCompletionRequest, self._completion),
-                                             ("graph-rag", GraphRagQuery, self._graph_rag)):
+            for service, schema, handler in (
+                ("text-completion", TextCompletionRequest, self._completion),
+                ("graph-rag", GraphRagQuery, self._graph_rag),
+            ):
                 consumer = await self.client.subscribe(
                     pulsar_topic(queue("request", service_queue(service, flow), self.workspace, flow)),
-                    f"{service}-svc", consumer_type=pulsar.ConsumerType.Shared)
+                    f"{service}-svc",
+                    consumer_type=pulsar.ConsumerType.Shared,
+                )
                 producer = await self.client.create_producer(
                     pulsar_topic(queue("response", service_queue(service, flow), self.workspace, flow)),
-                    batching_enabled=False)
+                    batching_enabled=False,
+                )
                 self._tasks.append(asyncio.create_task(self._serve(consumer, producer, schema, handler, flow)))
 
     async def _serve(self, consumer: Any, producer: Any, schema: type, handler: Any, flow: str) -> None:
         async def answer(message: Any) -> None:
             for response in await handler(dict_to_dataclass(json.loads(message.data()), schema), flow):
-                await producer.send(json.dumps(dataclass_to_dict(response)).encode(),
-                                    properties={"id": message.properties()["id"]})
+                await producer.send(
+                    json.dumps(dataclass_to_dict(response)).encode(), properties={"id": message.properties()["id"]}
+                )
 
         while True:
             message = await consumer.receive()
@@ -125,11 +148,20 @@ class FlowServices:
             self.held.set()
             await self.release.wait()
         # As TrustGraph's graph-rag answers: a provenance (explain) message, then the text with its sources.
-        return [GraphRagResponse(message_type="explain", explain_id=f"urn:trustgraph:question:{uuid.uuid4()}",
-                                 explain_graph="urn:graph:retrieval"),
-                GraphRagResponse(message_type="chunk", response=f"Acme Industrial is based in Mexico ({flow}).",
-                                 end_of_stream=True, end_of_session=True,
-                                 sources=[Source(uri="urn:doc:suppliers", title=f"Supplier register ({flow})")])]
+        return [
+            GraphRagResponse(
+                message_type="explain",
+                explain_id=f"urn:trustgraph:question:{uuid.uuid4()}",
+                explain_graph="urn:graph:retrieval",
+            ),
+            GraphRagResponse(
+                message_type="chunk",
+                response=f"Acme Industrial is based in Mexico ({flow}).",
+                end_of_stream=True,
+                end_of_session=True,
+                sources=[Source(uri="urn:doc:suppliers", title=f"Supplier register ({flow})")],
+            ),
+        ]
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -168,15 +200,23 @@ class Bridge:
 
 
 @pytest_asyncio.fixture
-async def bridge(temporal_env: WorkflowEnvironment, pulsar_url: str, unique: str,
-                 tmp_path: Path) -> AsyncIterator[Bridge]:
+async def bridge(
+    temporal_env: WorkflowEnvironment, pulsar_url: str, unique: str, tmp_path: Path
+) -> AsyncIterator[Bridge]:
     """`tg-confidence-bridge` following TrustGraph's flows, on this test's workspace and task queues."""
     port = free_port()
-    queues = {f"TGCA_QUEUES__{name.upper()}": value
-              for name, value in TaskQueues().suffixed(unique).model_dump().items()}
-    env = {"TGCA_TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
-           "TGCA_PULSAR_URL": pulsar_url, "TGCA_WORKSPACE": f"test-{unique}", "TGCA_TRUSTGRAPH_FLOWS": "true",
-           "TGCA_METRICS_PORT": str(port), "TGCA_LOG_FORMAT": "json", **queues}
+    queues = {
+        f"TGCA_QUEUES__{name.upper()}": value for name, value in TaskQueues().suffixed(unique).model_dump().items()
+    }
+    env = {
+        "TGCA_TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
+        "TGCA_PULSAR_URL": pulsar_url,
+        "TGCA_WORKSPACE": f"test-{unique}",
+        "TGCA_TRUSTGRAPH_FLOWS": "true",
+        "TGCA_METRICS_PORT": str(port),
+        "TGCA_LOG_FORMAT": "json",
+        **queues,
+    }
     process = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
     process.start()
     try:
@@ -186,10 +226,16 @@ async def bridge(temporal_env: WorkflowEnvironment, pulsar_url: str, unique: str
 
 
 async def asked(pulsar_url: str, workspace: str, flow: str, question: str) -> list[AgentResponse]:
-    return [m async for m in ask(pulsar_url, AgentRequest(question=question),
-                                 request_topic=pulsar_topic(queue("request", "agent", workspace, flow)),
-                                 response_topic=pulsar_topic(queue("response", "agent", workspace, flow)),
-                                 timeout_s=90)]
+    return [
+        m
+        async for m in ask(
+            pulsar_url,
+            AgentRequest(question=question),
+            request_topic=pulsar_topic(queue("request", "agent", workspace, flow)),
+            response_topic=pulsar_topic(queue("response", "agent", workspace, flow)),
+            timeout_s=90,
+        )
+    ]
 
 
 def request_topic(workspace: str, flow: str) -> str:
@@ -197,11 +243,19 @@ def request_topic(workspace: str, flow: str) -> str:
 
 
 async def test_flows_started_and_stopped_in_trustgraph_are_served_and_dropped_without_a_restart(
-        make_stack, config_service: ConfigService, bridge: Bridge,  # noqa: F811
-        temporal_env: WorkflowEnvironment, unique: str) -> None:
+    make_stack,
+    config_service: ConfigService,  # noqa: F811
+    bridge: Bridge,
+    temporal_env: WorkflowEnvironment,
+    unique: str,
+) -> None:
     workspace = f"test-{unique}"
-    stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph",
-                             override_enabled=False, service={"llm_timeout_s": 60.0})
+    stack = await make_stack(
+        f"http://127.0.0.1:{free_port()}/v1",
+        tool_backend="trustgraph",
+        override_enabled=False,
+        service={"llm_timeout_s": 60.0},
+    )
     url = stack.config.pulsar_url
     services = FlowServices(url, workspace)
     await services.start()
@@ -241,14 +295,17 @@ async def test_flows_started_and_stopped_in_trustgraph_are_served_and_dropped_wi
         # flow-a is no longer consumed by the bridge: another consumer on its subscription gets every request.
         other = pulsar_client(url)
         try:
-            consumer = await other.subscribe(request_topic(workspace, "flow-a"),
-                                             f"{PROCESSOR}--{workspace}--flow-a--request",
-                                             consumer_type=pulsar.ConsumerType.Shared)
+            consumer = await other.subscribe(
+                request_topic(workspace, "flow-a"),
+                f"{PROCESSOR}--{workspace}--flow-a--request",
+                consumer_type=pulsar.ConsumerType.Shared,
+            )
             producer = await other.create_producer(request_topic(workspace, "flow-a"), batching_enabled=False)
             ids = [f"after-stop-{uuid.uuid4().hex[:8]}" for _ in range(4)]
             for request_id in ids:
-                await producer.send(encode_request(AgentRequest(question="Anyone there?")),
-                                    properties={"id": request_id})
+                await producer.send(
+                    encode_request(AgentRequest(question="Anyone there?")), properties={"id": request_id}
+                )
             received = []
             for _ in ids:
                 message = await asyncio.wait_for(consumer.receive(), 60)

@@ -43,10 +43,12 @@ async def gateway(pulsar_url: str, falkordb_url: str, tmp_path_factory) -> Async
 @pytest_asyncio.fixture
 async def flow(make_stack, gateway):  # type: ignore[no-untyped-def]
     """start(llm_base_url) -> the stack, its flow started in TrustGraph (the gateway routes it)."""
+
     async def start(llm_base_url: str):  # type: ignore[no-untyped-def]
         stack = await make_stack(llm_base_url, service={"calibrator_path": str(EXPLAINED_CALIBRATOR)})
         await gateway.start_flow(stack.config.workspace, stack.config.flow)
         return stack
+
     return start
 
 
@@ -68,6 +70,7 @@ async def query_graph(gateway: Gateway, stack, subject: str) -> list[tuple[str, 
 
     def value(term: dict[str, str]) -> str:
         return term.get("i") or term.get("v") or ""
+
     return [(value(t["p"]), value(t["o"])) for t in json.loads(ran.stdout)]
 
 
@@ -147,23 +150,29 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
         rows = await query_graph(gateway, stack, f"{session}/step/0/confidence/evidence/rows")
         answer_confidence = await query_graph(gateway, stack, f"{session}/synthesis/confidence")
         # what -x names as each entity's document, fetched as a user fetches it
-        step_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
-                                 f"{session}/step/0/doc")
-        answer_doc = await run_cli("tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace,
-                                   f"{session}/synthesis/doc")
+        step_doc = await run_cli(
+            "tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace, f"{session}/step/0/doc"
+        )
+        answer_doc = await run_cli(
+            "tg-get-document-content", "-u", gateway.url, "-w", stack.config.workspace, f"{session}/synthesis/doc"
+        )
 
     # -x: TrustGraph's provenance events as it prints them for its own agent, each named by its URI
     explained = ran.stderr
     assert f"[session] {session}\n    Query: {QUESTION}\n" in explained
     assert re.search(rf"\[plan\] {re.escape(session)}/plan\n    Step 0: s1: GraphQuery\(query=MATCH ", explained)
-    assert re.search(rf"\[step-result\] {re.escape(session)}/step/0\n    Step: s1: GraphQuery\(query=.*\n"
-                     rf"    Document: {re.escape(session)}/step/0/doc\n", explained)
+    assert re.search(
+        rf"\[step-result\] {re.escape(session)}/step/0\n    Step: s1: GraphQuery\(query=.*\n"
+        rf"    Document: {re.escape(session)}/step/0/doc\n",
+        explained,
+    )
     assert f"[synthesis] {session}/synthesis\n    Document: {session}/synthesis/doc\n" in explained
     assert [m for m in re.findall(r"\[([a-z-]+)\]", explained)] == ["session", "plan", "step-result", "synthesis"]
 
     # read back from TrustGraph's store, through the gateway: the session listed, its trace in order
-    assert listed.code == 0 and re.search(rf"^{re.escape(session)}\s+Agent\s+{re.escape(QUESTION)}", listed.stdout,
-                                          re.MULTILINE), listed
+    assert listed.code == 0 and re.search(
+        rf"^{re.escape(session)}\s+Agent\s+{re.escape(QUESTION)}", listed.stdout, re.MULTILINE
+    ), listed
     assert shown.code == 0 and not shown.stderr, shown
     trace = shown.stdout
     assert trace.startswith(f"=== Agent Session: {session} ===\n\nQuestion: {QUESTION}\n")
@@ -192,11 +201,11 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
     moved = re.search(r"Evidence behind the stated confidence:\n(- .*\n)+", answer_doc.stdout)
     assert moved and "- aggregates = 1 (a query that aggregates" in moved.group(0), answer_doc  # type: ignore[union-attr]
     assert moved.group(0).index(", raised the figure") < moved.group(0).index("- coverage = 1")  # type: ignore[union-attr]
-    step_shown = trace[trace.index("--- Step Result ---"):trace.index("--- Synthesis ---")]
+    step_shown = trace[trace.index("--- Step Result ---") : trace.index("--- Synthesis ---")]
     assert "Result:\n  Step s1: GraphQuery(query=MATCH" in step_shown
     assert f"\n  {evidence_words}\n  Evidence behind this confidence:\n" in step_shown
     assert "\n  - rows = 2\n" in step_shown
-    answer_shown = trace[trace.index("--- Synthesis ---"):]
+    answer_shown = trace[trace.index("--- Synthesis ---") :]
     assert f"Answer:\n  {ANSWER.splitlines()[0]}" in answer_shown
     assert f"\n  Confidence: {stated} - {reasons}\n" in answer_shown and "\n  - coverage = " in answer_shown
 
@@ -205,11 +214,25 @@ async def test_explain_names_the_plan_steps_and_the_evidence_behind_each_confide
 # never drops a repeat, so a step or an answer reachable twice would print twice.
 TOP_TWO = json.loads(GOOD_PLAN)["steps"][0]["arguments"]["query"]
 LEADER = "Acme Industrial leads with 135 orders."
-THREE_STEPS = json.dumps({"steps": [
-    {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP_TWO}},
-    {"id": "s2", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP_TWO.replace("DESC", "ASC")}},
-    {"id": "s3", "function": "TextCompletion", "dependencies": ["s1"],
-     "arguments": {"prompt": "Say which supplier leads"}}]})
+THREE_STEPS = json.dumps(
+    {
+        "steps": [
+            {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP_TWO}},
+            {
+                "id": "s2",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {"query": TOP_TWO.replace("DESC", "ASC")},
+            },
+            {
+                "id": "s3",
+                "function": "TextCompletion",
+                "dependencies": ["s1"],
+                "arguments": {"prompt": "Say which supplier leads"},
+            },
+        ]
+    }
+)
 
 
 def three_steps(body: dict[str, object]) -> tuple[int, str]:
@@ -231,15 +254,24 @@ async def test_show_explain_trace_prints_each_step_of_a_plan_with_a_dependency_o
 
     # -x: TrustGraph's events, its step URIs numbered from 0 in plan order
     assert re.findall(r"\[([a-z-]+)\] (\S+)", ran.stderr) == [
-        ("session", session), ("plan", f"{session}/plan"), ("step-result", f"{session}/step/0"),
-        ("step-result", f"{session}/step/1"), ("step-result", f"{session}/step/2"),
-        ("synthesis", f"{session}/synthesis")]
+        ("session", session),
+        ("plan", f"{session}/plan"),
+        ("step-result", f"{session}/step/0"),
+        ("step-result", f"{session}/step/1"),
+        ("step-result", f"{session}/step/2"),
+        ("synthesis", f"{session}/synthesis"),
+    ]
 
     # tg-show-explain-trace: each entity once, in TrustGraph's order (plan, steps in plan order, synthesis)
     assert shown.code == 0 and not shown.stderr, shown
     trace = shown.stdout
     assert re.findall(r"^--- (.+) ---$", trace, re.MULTILINE) == [
-        "Plan", "Step Result", "Step Result", "Step Result", "Synthesis"], trace
+        "Plan",
+        "Step Result",
+        "Step Result",
+        "Step Result",
+        "Synthesis",
+    ], trace
     assert [s.split(":", 1)[0] for s in re.findall(r"^Step: (.+)$", trace, re.MULTILINE)] == ["s1", "s2", "s3"]
     assert "Plan with 3 steps:\n  0: s1: GraphQuery(" in trace and "\n  2: s3: TextCompletion(" in trace
 
@@ -271,5 +303,6 @@ async def test_an_agent_error_reaches_the_caller_as_the_gateways_own_error(flow,
     reason = dict(conclusion)
     assert TG + "Error" in {o for p, o in conclusion if p.endswith("#type")}
     assert reason[TG + "terminationReason"] == "error"
-    assert reason[TG + "toolError"].startswith("Could not make a usable plan for this question: step s1 uses "
-                                               "unknown tool 'Teleport'")
+    assert reason[TG + "toolError"].startswith(
+        "Could not make a usable plan for this question: step s1 uses unknown tool 'Teleport'"
+    )

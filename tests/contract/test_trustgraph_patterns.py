@@ -19,7 +19,8 @@ QUESTION = "Which supplier has the most purchase orders?"
 
 
 async def test_a_request_for_react_goes_to_trustgraphs_agent_and_one_naming_no_pattern_is_answered_here(
-        make_stack) -> None:
+    make_stack,
+) -> None:
     react_topic = f"non-persistent://tg/request/agent-react:{uuid.uuid4().hex[:6]}:default"
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, routing=Routing(react_request_topic=react_topic))
@@ -29,8 +30,9 @@ async def test_a_request_for_react_goes_to_trustgraphs_agent_and_one_naming_no_p
         react_id, chosen_id, planned_id = (str(uuid.uuid4()) for _ in range(3))
         as_react = await dialog(stack, react_id, send=json.dumps({"question": QUESTION, "pattern": "react"}).encode())
         unnamed = await dialog(stack, chosen_id, send=json.dumps({"question": QUESTION}).encode())
-        planned = await dialog(stack, planned_id, send=json.dumps(
-            {"question": QUESTION, "pattern": "plan-then-execute"}).encode())
+        planned = await dialog(
+            stack, planned_id, send=json.dumps({"question": QUESTION, "pattern": "plan-then-execute"}).encode()
+        )
         react.cancel()
         runs = [w async for w in stack.client.list_workflows(f"WorkflowId = '{workflow_id_for(react_id)}'")]
     assert forwarded == [react_id] and as_react[-1]["content"] == "answered by react" and runs == []

@@ -43,8 +43,9 @@ async def test_group_chooses_the_tools_the_planner_is_offered(make_stack, tg_age
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url, service={"tool_groups": {"GraphQuery": ["analytics"]}})
         agent = await tg_agent(stack)
-        analytics = await dialog(agent, TgAgentRequest(question=QUESTION, group=["analytics"],
-                                                       framing="Answer as a procurement auditor."))
+        analytics = await dialog(
+            agent, TgAgentRequest(question=QUESTION, group=["analytics"], framing="Answer as a procurement auditor.")
+        )
         everything = await dialog(agent, TgAgentRequest(question=QUESTION, group=["*"]))
         await dialog(agent, TgAgentRequest(question=QUESTION))  # its plan names GraphQuery, not offered to it
         asked = len(llm.requests)
@@ -64,13 +65,20 @@ async def test_group_chooses_the_tools_the_planner_is_offered(make_stack, tg_age
 
 
 async def test_knowledge_queries_search_the_configured_collection_not_the_requests(
-        make_stack, tg_agent, unique: str) -> None:  # noqa: F811
+    make_stack,
+    tg_agent,  # noqa: F811
+    unique: str,
+) -> None:
     """As TrustGraph's KnowledgeQuery tool, which searches its own collection whatever the request names: without a
     knowledge-query tool in TrustGraph's config, the configured `trustgraph_collection` is searched (with one, its
     collection: test_trustgraph_agent_config.py)."""
     seen: dict[str, list[dict[str, Any]]] = {"text-completion": [], "graph-rag": [], "prompt": []}
-    stack = await make_stack(f"http://127.0.0.1:{free_port()}/v1", tool_backend="trustgraph", override_enabled=False,
-                             service={"trustgraph_collection": "configured"})
+    stack = await make_stack(
+        f"http://127.0.0.1:{free_port()}/v1",
+        tool_backend="trustgraph",
+        override_enabled=False,
+        service={"trustgraph_collection": "configured"},
+    )
     listening = asyncio.Event()
     stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen, listening))
     await asyncio.wait_for(listening.wait(), 30)

@@ -31,10 +31,19 @@ from tests.scripted_llm import ScriptedLLM, is_planning, is_synthesis
 
 pytestmark = pytest.mark.slow
 
-PLAN = json.dumps({"steps": [
-    {"id": "s1", "function": "GraphQuery", "dependencies": [],
-     "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}},
-    {"id": "s2", "function": "TextCompletion", "dependencies": ["s1"], "arguments": {"prompt": "Say how many"}}]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"},
+            },
+            {"id": "s2", "function": "TextCompletion", "dependencies": ["s1"], "arguments": {"prompt": "Say how many"}},
+        ]
+    }
+)
 
 
 @dataclass
@@ -68,24 +77,33 @@ class Deployment:
     broker: ManagedProcess | None = None
 
     def new_worker(self) -> ManagedProcess:
-        self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], self.data / "worker2.log",
-                                     env=self.env)
+        self.worker = ManagedProcess(
+            "worker", [sys.executable, "-m", "worker"], self.data / "worker2.log", env=self.env
+        )
         self.worker.start()
         return self.worker
 
     def new_bridge(self) -> ManagedProcess:
-        self.bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], self.data / "bridge2.log",
-                                     env=self.env)
+        self.bridge = ManagedProcess(
+            "bridge", [sys.executable, "-m", "bridge"], self.data / "bridge2.log", env=self.env
+        )
         self.bridge.start()
         return self.bridge
 
     async def ask(self, question: str, topic: int = 0) -> list[AgentResponse]:
         """Every response (ask() drops repeated deliveries, known by their delivery_id)."""
         request = AgentRequest(question=question)
-        return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
-                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[topic],
-                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=120,
-                                     runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]))]
+        return [
+            m
+            async for m in ask(
+                self.env["TGCA_PULSAR_URL"],
+                request,
+                request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[topic],
+                response_topic=self.env["TGCA_RESPONSE_TOPIC"],
+                timeout_s=120,
+                runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]),
+            )
+        ]
 
 
 @pytest_asyncio.fixture
@@ -106,15 +124,26 @@ async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIte
         temporal = temporal_server(tmp_path / "temporal", port, free_port(), SEARCH_ATTRIBUTES)
         temporal.start()
         await temporal.wait_ready(90)
-        env = {"TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{port}", "TGCA_PULSAR_URL": broker_url,
-               "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm_url, "TGCA_LLM_MODEL": "scripted",
-               "TGCA_MCP_SERVERS": "[]", "TGCA_METRICS_PORT": "0", "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
-               "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:fault-{unique}:default",
-                                                  f"persistent://tg/flow/agent:fault-{unique}:default"]),
-               "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:fault-{unique}:default",
-               "TGCA_WORKSPACE": f"fault-{unique}",
-               "TGCA_AGENT__OPEN_ACTIONS": "true",  # a test deployment without identities: actions stay open
-               **extra_env}
+        env = {
+            "TGCA_TEMPORAL_ADDRESS": f"127.0.0.1:{port}",
+            "TGCA_PULSAR_URL": broker_url,
+            "TGCA_FALKORDB_URL": falkordb_url,
+            "TGCA_LLM_BASE_URL": llm_url,
+            "TGCA_LLM_MODEL": "scripted",
+            "TGCA_MCP_SERVERS": "[]",
+            "TGCA_METRICS_PORT": "0",
+            "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
+            "TGCA_REQUEST_TOPICS": json.dumps(
+                [
+                    f"non-persistent://tg/request/agent:fault-{unique}:default",
+                    f"persistent://tg/flow/agent:fault-{unique}:default",
+                ]
+            ),
+            "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:fault-{unique}:default",
+            "TGCA_WORKSPACE": f"fault-{unique}",
+            "TGCA_AGENT__OPEN_ACTIONS": "true",  # a test deployment without identities: actions stay open
+            **extra_env,
+        }
         worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log", env=env)
         bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp_path / "bridge.log", env=env)
         worker.ready, bridge.ready = logged("worker_ready"), logged("bridge_ready")
@@ -180,9 +209,17 @@ async def test_temporal_restarted_mid_run_and_the_run_completes(deploy) -> None:
 async def test_llm_down_steps_retry_then_a_clear_error_reaches_the_caller(make_stack) -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
     stack = await make_stack(dead, max_retries=2)
-    messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Anything?"),
-                                     request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                     timeout_s=60, runs=RunLookup(stack.client))]
+    messages = [
+        m
+        async for m in ask(
+            stack.config.pulsar_url,
+            AgentRequest(question="Anything?"),
+            request_topic=stack.request_topic,
+            response_topic=stack.config.response_topic,
+            timeout_s=60,
+            runs=RunLookup(stack.client),
+        )
+    ]
     final = messages[-1]
     assert final.message_type == "error" and final.error is not None
     assert f"LLM at {dead.removesuffix('/v1')} is unreachable" in final.content  # shown as scheme://host:port
@@ -227,8 +264,9 @@ async def test_broker_restart_the_bridge_reconnects_and_persistent_requests_are_
 
 
 @pytest.mark.parametrize("group_size", ["1", "2"], ids=["one-per-activity", "groups-of-2"])
-async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy, falkordb_url: str,
-                                                                         group_size: str) -> None:
+async def test_worker_killed_mid_batch_applies_every_action_exactly_once(
+    deploy, falkordb_url: str, group_size: str
+) -> None:
     """24 submissions, 4 at a time, 300 ms each: the worker dies with some applied and some in flight. The
     restarted worker replays the batch; each order is submitted once and reported as succeeded, whether each
     activity executed one order or a group of them."""
@@ -248,8 +286,15 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
         if is_routing(body):
             return 200, json.dumps({"intent": "ACTION"})
         if is_action_planning(body):
-            return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": orders,
-                                    "related_class": "", "related_name": ""})
+            return 200, json.dumps(
+                {
+                    "entity_type": "PurchaseOrder",
+                    "action_name": "submit",
+                    "entity_ids": orders,
+                    "related_class": "",
+                    "related_name": "",
+                }
+            )
         return 200, "ok"
 
     async def applied() -> int:
@@ -257,10 +302,15 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
 
     try:
         with ScriptedLLM(model) as server:
-            d = await deploy(server.base_url, TGCA_GRAPH_NAME=graph_name,
-                             TGCA_ONTOLOGY_PATH=str(demo_graph.ONTOLOGY_PATH), TGCA_ACTION_LATENCY_MS="300",
-                             TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000", TGCA_AGENT__ACTION_MAX_CONCURRENT="4",
-                             TGCA_AGENT__ACTION_GROUP_SIZE=group_size)
+            d = await deploy(
+                server.base_url,
+                TGCA_GRAPH_NAME=graph_name,
+                TGCA_ONTOLOGY_PATH=str(demo_graph.ONTOLOGY_PATH),
+                TGCA_ACTION_LATENCY_MS="300",
+                TGCA_AGENT__ACTION_APPROVAL_ABOVE="1000",
+                TGCA_AGENT__ACTION_MAX_CONCURRENT="4",
+                TGCA_AGENT__ACTION_GROUP_SIZE=group_size,
+            )
             asking = asyncio.create_task(d.ask(f"Submit orders {', '.join(orders)}"))  # the ids it targets
             for _ in range(600):
                 if await applied() >= 4:
@@ -275,8 +325,11 @@ async def test_worker_killed_mid_batch_applies_every_action_exactly_once(deploy,
         assert "submit on 24 PurchaseOrder entities: 24 succeeded, 0 failed." in messages[-1].content
         keys = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r), count(DISTINCT r.entity_id)")).result_set
         assert keys == [[24, 24]]  # one record per order: none applied twice
-        statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
-                                     {"ids": orders})).result_set
+        statuses = (
+            await g.ro_query(
+                "MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status", {"ids": orders}
+            )
+        ).result_set
         assert statuses == [["submitted"]]
     finally:
         await g.delete()

@@ -43,9 +43,18 @@ from tests.severable_proxy import SeverableProxy
 pytestmark = pytest.mark.slow
 
 ANSWER = "There are 26 suppliers."
-PLAN = json.dumps({"steps": [
-    {"id": "s1", "function": "GraphQuery", "dependencies": [],
-     "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"}}]})
+PLAN = json.dumps(
+    {
+        "steps": [
+            {
+                "id": "s1",
+                "function": "GraphQuery",
+                "dependencies": [],
+                "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS suppliers"},
+            }
+        ]
+    }
+)
 PAST_BOTH_REPEATS_S = 15.0  # the end of dialog is sent again after 1 s and 10 s
 BEFORE_THE_SECOND_REPEAT_S = 4.0
 
@@ -125,17 +134,27 @@ def answers_of(messages: list[AgentResponse]) -> list[AgentResponse]:
 
 
 @pytest.mark.parametrize(("point", "how"), STRIKES, ids=STRIKE_IDS)
-async def test_ask_gets_the_answer_once_from_temporal(make_stack, broker, pulsar_url: str, point: str,
-                                                      how: str) -> None:
+async def test_ask_gets_the_answer_once_from_temporal(
+    make_stack, broker, pulsar_url: str, point: str, how: str
+) -> None:
     model = GatedModel()
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url)
         async with SeverableProxy(pulsar_url) as proxy:
             delivery = Delivery()
-            asking = asyncio.create_task(_collect(ask(
-                proxy.url, AgentRequest(question="How many suppliers are there?"), request_topic=stack.request_topic,
-                response_topic=stack.config.response_topic, timeout_s=60, runs=RunLookup(stack.client),
-                delivery=delivery)))
+            asking = asyncio.create_task(
+                _collect(
+                    ask(
+                        proxy.url,
+                        AgentRequest(question="How many suppliers are there?"),
+                        request_topic=stack.request_topic,
+                        response_topic=stack.config.response_topic,
+                        timeout_s=60,
+                        runs=RunLookup(stack.client),
+                        delivery=delivery,
+                    )
+                )
+            )
             await model.strike_at(point, lambda: strike(how, broker, proxy, PAST_BOTH_REPEATS_S))
             messages = await asyncio.wait_for(asking, 90)
     final = answers_of(messages)
@@ -146,13 +165,17 @@ async def test_ask_gets_the_answer_once_from_temporal(make_stack, broker, pulsar
 
 
 @pytest.mark.parametrize(("point", "how"), STRIKES, ids=STRIKE_IDS)
-async def test_the_chat_stream_gets_the_answer_once_from_temporal(make_stack, broker, pulsar_url: str, point: str,
-                                                                  how: str) -> None:
+async def test_the_chat_stream_gets_the_answer_once_from_temporal(
+    make_stack, broker, pulsar_url: str, point: str, how: str
+) -> None:
     model = GatedModel()
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url)
-        async with SeverableProxy(pulsar_url) as proxy, chat_server(stack, pulsar_url=proxy.url) as server, \
-                server.client() as http:
+        async with (
+            SeverableProxy(pulsar_url) as proxy,
+            chat_server(stack, pulsar_url=proxy.url) as server,
+            server.client() as http,
+        ):
             events: list[dict[str, Any]] = []
 
             async def read() -> None:
@@ -173,8 +196,9 @@ async def test_the_chat_stream_gets_the_answer_once_from_temporal(make_stack, br
 
 
 @pytest.mark.parametrize(("point", "how"), STRIKES, ids=STRIKE_IDS)
-async def test_trustgraphs_own_client_gets_the_answer_once_from_the_repeat(make_stack, broker, pulsar_url: str,
-                                                                          point: str, how: str) -> None:
+async def test_trustgraphs_own_client_gets_the_answer_once_from_the_repeat(
+    make_stack, broker, pulsar_url: str, point: str, how: str
+) -> None:
     model = GatedModel()
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url)
@@ -182,8 +206,12 @@ async def test_trustgraphs_own_client_gets_the_answer_once_from_the_repeat(make_
             backend = get_async_pubsub(pulsar_host=proxy.url)
             queue = f"tg:agent:{stack.config.workspace}:{stack.config.flow}"
             rr = await RequestResponseClient.create(
-                backend=backend, request_topic=f"request:{queue}", response_topic=f"response:{queue}",
-                request_schema=TgAgentRequest, response_schema=TgAgentResponse)
+                backend=backend,
+                request_topic=f"request:{queue}",
+                response_topic=f"response:{queue}",
+                request_schema=TgAgentRequest,
+                response_schema=TgAgentResponse,
+            )
             try:
                 agent = _make_impl_wrapper(rr, AgentClient)
                 answers: list[str] = []
@@ -191,8 +219,9 @@ async def test_trustgraphs_own_client_gets_the_answer_once_from_the_repeat(make_
                 async def answered(content: str, end: bool) -> None:
                     answers.append(content)
 
-                asking = asyncio.create_task(agent.invoke("How many suppliers are there?", answer_callback=answered,
-                                                          timeout=60))
+                asking = asyncio.create_task(
+                    agent.invoke("How many suppliers are there?", answer_callback=answered, timeout=60)
+                )
                 await model.strike_at(point, lambda: strike(how, broker, proxy, BEFORE_THE_SECOND_REPEAT_S))
                 answer = await asyncio.wait_for(asking, 90)
                 await asyncio.sleep(11)  # both repeats have come and gone: nothing more reaches the caller
@@ -216,8 +245,18 @@ class DoubtfulModel(GatedModel):
         if is_planning(body):
             self.planning.set()
             self.plan_released.wait(60)
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-                "query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"}}]})
+            return 200, json.dumps(
+                {
+                    "steps": [
+                        {
+                            "id": "s1",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {"query": "MATCH (s:Supplier {name: 'Nobody Ltd'}) RETURN s.name AS name"},
+                        }
+                    ]
+                }
+            )
         return 200, "No supplier of that name was found."
 
 
@@ -234,15 +273,22 @@ async def test_ask_shows_a_lost_request_for_a_decision_at_once_and_then_the_answ
             request_id = f"waiting-{stack.unique}"
 
             async def converse() -> None:
-                async for message in ask(proxy.url, AgentRequest(question="Who is the rival of Acme Industrial?"),
-                                         request_topic=stack.request_topic, request_id=request_id,
-                                         response_topic=stack.config.response_topic, timeout_s=60,
-                                         runs=RunLookup(stack.client), delivery=delivery):
+                async for message in ask(
+                    proxy.url,
+                    AgentRequest(question="Who is the rival of Acme Industrial?"),
+                    request_topic=stack.request_topic,
+                    request_id=request_id,
+                    response_topic=stack.config.response_topic,
+                    timeout_s=60,
+                    runs=RunLookup(stack.client),
+                    delivery=delivery,
+                ):
                     messages.append(message)
                     if message.message_type == "observation" and "tg-confidence override" in message.content:
                         asked_at.append(asyncio.get_running_loop().time())
                         await AgentRun(stack.client, workflow_id_for(request_id)).submit_override(
-                            Override(step_id="s1", decision="skip", reason="no such supplier"))
+                            Override(step_id="s1", decision="skip", reason="no such supplier")
+                        )
 
             conversing = asyncio.create_task(converse())
             cut_at = asyncio.get_running_loop().time()

@@ -49,8 +49,9 @@ while True:
     conn.close()
 """
 
-FAST = RestartPolicy(first_backoff_s=0.2, max_backoff_s=2.0, max_restarts=3, window_s=60.0, poll_s=0.05,
-                     port_wait_s=10.0)
+FAST = RestartPolicy(
+    first_backoff_s=0.2, max_backoff_s=2.0, max_restarts=3, window_s=60.0, poll_s=0.05, port_wait_s=10.0
+)
 
 
 async def greeting(port: int) -> str | None:
@@ -73,8 +74,14 @@ def greeter(tmp_path: Path, *flags: str) -> ManagedProcess:
     async def ready(part: ManagedProcess) -> bool:
         return await greeting(port) == f"hello from {part.pid}"
 
-    return ManagedProcess("greeter", [sys.executable, "-c", GREETER, str(port), *flags], tmp_path / "greeter.log",
-                          ports={"tcp": port}, ready=ready, ready_timeout_s=20)
+    return ManagedProcess(
+        "greeter",
+        [sys.executable, "-c", GREETER, str(port), *flags],
+        tmp_path / "greeter.log",
+        ports={"tcp": port},
+        ready=ready,
+        ready_timeout_s=20,
+    )
 
 
 async def never_ready(_: ManagedProcess) -> bool:
@@ -149,8 +156,13 @@ async def test_a_part_killed_with_sigkill_is_restarted_and_named_with_its_log(tm
 
 
 async def test_a_part_that_keeps_crashing_is_given_up_with_the_part_and_the_reason(tmp_path: Path) -> None:
-    crasher = ManagedProcess("crasher", [sys.executable, "-c", "print('bad setting: no such table'); exit(3)"],
-                             tmp_path / "crasher.log", ready=never_ready, ready_timeout_s=5)
+    crasher = ManagedProcess(
+        "crasher",
+        [sys.executable, "-c", "print('bad setting: no such table'); exit(3)"],
+        tmp_path / "crasher.log",
+        ready=never_ready,
+        ready_timeout_s=5,
+    )
     crasher.start()
     said: list[str] = []
     started_at = time.monotonic()
@@ -162,14 +174,16 @@ async def test_a_part_that_keeps_crashing_is_given_up_with_the_part_and_the_reas
     assert said[1].startswith("crasher exited with code 3 while restarting; restarting it in 0.4 s")
     assert time.monotonic() - started_at >= 1.4
     gave_up = said[-1]
-    assert gave_up.startswith("giving up on crasher: it exited with code 3 while restarting after 3 restarts "
-                              "within 60 s; last log lines")
+    assert gave_up.startswith(
+        "giving up on crasher: it exited with code 3 while restarting after 3 restarts within 60 s; last log lines"
+    )
     assert "bad setting: no such table" in gave_up
     assert crasher.log_path.read_text().count("bad setting") == 4  # started once, restarted three times
 
 
 async def test_restarts_spread_beyond_the_window_never_give_up_and_start_again_at_the_first_backoff(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     part = await started(greeter(tmp_path))
     policy = RestartPolicy(first_backoff_s=0.2, max_restarts=2, window_s=1.0, poll_s=0.05)
     async with Supervised([part], policy) as s:
@@ -184,8 +198,7 @@ async def test_restarts_spread_beyond_the_window_never_give_up_and_start_again_a
 
 async def test_one_part_restarting_does_not_disturb_the_others(tmp_path: Path) -> None:
     steady = await started(greeter(tmp_path / "steady"))
-    crashing = ManagedProcess("crasher", [sys.executable, "-c", "exit(1)"], tmp_path / "crasher.log",
-                              ready=never_ready)
+    crashing = ManagedProcess("crasher", [sys.executable, "-c", "exit(1)"], tmp_path / "crasher.log", ready=never_ready)
     crashing.start()
     steady_pid = steady.pid
     status = await asyncio.wait_for(Supervisor([steady, crashing], [].append, FAST).run(asyncio.Event()), 30)
@@ -196,8 +209,7 @@ async def test_one_part_restarting_does_not_disturb_the_others(tmp_path: Path) -
         steady.stop()
 
 
-async def test_a_readiness_check_that_errors_while_a_dependency_is_down_only_delays_the_restart(
-        tmp_path: Path) -> None:
+async def test_a_readiness_check_that_errors_while_a_dependency_is_down_only_delays_the_restart(tmp_path: Path) -> None:
     part = await started(greeter(tmp_path))
     port, errors = part.ports["tcp"], [3]
 
@@ -233,8 +245,9 @@ ANSWER = "Acme Industrial is based in the country the graph names."
 
 def respond(body: dict[str, Any]) -> tuple[int, str]:
     if is_planning(body):
-        return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": KNOWN},
-                                           "dependencies": []}]})
+        return 200, json.dumps(
+            {"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": KNOWN}, "dependencies": []}]}
+        )
     if is_synthesis(body):
         return 200, ANSWER
     return 200, "noted"
@@ -253,9 +266,17 @@ class SupervisedStack:
         return sum(line.startswith(f"{name} is running again") for line in self.said)
 
     async def ask(self, question: str, timeout_s: float = 90) -> list[AgentResponse]:
-        return [m async for m in ask(self.stack.pulsar_url, AgentRequest(question=question), timeout_s=timeout_s,
-                                     request_topic=agent_request_topic(), response_topic=agent_response_topic(),
-                                     runs=RunLookup(address=self.stack.temporal_address))]
+        return [
+            m
+            async for m in ask(
+                self.stack.pulsar_url,
+                AgentRequest(question=question),
+                timeout_s=timeout_s,
+                request_topic=agent_request_topic(),
+                response_topic=agent_response_topic(),
+                runs=RunLookup(address=self.stack.temporal_address),
+            )
+        ]
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -264,11 +285,18 @@ async def supervised(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
     said: list[str] = []
     with ScriptedLLM(respond) as llm:
         options = StackOptions(
-            data_dir=tmp_path_factory.mktemp("supervised"), temporal_port=free_port(), ui_port=free_port(),
-            pulsar_port=free_port(), falkordb_port=free_port(), llm_base_url=llm.base_url, llm_model="scripted",
-            metrics_port=free_port(), http_port=free_port(),
+            data_dir=tmp_path_factory.mktemp("supervised"),
+            temporal_port=free_port(),
+            ui_port=free_port(),
+            pulsar_port=free_port(),
+            falkordb_port=free_port(),
+            llm_base_url=llm.base_url,
+            llm_model="scripted",
+            metrics_port=free_port(),
+            http_port=free_port(),
             # A planning call lost with its worker is retried once this passes (the default is 2 minutes).
-            extra_env={"TGCA_AGENT__PLANNING_TIMEOUT_MS": "5000"})
+            extra_env={"TGCA_AGENT__PLANNING_TIMEOUT_MS": "5000"},
+        )
         stack = EmbeddedStack(options, say=said.append)
         await stack.start()
         stop = asyncio.Event()
@@ -282,13 +310,19 @@ async def supervised(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         assert status == 0, said
 
 
-PARTS = ["Worker (tg-confidence-agent)", "Bridge (tg-confidence-bridge)", "FalkorDB", "Pulsar broker (pulsar-lite)",
-         "Temporal dev server"]
+PARTS = [
+    "Worker (tg-confidence-agent)",
+    "Bridge (tg-confidence-bridge)",
+    "FalkorDB",
+    "Pulsar broker (pulsar-lite)",
+    "Temporal dev server",
+]
 
 
 @pytest.mark.slow
 async def test_every_part_of_the_embedded_stack_killed_in_turn_comes_back_and_then_a_question_is_answered(
-        supervised: SupervisedStack) -> None:
+    supervised: SupervisedStack,
+) -> None:
     for name in PARTS:
         part, before = supervised.part(name), supervised.came_back(name)
         assert part.pid is not None
@@ -296,8 +330,10 @@ async def test_every_part_of_the_embedded_stack_killed_in_turn_comes_back_and_th
         await until(lambda n=name, b=before: supervised.came_back(n) > b, 90, f"{name} to come back")
     died = [line.splitlines()[0] for line in supervised.said if "SIGKILL" in line]
     assert [line.split(" was killed")[0] for line in died] == PARTS  # no part took another down with it
-    assert all(line.endswith(f"restarting it in 1 s; last log lines ({supervised.part(n).log_path}):")
-               for line, n in zip(died, PARTS, strict=True))
+    assert all(
+        line.endswith(f"restarting it in 1 s; last log lines ({supervised.part(n).log_path}):")
+        for line, n in zip(died, PARTS, strict=True)
+    )
 
     # Two at once, one needing the other: the worker's readiness check asks Temporal, which is down too.
     both = ["Temporal dev server", "Worker (tg-confidence-agent)"]
@@ -317,7 +353,8 @@ async def test_every_part_of_the_embedded_stack_killed_in_turn_comes_back_and_th
 
 @pytest.mark.slow
 async def test_a_run_in_flight_when_its_worker_is_killed_finishes_on_the_restarted_worker(
-        supervised: SupervisedStack) -> None:
+    supervised: SupervisedStack,
+) -> None:
     planning = threading.Event()
     release = threading.Event()
     plans: list[int] = []

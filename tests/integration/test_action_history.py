@@ -30,12 +30,18 @@ async def test_list_and_undo(falkordb_url: str, demo_copy: tuple[str, Any]) -> N
     name, g = demo_copy
     store = GraphStore(falkordb_url, name)
     tools = ActionTools(store, Ontology.load(demo_graph.ONTOLOGY_PATH))
-    for step, (action, entity) in enumerate([("submit", DRAFTS[0]), ("submit", DRAFTS[1]),
-                                             ("makePayment", APPROVED)]):
-        out = await tools.execute_action(StepInput(
-            question="tidy up the drafts", workflow_id="run-h",
-            step=ExecutionStep(id=f"s{step}", function="execute_action",
-            arguments={"entity_type": "PurchaseOrder", "action_name": action, "entity_id": entity})))
+    for step, (action, entity) in enumerate([("submit", DRAFTS[0]), ("submit", DRAFTS[1]), ("makePayment", APPROVED)]):
+        out = await tools.execute_action(
+            StepInput(
+                question="tidy up the drafts",
+                workflow_id="run-h",
+                step=ExecutionStep(
+                    id=f"s{step}",
+                    function="execute_action",
+                    arguments={"entity_type": "PurchaseOrder", "action_name": action, "entity_id": entity},
+                ),
+            )
+        )
         assert out.success, out.output
     await store.aclose()
     listed = await cli(falkordb_url, name, "list", "--run", "run-h", "--json")
@@ -50,10 +56,10 @@ async def test_list_and_undo(falkordb_url: str, demo_copy: tuple[str, Any]) -> N
     undone = await cli(falkordb_url, name, "undo", "--run", "run-h", "--by", "ops")
     assert undone.returncode == 1  # one of the three could not be undone
     assert f"undone: submit {DRAFTS[0]}" in undone.stdout and f"undone: submit {DRAFTS[1]}" in undone.stdout
-    assert f"NOT undone: makePayment {APPROVED} - makePayment cannot be undone: it is irreversible" \
-        in undone.stdout
-    statuses = (await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status",
-                                 {"ids": DRAFTS})).result_set
+    assert f"NOT undone: makePayment {APPROVED} - makePayment cannot be undone: it is irreversible" in undone.stdout
+    statuses = (
+        await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN DISTINCT o.status", {"ids": DRAFTS})
+    ).result_set
     assert statuses == [["draft"]]
 
     again = await cli(falkordb_url, name, "undo", "--key", submitted["key"])

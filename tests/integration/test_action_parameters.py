@@ -26,16 +26,22 @@ ONTOLOGY = Ontology.load(demo_graph.ONTOLOGY_PATH)
 DATA = demo_graph.generate()
 ORDERS = DATA.nodes["PurchaseOrder"]
 SUPPLIER = demo_graph.BATCH_SUPPLIER
-OF_SUPPLIER = {e["from"] for e in DATA.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")]
-               if e["to"] == SUPPLIER["supplier_id"]}
+OF_SUPPLIER = {
+    e["from"]
+    for e in DATA.edges[("PurchaseOrder", "po_number", "ISSUED_TO", "Supplier", "supplier_id")]
+    if e["to"] == SUPPLIER["supplier_id"]
+}
 
 
 def execute(action: str, entity_type: str, entity_id: str, step: str = "s1", **parameters: Any) -> StepInput:
     arguments = {"entity_type": entity_type, "action_name": action, "entity_id": entity_id}
     if parameters:
         arguments["parameters"] = json.dumps(parameters)
-    return StepInput(question=f"{action} {entity_id}", workflow_id="run-p",
-                     step=ExecutionStep(id=step, function="execute_action", arguments=arguments))
+    return StepInput(
+        question=f"{action} {entity_id}",
+        workflow_id="run-p",
+        step=ExecutionStep(id=step, function="execute_action", arguments=arguments),
+    )
 
 
 @pytest_asyncio.fixture
@@ -61,8 +67,10 @@ async def test_a_parameter_is_written_recorded_and_undone(tools) -> None:
     reason = "supplier dispute over the invoice's quantities"
     held = await actions.execute_action(execute("hold", "PurchaseOrder", target, reason=reason))
     assert held.success, held.output
-    assert json.loads(held.output)["changes"] == {"status": {"before": "approved", "after": "on_hold"},
-                                                  "hold_reason": {"before": None, "after": reason}}
+    assert json.loads(held.output)["changes"] == {
+        "status": {"before": "approved", "after": "on_hold"},
+        "hold_reason": {"before": None, "after": reason},
+    }
     props = await order_props(g, target)
     assert (props["status"], props["hold_reason"]) == ("on_hold", reason)
 
@@ -99,8 +107,7 @@ async def test_a_mistyped_or_missing_parameter_changes_nothing(tools) -> None:
     order = next(o for o in ORDERS if o["status"] == "approved" and not o["paid"])["po_number"]
     bad_date = await actions.execute_action(execute("reschedule", "Invoice", invoice, due_date="next friday"))
     missing = await actions.execute_action(execute("hold", "PurchaseOrder", order, step="s2"))
-    unknown = await actions.execute_action(execute("hold", "PurchaseOrder", order, step="s3", reason="x",
-                                                   colour="red"))
+    unknown = await actions.execute_action(execute("hold", "PurchaseOrder", order, step="s3", reason="x", colour="red"))
     assert not bad_date.success and "'next friday' is not a date (YYYY-MM-DD)" in bad_date.output
     assert not missing.success and "hold needs the parameter reason" in missing.output
     assert not unknown.success and "hold has no parameter 'colour'" in unknown.output
@@ -109,8 +116,9 @@ async def test_a_mistyped_or_missing_parameter_changes_nothing(tools) -> None:
 
 
 async def resolve(actions: ActionTools, limit: int = 1000, **intent: Any) -> Any:
-    return await actions.resolve_action_targets(ResolveTargetsInput(
-        intent=ActionIntent(entity_type="PurchaseOrder", **intent), max_targets=limit))
+    return await actions.resolve_action_targets(
+        ResolveTargetsInput(intent=ActionIntent(entity_type="PurchaseOrder", **intent), max_targets=limit)
+    )
 
 
 async def test_filters_with_a_related_entity_select_exactly_the_matching_orders(tools) -> None:
@@ -118,14 +126,25 @@ async def test_filters_with_a_related_entity_select_exactly_the_matching_orders(
     actions, _ = tools
     totals = sorted(o["total_amount"] for o in ORDERS if o["po_number"] in OF_SUPPLIER)
     threshold = totals[len(totals) // 2]
-    expected = {o["po_number"] for o in ORDERS
-                if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"]
-                and o["total_amount"] > threshold}
-    found = await resolve(actions, action_name="makePayment", related_class="Supplier",
-                          related_name=SUPPLIER["name"],
-                          filters=[PropertyFilter(property="status", value="approved"),
-                                   PropertyFilter(property="paid", value=False),
-                                   PropertyFilter(property="total_amount", op="gt", value=str(threshold))])
+    expected = {
+        o["po_number"]
+        for o in ORDERS
+        if o["po_number"] in OF_SUPPLIER
+        and o["status"] == "approved"
+        and not o["paid"]
+        and o["total_amount"] > threshold
+    }
+    found = await resolve(
+        actions,
+        action_name="makePayment",
+        related_class="Supplier",
+        related_name=SUPPLIER["name"],
+        filters=[
+            PropertyFilter(property="status", value="approved"),
+            PropertyFilter(property="paid", value=False),
+            PropertyFilter(property="total_amount", op="gt", value=str(threshold)),
+        ],
+    )
     assert found.error is None
     assert {t.entity_id for t in found.targets} == expected and 0 < len(expected) < len(OF_SUPPLIER)
     assert found.confidence == 0.95 and "total_amount > " in found.reasoning
@@ -136,8 +155,10 @@ async def test_filters_alone_select_across_the_class_and_ask_for_a_human(tools) 
     drafts = sorted(o["total_amount"] for o in ORDERS if o["status"] == "draft")
     ceiling = drafts[len(drafts) // 3]
     expected = {o["po_number"] for o in ORDERS if o["status"] == "draft" and o["total_amount"] <= ceiling}
-    filters = [PropertyFilter(property="status", op="in", value=["draft"]),
-               PropertyFilter(property="total_amount", op="le", value=ceiling)]
+    filters = [
+        PropertyFilter(property="status", op="in", value=["draft"]),
+        PropertyFilter(property="total_amount", op="le", value=ceiling),
+    ]
     found = await resolve(actions, action_name="submit", filters=filters)
     assert {t.entity_id for t in found.targets} == expected
     assert found.confidence == FILTERS_ONLY_CONFIDENCE and "selected by property filters alone" in found.reasoning
@@ -149,21 +170,26 @@ async def test_filters_narrow_named_ids_and_say_which_they_left_out(tools) -> No
     actions, _ = tools
     named = [o["po_number"] for o in ORDERS[:12]]
     matching = [o["po_number"] for o in ORDERS[:12] if o["status"] == "approved"]
-    found = await resolve(actions, action_name="hold", entity_ids=named,
-                          filters=[PropertyFilter(property="status", value="approved")])
+    found = await resolve(
+        actions, action_name="hold", entity_ids=named, filters=[PropertyFilter(property="status", value="approved")]
+    )
     assert [t.entity_id for t in found.targets] == matching and 0 < len(matching) < len(named)
     left_out = [po for po in named if po not in matching]
-    assert found.confidence == 0.95 and f"not matching status = \"approved\": {', '.join(left_out)}" in \
-        found.reasoning
+    assert found.confidence == 0.95 and f'not matching status = "approved": {", ".join(left_out)}' in found.reasoning
 
 
 async def test_hostile_or_undeclared_filters_select_nothing_and_change_nothing(tools) -> None:
     actions, g = tools
-    hostile = await resolve(actions, action_name="cancel", filters=[PropertyFilter(
-        property="status", value="x' OR 1=1 WITH e MATCH (n) DETACH DELETE n //")])
+    hostile = await resolve(
+        actions,
+        action_name="cancel",
+        filters=[PropertyFilter(property="status", value="x' OR 1=1 WITH e MATCH (n) DETACH DELETE n //")],
+    )
     assert hostile.error is None and hostile.targets == []
-    undeclared = await resolve(actions, action_name="cancel", filters=[PropertyFilter(
-        property="status` <> '' OR true //", value="x")])
+    undeclared = await resolve(
+        actions, action_name="cancel", filters=[PropertyFilter(property="status` <> '' OR true //", value="x")]
+    )
     assert undeclared.error and "PurchaseOrder has no property" in undeclared.error
-    assert (await g.ro_query("MATCH (n) RETURN count(n)")).result_set[0][0] == \
-        sum(len(rows) for rows in DATA.nodes.values())
+    assert (await g.ro_query("MATCH (n) RETURN count(n)")).result_set[0][0] == sum(
+        len(rows) for rows in DATA.nodes.values()
+    )

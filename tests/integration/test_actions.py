@@ -56,8 +56,9 @@ async def test_definitions_are_listed_with_their_preconditions(falkordb_url: str
     assert names == ["submit", "withdraw", "approve", "makePayment", "cancel", "hold", "release"]
     hold = next(a for a in listed["actions"] if a["action"] == "hold")
     assert hold["parameters"] == {"reason": "string"}
-    details = json.loads((await tools.get_action_details(call("x", entity_type="PurchaseOrder",
-                                                              action_name="makePayment"))).output)
+    details = json.loads(
+        (await tools.get_action_details(call("x", entity_type="PurchaseOrder", action_name="makePayment"))).output
+    )
     assert details["preconditions"] == ["Order not approved", "Order already paid", "Insufficient funds"]
     assert details["irreversible"] is True
     unknown = await tools.get_action_details(call("x", entity_type="PurchaseOrder", action_name="shred"))
@@ -68,10 +69,20 @@ async def test_validation_is_a_dry_run_with_reasons(falkordb_url: str, demo_copy
     tools = ToolCalls(local_backends(falkordb_url=falkordb_url, graph_name=demo_copy[0], ontology=ONTOLOGY))
     g = demo_copy[1]
     draft = order("draft")["po_number"]
-    ok = json.loads((await tools.validate_action_preconditions(call(
-        "x", entity_type="PurchaseOrder", action_name="submit", entity_id=draft))).output)
-    no = json.loads((await tools.validate_action_preconditions(call(
-        "x", entity_type="PurchaseOrder", action_name="approve", entity_id=draft))).output)
+    ok = json.loads(
+        (
+            await tools.validate_action_preconditions(
+                call("x", entity_type="PurchaseOrder", action_name="submit", entity_id=draft)
+            )
+        ).output
+    )
+    no = json.loads(
+        (
+            await tools.validate_action_preconditions(
+                call("x", entity_type="PurchaseOrder", action_name="approve", entity_id=draft)
+            )
+        ).output
+    )
     assert ok == {"entity_id": draft, "valid": True, "failures": []}
     assert no["valid"] is False and no["failures"] == ["Order is not submitted"]
     assert await prop(g, draft, "status") == "draft"  # nothing changed
@@ -84,14 +95,18 @@ async def test_execution_reports_changes_and_a_repeat_applies_nothing(graph) -> 
     body = json.loads(first.output)
     assert first.success and body["changes"] == {"status": {"before": "draft", "after": "submitted"}}
     # The same run and step again (a retried or replayed activity): reported as applied, not applied twice.
-    again = json.loads((await tools.execute_action(call("x", entity_type="PurchaseOrder", action_name="submit",
-                                                        entity_id=draft))).output)
+    again = json.loads(
+        (
+            await tools.execute_action(call("x", entity_type="PurchaseOrder", action_name="submit", entity_id=draft))
+        ).output
+    )
     assert again["already_applied"] is True and again["changes"] == body["changes"]
     records = (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0]
     assert records == 1
     # Another step: the precondition no longer holds.
-    other = await tools.execute_action(call("x", step="s2", entity_type="PurchaseOrder", action_name="submit",
-                                            entity_id=draft))
+    other = await tools.execute_action(
+        call("x", step="s2", entity_type="PurchaseOrder", action_name="submit", entity_id=draft)
+    )
     assert not other.success and "Order is not a draft" in other.output
 
 
@@ -99,34 +114,59 @@ async def test_payment_debits_once_and_fails_with_its_reasons(graph) -> None:
     tools, g = graph
     first, second = order("approved", 0), order("approved", 1)
     await g.query("MATCH (a:Account) SET a.balance = $b", {"b": first["total_amount"]})
-    ended = {o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) or 0.0
-             for o in ("applied", "failed")}
-    paid = await tools.execute_action(call("x", entity_type="PurchaseOrder", action_name="makePayment",
-                                           entity_id=first["po_number"]))
+    ended = {
+        o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) or 0.0
+        for o in ("applied", "failed")
+    }
+    paid = await tools.execute_action(
+        call("x", entity_type="PurchaseOrder", action_name="makePayment", entity_id=first["po_number"])
+    )
     assert paid.success and json.loads(paid.output)["changes"]["paid"] == {"before": False, "after": True}
     assert await balance(g) == 0
-    twice = await tools.execute_action(call("x", step="s2", entity_type="PurchaseOrder", action_name="makePayment",
-                                            entity_id=first["po_number"]))
-    broke = await tools.execute_action(call("x", step="s3", entity_type="PurchaseOrder", action_name="makePayment",
-                                            entity_id=second["po_number"]))
-    draft = await tools.execute_action(call("x", step="s4", entity_type="PurchaseOrder", action_name="makePayment",
-                                            entity_id=order("draft")["po_number"]))
+    twice = await tools.execute_action(
+        call("x", step="s2", entity_type="PurchaseOrder", action_name="makePayment", entity_id=first["po_number"])
+    )
+    broke = await tools.execute_action(
+        call("x", step="s3", entity_type="PurchaseOrder", action_name="makePayment", entity_id=second["po_number"])
+    )
+    draft = await tools.execute_action(
+        call(
+            "x",
+            step="s4",
+            entity_type="PurchaseOrder",
+            action_name="makePayment",
+            entity_id=order("draft")["po_number"],
+        )
+    )
     assert json.loads(twice.output)["failures"] == ["Order already paid", "Insufficient funds"]
     assert json.loads(broke.output)["failures"] == ["Insufficient funds"]
     assert "Order not approved" in json.loads(draft.output)["failures"]
     assert await balance(g) == 0 and await prop(g, second["po_number"], "paid") is False
     # The batch dashboard's counter: one payment applied, three failed with their reasons.
-    assert {o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) - ended[o]
-            for o in ended} == {"applied": 1, "failed": 3}
+    assert {
+        o: REGISTRY.get_sample_value("tgca_actions_total", {"action": "makePayment", "outcome": o}) - ended[o]
+        for o in ended
+    } == {"applied": 1, "failed": 3}
 
 
 async def test_concurrent_payments_of_one_order_apply_exactly_once(graph) -> None:
     tools, g = graph
     target = order("approved", 2)
     start = await balance(g)
-    results = await asyncio.gather(*(tools.execute_action(call(
-        "x", run=f"run-{i}", entity_type="PurchaseOrder", action_name="makePayment", entity_id=target["po_number"]))
-        for i in range(20)))
+    results = await asyncio.gather(
+        *(
+            tools.execute_action(
+                call(
+                    "x",
+                    run=f"run-{i}",
+                    entity_type="PurchaseOrder",
+                    action_name="makePayment",
+                    entity_id=target["po_number"],
+                )
+            )
+            for i in range(20)
+        )
+    )
     assert sum(r.success for r in results) == 1
     assert all("Order already paid" in r.output for r in results if not r.success)
     assert await balance(g) == pytest.approx(start - target["total_amount"])
@@ -144,6 +184,7 @@ async def test_injection_through_entity_ids_changes_nothing(graph, entity_id: st
 # Groups (execute_actions): one write query per entity type, action and parameters, each entity reported as
 # `execute_action` reports it. Each test runs the same steps one by one, in the group's order, on a twin copy
 # of the demo graph: the outputs and the graph must come out the same.
+
 
 def step(action: str, entity_id: str, step_id: str = "s1", **parameters: Any) -> StepInput:
     arguments = {"entity_type": "PurchaseOrder", "action_name": action, "entity_id": entity_id}
@@ -185,13 +226,19 @@ async def one_by_one(tools: ActionTools, steps: list[StepInput]) -> list[StepOut
 
 
 def counted(action: str) -> dict[str, float]:
-    return {o: REGISTRY.get_sample_value("tgca_actions_total", {"action": action, "outcome": o}) or 0.0
-            for o in ("applied", "repeated", "failed")}
+    return {
+        o: REGISTRY.get_sample_value("tgca_actions_total", {"action": action, "outcome": o}) or 0.0
+        for o in ("applied", "repeated", "failed")
+    }
 
 
 async def records(g: Any) -> list[list[Any]]:
-    return (await g.ro_query("MATCH (r:ActionRecord) RETURN r.key, r.changed_keys, r.changed_before, "
-                             "r.changed_after, r.parameters ORDER BY r.key")).result_set
+    return (
+        await g.ro_query(
+            "MATCH (r:ActionRecord) RETURN r.key, r.changed_keys, r.changed_before, "
+            "r.changed_after, r.parameters ORDER BY r.key"
+        )
+    ).result_set
 
 
 async def test_a_group_is_one_write_and_each_entity_ends_as_it_would_alone(graph, twin, monkeypatch) -> None:
@@ -199,8 +246,14 @@ async def test_a_group_is_one_write_and_each_entity_ends_as_it_would_alone(graph
     drafts = [order("draft", n)["po_number"] for n in range(4)]
     for t in (tools, alone):  # an earlier attempt of this step applied drafts[1]: its key has a record
         assert (await t.execute_action(step("submit", drafts[1]))).success
-    steps = [step("submit", drafts[0]), step("submit", drafts[1]), step("submit", order("submitted")["po_number"]),
-             step("submit", "PO-NOPE"), step("submit", drafts[2], reason="x"), step("submit", drafts[3])]
+    steps = [
+        step("submit", drafts[0]),
+        step("submit", drafts[1]),
+        step("submit", order("submitted")["po_number"]),
+        step("submit", "PO-NOPE"),
+        step("submit", drafts[2], reason="x"),
+        step("submit", drafts[3]),
+    ]
     sizes = group_writes(tools, monkeypatch)
     before, invalid = counted("submit"), counted("(invalid request)")
     out = (await tools.execute_actions(ActionGroup(steps=steps))).outputs
@@ -235,9 +288,11 @@ async def test_a_retried_group_reapplies_nothing(falkordb_url: str, demo_copy, m
     assert sizes == [5, 5]
     approved = {"status": {"before": "submitted", "after": "approved"}}
     assert [json.loads(o.output) for o in first] == [
-        {"entity_id": po, "changes": approved, "already_applied": False} for po in targets]
+        {"entity_id": po, "changes": approved, "already_applied": False} for po in targets
+    ]
     assert [json.loads(o.output) for o in again] == [
-        {"entity_id": po, "changes": approved, "already_applied": True} for po in targets]
+        {"entity_id": po, "changes": approved, "already_applied": True} for po in targets
+    ]
     assert len(await records(g)) == 5
     assert [await prop(g, po, "status") for po in targets] == ["approved"] * 5
 
@@ -245,11 +300,16 @@ async def test_a_retried_group_reapplies_nothing(falkordb_url: str, demo_copy, m
 async def test_a_mixed_group_runs_one_query_per_action_and_parameters(graph, twin, monkeypatch) -> None:
     (tools, g), (alone, g2) = graph, twin
     draft, held = order("draft")["po_number"], [order("approved", n)["po_number"] for n in range(3)]
-    steps = [step("approve", order("submitted", 0)["po_number"]), step("hold", held[0], reason="audit"),
-             step("hold", held[1], reason="audit"), step("hold", held[2], reason="dispute"),
-             step("approve", order("submitted", 1)["po_number"]),
-             step("submit", draft), step("submit", draft),  # the same step twice: applied once
-             step("submit", draft, step_id="s2")]  # another step on the same entity: after the first
+    steps = [
+        step("approve", order("submitted", 0)["po_number"]),
+        step("hold", held[0], reason="audit"),
+        step("hold", held[1], reason="audit"),
+        step("hold", held[2], reason="dispute"),
+        step("approve", order("submitted", 1)["po_number"]),
+        step("submit", draft),
+        step("submit", draft),  # the same step twice: applied once
+        step("submit", draft, step_id="s2"),
+    ]  # another step on the same entity: after the first
     sizes = group_writes(tools, monkeypatch)
     out = (await tools.execute_actions(ActionGroup(steps=steps))).outputs
     assert sorted(sizes) == [1, 1, 1, 1, 2, 2]  # approve, hold audit, hold dispute, and submit in three rounds
@@ -259,18 +319,23 @@ async def test_a_mixed_group_runs_one_query_per_action_and_parameters(graph, twi
     assert out[7].error == "Order is not a draft"
     assert await prop(g, held[2], "hold_reason") == "dispute"
     assert await records(g) == await records(g2)
-    reasons = (await g.ro_query("MATCH (r:ActionRecord {action: 'hold'}) RETURN r.entity_id, r.parameters "
-                                "ORDER BY r.entity_id")).result_set
-    assert reasons == sorted([[held[0], '{"reason": "audit"}'], [held[1], '{"reason": "audit"}'],
-                              [held[2], '{"reason": "dispute"}']])
+    reasons = (
+        await g.ro_query(
+            "MATCH (r:ActionRecord {action: 'hold'}) RETURN r.entity_id, r.parameters ORDER BY r.entity_id"
+        )
+    ).result_set
+    assert reasons == sorted(
+        [[held[0], '{"reason": "audit"}'], [held[1], '{"reason": "audit"}'], [held[2], '{"reason": "dispute"}']]
+    )
 
 
 async def test_group_payments_share_the_account_as_if_paid_one_at_a_time(graph, twin, monkeypatch) -> None:
     """The funds check of each payment sees what the payments before it in the group took (a failed one took
     nothing); the debits of one account add up; a retried group takes nothing more."""
     (tools, g), (alone, g2) = graph, twin
-    approved = sorted((o for o in ORDERS if o["status"] == "approved" and not o["paid"]),
-                      key=lambda o: o["total_amount"])
+    approved = sorted(
+        (o for o in ORDERS if o["status"] == "approved" and not o["paid"]), key=lambda o: o["total_amount"]
+    )
     small, big = approved[:4], approved[-1]
     paid = next(o for o in ORDERS if o["paid"])
     funds = small[0]["total_amount"] + small[1]["total_amount"] + small[2]["total_amount"] + 0.5
@@ -301,8 +366,7 @@ async def test_group_payments_share_the_account_as_if_paid_one_at_a_time(graph, 
     rest = [step("makePayment", o["po_number"], step_id="s2") for o in approved[4:14]]
     out = (await tools.execute_actions(ActionGroup(steps=rest))).outputs
     assert all(o.success for o in out)
-    assert await balance(g) == pytest.approx(10 * big["total_amount"] -
-                                                 sum(o["total_amount"] for o in approved[4:14]))
+    assert await balance(g) == pytest.approx(10 * big["total_amount"] - sum(o["total_amount"] for o in approved[4:14]))
 
 
 async def test_a_group_the_graph_refuses_runs_entity_by_entity(graph, twin, monkeypatch) -> None:

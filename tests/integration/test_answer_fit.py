@@ -11,8 +11,10 @@ from contracts.run import AgentRunResult
 from tests.agent_harness import plan
 from tests.integration.test_grounded_answers import GRAPH, Conversation
 
-MOST_ORDERS = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
-               "ORDER BY orders DESC LIMIT 5")
+MOST_ORDERS = (
+    "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(po) AS orders "
+    "ORDER BY orders DESC LIMIT 5"
+)
 
 
 async def test_a_superlative_answered_with_another_row_is_read_from_the_ranking(harness_factory) -> None:
@@ -35,13 +37,16 @@ async def test_a_superlative_answered_with_another_row_is_read_from_the_ranking(
 async def test_a_query_that_ignores_a_name_the_question_gives_is_evidence_against_it(harness_factory) -> None:
     """The demo's "total of unpaid invoices of Globex Supply", answered with the total of every supplier's."""
     everyone = "MATCH (i:Invoice) WHERE i.status = 'open' RETURN sum(i.amount) AS total"
-    theirs = ("MATCH (i:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Globex Supply'}) "
-              "WHERE i.status = 'open' RETURN sum(i.amount) AS total")
+    theirs = (
+        "MATCH (i:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Globex Supply'}) "
+        "WHERE i.status = 'open' RETURN sum(i.amount) AS total"
+    )
     question = "What is the total amount of unpaid invoices of Globex Supply?"
     results = []
     for query in (everyone, theirs):
-        harness = await harness_factory(Conversation([plan(("s1", "GraphQuery", {"query": query}, []))],
-                                                     answer="The total is as shown."), GRAPH)
+        harness = await harness_factory(
+            Conversation([plan(("s1", "GraphQuery", {"query": query}, []))], answer="The total is as shown."), GRAPH
+        )
         results.append(await (await harness.start(question)).result())
     ignored, used = results
     assert ignored.step_results[0].confidence.signals["unused_names"] == 1.0 and ignored.evidence["unused_name"] == 1.0
@@ -51,7 +56,7 @@ async def test_a_query_that_ignores_a_name_the_question_gives_is_evidence_agains
 
 
 async def test_a_which_answered_by_figures_only_is_stated_as_no_answer(harness_factory) -> None:
-    """"Which is the largest order" answered with an amount and no order: the rows hold no name at all. The step
+    """ "Which is the largest order" answered with an amount and no order: the rows hold no name at all. The step
     scores below its threshold with the reason and the ladder asks for a repair; with none found, the run says
     it could not establish an answer, instead of an answer that names no order (tests/unit/test_answer_fit.py
     checks the answer-level judgement that catches it where no step does)."""
@@ -68,8 +73,9 @@ async def test_a_which_answered_by_figures_only_is_stated_as_no_answer(harness_f
 
 async def test_a_how_many_about_a_thing_that_does_not_exist_is_not_held_to_stating_a_figure(harness_factory) -> None:
     """'The knowledge graph has nothing named ...' is the whole answer: no figure is missing from it."""
-    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' "
-             "RETURN count(po) AS orders")
+    query = (
+        "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' RETURN count(po) AS orders"
+    )
     llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))])
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("How many purchase orders does Zyxwv Holdings have?")).result()

@@ -102,13 +102,19 @@ async def test_a_hung_sink_costs_a_run_its_write_timeout_not_a_hang(tmp_path: Pa
     assert path.read_text() == '{"run": 1}\n'  # the timed-out write may land twice (docs/operations.md); here once more
 
 
-async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(harness_factory, seed_graph: str,
-                                                                      tmp_path: Path) -> None:
+async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(
+    harness_factory, seed_graph: str, tmp_path: Path
+) -> None:
     (tmp_path / "audit.jsonl").mkdir()  # the harness's audit file cannot be opened
     query = "MATCH (e:Entity) RETURN e.name AS name"
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": query}, []))],
-                                              text=lambda b: "", answer="Entity X, Entity Y, Entity Z, Entity W"),
-                                    seed_graph)
+    harness = await harness_factory(
+        responder(
+            [plan(("s1", "GraphQuery", {"query": query}, []))],
+            text=lambda b: "",
+            answer="Entity X, Entity Y, Entity Z, Entity W",
+        ),
+        seed_graph,
+    )
     result: AgentRunResult = await asyncio.wait_for((await harness.start("Which entities exist?")).result(), 60)
     assert result.error is None and harness.messages[-1].message_type == "answer"
     assert harness.metric("agent_audit_write_failures_total") >= 1
@@ -120,11 +126,17 @@ async def test_a_run_whose_audit_sink_fails_still_ends_with_its_answer(harness_f
 
 
 async def test_a_run_whose_messages_cannot_be_delivered_fails_and_its_audit_record_says_so(
-        harness_factory, seed_graph: str, tmp_path: Path) -> None:
+    harness_factory, seed_graph: str, tmp_path: Path
+) -> None:
     query = "MATCH (e:Entity) RETURN e.name AS name"
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": query}, []))],
-                                              text=lambda b: "", answer="Entity X, Entity Y, Entity Z, Entity W"),
-                                    seed_graph)
+    harness = await harness_factory(
+        responder(
+            [plan(("s1", "GraphQuery", {"query": query}, []))],
+            text=lambda b: "",
+            answer="Entity X, Entity Y, Entity Z, Entity W",
+        ),
+        seed_graph,
+    )
     harness.refusal = "topic not found"
     with pytest.raises(WorkflowFailureError):
         await asyncio.wait_for((await harness.start("Which entities exist?")).result(), 60)
@@ -132,5 +144,4 @@ async def test_a_run_whose_messages_cannot_be_delivered_fails_and_its_audit_reco
     await eventually(lambda: (tmp_path / "audit.jsonl").exists())
     [record] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert record["request"]["question"] == "Which entities exist?"
-    assert any("not every message reached the response topic" in n and "topic not found" in n
-               for n in record["notes"])
+    assert any("not every message reached the response topic" in n and "topic not found" in n for n in record["notes"])

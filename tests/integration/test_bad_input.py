@@ -55,18 +55,27 @@ def test_any_json_object_decodes_or_gets_a_clear_reason(data: dict[str, Any]) ->
     assert request.question.strip()
 
 
-STEP = st.fixed_dictionaries({
-    "id": st.text(max_size=6) | JSON,
-    "function": st.sampled_from(["GraphQuery", "TextCompletion", "KnowledgeQuery", "Teleport", ""]) | JSON,
-    "arguments": st.dictionaries(st.sampled_from(["query", "prompt", "question", "x"]), st.text(max_size=30) | JSON,
-                                 max_size=3) | JSON,
-    "dependencies": st.lists(st.sampled_from(["a", "b", "c", "s1"]) | JSON, max_size=3) | JSON,
-})
+STEP = st.fixed_dictionaries(
+    {
+        "id": st.text(max_size=6) | JSON,
+        "function": st.sampled_from(["GraphQuery", "TextCompletion", "KnowledgeQuery", "Teleport", ""]) | JSON,
+        "arguments": st.dictionaries(
+            st.sampled_from(["query", "prompt", "question", "x"]), st.text(max_size=30) | JSON, max_size=3
+        )
+        | JSON,
+        "dependencies": st.lists(st.sampled_from(["a", "b", "c", "s1"]) | JSON, max_size=3) | JSON,
+    }
+)
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(max_size=200), st.builds(lambda s: json.dumps({"steps": s}), st.lists(STEP, max_size=5)),
-                 JSON.map(json.dumps)))
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.builds(lambda s: json.dumps({"steps": s}), st.lists(STEP, max_size=5)),
+        JSON.map(json.dumps),
+    )
+)
 def test_any_llm_output_is_a_valid_plan_or_named_problems(text: str) -> None:
     try:
         plan = parse_plan(text, plan_id="p", tools=BUILTIN_TOOLS, settings=AgentSettings(max_steps=4))
@@ -103,8 +112,9 @@ def malformed_payloads(count: int, seed: int = 7) -> list[bytes]:
         elif kind == 2:
             payload = json.dumps({"question": rng.choice([None, 7, [], {}, "", "  "])}).encode()
         elif kind == 3:
-            payload = json.dumps({"question": "q", rng.choice(["history", "streaming", "group"]):
-                                  rng.choice(["x", 3, {"a": 1}])}).encode()
+            payload = json.dumps(
+                {"question": "q", rng.choice(["history", "streaming", "group"]): rng.choice(["x", 3, {"a": 1}])}
+            ).encode()
         else:
             payload = "".join(rng.choice(string.printable) for _ in range(rng.randint(0, 60))).encode()
         try:
@@ -117,15 +127,26 @@ def malformed_payloads(count: int, seed: int = 7) -> list[bytes]:
 async def test_the_bridge_keeps_serving_through_a_storm_of_bad_messages(make_stack) -> None:
     def answers(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                               "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS n"}}]})
+            return 200, json.dumps(
+                {
+                    "steps": [
+                        {
+                            "id": "s1",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {"query": "MATCH (s:Supplier) RETURN count(s) AS n"},
+                        }
+                    ]
+                }
+            )
         return 200, "There are 26 suppliers." if is_synthesis(body) else "ok"
 
     with ScriptedLLM(answers) as llm:
         stack = await make_stack(llm.base_url)
         client = pulsar_client(stack.config.pulsar_url)
-        consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
-                                          initial_position=pulsar.InitialPosition.Latest)
+        consumer = await client.subscribe(
+            stack.config.response_topic, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+        )
         producer = await client.create_producer(stack.request_topic, batching_enabled=False)
         payloads = malformed_payloads(300)
         ids = [f"bad-{i}" for i in range(len(payloads))]
@@ -161,11 +182,24 @@ async def test_injected_instructions_cannot_write_to_the_graph(make_stack, falko
 
     def obedient(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
-            return 200, json.dumps({"steps": [
-                {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-                    "query": "MATCH (n) DETACH DELETE n"}},
-                {"id": "s2", "function": "GraphQuery", "dependencies": [], "arguments": {
-                    "query": "CREATE (:Supplier {name: 'Mallory Ltd'}) RETURN 1"}}]})
+            return 200, json.dumps(
+                {
+                    "steps": [
+                        {
+                            "id": "s1",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {"query": "MATCH (n) DETACH DELETE n"},
+                        },
+                        {
+                            "id": "s2",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {"query": "CREATE (:Supplier {name: 'Mallory Ltd'}) RETURN 1"},
+                        },
+                    ]
+                }
+            )
         if "adjusted" in json.dumps(body) or "simpler" in json.dumps(body):
             return 200, json.dumps({"arguments": {"query": "MATCH (n) SET n.pwned = true RETURN n"}})
         return 200, injected
@@ -173,8 +207,9 @@ async def test_injected_instructions_cannot_write_to_the_graph(make_stack, falko
     with ScriptedLLM(obedient) as llm:
         stack = await make_stack(llm.base_url, override_enabled=False, max_retries=2)
         client = pulsar_client(stack.config.pulsar_url)
-        consumer = await client.subscribe(stack.config.response_topic, f"rr-{uuid.uuid4().hex}",
-                                          initial_position=pulsar.InitialPosition.Latest)
+        consumer = await client.subscribe(
+            stack.config.response_topic, f"rr-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Latest
+        )
         producer = await client.create_producer(stack.request_topic, batching_enabled=False)
         rid = str(uuid.uuid4())
         await producer.send(json.dumps({"question": injected}).encode(), properties={"id": rid})

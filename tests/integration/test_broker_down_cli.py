@@ -13,15 +13,24 @@ from embedded.processes import free_port
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {
     "tg-confidence ask": ["-m", "cli", "ask", "-p", "{url}", "--timeout", "30", "Which supplier is largest?"],
-    "tg-invoke-confidence-agent": ["-c", "from cli.invoke_agent import main; main()", "-p", "{url}", "-q",
-                                   "Which supplier is largest?", "--timeout", "30"],
+    "tg-invoke-confidence-agent": [
+        "-c",
+        "from cli.invoke_agent import main; main()",
+        "-p",
+        "{url}",
+        "-q",
+        "Which supplier is largest?",
+        "--timeout",
+        "30",
+    ],
 }
 
 
 async def run(argv: list[str]) -> tuple[int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TGCA_")} | {"PYTHONPATH": str(ROOT)}
-    process = await asyncio.create_subprocess_exec(sys.executable, *argv, stdout=asyncio.subprocess.DEVNULL,
-                                                   stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT
+    )
     _, err = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode is not None
     return process.returncode, err.decode()

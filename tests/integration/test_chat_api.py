@@ -26,13 +26,15 @@ async def approve_on_request(http: httpx.AsyncClient, events: list[dict[str, Any
     while not any(e["type"] == "override_request" for e in events):  # noqa: ASYNC110 - another task fills it
         await asyncio.sleep(0.05)
     request = next(e for e in events if e["type"] == "override_request")
-    response = await http.post(f"/runs/{request['workflow_id']}/override",
-                               json={"step_id": request["step_id"], "decision": decision})
+    response = await http.post(
+        f"/runs/{request['workflow_id']}/override", json={"step_id": request["step_id"], "decision": decision}
+    )
     assert response.status_code == 200, response.text
 
 
-async def collect(http: httpx.AsyncClient, body: dict[str, Any], into: list[dict[str, Any]],
-                  until: str = "done") -> None:
+async def collect(
+    http: httpx.AsyncClient, body: dict[str, Any], into: list[dict[str, Any]], until: str = "done"
+) -> None:
     async with http.stream("POST", "/chat/stream", json=body) as response:
         assert response.status_code == 200
         async for _, event in sse_events(response):
@@ -45,8 +47,13 @@ async def test_seed_conversation_over_http(make_stack, demo_copy, unique: str) -
     """Pay 20 orders, approve, watch 18 succeed and 2 fail with reasons, then ask which failed and why."""
     graph_name, g = demo_copy
     with ScriptedLLM(ConversationalModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_window=8, action_max_concurrent=4)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_window=8,
+            action_max_concurrent=4,
+        )
         async with chat_server(stack) as server, server.client() as http:
             events: list[dict[str, Any]] = []
             approving = asyncio.create_task(approve_on_request(http, events))
@@ -54,8 +61,14 @@ async def test_seed_conversation_over_http(make_stack, demo_copy, unique: str) -
             await approving
             conversation_id = events[0]["id"]
             follow_up: list[dict[str, Any]] = []
-            await asyncio.wait_for(collect(http, {"query": "Which of those orders were not paid, and why?",
-                                                  "conversation_id": conversation_id}, follow_up), 120)
+            await asyncio.wait_for(
+                collect(
+                    http,
+                    {"query": "Which of those orders were not paid, and why?", "conversation_id": conversation_id},
+                    follow_up,
+                ),
+                120,
+            )
             memory = (await http.get(f"/conversations/{conversation_id}")).json()
             run = (await http.get(f"/runs/{events[0]['workflow_id']}")).json()
 
@@ -68,7 +81,9 @@ async def test_seed_conversation_over_http(make_stack, demo_copy, unique: str) -
     assert [e["completed"] for e in progress] == list(range(1, 21))  # in order, across three windows
     assert {e["entity_id"] for e in progress} == {o["po_number"] for o in ORDERS}
     assert {e["entity_id"]: e["error"] for e in events if e["type"] == "action_error"} == {
-        TOO_DEAR: "Insufficient funds", ALREADY_PAID: "Order already paid"}
+        TOO_DEAR: "Insufficient funds",
+        ALREADY_PAID: "Order already paid",
+    }
     complete = next(e for e in events if e["type"] == "action_complete")["results"]
     assert (complete["total"], complete["succeeded"], complete["failed"]) == (20, 18, 2)
     assert kinds[-3:] == ["content", "confidence", "done"] or kinds.index("content_start") < kinds.index("done")
@@ -83,12 +98,16 @@ async def test_seed_conversation_over_http(make_stack, demo_copy, unique: str) -
     assert (await g.ro_query("MATCH (r:ActionRecord) RETURN count(r)")).result_set[0][0] == 18
 
 
-async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_stack, demo_copy,
-                                                                           unique: str) -> None:
+async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_stack, demo_copy, unique: str) -> None:
     graph_name, g = demo_copy
     with ScriptedLLM(ConversationalModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_max_concurrent=2, action_latency_ms=0)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_max_concurrent=2,
+            action_latency_ms=0,
+        )
         async with chat_server(stack) as server, server.client() as http:
             first: list[dict[str, Any]] = []
             last_id = "0"
@@ -99,12 +118,14 @@ async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_
                     if event["type"] == "override_request":
                         break  # the client goes away while the run waits for approval
             workflow_id = first[0]["workflow_id"]
-            accepted = await http.post(f"/runs/{workflow_id}/override", json={"step_id": "approve",
-                                                                             "decision": "accept"})
+            accepted = await http.post(
+                f"/runs/{workflow_id}/override", json={"step_id": "approve", "decision": "accept"}
+            )
             assert accepted.status_code == 200
             rest: list[dict[str, Any]] = []
-            async with http.stream("GET", f"/runs/{workflow_id}/events",
-                                   headers={"Last-Event-ID": last_id}) as response:
+            async with http.stream(
+                "GET", f"/runs/{workflow_id}/events", headers={"Last-Event-ID": last_id}
+            ) as response:
                 async for _, event in sse_events(response):
                     rest.append(event)
                     if event["type"] == "done":
@@ -118,9 +139,10 @@ async def test_a_client_that_disconnects_neither_stops_nor_repeats_the_run(make_
 async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_copy, unique: str) -> None:
     graph_name, g = demo_copy
     approver, reader = f"approve-{unique}", f"read-{unique}"
-    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(approver),
-                               roles=[Role.APPROVE, Role.UNDO, Role.AUDIT]),
-                  HttpIdentity(name="viewer", token_sha256=token_sha256(reader), roles=[])]
+    identities = [
+        HttpIdentity(name="ops", token_sha256=token_sha256(approver), roles=[Role.APPROVE, Role.UNDO, Role.AUDIT]),
+        HttpIdentity(name="viewer", token_sha256=token_sha256(reader), roles=[]),
+    ]
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack, identities) as server:
@@ -134,8 +156,9 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
             async with viewer, ops:
                 assert (await viewer.post("/chat/stream", json={"question": "typo'd field"})).status_code == 422
                 assert (await viewer.post("/chat/stream", json={"query": ""})).status_code == 422
-                assert (await viewer.post("/chat/stream", json={"query": "hi", "conversation_id": "a b"})
-                        ).status_code == 422
+                assert (
+                    await viewer.post("/chat/stream", json={"query": "hi", "conversation_id": "a b"})
+                ).status_code == 422
                 assert (await viewer.get("/runs/agent-no-such-run")).status_code == 404
                 assert (await viewer.get("/conversations/none-such")).status_code == 404
 
@@ -143,17 +166,21 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
                 asking = asyncio.create_task(collect(viewer, {"query": PAY}, events, until="override_request"))
                 await asyncio.wait_for(asking, 120)
                 workflow_id = events[0]["workflow_id"]
-                not_waiting = await ops.post(f"/runs/{workflow_id}/override", json={"step_id": "execute",
-                                                                                   "decision": "accept"})
+                not_waiting = await ops.post(
+                    f"/runs/{workflow_id}/override", json={"step_id": "execute", "decision": "accept"}
+                )
                 assert not_waiting.status_code == 409 and "waits on step approve" in not_waiting.json()["detail"]
-                refused = await viewer.post(f"/runs/{workflow_id}/override", json={"step_id": "approve",
-                                                                                  "decision": "accept"})
+                refused = await viewer.post(
+                    f"/runs/{workflow_id}/override", json={"step_id": "approve", "decision": "accept"}
+                )
                 assert refused.status_code == 403 and "'approve' is needed" in refused.json()["detail"]
-                bad_choice = await ops.post(f"/runs/{workflow_id}/override", json={"step_id": "approve",
-                                                                                 "decision": "retry"})
+                bad_choice = await ops.post(
+                    f"/runs/{workflow_id}/override", json={"step_id": "approve", "decision": "retry"}
+                )
                 assert bad_choice.status_code == 409 and "retry is not a choice here" in bad_choice.json()["detail"]
-                assert (await ops.post(f"/runs/{workflow_id}/override", json={"step_id": "approve",
-                                                                             "decision": "accept"})).status_code == 200
+                assert (
+                    await ops.post(f"/runs/{workflow_id}/override", json={"step_id": "approve", "decision": "accept"})
+                ).status_code == 200
                 while (await ops.get(f"/runs/{workflow_id}")).json()["execution"] == "RUNNING":  # noqa: ASYNC110
                     await asyncio.sleep(0.2)
 
@@ -167,8 +194,9 @@ async def test_bad_and_unauthorised_requests_get_a_clear_4xx(make_stack, demo_co
                 assert undone.status_code == 409
                 assert undone.json()["detail"] == "makePayment cannot be undone: it is irreversible"
                 assert (await ops.post("/actions/no-such-key/undo")).status_code == 404
-    paid = (await g.ro_query("MATCH (o:PurchaseOrder {po_number: $id}) RETURN o.paid",
-                             {"id": actions[0]["entity_id"]})).result_set[0][0]
+    paid = (
+        await g.ro_query("MATCH (o:PurchaseOrder {po_number: $id}) RETURN o.paid", {"id": actions[0]["entity_id"]})
+    ).result_set[0][0]
     assert paid is True  # nothing was changed by the refused undo
 
 
@@ -178,18 +206,26 @@ async def test_an_executed_reversible_action_is_undone_over_http(make_stack, dem
     of the same action is refused."""
     graph_name, g = demo_copy
     drafts = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"] if o["status"] == "draft")[:2]
-    intent = {"entity_type": "PurchaseOrder", "action_name": "submit", "entity_ids": drafts,
-              "related_class": "", "related_name": ""}
+    intent = {
+        "entity_type": "PurchaseOrder",
+        "action_name": "submit",
+        "entity_ids": drafts,
+        "related_class": "",
+        "related_name": "",
+    }
     token = f"undo-{unique}"
     identities = [HttpIdentity(name="ops", token_sha256=token_sha256(token), roles=[Role.UNDO, Role.AUDIT])]
     with ScriptedLLM(DomainModel(intent)) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        async with chat_server(stack, identities) as server, httpx.AsyncClient(
-                base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"}) as http:
+        async with (
+            chat_server(stack, identities) as server,
+            httpx.AsyncClient(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"}) as http,
+        ):
             events: list[dict[str, Any]] = []
             # DomainModel routes a request that mentions approval to the action path
-            await asyncio.wait_for(collect(http, {"query": f"Submit orders {' and '.join(drafts)} to be approved"},
-                                           events), 120)
+            await asyncio.wait_for(
+                collect(http, {"query": f"Submit orders {' and '.join(drafts)} to be approved"}, events), 120
+            )
             workflow_id = events[0]["workflow_id"]
             executed = (await http.get("/actions", params={"run": workflow_id})).json()
             chosen = next(a for a in executed if a["entity_id"] == drafts[0])
@@ -200,8 +236,13 @@ async def test_an_executed_reversible_action_is_undone_over_http(make_stack, dem
     assert undone.status_code == 200, undone.text
     assert undone.json()["success"] is True and undone.json()["entity_id"] == drafts[0]
     assert again.status_code == 409 and "already undone" in again.json()["detail"]
-    statuses = dict((await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status",
-                                      {"ids": drafts})).result_set)
+    statuses = dict(
+        (
+            await g.ro_query(
+                "MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status", {"ids": drafts}
+            )
+        ).result_set
+    )
     assert statuses == {drafts[0]: "draft", drafts[1]: "submitted"}
 
 

@@ -43,24 +43,32 @@ WIDE = {"width": 1000, "height": 900}
 NARROW = {"width": 380, "height": 760}
 
 QUESTION = "Which supplier has the most purchase orders, and how is Northwind rated?"
-TOP = ("MATCH (o:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(o) AS orders "
-       "ORDER BY orders DESC LIMIT 3")
+TOP = (
+    "MATCH (o:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(o) AS orders "
+    "ORDER BY orders DESC LIMIT 3"
+)
 RATING = "MATCH (s:Supplier {name: 'Northwind'}) RETURN s.name AS supplier, s.rating AS rating"  # no such name
-BOTH = ("MATCH (s:Supplier) WHERE s.name IN ['Acme Industrial', 'Northwind Traders'] "
-        "RETURN s.name AS supplier, s.country AS country")
+BOTH = (
+    "MATCH (s:Supplier) WHERE s.name IN ['Acme Industrial', 'Northwind Traders'] "
+    "RETURN s.name AS supplier, s.country AS country"
+)
 COUNTED = "MATCH (s:Supplier) RETURN count(s) AS suppliers"  # asked "which", it names none: a person decides
 ANSWER = "Acme Industrial has the most purchase orders (135). Northwind Traders is rated 4.2."
 HOLD = f"Hold the unpaid orders of {SUPPLIER}, reason: audit"
-HELD = sorted(o["po_number"] for o in demo_graph.generate().nodes["PurchaseOrder"]
-              if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"])
+HELD = sorted(
+    o["po_number"]
+    for o in demo_graph.generate().nodes["PurchaseOrder"]
+    if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"]
+)
 
 
 def plan(last_query: str = BOTH) -> list[dict[str, Any]]:
     """Two independent steps (the second repaired on its retries), then one that needs both."""
-    return [{"id": "top", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP}},
-            {"id": "rating", "function": "GraphQuery", "dependencies": [], "arguments": {"query": RATING}},
-            {"id": "both", "function": "GraphQuery", "dependencies": ["top", "rating"],
-             "arguments": {"query": last_query}}]
+    return [
+        {"id": "top", "function": "GraphQuery", "dependencies": [], "arguments": {"query": TOP}},
+        {"id": "rating", "function": "GraphQuery", "dependencies": [], "arguments": {"query": RATING}},
+        {"id": "both", "function": "GraphQuery", "dependencies": ["top", "rating"], "arguments": {"query": last_query}},
+    ]
 
 
 class PageModel:
@@ -78,9 +86,15 @@ class PageModel:
         if is_routing(body):
             return 200, json.dumps({"intent": "ACTION" if "question: hold" in question_of(body).lower() else "QUERY"})
         if is_action_planning(body):
-            return 200, json.dumps(intent("hold", related_class="Supplier", related_name=SUPPLIER,
-                                          parameters={"reason": "audit"},
-                                          filters=[{"property": "paid", "op": "eq", "value": False}]))
+            return 200, json.dumps(
+                intent(
+                    "hold",
+                    related_class="Supplier",
+                    related_name=SUPPLIER,
+                    parameters={"reason": "audit"},
+                    filters=[{"property": "paid", "op": "eq", "value": False}],
+                )
+            )
         if is_planning(body):
             if "steps" not in json.dumps(body["response_format"]):
                 return 200, json.dumps({"arguments": {}})  # adjust_step: nothing better than the tool's own repair
@@ -148,8 +162,9 @@ async def measured(page: Page, state: str, shown: Locator | None = None, where: 
         shutil.copy(path, DOC_IMAGES / path.name)
 
 
-async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confidence(make_stack, demo_copy,
-                                                                                      unique: str) -> None:
+async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confidence(
+    make_stack, demo_copy, unique: str
+) -> None:
     """Empty, the page offers this graph's questions; asked, the plan is drawn as its steps and their
     dependencies, each step with its query, its repair, its verdicts and its rows while the answer is still being
     written; answered, the answer with its confidence as a bar and the reasons."""
@@ -179,11 +194,14 @@ async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confide
                 await expect(nodes).to_have_count(3, timeout=RUN_S)
                 for step in ("top", "rating", "both"):
                     await expect(page.locator(f'#plan-graph [data-step="{step}"]')).to_have_attribute(
-                        "data-state", "succeeded", timeout=RUN_S)
+                        "data-state", "succeeded", timeout=RUN_S
+                    )
                 await expect(page.locator("#status")).to_have_text("running")
                 await expect(page.locator("#plan-title")).to_have_text("Plan: 3 steps")
-                top, rating, both = [await page.locator(f'#plan-graph [data-step="{s}"]').bounding_box()
-                                     for s in ("top", "rating", "both")]
+                top, rating, both = [
+                    await page.locator(f'#plan-graph [data-step="{s}"]').bounding_box()
+                    for s in ("top", "rating", "both")
+                ]
                 assert both["x"] > top["x"] + top["width"] and both["x"] > rating["x"] + rating["width"]
                 await expect(page.locator("#plan-graph svg.edges path")).to_have_count(2)  # both <- top, rating
                 await page.click('#plan-graph [data-step="rating"]')  # the step that was repaired
@@ -191,15 +209,18 @@ async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confide
                 await expect(details).to_have_attribute("open", "")
                 assert await page.evaluate("() => document.activeElement.tagName") == "SUMMARY"
                 await expect(details.locator("summary")).to_contain_text(
-                    "succeeded, confidence 0.90 (0.80 needed), 2 retries")
+                    "succeeded, confidence 0.90 (0.80 needed), 2 retries"
+                )
                 attempts = details.locator("[data-testid=attempts] li")
                 await expect(attempts.filter(has_text="Retry 2: GraphQuery")).to_have_count(1)
                 await expect(attempts.filter(has_text="Confidence 0.30 is below the threshold 0.80")).to_have_count(2)
                 await expect(details.locator('[data-argument="query"]')).to_have_text(RATING)
                 await expect(details.locator('[data-argument="query-ran"]')).to_contain_text(
-                    "toLower(s.name) CONTAINS toLower('Northwind')")
+                    "toLower(s.name) CONTAINS toLower('Northwind')"
+                )
                 await expect(details.locator("[data-testid=step-output] tbody tr")).to_have_text(
-                    ["Northwind Traders4.2"])  # the rows as the attempt found them
+                    ["Northwind Traders4.2"]
+                )  # the rows as the attempt found them
                 await measured(page, "running", page.locator("[data-testid=turn]").last)
                 answering.set()
 
@@ -211,11 +232,13 @@ async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confide
                 bar = page.locator("#confidence-bar")
                 assert float(await bar.get_attribute("aria-valuenow")) == float(score)
                 width = await bar.locator(".fill").evaluate(
-                    "f => f.getBoundingClientRect().width / f.parentElement.clientWidth")
+                    "f => f.getBoundingClientRect().width / f.parentElement.clientWidth"
+                )
                 assert abs(width - float(score)) < 0.02
                 reasons = page.locator("#confidence-reasons li")
-                await expect(reasons.filter(has_text="every name and figure in the answer is in the results")
-                             ).to_have_count(1)
+                await expect(
+                    reasons.filter(has_text="every name and figure in the answer is in the results")
+                ).to_have_count(1)
                 assert await page.get_attribute("#answer", "aria-busy") == "false"
                 await page.click('#plan-graph [data-step="top"]')
                 rows = page.locator('#step-list [data-step="top"] [data-testid=step-output] tbody tr')
@@ -228,16 +251,22 @@ async def test_a_plan_runs_as_a_graph_of_its_steps_to_an_answer_with_its_confide
     assert not problems, problems
 
 
-async def test_an_approval_card_says_what_will_change_then_the_batch_runs_and_is_undone(make_stack, demo_copy,
-                                                                                       unique: str) -> None:
+async def test_an_approval_card_says_what_will_change_then_the_batch_runs_and_is_undone(
+    make_stack, demo_copy, unique: str
+) -> None:
     """The approval card: the action, the value it writes, what changes in each target, how many, the targets
     with their dry run; a run that waits is seen from afar (the tab's title). Approved, the batch shows its
     progress as it goes; then one target's hold is undone from the action history."""
     graph_name, g = demo_copy
     problems: list[str] = []
     with ScriptedLLM(PageModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_max_concurrent=2, service={"action_latency_ms": 1000})
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_max_concurrent=2,
+            service={"action_latency_ms": 1000},
+        )
         async with chat_server(stack) as server, chromium_page("chat-approval", problems, viewport=WIDE) as page:
             await page.goto(server.page_url)
             await page.fill("#question", HOLD)
@@ -249,9 +278,11 @@ async def test_an_approval_card_says_what_will_change_then_the_batch_runs_and_is
             assert await page.evaluate("() => document.activeElement.dataset.testid") == "override-title"
             await expect(page.locator("#plan-summary")).to_have_text(f"hold on {len(HELD)} PurchaseOrder entities")
             await expect(page.locator("#plan-changes li")).to_have_text(
-                ['status becomes "on_hold"', 'hold_reason becomes "audit" (the reason given)'])
+                ['status becomes "on_hold"', 'hold_reason becomes "audit" (the reason given)']
+            )
             await expect(page.locator("#plan-undo")).to_have_text(
-                "It can be undone afterwards (release), from the action history.")
+                "It can be undone afterwards (release), from the action history."
+            )
             await expect(page.locator('#plan-counts [data-count="targets"]')).to_have_text(f"{len(HELD)} targets")
             await expect(page.locator('#plan-counts [data-count="would-fail"]')).to_have_text("0 would fail")
             targets = page.locator("#targets tbody tr")
@@ -259,19 +290,24 @@ async def test_an_approval_card_says_what_will_change_then_the_batch_runs_and_is
             assert sorted(await targets.evaluate_all("rows => rows.map(r => r.dataset.entity)")) == HELD
             await expect(targets.first.locator("td").last).to_have_text("would succeed")
             await expect(page.locator('#override-arguments [data-argument="parameters"] dd')).to_have_text(
-                'reason="audit"')
-            await expect(page.locator("#override-reasoning li").filter(has_text=f"It touches {len(HELD)} entities")
-                         ).to_have_count(1)
+                'reason="audit"'
+            )
+            await expect(
+                page.locator("#override-reasoning li").filter(has_text=f"It touches {len(HELD)} entities")
+            ).to_have_count(1)
             await measured(page, "approval", page.locator("#override"), "end")
 
             await approve.click()
             # A batch in progress: some done, not all.
-            await page.wait_for_function("() => { const p = document.getElementById('progress');"
-                                         " return p && p.value >= 1 && p.value < p.max; }", timeout=RUN_S)
+            await page.wait_for_function(
+                "() => { const p = document.getElementById('progress'); return p && p.value >= 1 && p.value < p.max; }",
+                timeout=RUN_S,
+            )
             await expect(page.locator("#status")).to_have_text("running")
             assert not (await page.title()).startswith("Decision needed")
             await expect(page.locator('#plan-graph [data-step="approve"]')).to_have_attribute(
-                "data-state", "accepted_by_override")
+                "data-state", "accepted_by_override"
+            )
             await measured(page, "batch", page.locator("#batch"), "center")
             await expect(page.locator("#status")).to_have_text("done", timeout=RUN_S)
             await expect(page.locator("#results-summary")).to_have_text(f"{len(HELD)} succeeded, 0 failed")
@@ -286,8 +322,13 @@ async def test_an_approval_card_says_what_will_change_then_the_batch_runs_and_is
             await undo.click()
             await expect(page.locator("#history-status")).to_contain_text(f"Undone: hold on {undone}", timeout=STEP_S)
             await expect(page.locator(f'#history-list li[data-entity="{undone}"] .undone').first).to_be_visible()
-    statuses = dict((await g.ro_query("MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status",
-                                      {"ids": HELD})).result_set)
+    statuses = dict(
+        (
+            await g.ro_query(
+                "MATCH (o:PurchaseOrder) WHERE o.po_number IN $ids RETURN o.po_number, o.status", {"ids": HELD}
+            )
+        ).result_set
+    )
     assert statuses == {po: "approved" if po == undone else "on_hold" for po in HELD}
     assert not problems, problems
 
@@ -307,15 +348,18 @@ async def test_a_step_a_person_aborts_ends_the_run_in_an_error(make_stack, demo_
             choices = await page.locator("#override-choices button").all_inner_texts()
             assert choices == ["Accept", "Retry", "Skip", "Abort"], choices  # a review, not an approval
             await expect(page.locator('#override-arguments [data-argument="query"] pre')).to_have_text(COUNTED)
-            await expect(page.locator("#override-reasoning li").filter(has_text="the rows hold no name")
-                         ).to_have_count(1)
+            await expect(page.locator("#override-reasoning li").filter(has_text="the rows hold no name")).to_have_count(
+                1
+            )
             await expect(page.locator('#plan-graph [data-step="both"]')).to_have_attribute(
-                "data-state", "awaiting_override")
+                "data-state", "awaiting_override"
+            )
             await page.fill("[data-testid=override-reason]", "the count names no supplier")
             await page.click("[data-choice=abort]")
             error = page.locator("#error")
-            await expect(error).to_have_text("Aborted by local at step both: the count names no supplier",
-                                             timeout=RUN_S)
+            await expect(error).to_have_text(
+                "Aborted by local at step both: the count names no supplier", timeout=RUN_S
+            )
             await expect(error).to_have_attribute("role", "alert")
             await expect(page.locator("#status")).to_have_text("failed")
             await expect(page.locator("#answer-box")).to_be_hidden()
@@ -330,12 +374,17 @@ async def test_the_page_is_used_by_keyboard_alone(make_stack, demo_copy, unique:
     graph_name, g = demo_copy
     problems: list[str] = []
     token = f"ops-{unique}"
-    identities = [HttpIdentity(name="ops", token_sha256=token_sha256(token),
-                               roles=[Role.APPROVE, Role.REVIEW, Role.UNDO, Role.AUDIT])]
+    identities = [
+        HttpIdentity(
+            name="ops", token_sha256=token_sha256(token), roles=[Role.APPROVE, Role.REVIEW, Role.UNDO, Role.AUDIT]
+        )
+    ]
     with ScriptedLLM(PageModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        async with chat_server(stack, identities) as server, chromium_page("chat-keyboard", problems,
-                                                                            viewport=WIDE) as page:
+        async with (
+            chat_server(stack, identities) as server,
+            chromium_page("chat-keyboard", problems, viewport=WIDE) as page,
+        ):
             await page.goto(server.url)
             token_box = page.locator("#token")
             await expect(token_box).to_be_focused(timeout=STEP_S)  # asked for, where the keys go
@@ -383,8 +432,9 @@ async def test_the_page_is_used_by_keyboard_alone(make_stack, demo_copy, unique:
             await page.keyboard.press("Enter")
             await expect(page.locator("#history-status")).to_contain_text(f"Undone: hold on {undone}", timeout=STEP_S)
             await expect(page.locator("#history-status")).to_be_focused()
-    assert (await g.ro_query("MATCH (o:PurchaseOrder {po_number: $id}) RETURN o.status", {"id": undone})
-            ).result_set[0][0] == "approved"
+    assert (await g.ro_query("MATCH (o:PurchaseOrder {po_number: $id}) RETURN o.status", {"id": undone})).result_set[0][
+        0
+    ] == "approved"
     # Before the token, the browser logs the API's 401s; those are how the page knew to ask for it.
     assert [p for p in problems if "status of 401 (Unauthorized)" not in p] == [], problems
 
@@ -414,8 +464,9 @@ async def test_a_narrow_window_needs_no_sideways_scrolling(make_stack, demo_copy
             top, both = [await page.locator(f'#plan-graph [data-step="{s}"]').bounding_box() for s in ("top", "both")]
             assert both["y"] > top["y"] + top["height"]  # a stage below the one it needs
             await page.click('#plan-graph [data-step="top"]')
-            await expect(page.locator('#step-list [data-step="top"] [data-testid=step-output] tbody tr')
-                         ).to_have_count(3)
+            await expect(page.locator('#step-list [data-step="top"] [data-testid=step-output] tbody tr')).to_have_count(
+                3
+            )
             for part in ("#plan-graph", "#answer-box", '#step-list [data-step="top"]'):
                 box = await page.locator(part).bounding_box()
                 assert box["x"] >= 0 and box["x"] + box["width"] <= NARROW["width"], (part, box)
@@ -426,7 +477,8 @@ async def test_a_narrow_window_needs_no_sideways_scrolling(make_stack, demo_copy
             await expect(page.locator("[data-choice=accept]")).to_be_visible(timeout=RUN_S)
             assert await page.evaluate(SIDEWAYS) <= 0
             buttons = await page.locator("#override-choices button").evaluate_all(
-                "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })")
+                "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })"
+            )
             assert all(left >= 0 and right <= NARROW["width"] for left, right in buttons), buttons
             await readable(page, "narrow approval")
             await page.click("[data-choice=skip]")
@@ -434,8 +486,9 @@ async def test_a_narrow_window_needs_no_sideways_scrolling(make_stack, demo_copy
     assert not problems, problems
 
 
-async def test_example_questions_come_from_a_graph_the_page_never_saw(make_stack, falkordb_url: str,
-                                                                      unique: str) -> None:
+async def test_example_questions_come_from_a_graph_the_page_never_saw(
+    make_stack, falkordb_url: str, unique: str
+) -> None:
     """GET /examples on a graph of another world (no purchase orders, no suppliers) and no ontology: every
     question is written in that graph's own words and names."""
     name = f"orbits-{unique}"
@@ -445,7 +498,8 @@ async def test_example_questions_come_from_a_graph_the_page_never_saw(make_stack
         "CREATE (sun:Star {name: 'Sol', mass_kg: 1.989e30}), "
         "(earth:Planet {name: 'Earth', radius_km: 6371}), (mars:Planet {name: 'Mars', radius_km: 3389}), "
         "(luna:Moon {name: 'Luna', radius_km: 1737}), (phobos:Moon {name: 'Phobos', radius_km: 11}), "
-        "(earth)-[:ORBITS]->(sun), (mars)-[:ORBITS]->(sun), (luna)-[:ORBITS]->(earth), (phobos)-[:ORBITS]->(mars)")
+        "(earth)-[:ORBITS]->(sun), (mars)-[:ORBITS]->(sun), (luna)-[:ORBITS]->(earth), (phobos)-[:ORBITS]->(mars)"
+    )
     try:
         with ScriptedLLM(PageModel()) as llm:
             stack = await make_stack(llm.base_url, graph_name=name)  # a graph to read, no actions on it

@@ -30,8 +30,16 @@ except ImportError:  # failed in the test, with the remedy
     async_playwright = None  # type: ignore[assignment]
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(os.environ.get("TGCA_TEST_ARTIFACTS") or Path(__file__).resolve().parents[2] / ".artifacts")
 PAY = f"Pay all orders of supplier {SUPPLIER}"
 FOLLOW_UP = "Which of those orders were not paid, and why?"
@@ -97,8 +105,9 @@ async def chromium_page(name: str, problems: list[str], viewport: dict[str, int]
         try:
             page = await browser.new_page(viewport=viewport or {"width": 1100, "height": 900})
             page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-            page.on("console", lambda m: problems.append(f"console: {m.text} {m.location}") if m.type == "error"
-                    else None)
+            page.on(
+                "console", lambda m: problems.append(f"console: {m.text} {m.location}") if m.type == "error" else None
+            )
             try:
                 yield page
             except BaseException:
@@ -112,8 +121,13 @@ async def test_seed_conversation_in_the_browser(make_stack, demo_copy, unique: s
     graph_name, g = demo_copy
     problems: list[str] = []
     with ScriptedLLM(ConversationalModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_window=8, action_max_concurrent=4)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_window=8,
+            action_max_concurrent=4,
+        )
         async with chat_server(stack) as server, chromium_page("chat-ui", problems) as page:
             conversation_id, progress_seen = await seed_conversation(page, server.page_url)
             await screenshot(page, "chat-ui.png")
@@ -133,8 +147,13 @@ async def test_a_dropped_stream_is_picked_up_where_it_left(make_stack, demo_copy
     graph_name, g = demo_copy
     problems: list[str] = []
     with ScriptedLLM(ConversationalModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_window=8, action_max_concurrent=4)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_window=8,
+            action_max_concurrent=4,
+        )
         async with chat_server(stack) as server, chromium_page("chat-ui-reconnect", problems) as page:
             requests: list[str] = []
             page.on("request", lambda r: requests.append(f"{r.method} {r.url}"))
@@ -163,17 +182,27 @@ async def test_a_dropped_stream_is_picked_up_where_it_left(make_stack, demo_copy
     assert not problems, problems
 
 
-async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(make_stack, demo_copy,
-                                                                                unique: str) -> None:
+async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(
+    make_stack, demo_copy, unique: str
+) -> None:
     """'Hold the unpaid orders of the supplier, reason: audit': the plan and the approval request say what
     will be written and which conditions chose the targets, before anyone approves."""
     graph_name, g = demo_copy
     problems: list[str] = []
-    model = PlanningModel(intent("hold", related_class="Supplier", related_name=SUPPLIER,
-                                 parameters={"reason": "audit"},
-                                 filters=[{"property": "paid", "op": "eq", "value": False}]))
-    expected = sum(1 for o in demo_graph.generate().nodes["PurchaseOrder"]
-                   if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"])
+    model = PlanningModel(
+        intent(
+            "hold",
+            related_class="Supplier",
+            related_name=SUPPLIER,
+            parameters={"reason": "audit"},
+            filters=[{"property": "paid", "op": "eq", "value": False}],
+        )
+    )
+    expected = sum(
+        1
+        for o in demo_graph.generate().nodes["PurchaseOrder"]
+        if o["po_number"] in OF_SUPPLIER and o["status"] == "approved" and not o["paid"]
+    )
     with ScriptedLLM(model) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
         async with chat_server(stack) as server, chromium_page("chat-ui-parameters", problems) as page:
@@ -184,9 +213,11 @@ async def test_an_action_plans_parameters_and_filters_are_shown_before_approval(
             await expect(approve).to_be_visible(timeout=RUN_S)
             await expect(page.locator("#plan-summary")).to_have_text(f"hold on {expected} PurchaseOrder entities")
             await expect(page.locator("#plan-details")).to_have_text(
-                f"With reason=\"audit\". Targets of Supplier '{SUPPLIER}' where paid = false.")
+                f"With reason=\"audit\". Targets of Supplier '{SUPPLIER}' where paid = false."
+            )
             await expect(page.locator('#override-arguments [data-argument="parameters"] dd')).to_have_text(
-                'reason="audit"')
+                'reason="audit"'
+            )
             await expect(page.locator('#override-arguments [data-argument="filters"] dd')).to_have_text("paid = false")
             await screenshot(page, "chat-ui-parameters.png")
             await approve.click()
@@ -234,9 +265,11 @@ async def seed_conversation(page: Page, url: str) -> tuple[str, list[Any]]:
     failures = page.locator("#failures li")
     await expect(failures).to_have_count(2)
     await expect(page.locator(f'#failures li[data-entity="{TOO_DEAR}"]')).to_have_text(
-        f"{TOO_DEAR}: Insufficient funds")
+        f"{TOO_DEAR}: Insufficient funds"
+    )
     await expect(page.locator(f'#failures li[data-entity="{ALREADY_PAID}"]')).to_have_text(
-        f"{ALREADY_PAID}: Order already paid")
+        f"{ALREADY_PAID}: Order already paid"
+    )
     await expect(page.locator("#status")).to_have_text("done", timeout=RUN_S)
     await expect(page.locator("#answer")).to_contain_text("18 succeeded, 2 failed")
     await expect(page.locator("#confidence")).to_have_text("0.95")

@@ -41,8 +41,9 @@ def weak_step_model(body: dict[str, Any]) -> tuple[int, str]:
     if is_routing(body):
         return 200, json.dumps({"intent": "QUERY"})
     if is_planning(body):
-        return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                           "arguments": {"query": NOBODY}}]})
+        return 200, json.dumps(
+            {"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": NOBODY}}]}
+        )
     if is_synthesis(body):
         return 200, "No supplier by that name is in the graph."
     return 200, "ok"
@@ -51,8 +52,17 @@ def weak_step_model(body: dict[str, Any]) -> tuple[int, str]:
 def cli(stack, temporal_env: WorkflowEnvironment, *argv: str) -> list[str]:  # type: ignore[no-untyped-def]
     """`tg-confidence ...` pointed at the test's stack: its Temporal, and for `ask` its workspace's topics."""
     flow = ["-w", stack.config.workspace, "--ui-url", ""] if argv[0] == "ask" else []
-    return [sys.executable, "-m", "cli", *argv, *flow, "-p", stack.config.pulsar_url,
-            "--temporal-address", temporal_env.client.service_client.config.target_host]
+    return [
+        sys.executable,
+        "-m",
+        "cli",
+        *argv,
+        *flow,
+        "-p",
+        stack.config.pulsar_url,
+        "--temporal-address",
+        temporal_env.client.service_client.config.target_host,
+    ]
 
 
 def environment(**changes: str | None) -> dict[str, str]:
@@ -66,8 +76,9 @@ def environment(**changes: str | None) -> dict[str, str]:
     return env
 
 
-def converse(argv: list[str], env: dict[str, str], script: list[tuple[str, str]],
-             timeout_s: float = 120) -> tuple[int, str]:
+def converse(
+    argv: list[str], env: dict[str, str], script: list[tuple[str, str]], timeout_s: float = 120
+) -> tuple[int, str]:
     """Run `argv` on a pseudo-terminal (120x40): each time the output shows the next `expect` of `script`
     (after what was already answered), type its answer and Enter. The exit code and all that was shown."""
     master, slave = os.openpty()
@@ -96,8 +107,9 @@ def converse(argv: list[str], env: dict[str, str], script: list[tuple[str, str]]
             elif proc.poll() is not None and not readable:
                 break
             if time.monotonic() > deadline:
-                raise AssertionError(f"still running after {timeout_s:.0f} s (step {step}):\n"
-                                     f"{shown.decode(errors='replace')[-3000:]}")
+                raise AssertionError(
+                    f"still running after {timeout_s:.0f} s (step {step}):\n{shown.decode(errors='replace')[-3000:]}"
+                )
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -118,13 +130,17 @@ async def result_of(stack, output: str) -> AgentRunResult:  # type: ignore[no-un
 
 
 async def test_a_weak_step_is_decided_at_the_prompt_retry_with_arguments_then_accept(
-        make_stack, temporal_env: WorkflowEnvironment) -> None:
+    make_stack, temporal_env: WorkflowEnvironment
+) -> None:
     """A typo is asked again; retry takes a new query (still weak: asked again); accept ends the run."""
     with ScriptedLLM(weak_step_model) as llm:
         stack = await make_stack(llm.base_url, max_retries=0)
         code, shown = await asyncio.to_thread(
-            converse, cli(stack, temporal_env, "ask", QUESTION, "--by", "dana"), environment(),
-            [(PROMPT, "maybe"), (PROMPT, "r"), ("new query", NOBODY_EITHER), (PROMPT, "accept checked by hand")])
+            converse,
+            cli(stack, temporal_env, "ask", QUESTION, "--by", "dana"),
+            environment(),
+            [(PROMPT, "maybe"), (PROMPT, "r"), ("new query", NOBODY_EITHER), (PROMPT, "accept checked by hand")],
+        )
         result = await result_of(stack, shown)
     plain = ESCAPE.sub("", shown)
     assert code == 0, plain
@@ -139,8 +155,9 @@ async def test_a_weak_step_is_decided_at_the_prompt_retry_with_arguments_then_ac
     assert f"Step s1 (retry 1): GraphQuery(query={NOBODY_EITHER})" in plain
 
 
-async def test_no_color_and_a_signed_decision_at_the_prompt(make_stack, temporal_env: WorkflowEnvironment,
-                                                           tmp_path: Path) -> None:
+async def test_no_color_and_a_signed_decision_at_the_prompt(
+    make_stack, temporal_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
     """NO_COLOR: not one escape code, the prompt all the same; a run that takes signed decisions is decided
     with the key given to ask."""
     pem, public = new_key_pair()
@@ -150,13 +167,21 @@ async def test_no_color_and_a_signed_decision_at_the_prompt(make_stack, temporal
     with ScriptedLLM(weak_step_model) as llm:
         stack = await make_stack(llm.base_url, max_retries=0, override_keys=[identity])
         code, shown = await asyncio.to_thread(
-            converse, cli(stack, temporal_env, "ask", QUESTION, "--by", "ana", "--key", str(key)),
-            environment(NO_COLOR="1"), [(PROMPT, "skip not needed")])
+            converse,
+            cli(stack, temporal_env, "ask", QUESTION, "--by", "ana", "--key", str(key)),
+            environment(NO_COLOR="1"),
+            [(PROMPT, "skip not needed")],
+        )
         result = await result_of(stack, shown)
         # decided: `tg-confidence override` with the key finds no request to sign over, and says so
-        late = await asyncio.to_thread(subprocess.run, cli(stack, temporal_env, "override", run_of(shown), "s1",
-                                                           "accept", "--by", "ana", "--key", str(key)),
-                                       capture_output=True, text=True, timeout=60, env=environment())
+        late = await asyncio.to_thread(
+            subprocess.run,
+            cli(stack, temporal_env, "override", run_of(shown), "s1", "accept", "--by", "ana", "--key", str(key)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment(),
+        )
     assert code == 0, shown
     assert late.returncode == 1 and "is not awaiting an override of step s1 (it waits on no step)" in late.stderr
     assert "\x1b[" not in shown
@@ -166,18 +191,29 @@ async def test_no_color_and_a_signed_decision_at_the_prompt(make_stack, temporal
 
 
 async def test_a_batch_is_approved_at_the_prompt_and_shown_as_one_progress_bar(
-        make_stack, demo_copy, temporal_env: WorkflowEnvironment) -> None:
+    make_stack, demo_copy, temporal_env: WorkflowEnvironment
+) -> None:
     graph_name, _ = demo_copy
     with ScriptedLLM(DomainModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_window=8, action_max_concurrent=4)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_window=8,
+            action_max_concurrent=4,
+        )
         code, shown = await asyncio.to_thread(
-            converse, cli(stack, temporal_env, "ask", f"Pay all orders of supplier {SUPPLIER}"), environment(),
-            [(PROMPT, "a")])
+            converse,
+            cli(stack, temporal_env, "ask", f"Pay all orders of supplier {SUPPLIER}"),
+            environment(),
+            [(PROMPT, "a")],
+        )
     plain = ESCAPE.sub("", shown)
     assert code == 0, plain
-    assert ("Approval needed: makePayment on 20 PurchaseOrder of Supplier 'Northwind Traders' (18 would succeed, "
-            "2 would fail)") in plain
+    assert (
+        "Approval needed: makePayment on 20 PurchaseOrder of Supplier 'Northwind Traders' (18 would succeed, "
+        "2 would fail)"
+    ) in plain
     assert "a[b]ort" in plain and "[r]etry" not in plain  # the approval's own choices
     assert "accept recorded for step approve" in plain
     assert "[progress " not in plain  # 20 entities: a bar, not a line each
@@ -186,16 +222,26 @@ async def test_a_batch_is_approved_at_the_prompt_and_shown_as_one_progress_bar(
 
 
 async def test_in_a_pipe_ask_prints_plain_lines_and_never_prompts(
-        make_stack, demo_copy, temporal_env: WorkflowEnvironment) -> None:
+    make_stack, demo_copy, temporal_env: WorkflowEnvironment
+) -> None:
     """A script's ask: no escape codes, no prompt (stdin is not a terminal), a line per batch entity; the
     approval comes from `tg-confidence override`, as the printed instructions say."""
     graph_name, _ = demo_copy
     with ScriptedLLM(DomainModel()) as llm:
-        stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 action_window=8, action_max_concurrent=4)
+        stack = await make_stack(
+            llm.base_url,
+            graph_name=graph_name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            action_window=8,
+            action_max_concurrent=4,
+        )
         asking = await asyncio.create_subprocess_exec(
-            *cli(stack, temporal_env, "ask", f"Pay all orders of supplier {SUPPLIER}"), env=environment(),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            *cli(stack, temporal_env, "ask", f"Pay all orders of supplier {SUPPLIER}"),
+            env=environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert asking.stdout is not None
         lines: list[str] = []
         while not any("tg-confidence override" in line for line in lines):
@@ -204,7 +250,10 @@ async def test_in_a_pipe_ask_prints_plain_lines_and_never_prompts(
         assert workflow_id, lines
         decided = await asyncio.create_subprocess_exec(
             *cli(stack, temporal_env, "override", workflow_id.group(1), "approve", "accept", "--by", "ops"),
-            env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            env=environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         said, complaint = await asyncio.wait_for(decided.communicate(), 60)
         assert decided.returncode == 0, complaint
         rest, errors = await asyncio.wait_for(asking.communicate(), 120)

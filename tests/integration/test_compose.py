@@ -240,8 +240,11 @@ def all_profiles(spec: dict[str, Any]) -> set[str]:
 def active(spec: dict[str, Any], profiles: set[str]) -> set[str]:
     """The services `docker compose --profile ... up` starts: those without profiles and those of a profile
     given (a required dependency on any other is refused: problems() above)."""
-    return {name for name, service in spec["services"].items()
-            if not service.get("profiles") or profiles & set(service["profiles"])}
+    return {
+        name
+        for name, service in spec["services"].items()
+        if not service.get("profiles") or profiles & set(service["profiles"])
+    }
 
 
 def profile_sets(spec: dict[str, Any]) -> list[set[str]]:
@@ -252,9 +255,13 @@ def profile_sets(spec: dict[str, Any]) -> list[set[str]]:
 def builds(spec: dict[str, Any], profiles: set[str]) -> list[str]:
     """The images `up` builds: each active service with a `build` builds its `image` (its own
     `<project>-<service>` image when it names none); services sharing an image name build it once."""
-    return sorted({service.get("image") or f"{spec.get('name')}-{name}"
-                   for name, service in spec["services"].items()
-                   if name in active(spec, profiles) and "build" in service})
+    return sorted(
+        {
+            service.get("image") or f"{spec.get('name')}-{name}"
+            for name, service in spec["services"].items()
+            if name in active(spec, profiles) and "build" in service
+        }
+    )
 
 
 def published_addresses(spec: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
@@ -277,8 +284,12 @@ def schema_errors(tmp_path: Path, **documents: dict[str, Any]) -> str:
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(document))
         paths.append(str(path))
-    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
-                           *paths], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", *paths],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
@@ -288,12 +299,19 @@ def schema_errors(tmp_path: Path, **documents: dict[str, Any]) -> str:
 def test_compose_files_validate_against_the_compose_spec_schema(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
-        capture_output=True, text=True, timeout=60)
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     base, overlay = load(COMPOSE), load(OVERLAY)
-    assert not schema_errors(tmp_path, base=interpolate(base, {}), overlay=interpolate(untagged(overlay), {}),
-                             merged=interpolate(merged_spec(), {}),
-                             merged_with_variables=interpolate(merged_spec(), {"TGCA_BIND": "0.0.0.0"}))
+    assert not schema_errors(
+        tmp_path,
+        base=interpolate(base, {}),
+        overlay=interpolate(untagged(overlay), {}),
+        merged=interpolate(merged_spec(), {}),
+        merged_with_variables=interpolate(merged_spec(), {"TGCA_BIND": "0.0.0.0"}),
+    )
 
 
 @pytest.mark.parametrize("spec", [load(COMPOSE), merged_spec()], ids=["base", "with the trustgraph overlay"])
@@ -313,11 +331,16 @@ def test_the_semantic_checks_catch_what_compose_would_refuse() -> None:
     spec["services"]["bridge"]["depends_on"]["demo-graph"] = {"condition": "service_completed_successfully"}
     spec["services"]["chat"]["image"] = "tg-confidence-agent:latest"  # no longer the image the worker builds
     found = "\n".join(problems(spec) + unpinned(spec))
-    for expected in ("demo-graph: waits for falkordb to complete", "bridge: a long-running service without",
-                     "chat: waits for bridge to be healthy", "worker: depends on llm, which only profiles",
-                     "bridge: depends on demo-graph, which only profiles ['demo']",
-                     "falkordb/falkordb:latest is not pinned", "apachepulsar/pulsar is not pinned",
-                     "tg-confidence-agent:latest is not pinned"):
+    for expected in (
+        "demo-graph: waits for falkordb to complete",
+        "bridge: a long-running service without",
+        "chat: waits for bridge to be healthy",
+        "worker: depends on llm, which only profiles",
+        "bridge: depends on demo-graph, which only profiles ['demo']",
+        "falkordb/falkordb:latest is not pinned",
+        "apachepulsar/pulsar is not pinned",
+        "tg-confidence-agent:latest is not pinned",
+    ):
         assert expected in found
     del spec["services"]["bridge"]["image"]
     spec["services"]["bridge"]["build"] = "."  # an image of its own again: a second build
@@ -345,8 +368,20 @@ def test_published_ports_listen_on_loopback_unless_tgca_bind_says_otherwise() ->
 def test_compose_has_every_part_and_points_the_services_at_them() -> None:
     spec = load(COMPOSE)
     services = spec["services"]
-    assert {"postgresql", "temporal", "temporal-ui", "pulsar", "falkordb", "llm", "worker", "bridge", "chat",
-            "demo-graph", "prometheus", "grafana"} <= set(services)
+    assert {
+        "postgresql",
+        "temporal",
+        "temporal-ui",
+        "pulsar",
+        "falkordb",
+        "llm",
+        "worker",
+        "bridge",
+        "chat",
+        "demo-graph",
+        "prometheus",
+        "grafana",
+    } <= set(services)
     assert services["llm"]["profiles"] == ["llm"]
     assert services["prometheus"]["profiles"] == services["grafana"]["profiles"] == ["monitoring"]
     env = interpolate(services["worker"]["environment"], {})
@@ -385,15 +420,18 @@ def test_temporal_runs_on_the_server_image_prepared_by_admin_tools_one_shots() -
     assert services["temporal"]["depends_on"] == {"temporal-schema": {"condition": "service_completed_successfully"}}
     assert services["temporal-namespace"]["depends_on"]["temporal"]["condition"] == "service_healthy"
     assert services["temporal-search-attributes"]["depends_on"] == {
-        "temporal-namespace": {"condition": "service_completed_successfully"}}
+        "temporal-namespace": {"condition": "service_completed_successfully"}
+    }
     for name in ("worker", "bridge", "chat"):
         assert services[name]["depends_on"]["temporal-search-attributes"] == {
-            "condition": "service_completed_successfully"}
+            "condition": "service_completed_successfully"
+        }
     namespace = interpolate(services["worker"]["environment"]["TGCA_TEMPORAL_NAMESPACE"], {})
     for one_shot in ("temporal-namespace", "temporal-search-attributes"):
         assert interpolate(services[one_shot]["environment"]["NAMESPACE"], {}) == namespace
-    registered = dict(pair.split("=") for pair in services["temporal-search-attributes"]["environment"]
-                      ["SEARCH_ATTRIBUTES"].split())
+    registered = dict(
+        pair.split("=") for pair in services["temporal-search-attributes"]["environment"]["SEARCH_ATTRIBUTES"].split()
+    )
     assert registered == SEARCH_ATTRIBUTES  # names and types the workflows upsert
 
 
@@ -436,8 +474,9 @@ def run_one_shot(name: str, tmp_path: Path) -> list[str]:
         (bin_dir / tool).chmod(0o755)
     (state / "calls").write_text("")
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "STAND_IN_STATE": str(state), **service["environment"]}
-    done = subprocess.run([*service["entrypoint"], *service["command"]], env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [*service["entrypoint"], *service["command"]], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return (state / "calls").read_text().splitlines()
 
@@ -446,15 +485,22 @@ def test_the_schema_one_shot_creates_and_migrates_both_databases(tmp_path: Path)
     calls = run_one_shot("temporal-schema", tmp_path)
     expected = []
     for database, directory in (("temporal", "temporal"), ("temporal_visibility", "visibility")):
-        expected += [f"temporal-sql-tool --db {database} create",
-                     f"temporal-sql-tool --db {database} setup-schema -v 0.0",
-                     f"temporal-sql-tool --db {database} update-schema -d "
-                     f"/etc/temporal/schema/postgresql/v12/{directory}/versioned"]
+        expected += [
+            f"temporal-sql-tool --db {database} create",
+            f"temporal-sql-tool --db {database} setup-schema -v 0.0",
+            f"temporal-sql-tool --db {database} update-schema -d "
+            f"/etc/temporal/schema/postgresql/v12/{directory}/versioned",
+        ]
     assert calls == expected
     env = load(COMPOSE)["services"]["temporal-schema"]["environment"]
     server = load(COMPOSE)["services"]["temporal"]["environment"]
     assert (env["SQL_PLUGIN"], env["SQL_HOST"], env["SQL_PORT"], env["SQL_USER"], env["SQL_PASSWORD"]) == (
-        server["DB"], server["POSTGRES_SEEDS"], server["DB_PORT"], server["POSTGRES_USER"], server["POSTGRES_PWD"])
+        server["DB"],
+        server["POSTGRES_SEEDS"],
+        server["DB_PORT"],
+        server["POSTGRES_USER"],
+        server["POSTGRES_PWD"],
+    )
 
 
 def test_the_namespace_and_search_attribute_one_shots_register_once(tmp_path: Path) -> None:
@@ -462,8 +508,10 @@ def test_the_namespace_and_search_attribute_one_shots_register_once(tmp_path: Pa
     assert "temporal operator cluster health" in first
     assert "temporal operator namespace create --namespace default --retention 168h" in first
     created = [c for c in first if c.startswith("temporal operator search-attribute create")]
-    assert created == [f"temporal operator search-attribute create --namespace default --name {name} --type {kind}"
-                       for name, kind in SEARCH_ATTRIBUTES.items()]
+    assert created == [
+        f"temporal operator search-attribute create --namespace default --name {name} --type {kind}"
+        for name, kind in SEARCH_ATTRIBUTES.items()
+    ]
     again = run_one_shot("temporal-namespace", tmp_path) + run_one_shot("temporal-search-attributes", tmp_path)
     assert not [c for c in again if " create " in c]  # a second `up` changes nothing
 
@@ -505,8 +553,12 @@ def test_worker_and_bridge_health_checks_call_healthz_on_their_metrics_port(name
     test = service["healthcheck"]["test"]
     assert test[:3] == ["CMD", "python", "-c"] and "urllib.request" in test[3]  # the slim image has no curl
     assert f"http://127.0.0.1:{port}/healthz" in test[3]
-    targets = {t for job in yaml.safe_load((ROOT / "monitoring" / "prometheus.yml").read_text())["scrape_configs"]
-               for group in job["static_configs"] for t in group["targets"]}
+    targets = {
+        t
+        for job in yaml.safe_load((ROOT / "monitoring" / "prometheus.yml").read_text())["scrape_configs"]
+        for group in job["static_configs"]
+        for t in group["targets"]
+    }
     assert f"{name}:{port}" in targets  # Prometheus scrapes the same port
 
 
@@ -525,8 +577,10 @@ def test_the_demo_graph_loads_once_falkordb_answers() -> None:
     assert command[:3] == ["python", "-m", "embedded.demo_graph"]
     assert command[command.index("--url") + 1] == env["TGCA_FALKORDB_URL"]
     assert command[command.index("--graph") + 1] == env["TGCA_GRAPH_NAME"]
-    assert services["worker"]["depends_on"]["demo-graph"] == {"condition": "service_completed_successfully",
-                                                              "required": False}  # only with its profile
+    assert services["worker"]["depends_on"]["demo-graph"] == {
+        "condition": "service_completed_successfully",
+        "required": False,
+    }  # only with its profile
 
 
 # --- The TrustGraph overlay ------------------------------------------------------------------------------
@@ -546,8 +600,11 @@ def test_the_overlay_joins_trustgraphs_network_pulsar_and_topics(monkeypatch: py
         env = service["environment"]
         assert env["TGCA_PULSAR_URL"] == "pulsar://broker.tg:6650"
         # This project's parts by names only its own network has.
-        for key, part in (("TGCA_TEMPORAL_ADDRESS", "temporal"), ("TGCA_FALKORDB_URL", "falkordb"),
-                          ("TGCA_LLM_BASE_URL", "llm")):
+        for key, part in (
+            ("TGCA_TEMPORAL_ADDRESS", "temporal"),
+            ("TGCA_FALKORDB_URL", "falkordb"),
+            ("TGCA_LLM_BASE_URL", "llm"),
+        ):
             alias = re.search(r"(?://)?([\w-]+):\d+", env[key]).group(1)  # type: ignore[union-attr]
             assert alias in services[part]["networks"]["default"]["aliases"], key
     for key in [k for k in os.environ if k.startswith(("TGCA_", "TEMPORAL_", "PULSAR_HOST"))]:
@@ -571,8 +628,11 @@ def test_the_image_is_built_once_whatever_the_profiles(spec: dict[str, Any]) -> 
     built = [name for name, service in spec["services"].items() if "build" in service]
     assert built == ["worker"] and not spec["services"]["worker"].get("profiles")  # every profile set has it
     image = spec["services"]["worker"]["image"]
-    ours = {name for name, service in spec["services"].items()
-            if str((service.get("command") or [""])[0]).startswith(PROJECT_CODE)}
+    ours = {
+        name
+        for name, service in spec["services"].items()
+        if str((service.get("command") or [""])[0]).startswith(PROJECT_CODE)
+    }
     assert {"worker", "bridge", "chat", "chat-config", "demo-graph"} <= ours
     assert {name: spec["services"][name]["image"] for name in ours} == dict.fromkeys(ours, image)
     for profiles in profile_sets(spec):
@@ -592,7 +652,8 @@ def test_the_demo_graph_is_loaded_only_with_its_profile(spec: dict[str, Any]) ->
 
 @pytest.mark.parametrize("spec", [load(COMPOSE), merged_spec()], ids=["base", "with the trustgraph overlay"])
 def test_the_worker_is_not_healthy_without_an_llm_and_waits_for_the_local_one(
-        spec: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    spec: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The LLM is a profile of its own (the weights must be there, or another endpoint is used): the worker's
     health check includes it, so a stack that cannot answer does not come up healthy; with the profile on the
     worker starts once the model has loaded."""
@@ -632,10 +693,14 @@ def documented_up_commands(tmp_path: Path) -> list[tuple[set[str], dict[str, str
     calls = tmp_path / "calls"
     blocks = re.findall(r"```bash\n(.*?)```", DOCS.read_text(), re.S)
     for block in [b for b in blocks if "docker compose" in b]:
-        env = {"PATH": f"{stand_in.parent}:{Path(sys.executable).parent}:/usr/bin:/bin", "DOCKER_CALLS": str(calls),
-               "HOME": str(tmp_path)}
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], env=env, capture_output=True, text=True,
-                              timeout=60)
+        env = {
+            "PATH": f"{stand_in.parent}:{Path(sys.executable).parent}:/usr/bin:/bin",
+            "DOCKER_CALLS": str(calls),
+            "HOME": str(tmp_path),
+        }
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block], env=env, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, block + done.stderr
     found = []
     for line in calls.read_text().splitlines():
@@ -647,8 +712,9 @@ def documented_up_commands(tmp_path: Path) -> list[tuple[set[str], dict[str, str
     return found
 
 
-def test_each_documented_command_starts_a_stack_that_can_answer(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_documented_command_starts_a_stack_that_can_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chat.auth import Authenticator
     from chat.main import refusal
 
@@ -673,24 +739,31 @@ def test_each_documented_command_starts_a_stack_that_can_answer(tmp_path: Path,
         assert Authenticator(config.http_tokens).caller(f"Bearer {env['CHAT_TOKEN']}").roles  # and lets them in
 
 
-def test_the_chat_config_one_shot_fails_up_without_tokens_and_passes_with_the_documented_ones(
-        tmp_path: Path) -> None:
+def test_the_chat_config_one_shot_fails_up_without_tokens_and_passes_with_the_documented_ones(tmp_path: Path) -> None:
     """chat-config's own command, run with the chat's environment: the refusal the chat would make, said once
     and as a failed one-shot (which fails `up`), not as a chat restarting."""
     service = load(COMPOSE)["services"]["chat-config"]
     assert is_one_shot(service) and service["profiles"] == ["chat"]
     assert load(COMPOSE)["services"]["chat"]["depends_on"]["chat-config"] == {
-        "condition": "service_completed_successfully"}
+        "condition": "service_completed_successfully"
+    }
     assert merged_spec()["services"]["chat"]["depends_on"]["chat-config"] == {
-        "condition": "service_completed_successfully"}
+        "condition": "service_completed_successfully"
+    }
     assert service["environment"] == load(COMPOSE)["services"]["chat"]["environment"]
     command = [sys.executable, "-m", "chat", *service["command"][1:]]
     assert service["command"][0] == "tg-confidence-chat"
     base = {k: v for k, v in os.environ.items() if not k.startswith(("TGCA_", "TEMPORAL_"))}
-    without = subprocess.run(command, env={**base, **interpolate(service["environment"], {})}, capture_output=True,
-                             text=True, timeout=60)
+    without = subprocess.run(
+        command, env={**base, **interpolate(service["environment"], {})}, capture_output=True, text=True, timeout=60
+    )
     assert without.returncode == 1 and "no http_tokens" in without.stderr
     documented = next(env for profiles, env in documented_up_commands(tmp_path) if "chat" in profiles)
-    with_tokens = subprocess.run(command, env={**base, **interpolate(service["environment"], documented)},
-                                 capture_output=True, text=True, timeout=60)
+    with_tokens = subprocess.run(
+        command,
+        env={**base, **interpolate(service["environment"], documented)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert with_tokens.returncode == 0, with_tokens.stderr

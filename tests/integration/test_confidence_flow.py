@@ -23,11 +23,12 @@ EXACT_PATH = "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETU
 NEVER_FOUND = "MATCH (n:Entity {name: 'Nobody'}) RETURN n.name"
 
 
-async def test_seed_5_4_empty_result_broadened_retry_accepted_at_0_85(harness_factory, seed_graph: str,
-                                                                       tmp_path: Path) -> None:
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": EXACT_PATH}, []))],
-                                              text=lambda b: ""),
-                                    seed_graph)
+async def test_seed_5_4_empty_result_broadened_retry_accepted_at_0_85(
+    harness_factory, seed_graph: str, tmp_path: Path
+) -> None:
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": EXACT_PATH}, []))], text=lambda b: ""), seed_graph
+    )
     handle = await harness.start("What are the connections between Entity X and Entity Y?")
     result: AgentRunResult = await handle.result()
 
@@ -83,14 +84,24 @@ async def test_seed_5_5_three_steps_failing_middle_step_recovers_on_retry(harnes
             if attempts["topics"] == 1:
                 return "Maybe something about governance, probably budgets and weather."  # ungrounded
             return "Key topics: EU AI Act obligations; US executive order on AI safety; model transparency reporting."
-        return "AI regulation centres on the EU AI Act obligations, the US executive order on AI safety and model " \
-               "transparency reporting."
+        return (
+            "AI regulation centres on the EU AI Act obligations, the US executive order on AI safety and model "
+            "transparency reporting."
+        )
 
-    harness = await harness_factory(responder([plan(
-        ("s1", "GraphQuery", {"query": find_documents}, []),
-        ("s2", "TextCompletion", {"prompt": "Extract the key topics from these documents"}, ["s1"]),
-        ("s3", "TextCompletion", {"prompt": "Summarize the main topics"}, ["s2"]),
-    )], text=text), seed_graph)
+    harness = await harness_factory(
+        responder(
+            [
+                plan(
+                    ("s1", "GraphQuery", {"query": find_documents}, []),
+                    ("s2", "TextCompletion", {"prompt": "Extract the key topics from these documents"}, ["s1"]),
+                    ("s3", "TextCompletion", {"prompt": "Summarize the main topics"}, ["s2"]),
+                )
+            ],
+            text=text,
+        ),
+        seed_graph,
+    )
     handle = await harness.start("Summarize the main topics discussed about AI regulation")
     result: AgentRunResult = await handle.result()
 
@@ -98,15 +109,19 @@ async def test_seed_5_5_three_steps_failing_middle_step_recovers_on_retry(harnes
     assert scores == {"s1": (True, 0), "s2": (True, 1), "s3": (True, 0)}
     assert len(harness.messages) >= 6
     assert harness.kinds()[-1] == "answer"
-    s2_observations = [m.content for m in harness.messages if m.message_type == "observation" and
-                       ("Key topics" in m.content or "Maybe something" in m.content)]
+    s2_observations = [
+        m.content
+        for m in harness.messages
+        if m.message_type == "observation" and ("Key topics" in m.content or "Maybe something" in m.content)
+    ]
     assert "is below the threshold 0.70" in s2_observations[0] and "meets the threshold 0.70" in s2_observations[1]
 
 
 async def exhaust(harness_factory, seed_graph: str, **agent: Any) -> tuple[Harness, Any]:  # type: ignore[no-untyped-def]
     """A run whose only step never reaches its threshold, now waiting for a human."""
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))],
-                                              text=lambda b: ""), seed_graph, **agent)
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""), seed_graph, **agent
+    )
     handle = await harness.start("Who is the partner of Entity X?")
     status = await harness.wait_for_override(handle)
     assert status["pending_override"]["step_id"] == "s1" and status["phase"] == "awaiting_override"
@@ -146,8 +161,9 @@ async def test_override_accept_uses_the_low_confidence_result(harness_factory, s
 @pytest.mark.parametrize("via", ["signal", "update"])
 async def test_override_retry_with_new_arguments(harness_factory, seed_graph: str, via: str) -> None:
     harness, handle = await exhaust(harness_factory, seed_graph, max_retries=1)
-    decision = Override(step_id="s1", decision="retry",
-                        arguments={"query": "MATCH (n:Entity {name: 'Entity X'}) RETURN n.name"})
+    decision = Override(
+        step_id="s1", decision="retry", arguments={"query": "MATCH (n:Entity {name: 'Entity X'}) RETURN n.name"}
+    )
     if via == "signal":
         await handle.signal("override", decision)
     else:
@@ -200,8 +216,11 @@ async def test_update_validator_rejects_bad_overrides(harness_factory, seed_grap
 
 
 async def test_no_override_within_the_timeout_ends_in_graceful_failure(harness_factory, seed_graph: str) -> None:
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))],
-                                              text=lambda b: ""), seed_graph, max_retries=1)
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""),
+        seed_graph,
+        max_retries=1,
+    )
     handle = await harness.start("Who is the partner of Entity X?")
     started = time.monotonic()
     result: AgentRunResult = await handle.result()  # 10 minutes skipped
@@ -214,8 +233,10 @@ async def test_no_override_within_the_timeout_ends_in_graceful_failure(harness_f
 
 
 async def test_invalid_then_cyclic_then_repaired_plan(harness_factory, seed_graph: str) -> None:
-    cyclic = plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name"}, ["s2"]),
-                  ("s2", "TextCompletion", {"prompt": "Summarize"}, ["s1"]))
+    cyclic = plan(
+        ("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name"}, ["s2"]),
+        ("s2", "TextCompletion", {"prompt": "Summarize"}, ["s1"]),
+    )
     good = plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []))
     harness = await harness_factory(responder([cyclic, good], text=lambda b: ""), seed_graph)
     result: AgentRunResult = await (await harness.start("List the entities")).result()
@@ -227,13 +248,16 @@ async def test_invalid_then_cyclic_then_repaired_plan(harness_factory, seed_grap
     assert harness.messages[-1].message_type == "error"
 
 
-async def test_a_tool_that_keeps_failing_is_reported_and_its_dependents_skipped(harness_factory,
-                                                                               seed_graph: str) -> None:
+async def test_a_tool_that_keeps_failing_is_reported_and_its_dependents_skipped(
+    harness_factory, seed_graph: str
+) -> None:
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
-            return 200, plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
-                             ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"]),
-                             ("s3", "TextCompletion", {"prompt": "Conclude"}, ["s2"]))
+            return 200, plan(
+                ("s1", "GraphQuery", {"query": "MATCH (n:Entity) RETURN n.name AS name"}, []),
+                ("s2", "TextCompletion", {"prompt": "Describe them"}, ["s1"]),
+                ("s3", "TextCompletion", {"prompt": "Conclude"}, ["s2"]),
+            )
         if is_synthesis(body):
             return 200, "Entity X, Entity Y, Entity Z and Entity W exist."
         return 503, "model overloaded"
@@ -255,8 +279,10 @@ async def test_independent_steps_overlap_in_time_when_parallel(harness_factory, 
 
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         if is_planning(body):
-            return 200, plan(("a", "TextCompletion", {"prompt": "First view"}, []),
-                             ("b", "TextCompletion", {"prompt": "Second view"}, []))
+            return 200, plan(
+                ("a", "TextCompletion", {"prompt": "First view"}, []),
+                ("b", "TextCompletion", {"prompt": "Second view"}, []),
+            )
         if is_synthesis(body):
             return 200, "Both views."
         name = re.search(r"(First|Second) view", body["messages"][-1]["content"]).group(1)
@@ -273,10 +299,16 @@ async def test_independent_steps_overlap_in_time_when_parallel(harness_factory, 
 
 
 async def test_request_level_settings_are_limited_and_clamped(harness_factory, seed_graph: str) -> None:
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))],
-                                              text=lambda b: ""), seed_graph, override_enabled=False)
-    handle = await harness.start("Who is the partner of Entity X?", settings=AgentSettings(override_enabled=False),
-                                 plan=json.dumps({"max_retries": 99, "llm_api_key": "x", "confidence_threshold": 0.5}))
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""),
+        seed_graph,
+        override_enabled=False,
+    )
+    handle = await harness.start(
+        "Who is the partner of Entity X?",
+        settings=AgentSettings(override_enabled=False),
+        plan=json.dumps({"max_retries": 99, "llm_api_key": "x", "confidence_threshold": 0.5}),
+    )
     result: AgentRunResult = await handle.result()
     text = harness.text()
     assert "max_retries 99 clamped to 5" in text and "ignored 'llm_api_key'" in text

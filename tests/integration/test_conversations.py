@@ -29,8 +29,10 @@ from tests.scripted_llm import (
     question_of,
 )
 
-UNPAID = ("MATCH (o:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Northwind Traders'}) WHERE o.paid = false "
-          "RETURN o.po_number ORDER BY o.po_number")
+UNPAID = (
+    "MATCH (o:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Northwind Traders'}) WHERE o.paid = false "
+    "RETURN o.po_number ORDER BY o.po_number"
+)
 PO = re.compile(r"PO-\d+")
 
 
@@ -49,12 +51,19 @@ class ConversationalModel:
             return 200, json.dumps({"intent": "ACTION" if "question: pay" in prompt.lower() else "QUERY"})
         if is_action_planning(body):
             ids = PO.findall(prompt.split("Request:", 1)[-1]) if "Request:" in prompt else PO.findall(prompt)
-            return 200, json.dumps({"entity_type": "PurchaseOrder", "action_name": "makePayment", "entity_ids": ids,
-                                    "related_class": "" if ids else "Supplier",
-                                    "related_name": "" if ids else SUPPLIER})
+            return 200, json.dumps(
+                {
+                    "entity_type": "PurchaseOrder",
+                    "action_name": "makePayment",
+                    "entity_ids": ids,
+                    "related_class": "" if ids else "Supplier",
+                    "related_name": "" if ids else SUPPLIER,
+                }
+            )
         if is_planning(body):
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [],
-                                               "arguments": {"query": UNPAID}}]})
+            return 200, json.dumps(
+                {"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {"query": UNPAID}}]}
+            )
         if is_synthesis(body):
             return 200, "Unpaid: " + ", ".join(dict.fromkeys(PO.findall(prompt.split("[s1 GraphQuery", 1)[-1])))
         return 200, "ok"
@@ -62,21 +71,34 @@ class ConversationalModel:
     @staticmethod
     def read(conversation: str, latest: str) -> dict[str, Any]:
         if latest.lower().startswith("which of those") and "failed: " in conversation:
-            return {"question": "Which of the orders paid in the previous turn were not paid, and why?",
-                    "from_conversation": True}
+            return {
+                "question": "Which of the orders paid in the previous turn were not paid, and why?",
+                "from_conversation": True,
+            }
         if latest.lower() == "pay them":
             used = conversation.rsplit("Results the agent used:", 1)[-1]
-            return {"question": "Pay purchase orders " + ", ".join(dict.fromkeys(PO.findall(used))),
-                    "from_conversation": False}
+            return {
+                "question": "Pay purchase orders " + ", ".join(dict.fromkeys(PO.findall(used))),
+                "from_conversation": False,
+            }
         if latest.lower().startswith("which of them") and "Northwind Traders" in conversation:
             return {"question": "Which orders of Northwind Traders are unpaid?", "from_conversation": False}
         return {"question": latest, "from_conversation": False}
 
 
 async def turn(stack, question: str, request_id: str, **request: Any) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
-    return [m async for m in ask(stack.config.pulsar_url, AgentRequest(question=question, **request),
-                                 request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                 timeout_s=300, request_id=request_id, runs=RunLookup(stack.client))]
+    return [
+        m
+        async for m in ask(
+            stack.config.pulsar_url,
+            AgentRequest(question=question, **request),
+            request_topic=stack.request_topic,
+            response_topic=stack.config.response_topic,
+            timeout_s=300,
+            request_id=request_id,
+            runs=RunLookup(stack.client),
+        )
+    ]
 
 
 async def memory_of(stack, conversation_id: str) -> ConversationMemory:  # type: ignore[no-untyped-def]
@@ -84,23 +106,26 @@ async def memory_of(stack, conversation_id: str) -> ConversationMemory:  # type:
     return await handle.query("memory", result_type=ConversationMemory)
 
 
-async def test_which_of_those_failed_and_why_is_answered_from_the_conversation(make_stack, demo_copy,
-                                                                               unique: str) -> None:
+async def test_which_of_those_failed_and_why_is_answered_from_the_conversation(
+    make_stack, demo_copy, unique: str
+) -> None:
     """Seed 002's conversation: pay 20 orders, approve, 18 paid and 2 failed; then "which of those were not
     paid, and why?" is answered from what the batch reported, with no new graph query."""
     graph_name, _ = demo_copy
     conversation = f"conv-{unique}"
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        paying = asyncio.create_task(turn(stack, f"Pay all orders of supplier {SUPPLIER}", f"pay-{unique}",
-                                          conversation_id=conversation))
+        paying = asyncio.create_task(
+            turn(stack, f"Pay all orders of supplier {SUPPLIER}", f"pay-{unique}", conversation_id=conversation)
+        )
         await approve_when_asked(stack, f"agent-pay-{unique}", paying)
         paid = await asyncio.wait_for(paying, 120)
         assert "18 succeeded, 2 failed" in paid[-1].content
         asked_before = len(llm.requests)
 
-        followup = await turn(stack, "Which of those orders were not paid, and why?", f"why-{unique}",
-                              conversation_id=conversation)
+        followup = await turn(
+            stack, "Which of those orders were not paid, and why?", f"why-{unique}", conversation_id=conversation
+        )
         second_turn = llm.requests[asked_before:]
 
     answer = followup[-1]
@@ -122,16 +147,18 @@ async def test_pay_them_acts_on_the_orders_the_previous_answer_listed(make_stack
     unpaid = sorted(o["po_number"] for o in ORDERS if o["po_number"] != ALREADY_PAID)
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url, graph_name=graph_name, ontology_path=str(demo_graph.ONTOLOGY_PATH))
-        listed = await turn(stack, f"Which orders of {SUPPLIER} are unpaid?", f"list-{unique}",
-                            conversation_id=conversation)
+        listed = await turn(
+            stack, f"Which orders of {SUPPLIER} are unpaid?", f"list-{unique}", conversation_id=conversation
+        )
         assert all(po in listed[-1].content for po in unpaid)
 
         paying = asyncio.create_task(turn(stack, "pay them", f"them-{unique}", conversation_id=conversation))
         await approve_when_asked(stack, f"agent-them-{unique}", paying, decision="skip")
         messages = await asyncio.wait_for(paying, 120)
 
-    assert any(m.content == "Read in the conversation's context: Pay purchase orders " + ", ".join(unpaid)
-               for m in messages)
+    assert any(
+        m.content == "Read in the conversation's context: Pay purchase orders " + ", ".join(unpaid) for m in messages
+    )
     plan = events(messages)[0]["plan"]
     assert sorted(t["entity_id"] for t in plan["targets"]) == unpaid
     assert "was not executed (skipped at approval)" in messages[-1].content
@@ -143,9 +170,14 @@ async def test_pay_them_acts_on_the_orders_the_previous_answer_listed(make_stack
 async def test_a_trustgraph_client_s_own_history_is_honoured(make_stack, unique: str) -> None:
     """A client that sends `history` (TrustGraph's shape) and no conversation id: the follow-up is read with
     that history, and the service keeps no memory of its own."""
-    history = [AgentStep(thought="find the supplier", action="knowledge-query",
-                         arguments={"question": "who delivers bearings?"},
-                         observation=f"{SUPPLIER} delivers bearings")]
+    history = [
+        AgentStep(
+            thought="find the supplier",
+            action="knowledge-query",
+            arguments={"question": "who delivers bearings?"},
+            observation=f"{SUPPLIER} delivers bearings",
+        )
+    ]
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url)
         messages = await turn(stack, "Which of them are unpaid?", f"hist-{unique}", history=history)
@@ -157,7 +189,8 @@ async def test_a_trustgraph_client_s_own_history_is_honoured(make_stack, unique:
 
 
 async def test_a_new_conversation_asks_no_follow_up_question_and_expired_memory_starts_afresh(
-        make_stack, unique: str) -> None:
+    make_stack, unique: str
+) -> None:
     conversation = f"conv-{unique}"
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url)
@@ -179,15 +212,23 @@ async def test_the_cli_continues_a_conversation_it_started(make_stack, unique: s
 
     with ScriptedLLM(ConversationalModel()) as llm:
         stack = await make_stack(llm.base_url)
-        common = {"request_topic": stack.request_topic, "response_topic": stack.config.response_topic,
-                  "timeout_s": 300}
-        first = await run_ask(stack.config.pulsar_url, f"Which orders of {SUPPLIER} are due?",
-                              conversation_id=conversation_of("new"), **common)
+        common = {"request_topic": stack.request_topic, "response_topic": stack.config.response_topic, "timeout_s": 300}
+        first = await run_ask(
+            stack.config.pulsar_url,
+            f"Which orders of {SUPPLIER} are due?",
+            conversation_id=conversation_of("new"),
+            **common,
+        )
         printed = capsys.readouterr().out
         continued = re.search(r"tg-confidence ask --conversation (\S+) ", printed)
         assert first == 0 and continued is not None
-        second = await run_ask(stack.config.pulsar_url, "Which of them are unpaid?",
-                               conversation_id=conversation_of(continued.group(1)), json_output=True, **common)
+        second = await run_ask(
+            stack.config.pulsar_url,
+            "Which of them are unpaid?",
+            conversation_id=conversation_of(continued.group(1)),
+            json_output=True,
+            **common,
+        )
         planned = [question_of(b) for b in llm.requests if is_planning(b)]
     assert second == 0
     # --json: each response one line in TrustGraph's wire format (the in-process services log here too)

@@ -17,13 +17,21 @@ from service.connections import pulsar_client
 from service.run_recovery import RunLookup
 from tests.scripted_llm import ScriptedLLM, is_planning, is_query_form, is_synthesis
 
-TOP_SUPPLIERS = ("MATCH (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder) "
-                 "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 3")
-PLAN = {"steps": [
-    {"id": "orders", "function": "GraphQuery", "arguments": {"query": TOP_SUPPLIERS}, "dependencies": []},
-    {"id": "interpret", "function": "TextCompletion",
-     "arguments": {"prompt": "Which supplier has the most orders?"}, "dependencies": ["orders"]},
-]}
+TOP_SUPPLIERS = (
+    "MATCH (s:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder) "
+    "RETURN s.name AS supplier, count(po) AS orders ORDER BY orders DESC LIMIT 3"
+)
+PLAN = {
+    "steps": [
+        {"id": "orders", "function": "GraphQuery", "arguments": {"query": TOP_SUPPLIERS}, "dependencies": []},
+        {
+            "id": "interpret",
+            "function": "TextCompletion",
+            "arguments": {"prompt": "Which supplier has the most orders?"},
+            "dependencies": ["orders"],
+        },
+    ]
+}
 ROW = re.compile(r'\[\["([^"]+)",(\d+)\]')
 
 
@@ -42,9 +50,17 @@ def reads_the_rows(body: dict[str, Any]) -> tuple[int, str]:
 
 async def collect(stack, question: str, **fields: Any) -> list[AgentResponse]:  # type: ignore[no-untyped-def]
     request = AgentRequest(question=question, **fields)
-    return [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
-                                 response_topic=stack.config.response_topic, timeout_s=60,
-                                 runs=RunLookup(stack.client))]
+    return [
+        m
+        async for m in ask(
+            stack.config.pulsar_url,
+            request,
+            request_topic=stack.request_topic,
+            response_topic=stack.config.response_topic,
+            timeout_s=60,
+            runs=RunLookup(stack.client),
+        )
+    ]
 
 
 async def top_supplier(falkordb_url: str) -> tuple[str, int]:
@@ -62,8 +78,7 @@ async def test_question_answered_end_to_end_with_steps_streamed(make_stack, falk
     # Between them, TrustGraph's explain messages (tests/contract/test_explainability.py reads them).
     explains = [m.explain_id for m in everything if m.message_type == "explain"]
     session = explains[0]
-    assert explains == [session, f"{session}/plan", f"{session}/step/0", f"{session}/step/1",
-                        f"{session}/synthesis"]
+    assert explains == [session, f"{session}/plan", f"{session}/step/0", f"{session}/step/1", f"{session}/synthesis"]
     messages = [m for m in everything if m.message_type != "explain"]
     kinds = [m.message_type for m in messages]
     assert kinds == ["thought", "observation", "thought", "observation", "thought", "observation", "answer"]
@@ -106,11 +121,17 @@ async def test_unplannable_question_gets_a_clear_error_not_silence(make_stack) -
 
 async def test_a_question_no_plan_could_answer_is_answered_from_the_query_form(make_stack) -> None:
     bad_plan = json.dumps({"steps": [{"id": "a", "function": "Teleport", "arguments": {}, "dependencies": []}]})
-    ranked = json.dumps({"start": {"label": "Supplier", "key": "", "value": ""},
-                         "steps": [{"relationship": "ISSUED_TO", "direction": "incoming"}],
-                         "condition": {"key": "", "operator": "=", "value": ""}, "combine": "none",
-                         "other": {"label": "Supplier", "key": "", "value": ""}, "answer": "most_connected",
-                         "answer_key": ""})
+    ranked = json.dumps(
+        {
+            "start": {"label": "Supplier", "key": "", "value": ""},
+            "steps": [{"relationship": "ISSUED_TO", "direction": "incoming"}],
+            "condition": {"key": "", "operator": "=", "value": ""},
+            "combine": "none",
+            "other": {"label": "Supplier", "key": "", "value": ""},
+            "answer": "most_connected",
+            "answer_key": "",
+        }
+    )
 
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         if is_query_form(body):
@@ -141,8 +162,9 @@ async def test_malformed_request_gets_an_error_and_the_bridge_keeps_serving(make
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url)
         client = pulsar_client(stack.config.pulsar_url)
-        consumer = await client.subscribe(stack.config.response_topic, "rr-malformed",
-                                          initial_position=pulsar.InitialPosition.Latest)
+        consumer = await client.subscribe(
+            stack.config.response_topic, "rr-malformed", initial_position=pulsar.InitialPosition.Latest
+        )
         producer = await client.create_producer(stack.request_topic, batching_enabled=False)
         await producer.send(b'{"question": ', properties={"id": "broken-1"})
         reply = await asyncio.wait_for(consumer.receive(), timeout=20)
@@ -164,29 +186,68 @@ async def test_seed_worked_examples_stream_through_pulsar(make_stack, falkordb_u
     await db.select_graph(graph).query(
         "CREATE (:Entity {name: 'Entity X'}), (:Entity {name: 'Entity Y'}), "
         "(:Document {title: 'EU AI Act obligations', topic: 'AI regulation'}), "
-        "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'})")
+        "(:Document {title: 'US executive order on AI safety', topic: 'AI regulation'})"
+    )
     topic_calls = {"n": 0}
 
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         question = json.dumps(body["messages"])
         if is_planning(body) and "connections between" in question:
-            return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-                "query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"}}]})
+            return 200, json.dumps(
+                {
+                    "steps": [
+                        {
+                            "id": "s1",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {
+                                "query": "MATCH path=(x:Entity {name:'X'})-[*..3]-(y:Entity {name:'Y'}) RETURN path"
+                            },
+                        }
+                    ]
+                }
+            )
         if is_planning(body):
-            return 200, json.dumps({"steps": [
-                {"id": "s1", "function": "GraphQuery", "dependencies": [], "arguments": {
-                    "query": "MATCH (d:Document) WHERE d.topic = 'AI regulation' RETURN d.title AS title"}},
-                {"id": "s2", "function": "TextCompletion", "dependencies": ["s1"],
-                 "arguments": {"prompt": "Extract the key topics"}},
-                {"id": "s3", "function": "TextCompletion", "dependencies": ["s2"],
-                 "arguments": {"prompt": "Summarize the main topics"}}]})
+            return 200, json.dumps(
+                {
+                    "steps": [
+                        {
+                            "id": "s1",
+                            "function": "GraphQuery",
+                            "dependencies": [],
+                            "arguments": {
+                                "query": "MATCH (d:Document) WHERE d.topic = 'AI regulation' RETURN d.title AS title"
+                            },
+                        },
+                        {
+                            "id": "s2",
+                            "function": "TextCompletion",
+                            "dependencies": ["s1"],
+                            "arguments": {"prompt": "Extract the key topics"},
+                        },
+                        {
+                            "id": "s3",
+                            "function": "TextCompletion",
+                            "dependencies": ["s2"],
+                            "arguments": {"prompt": "Summarize the main topics"},
+                        },
+                    ]
+                }
+            )
         if is_synthesis(body):
-            return 200, "Entity X and Entity Y exist but are not connected." if "connections" in question else \
-                "The EU AI Act obligations and the US executive order on AI safety."
+            return (
+                200,
+                "Entity X and Entity Y exist but are not connected."
+                if "connections" in question
+                else "The EU AI Act obligations and the US executive order on AI safety.",
+            )
         if "Extract the key topics" in body["messages"][-1]["content"]:
             topic_calls["n"] += 1
-            return 200, ("Perhaps budgets and weather." if topic_calls["n"] == 1
-                         else "EU AI Act obligations; US executive order on AI safety.")
+            return 200, (
+                "Perhaps budgets and weather."
+                if topic_calls["n"] == 1
+                else "EU AI Act obligations; US executive order on AI safety."
+            )
         return 200, "EU AI Act obligations and the US executive order on AI safety."
 
     try:
@@ -213,14 +274,26 @@ async def test_the_web_ui_shows_the_question_and_what_each_activity_does(make_st
         stack = await make_stack(llm.base_url)
         request_id = f"ui-{stack.unique}"
         request = AgentRequest(question="Which supplier has the most purchase orders?", collection="acme")
-        [m async for m in ask(stack.config.pulsar_url, request, request_topic=stack.request_topic,
-                              response_topic=stack.config.response_topic, timeout_s=60, request_id=request_id,
-                              runs=RunLookup(stack.client))]
+        [
+            m
+            async for m in ask(
+                stack.config.pulsar_url,
+                request,
+                request_topic=stack.request_topic,
+                response_topic=stack.config.response_topic,
+                timeout_s=60,
+                request_id=request_id,
+                runs=RunLookup(stack.client),
+            )
+        ]
         handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
         await handle.result()  # the answer is published before the run's last activity (its audit record)
         description = await handle.describe()
-        summaries = [e.user_metadata.summary async for e in handle.fetch_history_events()
-                     if e.HasField("activity_task_scheduled_event_attributes")]
+        summaries = [
+            e.user_metadata.summary
+            async for e in handle.fetch_history_events()
+            if e.HasField("activity_task_scheduled_event_attributes")
+        ]
 
     assert await description.static_summary() == "Which supplier has the most purchase orders?"
     details = await description.static_details() or ""
@@ -239,17 +312,30 @@ async def test_a_question_costs_only_the_round_trips_its_work_needs(make_stack) 
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url)
         request_id = f"trips-{stack.unique}"
-        messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Who has the most orders?"),
-                                         request_topic=stack.request_topic, timeout_s=60, request_id=request_id,
-                                         response_topic=stack.config.response_topic, runs=RunLookup(stack.client))]
+        messages = [
+            m
+            async for m in ask(
+                stack.config.pulsar_url,
+                AgentRequest(question="Who has the most orders?"),
+                request_topic=stack.request_topic,
+                timeout_s=60,
+                request_id=request_id,
+                response_topic=stack.config.response_topic,
+                runs=RunLookup(stack.client),
+            )
+        ]
         handle = stack.client.get_workflow_handle(workflow_id_for(request_id))
         await handle.result()
         events = [e async for e in handle.fetch_history_events()]
 
     assert messages[-1].message_type == "answer" and len(messages) == 7 + 5  # 5: TrustGraph's explain messages
-    scheduled = [e.activity_task_scheduled_event_attributes.activity_type.name for e in events
-                 if e.HasField("activity_task_scheduled_event_attributes")]
-    assert sorted(scheduled) == sorted(["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run",
-                                        "store_explain"])
+    scheduled = [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    ]
+    assert sorted(scheduled) == sorted(
+        ["plan", "GraphQuery", "TextCompletion", "synthesize", "record_run", "store_explain"]
+    )
     local = [e for e in events if e.HasField("marker_recorded_event_attributes")]
     assert local, "the messages were published by local activities, recorded as markers"

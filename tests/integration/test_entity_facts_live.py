@@ -16,13 +16,15 @@ from tests.seeded_graph import seeded_graph
 @pytest.fixture
 async def atlas(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def]
     async with seeded_graph(
-            falkordb_url, f"atlas-{unique}",
-            "CREATE (m:Land {name: 'Montavia', population: 621873, motto: 'Onward'}), "
-            "(a:Land {name: 'Albor'}), (c:Land {name: 'Corvia'}), (s:Area {name: 'South Reach'}), "
-            "(m)-[:NEXT_TO]->(a), (a)-[:NEXT_TO]->(m), (m)-[:NEXT_TO]->(c), (m)-[:LIES_IN]->(s), "
-            "(:ActionRecord {key: 'Montavia'})-[:TOUCHED]->(m), "
-            "(:Shire {name: 'Oak Vale'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Hill'})<-[:HAS_SHIRE]-(m), "
-            "(:Shire {name: 'Oak Ford'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Moor'})<-[:HAS_SHIRE]-(m)") as name:
+        falkordb_url,
+        f"atlas-{unique}",
+        "CREATE (m:Land {name: 'Montavia', population: 621873, motto: 'Onward'}), "
+        "(a:Land {name: 'Albor'}), (c:Land {name: 'Corvia'}), (s:Area {name: 'South Reach'}), "
+        "(m)-[:NEXT_TO]->(a), (a)-[:NEXT_TO]->(m), (m)-[:NEXT_TO]->(c), (m)-[:LIES_IN]->(s), "
+        "(:ActionRecord {key: 'Montavia'})-[:TOUCHED]->(m), "
+        "(:Shire {name: 'Oak Vale'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Hill'})<-[:HAS_SHIRE]-(m), "
+        "(:Shire {name: 'Oak Ford'})<-[:HAS_SHIRE]-(m), (:Shire {name: 'Oak Moor'})<-[:HAS_SHIRE]-(m)",
+    ) as name:
         graph = GraphStore(falkordb_url, name)
         yield graph
         await graph.aclose()
@@ -54,7 +56,8 @@ async def test_a_query_looking_a_name_up_where_it_is_not_stored_is_refused_with_
     wrong = "MATCH (l:Land)-[:LIES_IN]->(a:Land) WHERE a.name = 'South Reach' RETURN l.name"
     assert await misplaced_names(wrong, grounding, atlas) == [
         "no Land has name = 'South Reach'; the graph stores 'South Reach' as Area.name: match it there "
-        "(with that label, and the relationships the schema gives that label)"]
+        "(with that label, and the relationships the schema gives that label)"
+    ]
     inline = "MATCH (l:Land)-[:LIES_IN]->(:Land {name: 'South Reach'}) RETURN l.name"
     assert len(await misplaced_names(inline, grounding, atlas)) == 1
     right = "MATCH (l:Land)-[:LIES_IN]->(a:Area {name: 'South Reach'}) RETURN l.name"

@@ -12,8 +12,10 @@ from contracts.conversation import FollowUpInput
 from service.prompts import PromptTemplates
 from tests.scripted_llm import ScriptedLLM
 
-CONVERSATION = ("User: Which three teams scored the most goals?\n"
-                "Agent: Harbour City, Lakeside Rovers and Old Mill scored the most goals.")
+CONVERSATION = (
+    "User: Which three teams scored the most goals?\n"
+    "Agent: Harbour City, Lakeside Rovers and Old Mill scored the most goals."
+)
 
 
 async def read(rewritten: str, latest: str) -> Any:
@@ -24,19 +26,22 @@ async def read(rewritten: str, latest: str) -> Any:
         llm = LLMClient(server.base_url, "scripted", timeout_s=10)
         try:
             return await FollowUpActivities(llm, PromptTemplates.load()).read_follow_up(
-                FollowUpInput(conversation=CONVERSATION, question=latest))
+                FollowUpInput(conversation=CONVERSATION, question=latest)
+            )
         finally:
             await llm.aclose()
 
 
 async def test_a_question_naming_what_the_conversation_never_stated_goes_to_the_graph() -> None:
-    reading = await read("Which of Harbour City, Lakeside Rovers and Old Mill play in Northport?",
-                         "Which of those play in Northport?")
+    reading = await read(
+        "Which of Harbour City, Lakeside Rovers and Old Mill play in Northport?", "Which of those play in Northport?"
+    )
     assert reading.question == "Which of Harbour City, Lakeside Rovers and Old Mill play in Northport?"
     assert reading.from_conversation is False
 
 
 async def test_a_question_about_what_the_conversation_states_is_answered_from_it() -> None:
-    reading = await read("Which of Harbour City, Lakeside Rovers and Old Mill scored the most goals?",
-                         "Which of those scored the most?")
+    reading = await read(
+        "Which of Harbour City, Lakeside Rovers and Old Mill scored the most goals?", "Which of those scored the most?"
+    )
     assert reading.from_conversation is True

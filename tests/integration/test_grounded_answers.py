@@ -13,8 +13,9 @@ from tests.agent_harness import Harness, plan
 from tests.scripted_llm import is_planning, is_synthesis
 
 GRAPH = "procurement"  # the session's demo graph, read-only here
-NOT_THERE = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' "
-             "RETURN po.po_number AS po")
+NOT_THERE = (
+    "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Holdings' RETURN po.po_number AS po"
+)
 WITH_NOW = "MATCH (i:Invoice) WHERE i.due_date < NOW() RETURN i.invoice_number AS invoice LIMIT 5"
 VALID = "MATCH (i:Invoice) RETURN i.invoice_number AS invoice ORDER BY invoice LIMIT 5"
 TYPE_MISMATCH = "MATCH (s:Supplier) RETURN s.name AS name, toLower(s.rating) AS rating LIMIT 3"
@@ -44,8 +45,11 @@ class Conversation:
         return [b for b in self.requests if is_planning(b) and "steps" in json.dumps(b["response_format"])]
 
     def adjust_requests(self) -> list[str]:
-        return ["\n".join(m["content"] for m in b["messages"]) for b in self.requests
-                if is_planning(b) and "steps" not in json.dumps(b["response_format"])]
+        return [
+            "\n".join(m["content"] for m in b["messages"])
+            for b in self.requests
+            if is_planning(b) and "steps" not in json.dumps(b["response_format"])
+        ]
 
 
 def runs_of(harness: Harness, query: str) -> int:
@@ -55,8 +59,7 @@ def runs_of(harness: Harness, query: str) -> int:
 
 async def test_a_name_that_exists_nowhere_is_a_confident_does_not_exist(harness_factory) -> None:
     # The answer writer would invent (it once answered "Bracovia does not have a capital"): it is not asked.
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))],
-                       answer="Zyxwv Holdings ordered 3 pumps.")
+    llm = Conversation([plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))], answer="Zyxwv Holdings ordered 3 pumps.")
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
 
@@ -89,8 +92,9 @@ async def test_the_planner_is_told_how_the_graph_stores_the_names_it_was_given(h
 
 
 async def test_a_query_falkordb_rejects_is_repaired_before_it_runs(harness_factory) -> None:
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": WITH_NOW}, [])),
-                        plan(("s1", "GraphQuery", {"query": VALID}, []))])
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": WITH_NOW}, [])), plan(("s1", "GraphQuery", {"query": VALID}, []))]
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which invoices are overdue?")).result()
 
@@ -103,11 +107,16 @@ async def test_a_query_falkordb_rejects_is_repaired_before_it_runs(harness_facto
 
 
 async def test_a_name_looked_up_on_a_label_that_does_not_hold_it_is_moved_to_the_label_that_does(
-        harness_factory) -> None:
-    wrong = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Lyon Distribution Center'}) "
-             "RETURN po.po_number AS po LIMIT 5")
-    meant = ("MATCH (po:PurchaseOrder)-[:DELIVER_TO]->(s:Warehouse {name: 'Lyon Distribution Center'}) "
-             "RETURN po.po_number AS po LIMIT 5")
+    harness_factory,
+) -> None:
+    wrong = (
+        "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Lyon Distribution Center'}) "
+        "RETURN po.po_number AS po LIMIT 5"
+    )
+    meant = (
+        "MATCH (po:PurchaseOrder)-[:DELIVER_TO]->(s:Warehouse {name: 'Lyon Distribution Center'}) "
+        "RETURN po.po_number AS po LIMIT 5"
+    )
     llm = Conversation([plan(("s1", "GraphQuery", {"query": wrong}, []))])
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which orders go to Lyon Distribution Center?")).result()
@@ -118,19 +127,24 @@ async def test_a_name_looked_up_on_a_label_that_does_not_hold_it_is_moved_to_the
 
 
 async def test_a_misplaced_name_that_cannot_be_moved_runs_as_written_and_its_empty_result_is_weak(
-        harness_factory) -> None:
+    harness_factory,
+) -> None:
     # Two Supplier nodes in the pattern: which one to relabel cannot be told. No repair round is spent on it
     # (the local model ignored such feedback); the query runs and its empty result scores low.
-    wrong = ("MATCH (a:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder)-[:ISSUED_TO]->(b:Supplier) "
-             "WHERE a.name = 'Lyon Distribution Center' AND b.name = 'Lyon Distribution Center' RETURN po.po_number")
+    wrong = (
+        "MATCH (a:Supplier)<-[:ISSUED_TO]-(po:PurchaseOrder)-[:ISSUED_TO]->(b:Supplier) "
+        "WHERE a.name = 'Lyon Distribution Center' AND b.name = 'Lyon Distribution Center' RETURN po.po_number"
+    )
     llm = Conversation([plan(("s1", "GraphQuery", {"query": wrong}, []))])
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which orders go to Lyon Distribution Center?")).result()
 
     assert len(llm.planning_requests()) == 1 and runs_of(harness, wrong) >= 1
     # scored weak, not "entities verified to exist", so the retry ladder takes it up
-    assert ("Empty result, and no Supplier has name = 'Lyon Distribution Center'; the graph stores "
-            "'Lyon Distribution Center' as Warehouse.name") in harness.text()
+    assert (
+        "Empty result, and no Supplier has name = 'Lyon Distribution Center'; the graph stores "
+        "'Lyon Distribution Center' as Warehouse.name"
+    ) in harness.text()
     assert "retry 1 of 3" in harness.text() and result.step_results[0].confidence.retry_count >= 1
 
 
@@ -166,12 +180,17 @@ async def test_a_query_against_the_schema_is_repaired_with_what_the_schema_has(h
     only through a third, and a relationship written against its direction, are put right without asking
     the LLM again."""
     unknown = "MATCH (s:Vendor) RETURN s.email AS email"
-    no_such_path = ("MATCH (s:Supplier)-[:DELIVER_TO]->(w:Warehouse) MATCH (p:Product)-[:SUPPLIES]->(s:Supplier) "
-                    "RETURN w.name AS warehouse, count(DISTINCT p) AS products")
-    bridged = ("MATCH (s:Supplier)<-[:ISSUED_TO]-(:PurchaseOrder)-[:DELIVER_TO]->(w:Warehouse) "
-               "MATCH (p:Product)<-[:SUPPLIES]-(s:Supplier) RETURN w.name AS warehouse, count(DISTINCT p) AS products")
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": unknown}, [])),
-                        plan(("s1", "GraphQuery", {"query": no_such_path}, []))])
+    no_such_path = (
+        "MATCH (s:Supplier)-[:DELIVER_TO]->(w:Warehouse) MATCH (p:Product)-[:SUPPLIES]->(s:Supplier) "
+        "RETURN w.name AS warehouse, count(DISTINCT p) AS products"
+    )
+    bridged = (
+        "MATCH (s:Supplier)<-[:ISSUED_TO]-(:PurchaseOrder)-[:DELIVER_TO]->(w:Warehouse) "
+        "MATCH (p:Product)<-[:SUPPLIES]-(s:Supplier) RETURN w.name AS warehouse, count(DISTINCT p) AS products"
+    )
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": unknown}, [])), plan(("s1", "GraphQuery", {"query": no_such_path}, []))]
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("How many orders does each supplier have?")).result()
 
@@ -243,10 +262,13 @@ async def test_a_corrupt_calibrator_leaves_the_evidence_score_and_says_so(harnes
 
 async def test_a_name_sharing_only_a_word_with_stored_names_does_not_exist_either(harness_factory) -> None:
     """'Zyxwv Materials' shares "Materials" with a real supplier, but no stored name is or contains it."""
-    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Materials' "
-             "RETURN po.po_number AS po")
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))],
-                       answer="There is no supplier named Zyxwv Materials, so it ordered nothing.")
+    query = (
+        "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) WHERE s.name = 'Zyxwv Materials' RETURN po.po_number AS po"
+    )
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": query}, []))],
+        answer="There is no supplier named Zyxwv Materials, so it ordered nothing.",
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("What did Zyxwv Materials order?")).result()
 
@@ -263,8 +285,10 @@ async def test_no_usable_plan_about_a_name_found_nowhere_still_ends_in_does_not_
     never writes a usable query, but the graph holding the name nowhere is the answer, checked by a query for the
     name itself."""
     broken = "MATCH (i:Invoice) WHERE s.name = 'Zyxwv Holdings' RETURN i"
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": broken}, []))],
-                       answer="There is no supplier named Zyxwv Holdings in the knowledge graph.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": broken}, []))],
+        answer="There is no supplier named Zyxwv Holdings in the knowledge graph.",
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
 
@@ -283,8 +307,12 @@ IGNORES_THE_NAME = "MATCH (po:PurchaseOrder) RETURN po.po_number AS po LIMIT 10"
 async def test_a_plan_that_ignores_the_name_found_nowhere_is_repaired_to_use_it(harness_factory) -> None:
     """A plan listing every order answers another question than "what did Zyxwv Holdings order": it never
     runs; the problem goes back to the planner, whose repaired plan looks the name up."""
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": IGNORES_THE_NAME}, [])),
-                        plan(("s1", "GraphQuery", {"query": NOT_THERE}, []))])
+    llm = Conversation(
+        [
+            plan(("s1", "GraphQuery", {"query": IGNORES_THE_NAME}, [])),
+            plan(("s1", "GraphQuery", {"query": NOT_THERE}, [])),
+        ]
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("What did Zyxwv Holdings order last month?")).result()
 
@@ -309,23 +337,28 @@ async def test_a_plan_that_keeps_ignoring_the_name_found_nowhere_ends_in_does_no
     assert result.error is None and "Override needed" not in harness.text()
 
 
-STOPS_SHORT = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
-               "RETURN i.invoice_number AS invoice")
-REACHES = ("MATCH (:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(:Invoice)-[:BILLS]->(:PurchaseOrder)"
-           "-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier")
+STOPS_SHORT = "MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) RETURN i.invoice_number AS invoice"
+REACHES = (
+    "MATCH (:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(:Invoice)-[:BILLS]->(:PurchaseOrder)"
+    "-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier"
+)
 
 
 async def test_a_plan_that_never_matches_what_the_question_asks_for_is_sent_back_once(harness_factory) -> None:
-    """"Which supplier was paid by payment PAY-00481?" planned as the payment's invoice answered "not listed"
+    """ "Which supplier was paid by payment PAY-00481?" planned as the payment's invoice answered "not listed"
     at 0.75: the planner hears which label is asked for and the schema's route to it."""
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": STOPS_SHORT}, [])),
-                        plan(("s1", "GraphQuery", {"query": REACHES}, []))], answer="Acme Industrial.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": STOPS_SHORT}, [])), plan(("s1", "GraphQuery", {"query": REACHES}, []))],
+        answer="Acme Industrial.",
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which supplier was paid by payment PAY-00481?")).result()
 
     repair = llm.planning_requests()[1]["messages"][-1]["content"]
-    assert ("the question asks which Supplier, but no query matches a Supplier (the schema reaches it as "
-            "(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier))") in repair
+    assert (
+        "the question asks which Supplier, but no query matches a Supplier (the schema reaches it as "
+        "(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier))"
+    ) in repair
     assert runs_of(harness, STOPS_SHORT) == 0 and runs_of(harness, REACHES) == 1
     assert json.loads(result.step_results[0].output)["rows"] == [["Acme Industrial"]]
 
@@ -335,8 +368,10 @@ async def test_a_plan_that_leaves_out_the_questions_figure_is_sent_back_once(har
     which figure no query uses, and its repaired plan is the one that runs."""
     every = "MATCH (p:PurchaseOrder) RETURN count(p) AS orders"
     above = "MATCH (p:PurchaseOrder) WHERE p.total_amount > 5000 RETURN count(p) AS orders"
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": every}, [])),
-                        plan(("s1", "GraphQuery", {"query": above}, []))], answer="Not stated.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": every}, [])), plan(("s1", "GraphQuery", {"query": above}, []))],
+        answer="Not stated.",
+    )
     harness = await harness_factory(llm, GRAPH)
     await (await harness.start("How many purchase orders have a total amount above 5000?")).result()
 
@@ -372,8 +407,9 @@ async def test_the_answer_writer_sees_what_the_graph_stores_about_a_named_entity
 
     acme = next(s for s in generate().nodes["Supplier"] if s["name"] == "Acme Industrial")
     counted = "MATCH (s:Supplier {name: 'Acme Industrial'})-[:SUPPLIES]->(p:Product) RETURN count(p) AS products"
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": counted}, []))],
-                       answer=f"Acme Industrial is rated {acme['rating']}.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": counted}, []))], answer=f"Acme Industrial is rated {acme['rating']}."
+    )
     harness = await harness_factory(llm, GRAPH)
     await (await harness.start("What rating does Acme Industrial have?")).result()
 
@@ -392,8 +428,10 @@ async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_
     decline and that no query matched a supplier."""
     from confidence.calibrator import DECLINED_CEILING
 
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
-                       answer="The supplier of the first invoice is not listed in the results.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": VALID}, []))],
+        answer="The supplier of the first invoice is not listed in the results.",
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which supplier sent the first invoice?")).result()
 
@@ -404,19 +442,23 @@ async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_
 
 
 async def test_a_query_that_matches_what_was_asked_for_is_no_unasked_label(harness_factory) -> None:
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))],
-                       answer="The first invoices are listed above.")
+    llm = Conversation(
+        [plan(("s1", "GraphQuery", {"query": VALID}, []))], answer="The first invoices are listed above."
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which invoices come first?")).result()
     assert result.evidence["unasked_label"] == 0.0 and result.evidence["declined"] == 0.0
 
 
 async def test_a_node_reached_through_the_asked_label_s_relationship_matches_it_without_a_label(
-        harness_factory) -> None:
+    harness_factory,
+) -> None:
     """`(p:Product)<-[:SUPPLIES]-(s)` returns suppliers though `s` carries no label: the schema says what
     SUPPLIES joins, so the plan is not sent back and the answer is no 'unasked' one."""
-    query = ("MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s) RETURN s.name AS supplier, count(po) AS orders "
-             "ORDER BY orders DESC LIMIT 1")
+    query = (
+        "MATCH (po:PurchaseOrder)-[:ISSUED_TO]->(s) RETURN s.name AS supplier, count(po) AS orders "
+        "ORDER BY orders DESC LIMIT 1"
+    )
     llm = Conversation([plan(("s1", "GraphQuery", {"query": query}, []))], answer="Final answer.")
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which supplier has the most purchase orders?")).result()
@@ -424,16 +466,21 @@ async def test_a_node_reached_through_the_asked_label_s_relationship_matches_it_
     assert len(llm.planning_requests()) == 1  # no doubt raised: the plan was kept as written
 
 
-async def test_the_planner_and_the_answer_writer_see_how_two_named_things_are_connected(harness_factory,
-                                                                                          falkordb_url: str) -> None:
+async def test_the_planner_and_the_answer_writer_see_how_two_named_things_are_connected(
+    harness_factory, falkordb_url: str
+) -> None:
     """Two suppliers named in one question: the planner is shown the schema's route between their labels, and
     both it and the answer writer see the fewest relationships between the two, as a path query finds them."""
     from falkordb.asyncio import FalkorDB
 
     db = FalkorDB.from_url(falkordb_url)
-    fewest = (await db.select_graph(GRAPH).ro_query(
-        "MATCH (a:Supplier {name: 'Acme Industrial'}), (b:Warehouse {name: $w}) MATCH p = (a)-[*1..4]-(b) "
-        "RETURN min(length(p))", {"w": WAREHOUSE})).result_set[0][0]
+    fewest = (
+        await db.select_graph(GRAPH).ro_query(
+            "MATCH (a:Supplier {name: 'Acme Industrial'}), (b:Warehouse {name: $w}) MATCH p = (a)-[*1..4]-(b) "
+            "RETURN min(length(p))",
+            {"w": WAREHOUSE},
+        )
+    ).result_set[0][0]
     await db.aclose()
     llm = Conversation([plan(("s1", "GraphQuery", {"query": VALID}, []))], answer="They are a few steps apart.")
     harness = await harness_factory(llm, GRAPH)
@@ -448,17 +495,21 @@ async def test_the_planner_and_the_answer_writer_see_how_two_named_things_are_co
     assert connection in synthesis["messages"][-1]["content"]
 
 
-RETURNS_START = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
-                 "RETURN p.payment_id AS payment")
-RETURNS_REACHED = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
-                   "RETURN i.invoice_number AS invoice")
+RETURNS_START = "MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) RETURN p.payment_id AS payment"
+RETURNS_REACHED = (
+    "MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) RETURN i.invoice_number AS invoice"
+)
 
 
 async def test_a_plan_that_returns_only_the_named_start_is_sent_back_once(harness_factory) -> None:
-    """"Which families does Medici reach through married into, then married into?" was answered "Medici" at 0.9:
+    """ "Which families does Medici reach through married into, then married into?" was answered "Medici" at 0.9:
     the query walked from the named family and returned that family's own name. The planner hears it."""
-    llm = Conversation([plan(("s1", "GraphQuery", {"query": RETURNS_START}, [])),
-                        plan(("s1", "GraphQuery", {"query": RETURNS_REACHED}, []))])
+    llm = Conversation(
+        [
+            plan(("s1", "GraphQuery", {"query": RETURNS_START}, [])),
+            plan(("s1", "GraphQuery", {"query": RETURNS_REACHED}, [])),
+        ]
+    )
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which invoices does payment PAY-00481 settle?")).result()
 

@@ -37,15 +37,22 @@ def llm() -> Iterator[ScriptedLLM]:
         yield server
 
 
-def service_env(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, llm_url: str,
-                unique: str, tmp_path: Path) -> dict[str, str]:
-    queues = {f"TGCA_QUEUES__{name.upper()}": value
-              for name, value in TaskQueues().suffixed(unique).model_dump().items()}
+def service_env(
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, llm_url: str, unique: str, tmp_path: Path
+) -> dict[str, str]:
+    queues = {
+        f"TGCA_QUEUES__{name.upper()}": value for name, value in TaskQueues().suffixed(unique).model_dump().items()
+    }
     return {
         "TGCA_TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
-        "TGCA_PULSAR_URL": pulsar_url, "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm_url,
-        "TGCA_LLM_MODEL": "scripted", "TGCA_WORKSPACE": f"health-{unique}", "TGCA_LLM_WARM_UP": "false",
-        "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), **queues,
+        "TGCA_PULSAR_URL": pulsar_url,
+        "TGCA_FALKORDB_URL": falkordb_url,
+        "TGCA_LLM_BASE_URL": llm_url,
+        "TGCA_LLM_MODEL": "scripted",
+        "TGCA_WORKSPACE": f"health-{unique}",
+        "TGCA_LLM_WARM_UP": "false",
+        "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
+        **queues,
     }
 
 
@@ -57,13 +64,20 @@ async def healthz(port: int) -> tuple[int, dict[str, Any]]:
 
 
 async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
-        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, llm: ScriptedLLM, unique: str,
-        tmp_path: Path) -> None:
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, llm: ScriptedLLM, unique: str, tmp_path: Path
+) -> None:
     env = service_env(temporal_env, pulsar_url, falkordb_url, llm.base_url, unique, tmp_path)
     ports = {"worker": free_port(), "bridge": free_port()}
-    parts = {name: ManagedProcess(name, [sys.executable, "-m", name], tmp_path / f"{name}.log",
-                                  env={**env, "TGCA_METRICS_PORT": str(port)}, ports={"metrics": port})
-             for name, port in ports.items()}
+    parts = {
+        name: ManagedProcess(
+            name,
+            [sys.executable, "-m", name],
+            tmp_path / f"{name}.log",
+            env={**env, "TGCA_METRICS_PORT": str(port)},
+            ports={"metrics": port},
+        )
+        for name, port in ports.items()
+    }
     for name, part in parts.items():
         port = ports[name]
 
@@ -79,8 +93,10 @@ async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
         for name, port in ports.items():
             assert (await healthz(port))[0] == 200, parts[name].log_tail()
         # The worker plans and answers with the LLM server: it is healthy only while that answers too.
-        assert (await healthz(ports["worker"]))[1] == {"status": "ok", "checks": {"temporal": "ok", "pulsar": "ok",
-                                                                                  "llm": "ok"}}
+        assert (await healthz(ports["worker"]))[1] == {
+            "status": "ok",
+            "checks": {"temporal": "ok", "pulsar": "ok", "llm": "ok"},
+        }
         assert (await healthz(ports["bridge"]))[1] == {"status": "ok", "checks": {"temporal": "ok", "pulsar": "ok"}}
         async with httpx.AsyncClient(timeout=10) as http:
             worker_metrics = await http.get(f"http://127.0.0.1:{ports['worker']}/metrics")
@@ -91,8 +107,9 @@ async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
         assert "tgca_bridge_request_seconds" in bridge_metrics.text
 
         # The compose health check's own command, run against the real process.
-        probe = (f"import urllib.request; "
-                 f"urllib.request.urlopen('http://127.0.0.1:{ports['worker']}/healthz', timeout=4)")
+        probe = (
+            f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{ports['worker']}/healthz', timeout=4)"
+        )
         done = await asyncio.create_subprocess_exec(sys.executable, "-c", probe)
         assert await done.wait() == 0
     finally:
@@ -101,15 +118,21 @@ async def test_worker_and_bridge_processes_serve_healthz_next_to_their_metrics(
 
 
 async def test_a_worker_whose_llm_server_does_not_answer_is_unhealthy(
-        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path) -> None:
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     """docker-compose.yml's worker points at the `llm` service: without it (its profile off, the model still
     loading, another endpoint down) the worker's health check fails and names the LLM, so `docker compose up`
     does not report a stack that cannot answer as healthy."""
     nothing_there = f"http://127.0.0.1:{free_port()}/v1"
     env = service_env(temporal_env, pulsar_url, falkordb_url, nothing_there, unique, tmp_path)
     port = free_port()
-    worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp_path / "worker.log",
-                            env={**env, "TGCA_METRICS_PORT": str(port)}, ports={"metrics": port})
+    worker = ManagedProcess(
+        "worker",
+        [sys.executable, "-m", "worker"],
+        tmp_path / "worker.log",
+        env={**env, "TGCA_METRICS_PORT": str(port)},
+        ports={"metrics": port},
+    )
 
     async def answering(_: ManagedProcess) -> bool:
         return (await healthz(port))[0] in (200, 503)
@@ -141,17 +164,24 @@ async def test_the_llm_check_asks_the_server_for_its_models_with_the_configured_
     assert "HTTP 404 to GET /models" in outcomes["refused"]
     # the checks run side by side: the server may see either first
     assert sorted(((r["path"], r["authorization"]) for r in llm.gets), key=lambda got: got[0]) == [
-        ("/missing/models", None), ("/v1/models", "Bearer k-1")]
+        ("/missing/models", None),
+        ("/v1/models", "Bearer k-1"),
+    ]
 
 
-async def test_healthz_is_503_and_names_the_part_that_does_not_answer(
-        temporal_env: WorkflowEnvironment) -> None:
+async def test_healthz_is_503_and_names_the_part_that_does_not_answer(temporal_env: WorkflowEnvironment) -> None:
     registry = CollectorRegistry()
     Counter("tgca_health_probe", "a metric of this server's own registry", registry=registry).inc()
     dead_broker = pulsar_client(f"pulsar://127.0.0.1:{free_port()}")
-    server = start_health_server(0, {"temporal": temporal_check(temporal_env.client),
-                                     "pulsar": pulsar_check(dead_broker, "non-persistent://tg/request/x")},
-                                 host="127.0.0.1", registry=registry)
+    server = start_health_server(
+        0,
+        {
+            "temporal": temporal_check(temporal_env.client),
+            "pulsar": pulsar_check(dead_broker, "non-persistent://tg/request/x"),
+        },
+        host="127.0.0.1",
+        registry=registry,
+    )
     server.timeout_s = 1.0
     try:
         status, body = await healthz(server.port)

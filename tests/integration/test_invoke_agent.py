@@ -16,8 +16,21 @@ QUESTION = "Which supplier has the most purchase orders?"
 async def test_trustgraph_flags_get_the_answer_alone(make_stack, unique: str, capsys, streaming: bool) -> None:  # type: ignore[no-untyped-def]
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url, flow="myflow")
-        argv = ["-p", stack.config.pulsar_url, "-w", f"test-{unique}", "-f", "myflow", "-q", QUESTION,
-                "-C", "acme", "--timeout", "120", *([] if streaming else ["--no-streaming"])]
+        argv = [
+            "-p",
+            stack.config.pulsar_url,
+            "-w",
+            f"test-{unique}",
+            "-f",
+            "myflow",
+            "-q",
+            QUESTION,
+            "-C",
+            "acme",
+            "--timeout",
+            "120",
+            *([] if streaming else ["--no-streaming"]),
+        ]
         code = await invoke(parse_args(argv))
         requests = list(llm.requests)
     out = capsys.readouterr().out
@@ -32,8 +45,24 @@ async def test_trustgraph_flags_get_the_answer_alone(make_stack, unique: str, ca
 async def test_verbose_shows_the_thoughts_and_observations(make_stack, unique: str, capsys) -> None:  # type: ignore[no-untyped-def]
     with ScriptedLLM(reads_the_rows) as llm:
         stack = await make_stack(llm.base_url, flow="myflow")
-        code = await invoke(parse_args(["-p", stack.config.pulsar_url, "-w", f"test-{unique}", "-f", "myflow",
-                                        "-q", QUESTION, "-v", "--no-streaming", "--timeout", "120"]))
+        code = await invoke(
+            parse_args(
+                [
+                    "-p",
+                    stack.config.pulsar_url,
+                    "-w",
+                    f"test-{unique}",
+                    "-f",
+                    "myflow",
+                    "-q",
+                    QUESTION,
+                    "-v",
+                    "--no-streaming",
+                    "--timeout",
+                    "120",
+                ]
+            )
+        )
     out = capsys.readouterr().out
     assert code == 0 and "[thought] Planning how to answer" in out and "[observation] Plan with 2 step(s)" in out
     assert "[answer] " in out

@@ -31,14 +31,31 @@ def run_batch(topic: str, session: str) -> OutboxBatch:
     answer."""
     uris = Uris(session, ("s1",))
     confidence = Confidence(0.9, "Query returned 2 row(s)", [Evidence("rows", 2)], threshold=0.8)
-    step = StepTrace(step_id="s1", tool="GraphQuery", outcome="succeeded", usable=True, started="", ended="",
-                     attempts=[], confidence=confidence, output="[]", dependencies=[])
+    step = StepTrace(
+        step_id="s1",
+        tool="GraphQuery",
+        outcome="succeeded",
+        usable=True,
+        started="",
+        ended="",
+        attempts=[],
+        confidence=confidence,
+        output="[]",
+        dependencies=[],
+    )
     explained = Explained(uris=uris, entity=StepEntity(step=step))
-    responses = [AgentResponse(message_type="observation", content="Confidence 0.90 meets the threshold 0.80",
-                               delivery_id="r#1"),
-                 AgentResponse(message_type="explain", explain_id=explained.explain_id,
-                               explain_graph="urn:graph:retrieval", delivery_id="r#2"),
-                 AgentResponse(message_type="answer", content="Acme.", end_of_dialog=True, delivery_id="r#3")]
+    responses = [
+        AgentResponse(
+            message_type="observation", content="Confidence 0.90 meets the threshold 0.80", delivery_id="r#1"
+        ),
+        AgentResponse(
+            message_type="explain",
+            explain_id=explained.explain_id,
+            explain_graph="urn:graph:retrieval",
+            delivery_id="r#2",
+        ),
+        AgentResponse(message_type="answer", content="Acme.", end_of_dialog=True, delivery_id="r#3"),
+    ]
     return OutboxBatch(topic=topic, request_id="r1", responses=responses, explained={"r#2": explained})
 
 
@@ -60,8 +77,9 @@ async def test_the_caller_gets_every_message_whatever_the_librarian_does(pulsar_
     publisher = ResponsePublisher(client, pulsar_url, librarian=librarian != "off")
     try:
         caller = await client.subscribe(topic, "caller")
-        store = await client.subscribe(explainability_topic(topic), "store",
-                                       initial_position=pulsar.InitialPosition.Earliest)
+        store = await client.subscribe(
+            explainability_topic(topic), "store", initial_position=pulsar.InitialPosition.Earliest
+        )
         asked: list[bytes] = []
         if librarian != "absent":  # one that answers every request with the error TrustGraph's sends
             requests = await client.subscribe(request_topic, "librarian")
@@ -72,15 +90,18 @@ async def test_the_caller_gets_every_message_whatever_the_librarian_does(pulsar_
                     message = await requests.receive()
                     await requests.acknowledge(message)
                     asked.append(message.data())
-                    await answers.send(json.dumps({"error": {"type": "unexpected-error",
-                                                             "message": "object store down"}}).encode(),
-                                       properties={"id": message.properties()["id"]})
+                    await answers.send(
+                        json.dumps({"error": {"type": "unexpected-error", "message": "object store down"}}).encode(),
+                        properties={"id": message.properties()["id"]},
+                    )
+
             refusing = asyncio.create_task(refuse())
         with capture_logs() as logs:
             activities, batch = PublishActivities(publisher), run_batch(topic, f"agent-{workspace}")
             assert (await activities.publish(batch)).store
-            await activities.store_explain(StoreBatch(response_topic=topic, collection="default",
-                                                      entities=list(batch.explained.values())))
+            await activities.store_explain(
+                StoreBatch(response_topic=topic, collection="default", entities=list(batch.explained.values()))
+            )
             got = [decode_response(m) for m in await received(caller, 3)]
             assert [m.message_type for m in got] == ["observation", "explain", "answer"]
             linked = [t.o.iri for t in got[1].explain_triples if t.p.iri == TG_DOCUMENT]

@@ -15,15 +15,18 @@ from tests.scripted_llm import ScriptedLLM
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
-@pytest.mark.parametrize(("status", "kind", "retryable"), [
-    (500, "LLMServerError", True),
-    (503, "LLMServerError", True),
-    (429, "LLMServerError", True),
-    (400, "LLMRequestRejected", False),
-    (404, "LLMRequestRejected", False),
-    (401, "LLMAuthError", False),
-    (403, "LLMAuthError", False),
-])
+@pytest.mark.parametrize(
+    ("status", "kind", "retryable"),
+    [
+        (500, "LLMServerError", True),
+        (503, "LLMServerError", True),
+        (429, "LLMServerError", True),
+        (400, "LLMRequestRejected", False),
+        (404, "LLMRequestRejected", False),
+        (401, "LLMAuthError", False),
+        (403, "LLMAuthError", False),
+    ],
+)
 async def test_http_errors_are_classified(status: int, kind: str, retryable: bool) -> None:
     with ScriptedLLM(lambda body: (status, "nope")) as server:
         client = LLMClient(server.base_url, "m")
@@ -55,11 +58,16 @@ async def test_a_200_without_a_completion_is_a_retryable_server_fault(body: str)
     assert caught.value.type == "LLMBadResponse" and not caught.value.non_retryable
 
 
-@pytest.mark.parametrize(("mode", "expected"), [
-    ("json_object_schema", {"type": "json_object", "schema": {"type": "object"}}),
-    ("json_schema", {"type": "json_schema",
-                     "json_schema": {"name": "output", "schema": {"type": "object"}, "strict": True}}),
-])
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("json_object_schema", {"type": "json_object", "schema": {"type": "object"}}),
+        (
+            "json_schema",
+            {"type": "json_schema", "json_schema": {"name": "output", "schema": {"type": "object"}, "strict": True}},
+        ),
+    ],
+)
 async def test_schema_constrained_output_is_requested_in_the_configured_dialect(mode: str, expected: dict) -> None:
     with ScriptedLLM(lambda body: (200, "{}")) as server:
         client = LLMClient(server.base_url, "m", api_key="k", json_mode=mode)  # type: ignore[arg-type]
@@ -99,11 +107,14 @@ async def test_a_failed_call_is_timed_and_raises_as_before() -> None:
     assert tokens(registry, "input") is None
 
 
-@pytest.mark.parametrize("usage", ['{"prompt_tokens": -3, "completion_tokens": "many"}', "null",
-                                   '{"prompt_tokens": true, "completion_tokens": 1.5}'])
+@pytest.mark.parametrize(
+    "usage",
+    ['{"prompt_tokens": -3, "completion_tokens": "many"}', "null", '{"prompt_tokens": true, "completion_tokens": 1.5}'],
+)
 async def test_nonsense_token_counts_from_a_server_are_not_metered(usage: str) -> None:
-    body = ('{"model": "other", "choices": [{"message": {"role": "assistant", "content": "ok"}}], '
-            f'"usage": {usage}}}')
+    body = (
+        f'{{"model": "other", "choices": [{{"message": {{"role": "assistant", "content": "ok"}}}}], "usage": {usage}}}'
+    )
     with ScriptedLLM(lambda request: (200, body), raw=True) as server:
         llm, registry = metered(server.base_url)
         assert (await llm.chat(MESSAGES)).text == "ok"

@@ -40,11 +40,24 @@ server.run("stdio")
 @pytest_asyncio.fixture(scope="module")
 async def guarded_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
     port = free_port()
-    part = ManagedProcess("MCP demo server", [sys.executable, "-m", "embedded.mcp_demo_server", "--transport",
-                                              "streamable-http", "--port", str(port), "--bearer-token-env",
-                                              "DEMO_TOKEN"],
-                          tmp_path_factory.mktemp("mcp") / "mcp.log", ports={"http": port},
-                          ready=lambda p: tcp_open(port), env={"DEMO_TOKEN": TOKEN})
+    part = ManagedProcess(
+        "MCP demo server",
+        [
+            sys.executable,
+            "-m",
+            "embedded.mcp_demo_server",
+            "--transport",
+            "streamable-http",
+            "--port",
+            str(port),
+            "--bearer-token-env",
+            "DEMO_TOKEN",
+        ],
+        tmp_path_factory.mktemp("mcp") / "mcp.log",
+        ports={"http": port},
+        ready=lambda p: tcp_open(port),
+        env={"DEMO_TOKEN": TOKEN},
+    )
     part.start()
     await part.wait_ready(30)
     yield f"http://127.0.0.1:{port}/mcp"
@@ -59,7 +72,8 @@ def servers_from_file(tmp_path: Path, servers: dict[str, object], monkeypatch: p
 
 
 async def test_an_http_server_gets_the_bearer_token_from_the_environment(
-        guarded_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    guarded_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CRM_TOKEN", TOKEN)
     crm = {"type": "http", "url": guarded_server, "headers": {"X-Tenant": "acme"}, "bearer_token": "${CRM_TOKEN}"}
     mcp = servers_from_file(tmp_path, {"crm": crm}, monkeypatch)
@@ -69,10 +83,14 @@ async def test_an_http_server_gets_the_bearer_token_from_the_environment(
 
 
 async def test_without_the_token_or_with_a_wrong_one_the_server_is_left_out(
-        guarded_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    guarded_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CRM_TOKEN", "wrong")
-    for spec in ({"url": guarded_server}, {"url": guarded_server, "bearer_token": "${CRM_TOKEN}"},
-                 {"url": guarded_server, "bearer_token": "${NOT_SET_ANYWHERE}"}):
+    for spec in (
+        {"url": guarded_server},
+        {"url": guarded_server, "bearer_token": "${CRM_TOKEN}"},
+        {"url": guarded_server, "bearer_token": "${NOT_SET_ANYWHERE}"},
+    ):
         assert await servers_from_file(tmp_path, {"crm": spec}, monkeypatch).list_tools() == {}
 
 
@@ -81,10 +99,18 @@ async def test_a_stdio_server_starts_with_its_args_env_and_cwd(tmp_path: Path, m
     workdir = tmp_path / "work"
     workdir.mkdir()
     monkeypatch.setenv("SECRET_FROM_WORKER", "from-the-worker")
-    mcp = servers_from_file(tmp_path, {"probe": {"command": sys.executable,
-                                                 "args": [str(tmp_path / "probe_server.py")],
-                                                 "env": {"PROBE_SETTING": "${SECRET_FROM_WORKER}"},
-                                                 "cwd": str(workdir)}}, monkeypatch)
+    mcp = servers_from_file(
+        tmp_path,
+        {
+            "probe": {
+                "command": sys.executable,
+                "args": [str(tmp_path / "probe_server.py")],
+                "env": {"PROBE_SETTING": "${SECRET_FROM_WORKER}"},
+                "cwd": str(workdir),
+            }
+        },
+        monkeypatch,
+    )
     assert "started_with" in await mcp.list_tools()
     result = await mcp.call("started_with", {}, 30)
     assert result.text == f"{workdir}|from-the-worker"

@@ -81,6 +81,7 @@ def test_missing_slices_say_what_was_tried(tmp_path: Path) -> None:
 def test_command_line_refuses_a_wrong_model_file(tmp_path: Path) -> None:
     wrong = tmp_path / "qwen.gguf"
     wrong.write_bytes(b"truncated")
-    result = subprocess.run([sys.executable, "-m", "embedded.model_weights", str(wrong)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "embedded.model_weights", str(wrong)], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 2 and "sha256 mismatch" in result.stderr

@@ -32,14 +32,23 @@ async def settles_at(registry: CollectorRegistry, value: float, timeout_s: float
     return False
 
 
-async def test_the_gauge_counts_a_waiting_run_until_a_human_decides(temporal_env: WorkflowEnvironment,
-                                                                    seed_graph: str, falkordb_url: str,
-                                                                    tmp_path: Path) -> None:
+async def test_the_gauge_counts_a_waiting_run_until_a_human_decides(
+    temporal_env: WorkflowEnvironment, seed_graph: str, falkordb_url: str, tmp_path: Path
+) -> None:
     async with AsyncExitStack() as stack:
-        llm = stack.enter_context(ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))],
-                                                        text=lambda b: "")))
-        harness = await open_harness(stack, temporal_env.client, llm.base_url, falkordb_url, seed_graph,
-                                     tmp_path / "audit.jsonl", max_retries=0, search_attributes=True)
+        llm = stack.enter_context(
+            ScriptedLLM(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""))
+        )
+        harness = await open_harness(
+            stack,
+            temporal_env.client,
+            llm.base_url,
+            falkordb_url,
+            seed_graph,
+            tmp_path / "audit.jsonl",
+            max_retries=0,
+            search_attributes=True,
+        )
         # Only this test's runs: the dev server is shared with other tests that may leave runs waiting.
         query = f'{PENDING_QUERY} AND TaskQueue = "{harness.config.queues.workflow}"'
         gauge, registry = pending_gauge()
@@ -59,8 +68,9 @@ async def test_the_gauge_counts_a_waiting_run_until_a_human_decides(temporal_env
 async def test_the_gauge_says_unknown_while_temporal_cannot_count(temporal_env: WorkflowEnvironment) -> None:
     gauge, registry = pending_gauge()
     gauge.set(3)  # a number from before the outage must not stay on the dashboard
-    counting = asyncio.create_task(count_pending_overrides(temporal_env.client, gauge, every_s=0.2,
-                                                           query="NoSuchAttribute = true"))
+    counting = asyncio.create_task(
+        count_pending_overrides(temporal_env.client, gauge, every_s=0.2, query="NoSuchAttribute = true")
+    )
     try:
         assert await settles_at(registry, UNKNOWN)
     finally:

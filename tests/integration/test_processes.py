@@ -38,8 +38,9 @@ def respond(body: dict[str, Any]) -> tuple[int, str]:
     question = body["messages"][-1]["content"]
     if is_planning(body):
         query = UNKNOWN if "rival" in question else KNOWN
-        return 200, json.dumps({"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": query},
-                                           "dependencies": []}]})
+        return 200, json.dumps(
+            {"steps": [{"id": "s1", "function": "GraphQuery", "arguments": {"query": query}, "dependencies": []}]}
+        )
     if is_synthesis(body):
         return 200, "Acme Industrial is the supplier in question."
     return 200, "noted"
@@ -60,32 +61,48 @@ class Services:
         self.metrics_port = metrics_port
         self.audit = Path(env["TGCA_AUDIT_PATH"])
         self.worker = ManagedProcess("worker", [sys.executable, "-m", "worker"], tmp / "worker.log", env=env)
-        self.bridge = ManagedProcess("bridge", [sys.executable, "-m", "bridge"], tmp / "bridge.log",
-                                     env={**env, "TGCA_METRICS_PORT": "0"})  # the metrics port is the worker's
+        self.bridge = ManagedProcess(
+            "bridge", [sys.executable, "-m", "bridge"], tmp / "bridge.log", env={**env, "TGCA_METRICS_PORT": "0"}
+        )  # the metrics port is the worker's
 
     async def ask(self, question: str) -> list[AgentResponse]:
         request = AgentRequest(question=question)
-        return [m async for m in ask(self.env["TGCA_PULSAR_URL"], request,
-                                     request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
-                                     response_topic=self.env["TGCA_RESPONSE_TOPIC"], timeout_s=90,
-                                     runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]))]
+        return [
+            m
+            async for m in ask(
+                self.env["TGCA_PULSAR_URL"],
+                request,
+                request_topic=json.loads(self.env["TGCA_REQUEST_TOPICS"])[0],
+                response_topic=self.env["TGCA_RESPONSE_TOPIC"],
+                timeout_s=90,
+                runs=RunLookup(address=self.env["TGCA_TEMPORAL_ADDRESS"]),
+            )
+        ]
 
 
 @asynccontextmanager
-async def running(llm: ScriptedLLM, temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str,
-                  unique: str, tmp_path: Path) -> AsyncIterator[Services]:
+async def running(
+    llm: ScriptedLLM, temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+) -> AsyncIterator[Services]:
     """A worker and a bridge as child processes, on `llm`, once both are ready (the bridge has subscribed)."""
     metrics_port = free_port()
-    queues = {f"TGCA_QUEUES__{name.upper()}": value
-              for name, value in TaskQueues().suffixed(unique).model_dump().items()}
+    queues = {
+        f"TGCA_QUEUES__{name.upper()}": value for name, value in TaskQueues().suffixed(unique).model_dump().items()
+    }
     env = {
-        "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env), "TGCA_PULSAR_URL": pulsar_url,
-        "TGCA_FALKORDB_URL": falkordb_url, "TGCA_LLM_BASE_URL": llm.base_url, "TGCA_LLM_MODEL": "scripted",
+        "TGCA_TEMPORAL_ADDRESS": temporal_address(temporal_env),
+        "TGCA_PULSAR_URL": pulsar_url,
+        "TGCA_FALKORDB_URL": falkordb_url,
+        "TGCA_LLM_BASE_URL": llm.base_url,
+        "TGCA_LLM_MODEL": "scripted",
         "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:proc-{unique}:default"]),
         "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:proc-{unique}:default",
-        "TGCA_WORKSPACE": f"proc-{unique}", "TGCA_METRICS_PORT": str(metrics_port),
-        "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"), "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
-        "TGCA_AGENT__MAX_RETRIES": "0", **queues,
+        "TGCA_WORKSPACE": f"proc-{unique}",
+        "TGCA_METRICS_PORT": str(metrics_port),
+        "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),
+        "TGCA_AGENT__SEARCH_ATTRIBUTES": "true",
+        "TGCA_AGENT__MAX_RETRIES": "0",
+        **queues,
     }
     s = Services(env, tmp_path, metrics_port, llm)
     s.worker.ready, s.bridge.ready = logged("worker_ready"), logged("bridge_ready")
@@ -100,15 +117,17 @@ async def running(llm: ScriptedLLM, temporal_env: WorkflowEnvironment, pulsar_ur
 
 
 @pytest_asyncio.fixture
-async def services(temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str,
-                   tmp_path: Path) -> AsyncIterator[Services]:
+async def services(
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+) -> AsyncIterator[Services]:
     with ScriptedLLM(respond) as llm:
         async with running(llm, temporal_env, pulsar_url, falkordb_url, unique, tmp_path) as s:
             yield s
 
 
 async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_search_attributes(
-        services: Services, temporal_env: WorkflowEnvironment) -> None:
+    services: Services, temporal_env: WorkflowEnvironment
+) -> None:
     messages = await services.ask("Where is Acme Industrial based?")
     assert messages[-1].message_type == "answer", services.worker.log_tail() + services.bridge.log_tail()
     assert "Acme Industrial is the supplier in question." in messages[-1].content
@@ -121,14 +140,18 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
             if "agent_plan_execution_seconds_count 1.0" in metrics and services.audit.exists():
                 break
             await asyncio.sleep(0.2)
-    for name in ('agent_confidence_score_bucket{function="GraphQuery",le="0.9"} 1.0',
-                 "agent_plan_execution_seconds_count 1.0", "agent_plan_complexity_count 1.0",
-                 'agent_step_execution_seconds_count{function="GraphQuery"} 1.0',
-                 # TrustGraph's names for the same run, under the processor id TrustGraph gives its agent
-                 'tg_agent_session_total{outcome="completed",processor="agent-manager"} 1.0',
-                 'tg_agent_tool_invocation_total{processor="agent-manager",tool="GraphQuery"} 1.0',
-                 'tg_producer_messages_total{processor="agent-manager",producer="'
-                 + services.env["TGCA_RESPONSE_TOPIC"] + f'"}} {float(len(messages))}'):
+    for name in (
+        'agent_confidence_score_bucket{function="GraphQuery",le="0.9"} 1.0',
+        "agent_plan_execution_seconds_count 1.0",
+        "agent_plan_complexity_count 1.0",
+        'agent_step_execution_seconds_count{function="GraphQuery"} 1.0',
+        # TrustGraph's names for the same run, under the processor id TrustGraph gives its agent
+        'tg_agent_session_total{outcome="completed",processor="agent-manager"} 1.0',
+        'tg_agent_tool_invocation_total{processor="agent-manager",tool="GraphQuery"} 1.0',
+        'tg_producer_messages_total{processor="agent-manager",producer="'
+        + services.env["TGCA_RESPONSE_TOPIC"]
+        + f'"}} {float(len(messages))}',
+    ):
         assert name in metrics, name
     assert re.search(r'tg_processor_info\{[^}]*processor="agent-manager"[^}]*role="worker"', metrics)
     assert re.search(r'tg_metering_tokens_total\{direction="input",model="scripted"\} [1-9]', metrics)
@@ -148,7 +171,8 @@ async def test_worker_and_bridge_processes_answer_and_record_metrics_audit_and_s
 
 
 async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_question_opens_with(
-        services: Services) -> None:
+    services: Services,
+) -> None:
     """A model server that caches prompt prefixes has the long planner prompt evaluated before anyone asks, and
     the query form's, which cross-checks doubted graph steps (form_when_doubted, on by default)."""
     for _ in range(100):  # the warm-up runs in the background once the worker polls
@@ -169,7 +193,8 @@ async def test_the_worker_warms_the_model_with_the_system_prompts_the_first_ques
 
 
 async def test_a_question_arriving_while_the_model_is_warmed_stops_the_warm_up(
-        temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path) -> None:
+    temporal_env: WorkflowEnvironment, pulsar_url: str, falkordb_url: str, unique: str, tmp_path: Path
+) -> None:
     """The model server evaluates one request at a time: each warm-up still to come would make the first
     question wait for it. Once a question is being served, the worker sends no more warm-ups."""
     gate = threading.Event()  # the first warm-up is held until the question has been answered
@@ -185,6 +210,7 @@ async def test_a_question_arriving_while_the_model_is_warmed_stops_the_warm_up(
                 assert messages[-1].message_type == "answer", services.worker.log_tail()
             finally:
                 gate.set()
+
             def yielded() -> bool:
                 return "prompt_warm_up_yielded" in services.worker.log_path.read_text(errors="replace")
 
@@ -198,7 +224,8 @@ async def test_a_question_arriving_while_the_model_is_warmed_stops_the_warm_up(
 
 
 async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
-        services: Services, temporal_env: WorkflowEnvironment) -> None:
+    services: Services, temporal_env: WorkflowEnvironment
+) -> None:
     asking = asyncio.create_task(services.ask("Who is the rival of Acme Industrial?"))
     address = temporal_address(temporal_env)
     workflow_id = None
@@ -216,12 +243,24 @@ async def test_a_waiting_run_resumes_with_an_override_sent_by_the_temporal_cli(
     status = await run(sys.executable, "-m", "cli", "status", workflow_id, "--temporal-address", address)
     assert status.returncode == 0 and '"step_id": "s1"' in status.stdout and "awaiting_override" in status.stdout
 
-    wrong = await run(sys.executable, "-m", "cli", "override", workflow_id, "s7", "accept",
-                      "--temporal-address", address)
+    wrong = await run(
+        sys.executable, "-m", "cli", "override", workflow_id, "s7", "accept", "--temporal-address", address
+    )
     assert wrong.returncode == 1 and "unknown step 's7'" in wrong.stderr
 
-    signal = await run(temporal_binary(), "workflow", "signal", "--address", address, "--workflow-id", workflow_id,
-                       "--name", "override", "--input", '{"step_id": "s1", "decision": "accept", "by": "cli-user"}')
+    signal = await run(
+        temporal_binary(),
+        "workflow",
+        "signal",
+        "--address",
+        address,
+        "--workflow-id",
+        workflow_id,
+        "--name",
+        "override",
+        "--input",
+        '{"step_id": "s1", "decision": "accept", "by": "cli-user"}',
+    )
     assert signal.returncode == 0, signal.stderr
 
     messages = await asyncio.wait_for(asking, 60)

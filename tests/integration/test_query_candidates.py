@@ -27,6 +27,7 @@ def replies(*texts: str, delay_s: float = 0.0) -> Any:
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         time.sleep(delay_s)
         return 200, next(queue)
+
     return respond
 
 
@@ -38,14 +39,28 @@ def form(label: str, answer: str = "count", value: str = "", steps: tuple[tuple[
     """A filled-in query form: every node of `label` (or the one named `value`), the (relationship, direction)
     steps from it, and what to return."""
     walk = [{"relationship": r, "direction": d} for r, d in steps]
-    return json.dumps({"start": {"label": label, "key": "name" if value else "", "value": value}, "steps": walk,
-                       "condition": {"key": "", "operator": "=", "value": ""}, "combine": "none",
-                       "other": {"label": label, "key": "", "value": ""}, "answer": answer, "answer_key": ""})
+    return json.dumps(
+        {
+            "start": {"label": label, "key": "name" if value else "", "value": value},
+            "steps": walk,
+            "condition": {"key": "", "operator": "=", "value": ""},
+            "combine": "none",
+            "other": {"label": label, "key": "", "value": ""},
+            "answer": answer,
+            "answer_key": "",
+        }
+    )
 
 
-async def run_graph_query(falkordb_url: str, llm: ScriptedLLM, planned: str, candidates: int = 3,
-                          timeout_ms: int = 30000, question: str = "How many suppliers are there?",
-                          form_when_doubted: bool = True) -> StepOutput:
+async def run_graph_query(
+    falkordb_url: str,
+    llm: ScriptedLLM,
+    planned: str,
+    candidates: int = 3,
+    timeout_ms: int = 30000,
+    question: str = "How many suppliers are there?",
+    form_when_doubted: bool = True,
+) -> StepOutput:
     backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
     backends.graph_candidates = candidates
     backends.form_when_doubted = form_when_doubted
@@ -116,8 +131,10 @@ async def test_a_tie_goes_to_the_query_that_uses_every_figure_the_question_gives
 
 async def test_a_tie_goes_to_the_query_that_names_what_a_which_question_asks_for(falkordb_url: str) -> None:
     question = "Which supplier has the most purchase orders?"
-    ranked = ("MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(p) AS orders "
-              "ORDER BY orders DESC LIMIT 3")
+    ranked = (
+        "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(p) AS orders "
+        "ORDER BY orders DESC LIMIT 3"
+    )
     with ScriptedLLM(replies(form("Supplier"))) as llm:  # the form counts the suppliers: figures only
         out = await run_graph_query(falkordb_url, llm, ranked, candidates=2, question=question)
     assert isinstance(rows_of(out)[0][0], str) and len(rows_of(out)) == 3
@@ -133,14 +150,16 @@ async def test_with_candidates_off_only_a_doubted_step_is_cross_checked_with_the
     assert len(llm.requests) == 1 and isinstance(rows_of(out)[0][0], str)  # the suppliers, ranked
     assert out.confidence.signals["candidates"] == 2 and out.confidence.signals["form_agrees"] == 1
     with ScriptedLLM(replies()) as none:
-        kept = await run_graph_query(falkordb_url, none, counted, candidates=1, question=question,
-                                     form_when_doubted=False)
+        kept = await run_graph_query(
+            falkordb_url, none, counted, candidates=1, question=question, form_when_doubted=False
+        )
     assert not none.requests and "candidates" not in kept.confidence.signals
     # a query that ignores a name the question gives is doubted too
     named = "How many purchase orders does Acme Industrial have?"
     with ScriptedLLM(replies(form("PurchaseOrder"))) as llm:
-        out = await run_graph_query(falkordb_url, llm, "MATCH (p:PurchaseOrder) RETURN count(p)", candidates=1,
-                                    question=named)
+        out = await run_graph_query(
+            falkordb_url, llm, "MATCH (p:PurchaseOrder) RETURN count(p)", candidates=1, question=named
+        )
     assert len(llm.requests) == 1 and out.confidence.signals["candidates"] == 2
 
 
@@ -183,8 +202,7 @@ async def test_unusable_candidates_are_said_and_never_run(falkordb_url: str) -> 
     assert "the query form was not usable: the model's reply was not a filled-in query form" in out.confidence.reasoning
     assert "the query writes (SET)" in out.confidence.reasoning
     with ScriptedLLM(replies()) as check:
-        names = await run_graph_query(falkordb_url, check, "MATCH (s:Supplier {name: 'pwned'}) RETURN s",
-                                      candidates=1)
+        names = await run_graph_query(falkordb_url, check, "MATCH (s:Supplier {name: 'pwned'}) RETURN s", candidates=1)
     assert rows_of(names) == []
 
 

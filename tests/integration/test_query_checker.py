@@ -20,8 +20,12 @@ from backends.schema_check import SchemaCheck
 from tests.seeded_graph import seeded_graph
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBRARY = SchemaFacts(nodes={"Author": ["name"], "Book": ["title", "pages"]}, rels={("Author", "WROTE", "Book")},
-                      rel_props={}, graph="library")
+LIBRARY = SchemaFacts(
+    nodes={"Author": ["name"], "Book": ["title", "pages"]},
+    rels={("Author", "WROTE", "Book")},
+    rel_props={},
+    graph="library",
+)
 BACKWARDS = "MATCH (b:Book)-[:WROTE]->(a:Author) RETURN a.name"
 UNKNOWN_LABEL = "MATCH (m:Magazine) RETURN m.title"
 
@@ -49,17 +53,22 @@ async def test_findings_come_back_from_the_checking_process(checker: QueryChecke
     assert codes(await checker.findings(LIBRARY, "schema", BACKWARDS)) == ["WrongDirectionPath"]
     assert codes(await checker.findings(LIBRARY, "schema", UNKNOWN_LABEL)) == ["UnknownLabel"]
     assert codes(await checker.findings(LIBRARY, "properties", "MATCH (a:Author) RETURN a.pages")) == [
-        "InvalidPropertyAccess"]
+        "InvalidPropertyAccess"
+    ]
     assert await checker.findings(LIBRARY, "schema", "MATCH (a:Author)-[:WROTE]->(b:Book) RETURN b.title") == []
     assert checker.pid is not None and checker.pid != os.getpid()
 
 
 async def test_concurrent_checks_each_get_their_own_answer(checker: QueryChecker) -> None:
-    other = SchemaFacts(nodes={"City": ["name"], "Country": ["name"]}, rels={("City", "IN", "Country")},
-                        rel_props={}, graph="places")
-    asks = [(LIBRARY, BACKWARDS, ["WrongDirectionPath"]), (LIBRARY, UNKNOWN_LABEL, ["UnknownLabel"]),
-            (other, "MATCH (c:Country)-[:IN]->(t:City) RETURN t", ["WrongDirectionPath"]),
-            (other, "MATCH (t:City)-[:IN]->(c:Country) RETURN t.name", [])] * 25
+    other = SchemaFacts(
+        nodes={"City": ["name"], "Country": ["name"]}, rels={("City", "IN", "Country")}, rel_props={}, graph="places"
+    )
+    asks = [
+        (LIBRARY, BACKWARDS, ["WrongDirectionPath"]),
+        (LIBRARY, UNKNOWN_LABEL, ["UnknownLabel"]),
+        (other, "MATCH (c:Country)-[:IN]->(t:City) RETURN t", ["WrongDirectionPath"]),
+        (other, "MATCH (t:City)-[:IN]->(c:Country) RETURN t.name", []),
+    ] * 25
     found = await asyncio.gather(*(checker.findings(facts, "schema", query) for facts, query, _ in asks))
     assert [codes(f) for f in found] == [expected for _, _, expected in asks]
 
@@ -115,9 +124,11 @@ async def test_the_checking_process_ends_when_the_checker_closes() -> None:
 
 def test_the_checking_process_ends_when_its_worker_is_killed() -> None:
     """SIGKILL leaves no chance to close anything: the child sees its input close and exits."""
-    script = ("import asyncio\nfrom backends.query_checker import QueryChecker\n"
-              "async def main():\n    c = QueryChecker()\n    await c.start()\n    print('child', c.pid, flush=True)\n"
-              "    await asyncio.sleep(600)\nasyncio.run(main())\n")
+    script = (
+        "import asyncio\nfrom backends.query_checker import QueryChecker\n"
+        "async def main():\n    c = QueryChecker()\n    await c.start()\n    print('child', c.pid, flush=True)\n"
+        "    await asyncio.sleep(600)\nasyncio.run(main())\n"
+    )
     parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None
@@ -135,14 +146,16 @@ def test_the_checking_process_ends_when_its_worker_is_killed() -> None:
 
 def test_the_worker_never_loads_the_checking_library(falkordb_url: str) -> None:
     """The point of the separate process: cypher-guardrail brings pandas (~46 MB of the worker's memory)."""
-    script = ("import asyncio, sys\nimport worker.main\nfrom backends.graph_store import GraphStore\n"
-              "from backends.schema_check import SchemaCheck\n"
-              "async def main():\n"
-              f"    check = SchemaCheck(GraphStore({falkordb_url!r}, 'procurement'))\n"
-              "    print(await check.problems('MATCH (s:Suplier) RETURN s'))\n"
-              "    await check.checker.aclose()\n"
-              "asyncio.run(main())\n"
-              "print(sorted(m for m in ('pandas', 'numpy', 'cypher_guardrail') if m in sys.modules))\n")
+    script = (
+        "import asyncio, sys\nimport worker.main\nfrom backends.graph_store import GraphStore\n"
+        "from backends.schema_check import SchemaCheck\n"
+        "async def main():\n"
+        f"    check = SchemaCheck(GraphStore({falkordb_url!r}, 'procurement'))\n"
+        "    print(await check.problems('MATCH (s:Suplier) RETURN s'))\n"
+        "    await check.checker.aclose()\n"
+        "asyncio.run(main())\n"
+        "print(sorted(m for m in ('pandas', 'numpy', 'cypher_guardrail') if m in sys.modules))\n"
+    )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     problems, loaded = done.stdout.strip().splitlines()[-2:]
@@ -151,15 +164,17 @@ def test_the_worker_never_loads_the_checking_library(falkordb_url: str) -> None:
 
 
 async def test_schema_checks_on_two_graphs_share_one_process(falkordb_url: str, unique: str) -> None:
-    async with seeded_graph(falkordb_url, f"shelf-{unique}", "CREATE (:Shelf {name: 'A'})-[:HOLDS]->(:Box {n: 1})") \
-            as shelf:
+    async with seeded_graph(
+        falkordb_url, f"shelf-{unique}", "CREATE (:Shelf {name: 'A'})-[:HOLDS]->(:Box {n: 1})"
+    ) as shelf:
         shop, shelves = GraphStore(falkordb_url, "procurement"), GraphStore(falkordb_url, shelf)
         try:
             on_shop, on_shelves = SchemaCheck(shop), SchemaCheck(shelves)
             assert on_shop.checker is on_shelves.checker
             assert await on_shelves.problems("MATCH (b:Box)-[:HOLDS]->(s:Shelf) RETURN s.name") == [
                 "(b:Box)-[:HOLDS]->(s:Shelf) goes against the relationship's direction: "
-                "write (b:Box)<-[:HOLDS]-(s:Shelf)"]
+                "write (b:Box)<-[:HOLDS]-(s:Shelf)"
+            ]
             assert await on_shop.problems("MATCH (b:Box) RETURN b") != []  # no Box in the procurement graph
             assert await on_shelves.problems("MATCH (b:Box) RETURN b") == []
         finally:
@@ -168,7 +183,8 @@ async def test_schema_checks_on_two_graphs_share_one_process(falkordb_url: str, 
 
 
 async def test_ctrl_c_to_the_process_group_leaves_the_checker_serving_the_draining_worker(
-        checker: QueryChecker) -> None:
+    checker: QueryChecker,
+) -> None:
     await checker.findings(LIBRARY, "schema", BACKWARDS)  # started and serving
     pid = checker.pid
     assert pid is not None

@@ -22,12 +22,14 @@ NAMED = "How many purchase orders does Acme Industrial have?"
 FIGURE = "How many purchase orders have a total amount above 5000?"
 WHICH_SUPPLIER = "Which supplier has the most purchase orders?"
 SETTLES = "Which invoices does payment PAY-00481 settle?"
-RETURNS_START = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
-                 "RETURN p.payment_id AS payment")
-RETURNS_REACHED = ("MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) "
-                   "RETURN i.invoice_number AS invoice")
-RANKED = ("MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(p) AS orders "
-          "ORDER BY orders DESC LIMIT 3")
+RETURNS_START = "MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) RETURN p.payment_id AS payment"
+RETURNS_REACHED = (
+    "MATCH (p:Payment {payment_id: 'PAY-00481'})-[:SETTLES]->(i:Invoice) RETURN i.invoice_number AS invoice"
+)
+RANKED = (
+    "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN s.name AS supplier, count(p) AS orders "
+    "ORDER BY orders DESC LIMIT 3"
+)
 COUNTED = "MATCH (p:PurchaseOrder) RETURN count(p) AS orders"
 
 
@@ -38,18 +40,21 @@ async def graph(falkordb_url: str) -> AsyncIterator[GraphStore]:
     await store.aclose()
 
 
-async def doubts(graph: GraphStore, question: str, query: str, *, with_rows: bool = False,
-                 schema: bool = True) -> QueryDoubts:
+async def doubts(
+    graph: GraphStore, question: str, query: str, *, with_rows: bool = False, schema: bool = True
+) -> QueryDoubts:
     """The doubts of `query` for `question`, grounded on the real graph (and with the rows it returns)."""
     rows = await graph.ro_query(query) if with_rows else None
-    return await query_doubts(question, query, await ground(question, graph, describe=False),
-                              SchemaCheck(graph) if schema else None, rows)
+    return await query_doubts(
+        question, query, await ground(question, graph, describe=False), SchemaCheck(graph) if schema else None, rows
+    )
 
 
 async def test_a_query_that_ignores_a_name_the_question_gives_is_doubted(graph: GraphStore) -> None:
     ignoring = await doubts(graph, NAMED, "MATCH (p:PurchaseOrder) RETURN count(p)")
-    using = await doubts(graph, NAMED, "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Acme Industrial'}) "
-                                       "RETURN count(p)")
+    using = await doubts(
+        graph, NAMED, "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier {name: 'Acme Industrial'}) RETURN count(p)"
+    )
     assert ignoring.ignored_names == ("Acme Industrial",) and ignoring.calls_for_form
     assert using.ignored_names == () and not using.calls_for_form and not using.loses_ties
 
@@ -75,7 +80,8 @@ async def scored_step(falkordb_url: str, question: str, query: str) -> StepOutpu
 
 
 async def test_a_step_whose_query_leaves_out_the_questions_figure_is_scored_weak_and_repaired(
-        falkordb_url: str) -> None:
+    falkordb_url: str,
+) -> None:
     async def step(query: str) -> StepOutput:
         return await scored_step(falkordb_url, FIGURE, query)
 
@@ -125,12 +131,14 @@ def counting_walk_doubts(schema: SchemaCheck) -> Counter[str]:
     async def walk_doubts(question: str, queries: list[str], grounding: Grounding) -> list[str]:
         asked.update(queries)
         return await original(question, queries, grounding)
+
     schema.walk_doubts = walk_doubts  # type: ignore[method-assign]
     return asked
 
 
-async def counted_step(falkordb_url: str, llm: ScriptedLLM, planned: str, question: str,
-                       candidates: int = 1) -> tuple[StepOutput, Counter[str]]:
+async def counted_step(
+    falkordb_url: str, llm: ScriptedLLM, planned: str, question: str, candidates: int = 1
+) -> tuple[StepOutput, Counter[str]]:
     """One GraphQuery step as its activity runs it (the query form on for doubted steps), and how often it
     asked the schema for each query's walk doubts."""
     backends = local_backends(llm_url=llm.base_url, falkordb_url=falkordb_url)
@@ -155,7 +163,8 @@ async def test_an_undoubted_step_checks_its_query_for_walk_doubts_once(falkordb_
 
 
 async def test_a_doubted_step_checks_each_query_once_and_keeps_the_evidence_of_the_one_that_ran(
-        falkordb_url: str) -> None:
+    falkordb_url: str,
+) -> None:
     ranking = form("Supplier", answer="most_connected", steps=(("ISSUED_TO", "incoming"),))
     with ScriptedLLM(replies(ranking)) as llm:  # the planner's count has no supplier in it: doubted
         out, asked = await counted_step(falkordb_url, llm, COUNTED, WHICH_SUPPLIER)
@@ -170,16 +179,20 @@ async def test_a_doubted_step_checks_each_query_once_and_keeps_the_evidence_of_t
 
 # Issued to another supplier: 3 relationships apart (through the place both deliver to), not 1.
 APART = "How many relationships lie between purchase order PO-20240002 and Acme Industrial?"
-DIRECT = ("MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[:ISSUED_TO]->(s:Supplier {name: 'Acme Industrial'}) "
-          "RETURN count(*) AS relationships")
+DIRECT = (
+    "MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[:ISSUED_TO]->(s:Supplier {name: 'Acme Industrial'}) "
+    "RETURN count(*) AS relationships"
+)
 
 
 async def test_an_empty_walk_shorter_than_the_named_things_connection_is_doubted(graph: GraphStore) -> None:
     direct = await doubts(graph, APART, DIRECT, with_rows=True)
     assert len(direct.too_short_joins) == 1 and "3 relationships apart" in direct.too_short_joins[0]
     assert direct.calls_for_form and direct.loses_ties
-    walked = ("MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[*3]-(s:Supplier {name: 'Acme Industrial'}) "
-              "RETURN count(*) AS relationships")
+    walked = (
+        "MATCH (p:PurchaseOrder {po_number: 'PO-20240002'})-[*3]-(s:Supplier {name: 'Acme Industrial'}) "
+        "RETURN count(*) AS relationships"
+    )
     assert (await doubts(graph, APART, walked, with_rows=True)).too_short_joins == ()  # it matched: 1
     assert (await doubts(graph, APART, DIRECT)).too_short_joins == ()  # rows unknown: nothing said
 
@@ -203,13 +216,17 @@ async def test_a_walk_is_doubted_only_when_every_thing_its_names_may_be_is_farth
     """Ann knows Bob through Mid (2 apart); Ann owns a pet also named Bob (1 apart); Cid knows no one."""
     tiny = GraphStore(falkordb_url, "walks_apart")
     try:
-        await tiny.write_query("CREATE (a:Person {name: 'Ann'})-[:KNOWS]->(:Person {name: 'Mid'})-[:KNOWS]->"
-                               "(:Person {name: 'Bob'}), (a)-[:OWNS]->(:Pet {name: 'Bob'}), (:Person {name: 'Cid'})",
-                               {})
-        grounding = Grounding(matches=[EntityMatch(mention=name, label=label, property="name", value=name,
-                                                   how="exact")
-                                       for name, label in (("Ann", "Person"), ("Bob", "Person"), ("Bob", "Pet"),
-                                                           ("Cid", "Person"))])
+        await tiny.write_query(
+            "CREATE (a:Person {name: 'Ann'})-[:KNOWS]->(:Person {name: 'Mid'})-[:KNOWS]->"
+            "(:Person {name: 'Bob'}), (a)-[:OWNS]->(:Pet {name: 'Bob'}), (:Person {name: 'Cid'})",
+            {},
+        )
+        grounding = Grounding(
+            matches=[
+                EntityMatch(mention=name, label=label, property="name", value=name, how="exact")
+                for name, label in (("Ann", "Person"), ("Bob", "Person"), ("Bob", "Pet"), ("Cid", "Person"))
+            ]
+        )
 
         async def doubted(query: str) -> list[str]:
             return await walks_shorter_than_connection(query, grounding, tiny)
@@ -225,9 +242,12 @@ async def test_a_walk_is_doubted_only_when_every_thing_its_names_may_be_is_farth
 
 
 async def test_a_step_whose_rows_hold_no_name_where_the_question_asks_which_is_repaired(falkordb_url: str) -> None:
-    """"Which airport is lowest" answered from rows of heights only: the answer would have to invent the name."""
-    heights = await scored_step(falkordb_url, WHICH_SUPPLIER, "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) "
-                                                              "RETURN count(p) AS orders ORDER BY orders DESC LIMIT 1")
+    """ "Which airport is lowest" answered from rows of heights only: the answer would have to invent the name."""
+    heights = await scored_step(
+        falkordb_url,
+        WHICH_SUPPLIER,
+        "MATCH (p:PurchaseOrder)-[:ISSUED_TO]->(s:Supplier) RETURN count(p) AS orders ORDER BY orders DESC LIMIT 1",
+    )
     assert heights.confidence.score <= 0.5 and heights.deterministic
     assert "the rows hold no name" in heights.confidence.reasoning
     named = await scored_step(falkordb_url, WHICH_SUPPLIER, RANKED)

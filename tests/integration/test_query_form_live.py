@@ -23,7 +23,8 @@ GRAPH = (
     "(ann)-[:KNOWS]->(bob), (ann)-[:KNOWS]->(cat), (bob)-[:KNOWS]->(dan), (cat)-[:KNOWS]->(dan), "
     "(cat)-[:KNOWS]->(eve), (dan)-[:KNOWS]->(ann), (eve)-[:KNOWS]->(bob), "
     "(ann)-[:LIVES_IN]->(t1), (bob)-[:LIVES_IN]->(t1), (cat)-[:LIVES_IN]->(t2), (dan)-[:LIVES_IN]->(t3), "
-    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south)")
+    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south)"
+)
 
 ANN = Anchor("Person", "name", "Ann")
 CASES = [
@@ -32,8 +33,10 @@ CASES = [
     # the second hop goes against the arrow, as the schema allows only that way from a town
     (QueryIntent(ANN, (Hop("LIVES_IN"), Hop("LIVES_IN", "outgoing"))), {("Bob",)}),
     # three hops through two labels and back
-    (QueryIntent(Anchor("Person", "name", "Dan"), (Hop("LIVES_IN"), Hop("IN_REGION"), Hop("IN_REGION", "incoming"))),
-     {("Colne",)}),
+    (
+        QueryIntent(Anchor("Person", "name", "Dan"), (Hop("LIVES_IN"), Hop("IN_REGION"), Hop("IN_REGION", "incoming"))),
+        {("Colne",)},
+    ),
     # shared by two named people, and had by one but not the other
     (QueryIntent(ANN, (Hop("KNOWS"),), "also_reached_from_other", Anchor("Person", "name", "Eve")), {("Bob",)}),
     (QueryIntent(ANN, (Hop("KNOWS"),), "not_reached_from_other", Anchor("Person", "name", "Eve")), {("Cat",)}),
@@ -42,8 +45,7 @@ CASES = [
     (QueryIntent(ANN, (Hop("KNOWS"), Hop("KNOWS")), answer="count"), {(2,)}),
     # rankings skip a missing value; totals count each node once however often it is reached
     (QueryIntent(Anchor("Town"), answer="highest", answer_key="population"), None),
-    (QueryIntent(ANN, (Hop("KNOWS"), Hop("LIVES_IN")), answer="sum",
-                 answer_key="population"), {(2000,)}),
+    (QueryIntent(ANN, (Hop("KNOWS"), Hop("LIVES_IN")), answer="sum", answer_key="population"), {(2000,)}),
     # the people who know the most people
     (QueryIntent(Anchor("Person"), (Hop("KNOWS"),), answer="most_connected"), None),
     # a value read from the named node; a number-like name matched whether stored as a number or text
@@ -63,8 +65,9 @@ async def people(falkordb_url: str, unique: str):  # type: ignore[no-untyped-def
 
 
 @pytest.mark.parametrize(("intent", "expected"), CASES)
-async def test_a_filled_in_form_returns_the_rows_it_describes(people: GraphStore, intent: QueryIntent,
-                                                              expected: set[tuple[object, ...]] | None) -> None:
+async def test_a_filled_in_form_returns_the_rows_it_describes(
+    people: GraphStore, intent: QueryIntent, expected: set[tuple[object, ...]] | None
+) -> None:
     facts = await SchemaCheck(people).facts()
     rows = (await people.ro_query(compile_intent(intent, facts.nodes, facts.rels))).rows
     if intent.answer == "highest":
@@ -90,8 +93,16 @@ async def test_a_form_the_schema_cannot_hold_is_refused_with_the_reason(people: 
 async def test_names_with_quotes_stay_values(people: GraphStore) -> None:
     """A name is a value in the compiled query, never Cypher: a quote in it cannot end the string."""
     facts = await SchemaCheck(people).facts()
-    reply = json.dumps({"start": {"label": "Person", "key": "name", "value": "Ann' OR 1=1 //"}, "steps": [],
-                        "combine": "none", "other": {"label": "Person", "key": "", "value": ""},
-                        "condition": {"key": "", "operator": "=", "value": ""}, "answer": "names", "answer_key": ""})
+    reply = json.dumps(
+        {
+            "start": {"label": "Person", "key": "name", "value": "Ann' OR 1=1 //"},
+            "steps": [],
+            "combine": "none",
+            "other": {"label": "Person", "key": "", "value": ""},
+            "condition": {"key": "", "operator": "=", "value": ""},
+            "answer": "names",
+            "answer_key": "",
+        }
+    )
     query = compile_intent(parse_intent(reply), facts.nodes, facts.rels)
     assert (await people.ro_query(query)).rows == []

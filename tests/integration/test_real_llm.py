@@ -29,31 +29,61 @@ def leading_supplier() -> str:
 
 def what_the_parts_did(data_dir: Path) -> str:
     """The worker's last log lines and the model server's timings: which call a slow answer waited on."""
+
     def tail(name: str, keep: int, wanted: tuple[str, ...] = ()) -> str:
         path = data_dir / name
         if not path.exists():
             return f"({name}: none)"
-        lines = [line[:400] for line in path.read_text(errors="replace").splitlines()
-                 if not wanted or any(w in line for w in wanted)]
+        lines = [
+            line[:400]
+            for line in path.read_text(errors="replace").splitlines()
+            if not wanted or any(w in line for w in wanted)
+        ]
         return f"--- {name} (last {keep} lines of interest)\n" + "\n".join(lines[-keep:])
 
     return "\n".join([tail("worker.log", 40), tail("llm.log", 40, ("total time", "POST", "Error", "error"))])
 
 
 async def test_up_answers_the_demo_question_with_the_local_model(tmp_path: Path) -> None:
-    ports = {name: free_port() for name in
-             ("temporal-port", "ui-port", "pulsar-port", "falkordb-port", "llm-port", "metrics-port", "http-port")}
+    ports = {
+        name: free_port()
+        for name in (
+            "temporal-port",
+            "ui-port",
+            "pulsar-port",
+            "falkordb-port",
+            "llm-port",
+            "metrics-port",
+            "http-port",
+        )
+    }
     args = [arg for name, port in ports.items() for arg in (f"--{name}", str(port))]
-    cmd = [sys.executable, "-m", "cli", "up", "--data-dir", str(tmp_path), "--demo", "--exit-after-ask",
-           "--timeout", "400", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "cli",
+        "up",
+        "--data-dir",
+        str(tmp_path),
+        "--demo",
+        "--exit-after-ask",
+        "--timeout",
+        "400",
+        *args,
+    ]
     result = await asyncio.to_thread(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
     out = result.stdout
-    assert result.returncode == 0, (f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}\n"
-                                    f"{what_the_parts_did(tmp_path)}")
+    assert result.returncode == 0, f"stdout:\n{out}\nstderr:\n{result.stderr[-3000:]}\n{what_the_parts_did(tmp_path)}"
     assert f"? {DEMO_QUESTION}" in out
-    for marker in ("[thought] Planning how to answer", "[observation] Plan with", "[thought] Step ",
-                   "[answer] ", "Confidence: ", "Run in the Temporal Web UI: http://127.0.0.1:",
-                   f"chat in your browser: http://127.0.0.1:{ports['http-port']}/#token="):
+    for marker in (
+        "[thought] Planning how to answer",
+        "[observation] Plan with",
+        "[thought] Step ",
+        "[answer] ",
+        "Confidence: ",
+        "Run in the Temporal Web UI: http://127.0.0.1:",
+        f"chat in your browser: http://127.0.0.1:{ports['http-port']}/#token=",
+    ):
         assert marker in out, marker
     # The answer comes from the graph: the leading supplier by orders is named in it.
     answer = out.split("[answer] ", 1)[1]
@@ -77,7 +107,8 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
 
 
 async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_only(
-        local_model_url: str, make_stack, falkordb_url: str, unique: str) -> None:
+    local_model_url: str, make_stack, falkordb_url: str, unique: str
+) -> None:
     """The action path end to end on the real model: the demo's payment request is routed to ACTION,
     planned as makePayment on the supplier's orders, approved by a human, executed; a question about the same
     orders is routed to QUERY and changes nothing."""
@@ -90,8 +121,9 @@ async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_o
     db = FalkorDB.from_url(falkordb_url)
     g = db.select_graph(name)
     try:
-        stack = await make_stack(local_model_url, graph_name=name, ontology_path=str(demo_graph.ONTOLOGY_PATH),
-                                 planning_timeout_ms=300_000)
+        stack = await make_stack(
+            local_model_url, graph_name=name, ontology_path=str(demo_graph.ONTOLOGY_PATH), planning_timeout_ms=300_000
+        )
         request_id = f"real-pay-{unique}"
         asking = asyncio.create_task(run(stack, "Pay all orders of supplier Northwind Traders", request_id))
         await approve_when_asked(stack, f"agent-{request_id}", asking)
@@ -111,7 +143,8 @@ async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_o
 
 
 async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_supplier(
-        local_model_url: str, falkordb_url: str, unique: str) -> None:
+    local_model_url: str, falkordb_url: str, unique: str
+) -> None:
     """The seed's own action on the real model: "Pay all approved purchase orders of Northwind Traders"
     targets that supplier's 20 approved orders (the small model's own plan has targeted every approved
     order, 239), and a question about the actions is answered from their definitions."""
@@ -138,8 +171,9 @@ async def test_the_local_model_targets_exactly_the_approved_orders_of_the_named_
         assert (await planner.route(RouteInput(question=request))).intent is Intent.ACTION
         planned = await planner.plan_action(RouteInput(question=request))
         assert planned.intent is not None and planned.intent.action_name == "makePayment", planned
-        found = await ActionTools(graph, ontology).resolve_action_targets(ResolveTargetsInput(
-            intent=planned.intent, max_targets=1000, left_out=planned.left_out))
+        found = await ActionTools(graph, ontology).resolve_action_targets(
+            ResolveTargetsInput(intent=planned.intent, max_targets=1000, left_out=planned.left_out)
+        )
         gold = orders(lambda o, s: s["name"] == NORTHWIND and o["status"] == "approved")
         assert {t.entity_id for t in found.targets} == gold and len(gold) == 20, (planned, found.reasoning)
         question = "Which actions are available for a PurchaseOrder?"
@@ -167,7 +201,10 @@ async def test_the_local_model_streams_an_answer_with_its_token_log_probabilitie
     try:
         completion = await llm.chat_stream(
             [{"role": "user", "content": "Name three colours, one short sentence for each."}],
-            on_text=heard, max_tokens=60, logprobs=True)
+            on_text=heard,
+            max_tokens=60,
+            logprobs=True,
+        )
     finally:
         await llm.aclose()
     assert len(pieces) > 3 and "".join(pieces) == completion.text and completion.text.strip()

@@ -36,7 +36,8 @@ async def library(falkordb_url: str, unique: str) -> AsyncIterator[GraphStore]:
 
 
 async def test_a_question_naming_a_stored_entity_goes_to_the_graph_whatever_the_router_said(
-        library: GraphStore) -> None:
+    library: GraphStore,
+) -> None:
     with ScriptedLLM(always_answer) as llm_server:
         llm = LLMClient(llm_server.base_url, "scripted")
         router = ActionPlanningActivities(llm, Ontology.load(ONTOLOGY_PATH), PromptTemplates.load(), library)

@@ -29,13 +29,14 @@ async def _check_golds(graph: Any, questions: list[Question]) -> None:
         elif kind == "names":  # names the question itself states are dropped from the gold: a subset
             assert _names(q.gold["items"]) <= {str(r[0]).lower() for r in rows}, q
         elif kind == "topk":
-            assert _names(q.gold["items"]) == {str(r[0]).lower() for r in rows[:len(q.gold["items"])]}, q
+            assert _names(q.gold["items"]) == {str(r[0]).lower() for r in rows[: len(q.gold["items"])]}, q
         else:
             assert len(rows) == 1 and abs(rows[0][0] - q.gold["value"]) <= 1e-3 * max(1, abs(q.gold["value"])), q
 
 
-async def test_a_public_graph_s_questions_have_the_golds_their_reference_queries_give(falkordb_url: str,
-                                                                                        unique: str) -> None:
+async def test_a_public_graph_s_questions_have_the_golds_their_reference_queries_give(
+    falkordb_url: str, unique: str
+) -> None:
     name = f"social-{unique}"
     await load_graph("social", falkordb_url, name)
     db = FalkorDB.from_url(falkordb_url)

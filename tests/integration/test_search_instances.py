@@ -50,13 +50,17 @@ async def test_the_limit_is_enforced(tools: ToolCalls) -> None:
     assert len(results(await tools.search_instances(search(search_term="PO-", limit=100000)))) == 100
 
 
-@pytest.mark.parametrize(("arguments", "reason"), [
-    ({"search_term": "  "}, "search_term is required"),
-    ({"search_term": "x", "class_name": "Supplier) DELETE (n"}, "unknown class"),
-    ({"search_term": "x", "limit": "ten"}, "limit must be a whole number"),
-])
-async def test_arguments_that_cannot_work_are_refused_with_the_reason(tools: ToolCalls, arguments: dict[str, str],
-                                                                      reason: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ({"search_term": "  "}, "search_term is required"),
+        ({"search_term": "x", "class_name": "Supplier) DELETE (n"}, "unknown class"),
+        ({"search_term": "x", "limit": "ten"}, "limit must be a whole number"),
+    ],
+)
+async def test_arguments_that_cannot_work_are_refused_with_the_reason(
+    tools: ToolCalls, arguments: dict[str, str], reason: str
+) -> None:
     out = await tools.search_instances(search(**arguments))
     assert not out.success and out.confidence.score == 0.0 and reason in out.output
 
@@ -80,9 +84,23 @@ async def test_offered_to_the_planner_only_where_enabled(falkordb_url: str) -> N
     assert list(catalogue) == enabled
     registered = registry.activities(backends, enabled)
     assert [getattr(a, "__temporal_activity_definition").name for a in registered] == enabled
-    plan = parse_plan(json.dumps({"steps": [{"id": "s1", "function": "search_instances", "dependencies": [],
-                                             "arguments": {"search_term": "Acme"}}]}),
-                      plan_id="p", tools=catalogue, settings=AgentSettings())
+    plan = parse_plan(
+        json.dumps(
+            {
+                "steps": [
+                    {
+                        "id": "s1",
+                        "function": "search_instances",
+                        "dependencies": [],
+                        "arguments": {"search_term": "Acme"},
+                    }
+                ]
+            }
+        ),
+        plan_id="p",
+        tools=catalogue,
+        settings=AgentSettings(),
+    )
     assert plan.steps[0].confidence_threshold == 0.75  # no default of its own: the run's threshold
     without_ontology = local_backends(falkordb_url=falkordb_url)
     assert "search_instances" not in await registry.catalogue(without_ontology, enabled)

@@ -13,11 +13,17 @@ SECRET = "sk-abcdefghijklmnop1234"
 
 
 async def test_a_secret_in_the_question_is_redacted_from_every_message_and_the_audit(
-        harness_factory, seed_graph: str, tmp_path: Path) -> None:
+    harness_factory, seed_graph: str, tmp_path: Path
+) -> None:
     query = f"MATCH (e:Entity) WHERE e.name = '{SECRET}' RETURN e.name AS name"
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": query}, []))],
-                                              text=lambda b: "", answer=f"No entity is named {SECRET}."),
-                                    seed_graph)
+    harness = await harness_factory(
+        responder(
+            [plan(("s1", "GraphQuery", {"query": query}, []))],
+            text=lambda b: "",
+            answer=f"No entity is named {SECRET}.",
+        ),
+        seed_graph,
+    )
     result: AgentRunResult = await (await harness.start(f"Is there an entity named '{SECRET}'?")).result()
 
     assert result.error is None and harness.messages[-1].message_type == "answer"

@@ -30,8 +30,9 @@ def fresh_copy(target: Path) -> Path:
 def test_no_llm_installs_the_service_without_the_local_model(tmp_path: Path) -> None:
     repo = fresh_copy(tmp_path / "repo")
     env = {**os.environ, "PYTHON": sys.executable}
-    done = subprocess.run(["bash", "scripts/setup.sh", "--no-llm"], cwd=repo, env=env, capture_output=True,
-                          text=True, timeout=900)
+    done = subprocess.run(
+        ["bash", "scripts/setup.sh", "--no-llm"], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("setup: 3 stages, usually about a minute\n")  # the whole, before the first
     stages = [line for line in done.stdout.splitlines() if line.startswith("setup [")]
@@ -45,12 +46,15 @@ def test_no_llm_installs_the_service_without_the_local_model(tmp_path: Path) -> 
         assert shown.returncode == 0 and command in shown.stdout
 
 
-@pytest.mark.parametrize(("argv", "code", "said"), [(["--bogus"], 2, "unknown option '--bogus'"),
-                                                     (["--help"], 0, "--no-llm")])
-def test_options_are_checked_before_anything_is_installed(tmp_path: Path, argv: list[str], code: int,
-                                                          said: str) -> None:
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), *argv], capture_output=True, text=True,
-                          timeout=60)
+@pytest.mark.parametrize(
+    ("argv", "code", "said"), [(["--bogus"], 2, "unknown option '--bogus'"), (["--help"], 0, "--no-llm")]
+)
+def test_options_are_checked_before_anything_is_installed(
+    tmp_path: Path, argv: list[str], code: int, said: str
+) -> None:
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup.sh"), *argv], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == code and said in done.stdout + done.stderr
 
 
@@ -60,8 +64,13 @@ def test_the_package_builds_without_warnings_and_ships_the_chat_ui(tmp_path: Pat
     module of the project's packages (a subpackage missing from pyproject's list would leave the image unable
     to import it)."""
     repo = fresh_copy(tmp_path / "repo")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w",
-                           str(tmp_path / "wheel"), "."], cwd=repo, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp_path / "wheel"), "."],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     said = done.stdout + done.stderr
     assert "warning" not in said.lower(), said[-4000:]
@@ -71,7 +80,9 @@ def test_the_package_builds_without_warnings_and_ships_the_chat_ui(tmp_path: Pat
         shipped = set(built.namelist())
         metadata = next(built.read(n).decode() for n in built.namelist() if n.endswith(".dist-info/METADATA"))
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
-    top_level = {name.split(".")[0] for name in tomllib.loads((repo / "pyproject.toml").read_text())
-                 ["tool"]["setuptools"]["packages"]}
+    top_level = {
+        name.split(".")[0]
+        for name in tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    }
     modules = {str(path.relative_to(repo)) for package in top_level for path in (repo / package).rglob("*.py")}
     assert modules - shipped == set()

@@ -21,20 +21,27 @@ from tests.agent_harness import plan, responder
 NEVER_FOUND = "MATCH (n:Entity {name: 'Nobody'}) RETURN n.name"
 ANA = Ed25519PrivateKey.generate()  # may review low-confidence steps
 OPS = Ed25519PrivateKey.generate()  # may only approve actions
-KEYS = [OverrideIdentity(name="ana", public_key=public_key_text(ANA), roles=[Role.REVIEW]),
-        OverrideIdentity(name="ops", public_key=public_key_text(OPS), roles=[Role.APPROVE])]
+KEYS = [
+    OverrideIdentity(name="ana", public_key=public_key_text(ANA), roles=[Role.REVIEW]),
+    OverrideIdentity(name="ops", public_key=public_key_text(OPS), roles=[Role.APPROVE]),
+]
 
 
 async def waiting_run(harness_factory, seed_graph: str) -> tuple[Any, WorkflowHandle, dict[str, Any]]:  # type: ignore[no-untyped-def]
-    harness = await harness_factory(responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))],
-                                              text=lambda b: ""), seed_graph, max_retries=0, override_keys=KEYS)
+    harness = await harness_factory(
+        responder([plan(("s1", "GraphQuery", {"query": NEVER_FOUND}, []))], text=lambda b: ""),
+        seed_graph,
+        max_retries=0,
+        override_keys=KEYS,
+    )
     handle = await harness.start("Who is the partner of Entity X?")
     status = await harness.wait_for_override(handle)
     return harness, handle, status["pending_override"]
 
 
-def decided(key: Ed25519PrivateKey, by: str, handle: WorkflowHandle, pending: dict[str, Any],
-            decision: str = "accept") -> Override:
+def decided(
+    key: Ed25519PrivateKey, by: str, handle: WorkflowHandle, pending: dict[str, Any], decision: str = "accept"
+) -> Override:
     message = signed_message(handle.id, pending["challenge"], pending["step_id"], decision, None, reason="", by=by)
     return Override(step_id=pending["step_id"], decision=decision, by=by, signature=sign(key, message))
 
@@ -65,18 +72,21 @@ async def test_only_a_signed_decision_by_an_identity_with_the_role_is_taken(harn
 
 async def test_the_history_of_an_approved_run_approves_nothing_else(harness_factory, seed_graph: str) -> None:
     _, first, pending = await waiting_run(harness_factory, seed_graph)
-    assert await first.execute_update("submit_override", decided(ANA, "ana", first, pending)) == \
-        "accept recorded for step s1"
+    assert (
+        await first.execute_update("submit_override", decided(ANA, "ana", first, pending))
+        == "accept recorded for step s1"
+    )
     await first.result()
     history = await first.fetch_history()
     exported = history.to_json()
     # No secret of the decider's is in it ...
-    private_pem = ANA.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()).decode()
-    private_raw = base64.b64encode(ANA.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                                     serialization.NoEncryption())).decode()
-    payloads = [base64.b64decode(p["data"]).decode(errors="replace")
-                for p in _payloads(json.loads(exported))]
+    private_pem = ANA.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    private_raw = base64.b64encode(
+        ANA.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    ).decode()
+    payloads = [base64.b64decode(p["data"]).decode(errors="replace") for p in _payloads(json.loads(exported))]
     assert not any(private_raw in text or "PRIVATE KEY" in text for text in [exported, *payloads])
     assert private_pem.splitlines()[1] not in exported
     # ... and what it does hold (the signed decision, as accepted) approves no other run, step or decision.

@@ -49,7 +49,8 @@ async def test_the_plans_query_and_the_answer_are_scored_by_how_sure_the_model_w
 
 
 async def test_a_server_without_log_probabilities_leaves_them_out_says_so_and_stays_calibrated(
-        harness_factory, tmp_path: Path) -> None:
+    harness_factory, tmp_path: Path
+) -> None:
     result = await answer(harness_factory, Conversation([plan(("s1", "GraphQuery", {"query": QUERY}, []))]))
     assert not {"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p"} & set(result.evidence)
     assert result.confidence is not None and "not calibrated" not in result.answer

@@ -19,27 +19,48 @@ from embedded.processes import free_port
 from service.connections import pulsar_client
 from service.run_recovery import RunLookup
 
-PLAN = {"steps": [
-    {"id": "s1", "function": "KnowledgeQuery", "dependencies": [],
-     "arguments": {"question": "Where is Acme Industrial based?"}},
-    {"id": "s2", "function": "Prompt", "dependencies": ["s1"],
-     "arguments": {"template": "question", "input": "Where is Acme Industrial based?"}},
-]}
+PLAN = {
+    "steps": [
+        {
+            "id": "s1",
+            "function": "KnowledgeQuery",
+            "dependencies": [],
+            "arguments": {"question": "Where is Acme Industrial based?"},
+        },
+        {
+            "id": "s2",
+            "function": "Prompt",
+            "dependencies": ["s1"],
+            "arguments": {"template": "question", "input": "Where is Acme Industrial based?"},
+        },
+    ]
+}
 GRAPH_RAG_ANSWER = "Acme Industrial is based in Mexico."
 
 
-async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, list[dict[str, Any]]],
-                              ready: asyncio.Event | None = None) -> None:
+async def trustgraph_stand_in(
+    pulsar_url: str, workspace: str, seen: dict[str, list[dict[str, Any]]], ready: asyncio.Event | None = None
+) -> None:
     """TrustGraph's services on their non-persistent queues; `ready` is set once they listen (a request sent
     before that is lost, as on TrustGraph's own non-persistent topics)."""
     client = pulsar_client(pulsar_url)
     services = ("text-completion", "graph-rag", "prompt")
     # The queues TrustGraph's 2.x flow blueprint gives its agent: the prompt service is the RAG one, prompt-rag.
     queues = {"text-completion": "text-completion", "graph-rag": "graph-rag", "prompt": "prompt-rag"}
-    consumers = {s: await client.subscribe(f"non-persistent://tg/request/{queues[s]}:{workspace}:default",
-                                           f"{s}-svc", consumer_type=pulsar.ConsumerType.Shared) for s in services}
-    producers = {s: await client.create_producer(f"non-persistent://tg/response/{queues[s]}:{workspace}:default",
-                                                 batching_enabled=False) for s in services}
+    consumers = {
+        s: await client.subscribe(
+            f"non-persistent://tg/request/{queues[s]}:{workspace}:default",
+            f"{s}-svc",
+            consumer_type=pulsar.ConsumerType.Shared,
+        )
+        for s in services
+    }
+    producers = {
+        s: await client.create_producer(
+            f"non-persistent://tg/response/{queues[s]}:{workspace}:default", batching_enabled=False
+        )
+        for s in services
+    }
     if ready is not None:
         ready.set()
 
@@ -52,17 +73,37 @@ async def trustgraph_stand_in(pulsar_url: str, workspace: str, seen: dict[str, l
             props = {"id": message.properties()["id"]}
             if service == "text-completion":
                 text = json.dumps(PLAN) if request.get("schema") else GRAPH_RAG_ANSWER
-                replies = [{"error": None, "response": text, "in_token": 5, "out_token": 7, "model": "tg-llm",
-                            "end_of_stream": True}]
+                replies = [
+                    {
+                        "error": None,
+                        "response": text,
+                        "in_token": 5,
+                        "out_token": 7,
+                        "model": "tg-llm",
+                        "end_of_stream": True,
+                    }
+                ]
             elif service == "graph-rag":
-                replies = [{"error": None, "response": "", "message_type": "explain", "explain_id": "urn:x",
-                            "end_of_stream": False, "end_of_session": False},
-                           {"error": None, "response": GRAPH_RAG_ANSWER, "message_type": "chunk",
-                            "end_of_stream": True, "end_of_session": True,
-                            "sources": [{"uri": "urn:doc:suppliers", "title": "Supplier register"}]}]
+                replies = [
+                    {
+                        "error": None,
+                        "response": "",
+                        "message_type": "explain",
+                        "explain_id": "urn:x",
+                        "end_of_stream": False,
+                        "end_of_session": False,
+                    },
+                    {
+                        "error": None,
+                        "response": GRAPH_RAG_ANSWER,
+                        "message_type": "chunk",
+                        "end_of_stream": True,
+                        "end_of_session": True,
+                        "sources": [{"uri": "urn:doc:suppliers", "title": "Supplier register"}],
+                    },
+                ]
             else:
-                replies = [{"error": None, "text": f"Answer: {GRAPH_RAG_ANSWER}", "object": "",
-                            "end_of_stream": True}]
+                replies = [{"error": None, "text": f"Answer: {GRAPH_RAG_ANSWER}", "object": "", "end_of_stream": True}]
             for reply in replies:
                 await producers[service].send(json.dumps(reply).encode(), properties=props)
 
@@ -80,9 +121,17 @@ async def test_trustgraph_mode_answers_with_trustgraphs_llm_and_graph(make_stack
     stand_in = asyncio.create_task(trustgraph_stand_in(stack.config.pulsar_url, f"test-{unique}", seen, listening))
     await asyncio.wait_for(listening.wait(), 30)
     try:
-        messages = [m async for m in ask(stack.config.pulsar_url, AgentRequest(question="Where is Acme Industrial?"),
-                                         request_topic=stack.request_topic, response_topic=stack.config.response_topic,
-                                         timeout_s=60, runs=RunLookup(stack.client))]
+        messages = [
+            m
+            async for m in ask(
+                stack.config.pulsar_url,
+                AgentRequest(question="Where is Acme Industrial?"),
+                request_topic=stack.request_topic,
+                response_topic=stack.config.response_topic,
+                timeout_s=60,
+                runs=RunLookup(stack.client),
+            )
+        ]
     finally:
         stand_in.cancel()
     final = messages[-1]

@@ -25,8 +25,7 @@ async def backends(falkordb_url: str) -> AsyncIterator[Backends]:
 
 
 def asked(question: str, query: str) -> StepInput:
-    return StepInput(question=question, step=ExecutionStep(id="s1", function="GraphQuery",
-                                                           arguments={"query": query}))
+    return StepInput(question=question, step=ExecutionStep(id="s1", function="GraphQuery", arguments={"query": query}))
 
 
 async def test_a_list_cut_at_a_limit_the_question_never_asked_for_is_read_whole(backends: Backends) -> None:

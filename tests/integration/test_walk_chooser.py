@@ -34,19 +34,29 @@ GRAPH = (
     "(ann)-[:KNOWS]->(bob), (ann)-[:KNOWS]->(cat), (bob)-[:KNOWS]->(dan), (cat)-[:KNOWS]->(dan), "
     "(cat)-[:KNOWS]->(eve), (dan)-[:KNOWS]->(ann), (eve)-[:KNOWS]->(bob), "
     "(ann)-[:LIVES_IN]->(t1), (bob)-[:LIVES_IN]->(t1), (cat)-[:LIVES_IN]->(t2), (dan)-[:LIVES_IN]->(t3), "
-    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south)")
+    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south)"
+)
 NO_CONDITION = {"key": "", "operator": "=", "value": ""}
 
 
-def choosing(walk_words: str, answer: str = "names", answer_key: str = "",
-             condition: dict[str, str] | None = None) -> Any:
+def choosing(
+    walk_words: str, answer: str = "names", answer_key: str = "", condition: dict[str, str] | None = None
+) -> Any:
     """A model that reads the numbered walks in its prompt and picks the one said in `walk_words`."""
+
     def respond(body: dict[str, Any]) -> tuple[int, str]:
         walks = body["messages"][-1]["content"].split("Walks:\n", 1)[1]
         numbers = [line.split(". ", 1)[0] for line in walks.splitlines() if line.split(". ", 1)[-1] == walk_words]
-        return 200, json.dumps({"reading": walk_words[:100], "walk": int(numbers[0]) if numbers else 99,
-                                "answer": answer, "answer_key": answer_key,
-                                "condition": condition or NO_CONDITION})
+        return 200, json.dumps(
+            {
+                "reading": walk_words[:100],
+                "walk": int(numbers[0]) if numbers else 99,
+                "answer": answer,
+                "answer_key": answer_key,
+                "condition": condition or NO_CONDITION,
+            }
+        )
+
     return respond
 
 
@@ -108,8 +118,10 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
 
 
 async def test_what_two_named_people_share_and_a_count_against_the_arrow(falkordb_url: str, graph_name: str) -> None:
-    both = ('the Person nodes reached both from the Person "Ann" and from the Person "Eve": from each, '
-            'follow KNOWS to a Person')
+    both = (
+        'the Person nodes reached both from the Person "Ann" and from the Person "Eve": from each, '
+        "follow KNOWS to a Person"
+    )
     async with people(falkordb_url, graph_name, choosing(both)) as world:
         assert await world.rows(await world.choose("Which people do both Ann and Eve know?")) == {("Bob",)}
     residents = 'from the Town "Ashby", follow LIVES_IN backwards (from Town to Person)'

@@ -21,9 +21,22 @@ HISTORIES = sorted(HERE.rglob("*.json"))  # the current code's, then every kept 
 
 def test_every_scenario_has_a_history_of_the_current_code() -> None:
     assert {p.stem for p in HERE.glob("*.json")} >= {
-        "query", "parallel", "retry_ladder", "repair", "override_accept", "override_timeout", "flow", "streamed",
-        "conversation", "conversation_turn", "batch", "batch_window", "batch_groups", "batch_window_groups",
-        "action_parameters"}
+        "query",
+        "parallel",
+        "retry_ladder",
+        "repair",
+        "override_accept",
+        "override_timeout",
+        "flow",
+        "streamed",
+        "conversation",
+        "conversation_turn",
+        "batch",
+        "batch_window",
+        "batch_groups",
+        "batch_window_groups",
+        "action_parameters",
+    }
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[str(p.relative_to(HERE).with_suffix("")) for p in HISTORIES])
@@ -45,8 +58,12 @@ async def test_replay_command_reports_nondeterminism_clearly(tmp_path: Path) -> 
     changed = tmp_path / "changed.json"
     changed.write_text(json.dumps(history))
     result = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "cli", "replay", "--file", str(QUERY), "--file", str(changed)],
-        capture_output=True, text=True, timeout=120)
+        subprocess.run,
+        [sys.executable, "-m", "cli", "replay", "--file", str(QUERY), "--file", str(changed)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith(("ok", "NONDETERMINISM"))]
     assert lines[0].startswith("ok") and lines[1].startswith("NONDETERMINISM") and "plan" in lines[1]

@@ -8,13 +8,26 @@ from actions.catalogue import about_actions, asked_about, asks_for_change, catal
 from actions.ontology import Ontology
 from tests.unit.test_action_scope import LIBRARY
 
-ONTOLOGY = Ontology.model_validate({**LIBRARY, "actions": {
-    **LIBRARY["actions"],
-    "Loan": {**LIBRARY["actions"]["Loan"],
-             "reopen": {"description": "Reopen a closed loan.", "effects": [{"set": "status", "value": "open"}],
-                        "preconditions": [{"property": "status", "op": "eq", "value": "closed",
-                                           "message": "Loan is not closed"}], "inverse": "close"}},
-    "Member": {"suspend": {"effects": [{"set": "city", "value": "-"}], "irreversible": True}}}})
+ONTOLOGY = Ontology.model_validate(
+    {
+        **LIBRARY,
+        "actions": {
+            **LIBRARY["actions"],
+            "Loan": {
+                **LIBRARY["actions"]["Loan"],
+                "reopen": {
+                    "description": "Reopen a closed loan.",
+                    "effects": [{"set": "status", "value": "open"}],
+                    "preconditions": [
+                        {"property": "status", "op": "eq", "value": "closed", "message": "Loan is not closed"}
+                    ],
+                    "inverse": "close",
+                },
+            },
+            "Member": {"suspend": {"effects": [{"set": "city", "value": "-"}], "irreversible": True}},
+        },
+    }
+)
 
 
 def test_the_question_picks_the_actions_it_names_else_its_class_else_all() -> None:

@@ -8,8 +8,11 @@ from planning.adjusters import ADJUSTERS
 from tools.base import Tool
 from tools.registry import all_tools
 
-ARGUMENTS = {"query": "MATCH (s:Supplier {name: 'Acme'})-[:SUPPLIES]->(p:Product) RETURN p.name",
-             "prompt": "x", "question": "Who supplies Acme?"}
+ARGUMENTS = {
+    "query": "MATCH (s:Supplier {name: 'Acme'})-[:SUPPLIES]->(p:Product) RETURN p.name",
+    "prompt": "x",
+    "question": "Who supplies Acme?",
+}
 
 
 def test_every_tool_with_an_adjustment_is_in_the_map_and_they_agree() -> None:

@@ -6,8 +6,14 @@ import json
 
 from confidence.answer_check import absence_answer, compose_from_rows, declines, unsupported_claims
 
-ROWS = json.dumps({"columns": ["supplier", "orders"], "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
-                   "row_count": 2, "truncated": False})
+ROWS = json.dumps(
+    {
+        "columns": ["supplier", "orders"],
+        "rows": [["Acme Industrial", 135], ["Globex Supply", 56]],
+        "row_count": 2,
+        "truncated": False,
+    }
+)
 QUESTION = "Which two suppliers have the most purchase orders?"
 
 
@@ -38,7 +44,8 @@ def test_composed_answers_state_the_rows_or_plainly_that_there_are_none() -> Non
     assert composed.startswith("From the knowledge graph, 2 rows:")  # "how many" over a list: the count is said
     many = json.dumps({"columns": ["id"], "rows": [[f"SUP-{i:03d}"] for i in range(24)], "row_count": 24})
     assert compose_from_rows("How many suppliers deliver to Lyon?", [many]).startswith(
-        "From the knowledge graph, 24 rows, the first 20 shown:")
+        "From the knowledge graph, 24 rows, the first 20 shown:"
+    )
     empty = json.dumps({"columns": ["po"], "rows": [], "row_count": 0, "names_not_in_the_graph": ["Zyxwv Holdings"]})
     assert "nothing named 'Zyxwv Holdings'" in compose_from_rows("What did Zyxwv Holdings order?", [empty])
     none = json.dumps({"columns": ["po"], "rows": [], "row_count": 0})
@@ -96,9 +103,13 @@ def test_the_digits_of_an_id_support_no_count() -> None:
 
 
 def test_a_total_or_mean_of_a_column_of_figures_is_computed_from_the_rows() -> None:
-    rows = json.dumps({"columns": ["country", "population"],
-                       "rows": [["Fiji", 859178], ["Vanuatu", 264652], ["Papua New Guinea", 7398500]],
-                       "row_count": 3})
+    rows = json.dumps(
+        {
+            "columns": ["country", "population"],
+            "rows": [["Fiji", 859178], ["Vanuatu", 264652], ["Papua New Guinea", 7398500]],
+            "row_count": 3,
+        }
+    )
     question = "On average, how many people live in a country of Melanesia?"
     evidence = f"{question}\n{rows}"
     assert unsupported_claims("On average 2,840,777 people live in each.", evidence, outputs=[rows]) == []
@@ -108,8 +119,12 @@ def test_a_total_or_mean_of_a_column_of_figures_is_computed_from_the_rows() -> N
 
 def test_an_answer_saying_the_rows_lack_what_was_asked_declines_only_when_rows_came_back() -> None:
     rows = [json.dumps({"columns": ["invoice"], "rows": [["INV-1"]]})]
-    for said in ("The supplier paid by PAY-1 is not listed in the results.", "The data does not show a supplier.",
-                 "The supplier cannot be determined.", "There is no information about the supplier."):
+    for said in (
+        "The supplier paid by PAY-1 is not listed in the results.",
+        "The data does not show a supplier.",
+        "The supplier cannot be determined.",
+        "There is no information about the supplier.",
+    ):
         assert declines(said, rows), said
     # about the things in the rows, not the rows themselves: an answer
     assert not declines("PO-1 does not include a pump.", rows)

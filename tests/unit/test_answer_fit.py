@@ -9,9 +9,13 @@ from confidence.answer_fit import fit, ranked_count, refit, superlative
 from confidence.calibrator import INADEQUATE_CEILING, PARTIAL_LIST_CEILING, capped
 from cypher.text import ordered_by
 
-RANKED = json.dumps({"columns": ["supplier", "orders"], "ordered_by": "orders DESC",
-                     "rows": [["Acme Industrial", 135], ["Globex Supply", 80], ["Initech", 80],
-                              ["Sirius Industrial", 29]]})
+RANKED = json.dumps(
+    {
+        "columns": ["supplier", "orders"],
+        "ordered_by": "orders DESC",
+        "rows": [["Acme Industrial", 135], ["Globex Supply", 80], ["Initech", 80], ["Sirius Industrial", 29]],
+    }
+)
 
 
 def test_a_superlative_answer_naming_another_row_is_replaced_by_the_first() -> None:
@@ -26,8 +30,7 @@ def test_a_superlative_answer_naming_the_first_row_stands() -> None:
     question = "Which supplier has the most purchase orders?"
     answer = "Acme Industrial has the most purchase orders (135)."
     assert refit(question, answer, [RANKED]) is None
-    assert fit(question, answer, [RANKED]).features() == {"ranked_first": 1.0, "inadequate": 0.0,
-                                                          "partial_list": 0.0}
+    assert fit(question, answer, [RANKED]).features() == {"ranked_first": 1.0, "inadequate": 0.0, "partial_list": 0.0}
 
 
 def test_top_k_asks_for_k_rows_and_ties_share_a_rank() -> None:
@@ -84,9 +87,12 @@ def test_the_order_of_the_final_rows_is_read_from_the_last_return() -> None:
     assert ordered_by("MATCH (s) WHERE s.n = 'ORDER BY x' RETURN s") is None
 
 
-BORDERS = json.dumps({"columns": ["country", "region"],
-                      "rows": [["Austria", "Europe"], ["Hungary", "Europe"], ["Poland", "Europe"],
-                               ["Ukraine", "Europe"]]})
+BORDERS = json.dumps(
+    {
+        "columns": ["country", "region"],
+        "rows": [["Austria", "Europe"], ["Hungary", "Europe"], ["Poland", "Europe"], ["Ukraine", "Europe"]],
+    }
+)
 
 
 def test_a_list_answer_leaving_rows_out_is_doubted_and_capped_not_rewritten() -> None:

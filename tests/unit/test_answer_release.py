@@ -35,9 +35,13 @@ def test_the_released_text_stands_and_a_different_checked_answer_follows_it() ->
     assert with_addition("", "Acme leads.", "ranked") == ("Acme leads.", False)
     assert with_addition("Acme leads.", "Acme leads. By far.", "verified") == ("Acme leads. By far.", False)
     assert with_addition("Globex leads.", "Acme: first of 2 rows.", "ranked") == (
-        f"Globex leads.\n\n{CORRECTION}Acme: first of 2 rows.", True)
+        f"Globex leads.\n\n{CORRECTION}Acme: first of 2 rows.",
+        True,
+    )
     assert with_addition("Acme leads.", "The rows: Acme 9.", "composed") == (
-        f"Acme leads.\n\n{COMPLETION}The rows: Acme 9.", True)
+        f"Acme leads.\n\n{COMPLETION}The rows: Acme 9.",
+        True,
+    )
 
 
 class Published:
@@ -70,7 +74,8 @@ async def test_passing_sentences_go_out_at_once_until_one_fails() -> None:
     chunks = [r for m in published.messages for r in m.responses]
     assert [(c.content, c.delivery_id, c.message_id, c.end_of_message) for c in chunks] == [
         ("Acme leads (9).", "agent-1#answer.0", "urn:answer", False),
-        (" Globex follows.", "agent-1#answer.1", "urn:answer", False)]
+        (" Globex follows.", "agent-1#answer.1", "urn:answer", False),
+    ]
     assert beats == [["Acme leads (9)."], ["Acme leads (9).", " Globex follows."]]
 
 
@@ -82,7 +87,8 @@ async def test_a_retry_goes_on_after_the_sentences_an_earlier_attempt_released()
     await env.run(write, release, "Acme leads (9). Globex follows. Initech is third. End")
     # The two released before are not sent again; the next one has the next delivery id.
     assert [(r.content, r.delivery_id) for m in published.messages for r in m.responses] == [
-        (" Initech is third.", "agent-1#answer.2")]
+        (" Initech is third.", "agent-1#answer.2")
+    ]
 
 
 async def test_a_retry_that_writes_other_sentences_releases_nothing_more() -> None:
@@ -97,4 +103,3 @@ async def test_heartbeat_details_of_another_shape_are_no_released_sentences() ->
     for details in ([], [42], [["ok", 3]], ["text"]):
         env, _ = environment(details)
         assert env.run(released_before) == []
-

@@ -10,14 +10,23 @@ from overrides.action_gate import action_refusal
 from overrides.checks import check_override
 from overrides.signing import new_key_pair
 
-APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePayment", score=0.95, threshold=0.9,
-                           reasoning="approval needed", retries=0, choices=["accept", "skip", "abort"],
-                           timeout_s=60, role=Role.APPROVE)
+APPROVAL = OverrideRequest(
+    step_id="approve",
+    function="PurchaseOrder.makePayment",
+    score=0.95,
+    threshold=0.9,
+    reasoning="approval needed",
+    retries=0,
+    choices=["accept", "skip", "abort"],
+    timeout_s=60,
+    role=Role.APPROVE,
+)
 OPEN = AgentSettings(open_actions=True)
 
 
-def decide(decision: str, by: str, requester: str, settings: AgentSettings = OPEN,
-           pending: OverrideRequest = APPROVAL) -> str:
+def decide(
+    decision: str, by: str, requester: str, settings: AgentSettings = OPEN, pending: OverrideRequest = APPROVAL
+) -> str:
     override = Override(step_id=pending.step_id, decision=decision, by=by)
     return check_override(override, pending, {pending.step_id}, settings, "agent-x", requester).value
 
@@ -41,8 +50,10 @@ def test_a_low_confidence_step_is_still_the_requesters_to_accept() -> None:
 def test_starting_an_action_needs_the_flag_without_identities_and_the_role_act_with_them() -> None:
     assert "agent.open_actions" in (action_refusal(AgentSettings(), "ana", "submit") or "")
     assert action_refusal(OPEN, "", "submit") is None
-    keys = [OverrideIdentity(name="ana", public_key=new_key_pair()[1], roles=[Role.ACT]),
-            OverrideIdentity(name="ops", public_key=new_key_pair()[1], roles=[Role.APPROVE])]
+    keys = [
+        OverrideIdentity(name="ana", public_key=new_key_pair()[1], roles=[Role.ACT]),
+        OverrideIdentity(name="ops", public_key=new_key_pair()[1], roles=[Role.APPROVE]),
+    ]
     keyed = AgentSettings(override_keys=keys, open_actions=True)  # the flag does not open a keyed worker
     assert action_refusal(keyed, "ana", "submit") is None
     for user in ("ops", "nobody", ""):

@@ -7,27 +7,38 @@ import pytest
 from questions.asked_for import asked_label, route
 
 LABELS = ["Supplier", "PurchaseOrder", "Invoice", "Payment", "Warehouse"]
-RELS = {("PurchaseOrder", "ISSUED_TO", "Supplier"), ("Invoice", "BILLS", "PurchaseOrder"),
-        ("Payment", "SETTLES", "Invoice"), ("PurchaseOrder", "DELIVER_TO", "Warehouse")}
+RELS = {
+    ("PurchaseOrder", "ISSUED_TO", "Supplier"),
+    ("Invoice", "BILLS", "PurchaseOrder"),
+    ("Payment", "SETTLES", "Invoice"),
+    ("PurchaseOrder", "DELIVER_TO", "Warehouse"),
+}
 
 
-@pytest.mark.parametrize(("question", "label"), [
-    ("Which supplier was paid by payment PAY-00481?", "Supplier"),
-    ("Which suppliers deliver to Lyon?", "Supplier"),
-    ("what purchase orders did Acme get?", "PurchaseOrder"),
-    ("Invoice INV-1 bills which purchase order?", "PurchaseOrder"),
-    ("How many invoices are open?", None),  # asks for a number
-    ("What is the status of PO-1?", None),  # "what is": no kind of thing
-    ("Which city is warehouse WH-1 in?", None),  # a property, not a label
-])
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("Which supplier was paid by payment PAY-00481?", "Supplier"),
+        ("Which suppliers deliver to Lyon?", "Supplier"),
+        ("what purchase orders did Acme get?", "PurchaseOrder"),
+        ("Invoice INV-1 bills which purchase order?", "PurchaseOrder"),
+        ("How many invoices are open?", None),  # asks for a number
+        ("What is the status of PO-1?", None),  # "what is": no kind of thing
+        ("Which city is warehouse WH-1 in?", None),  # a property, not a label
+    ],
+)
 def test_the_kind_of_thing_asked_for_is_the_label_after_which_or_what(question: str, label: str | None) -> None:
     assert asked_label(question, LABELS) == label
 
 
 def test_the_route_is_the_shortest_schema_path_in_each_relationship_direction() -> None:
-    assert route(["Payment", "Invoice"], "Supplier", RELS) == \
-        "(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)"
-    assert route(["Supplier"], "Payment", RELS) == \
-        "(:Supplier)<-[:ISSUED_TO]-(:PurchaseOrder)<-[:BILLS]-(:Invoice)<-[:SETTLES]-(:Payment)"
+    assert (
+        route(["Payment", "Invoice"], "Supplier", RELS)
+        == "(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)"
+    )
+    assert (
+        route(["Supplier"], "Payment", RELS)
+        == "(:Supplier)<-[:ISSUED_TO]-(:PurchaseOrder)<-[:BILLS]-(:Invoice)<-[:SETTLES]-(:Payment)"
+    )
     assert route(["Supplier"], "Bank", RELS | {("Payment", "PAID_FROM", "Bank")}) is None  # four hops: too far
     assert route([], "Supplier", RELS) is None

@@ -39,11 +39,21 @@ def benchmark_file(tmp_path: Path) -> Path:
 
 def audit_file(tmp_path: Path) -> Path:
     def audit(decision: str) -> str:
-        return json.dumps({"execution_id": "agent-x", "evidence": EMPTY,
-                           "execution": [{"step_id": "s1", "override": {"decision": decision, "by": "ann"}}]})
+        return json.dumps(
+            {
+                "execution_id": "agent-x",
+                "evidence": EMPTY,
+                "execution": [{"step_id": "s1", "override": {"decision": decision, "by": "ann"}}],
+            }
+        )
+
     path = tmp_path / "audit.jsonl"
-    path.write_text("\n".join([audit("accept"), audit("abort"), audit("skip"),
-                               json.dumps({"execution_id": "agent-y", "execution": []})]) + "\n")
+    path.write_text(
+        "\n".join(
+            [audit("accept"), audit("abort"), audit("skip"), json.dumps({"execution_id": "agent-y", "execution": []})]
+        )
+        + "\n"
+    )
     return path
 
 
@@ -56,18 +66,19 @@ def calibrate(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int,
 
 
 def test_calibrate_learns_from_the_calibration_split_and_human_decisions(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_file = tmp_path / "calibrator.json"
-    code, printed = calibrate([str(benchmark_file(tmp_path)), "--audit", str(audit_file(tmp_path)),
-                               "--out", str(out_file)], capsys)
+    code, printed = calibrate(
+        [str(benchmark_file(tmp_path)), "--audit", str(audit_file(tmp_path)), "--out", str(out_file)], capsys
+    )
     assert code == 0, printed
     assert "62 labelled answer(s)" in printed  # 60 from the calibration split, accept + abort from the audit
     calibrator = CalibratorFile(out_file).current()
     assert calibrator.probability(ROWS) > 0.7 > 0.3 > calibrator.probability(EMPTY)
 
 
-def test_calibrate_says_what_is_wrong_with_unusable_labels(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_says_what_is_wrong_with_unusable_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     only_right = tmp_path / "right.jsonl"
     only_right.write_text(run_record("calibration", ROWS, True) + "\n")
     code, printed = calibrate([str(only_right), "--no-audit", "--dry-run"], capsys)
@@ -78,17 +89,23 @@ def test_calibrate_says_what_is_wrong_with_unusable_labels(tmp_path: Path,
     assert code != 0 and "broken.jsonl:1: not JSON" in printed
 
 
-def test_the_worker_reads_a_recalibrated_file_without_a_restart(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_worker_reads_a_recalibrated_file_without_a_restart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_file = tmp_path / "calibrator.json"
     calibrate([str(benchmark_file(tmp_path)), "--no-audit", "--out", str(out_file)], capsys)
     source = CalibratorFile(out_file)
     before = source.current().probability(EMPTY)
     flipped = benchmark_file(tmp_path)
-    flipped.write_text(flipped.read_text().replace('"correct": false', '"correct": "x"')
-                       .replace('"correct": true', '"correct": false').replace('"correct": "x"', '"correct": true'))
+    flipped.write_text(
+        flipped.read_text()
+        .replace('"correct": false', '"correct": "x"')
+        .replace('"correct": true', '"correct": false')
+        .replace('"correct": "x"', '"correct": true')
+    )
     calibrate([str(flipped), "--no-audit", "--out", str(out_file), "--l2", "0.5"], capsys)
     import os
+
     os.utime(out_file, (1, 1))  # a new mtime even on a coarse clock
     assert source.current().probability(EMPTY) > before
 
@@ -106,7 +123,6 @@ def test_an_unusable_calibrator_leaves_the_evidence_score_and_says_why(tmp_path:
         CalibratorFile(tmp_path / "absent.json").current()
 
 
-
 def test_a_calibrated_answer_carries_its_probability_and_the_evidence_behind_it() -> None:
     out = calibrated(SynthesisOutput(answer="Acme.", verification="composed"), ROWS, CalibratorFile(SHIPPED))
     assert out.confidence is not None and 0.0 <= out.confidence <= 1.0
@@ -114,10 +130,12 @@ def test_a_calibrated_answer_carries_its_probability_and_the_evidence_behind_it(
 
 
 def test_an_excluded_feature_neither_moves_nor_blocks_a_calibrated_answer(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_file = tmp_path / "calibrator.json"
-    code, printed = calibrate([str(benchmark_file(tmp_path)), "--no-audit", "--exclude", "empty_result",
-                               "--out", str(out_file)], capsys)
+    code, printed = calibrate(
+        [str(benchmark_file(tmp_path)), "--no-audit", "--exclude", "empty_result", "--out", str(out_file)], capsys
+    )
     assert code == 0, printed
     calibrator = CalibratorFile(out_file).current()
     assert "empty_result" not in calibrator.weights and "empty_result" not in calibrator.ranges

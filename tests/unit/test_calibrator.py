@@ -32,8 +32,7 @@ def labelled(n: int = 200, seed: int = 7) -> list[tuple[dict[str, float], bool]]
 def test_a_fitted_calibrator_tells_weak_evidence_from_strong() -> None:
     calibrator = fit(labelled())
     from_rows = calibrator.probability({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0})
-    from_nothing = calibrator.probability({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0,
-                                           "empty_result": 1.0})
+    from_nothing = calibrator.probability({"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "empty_result": 1.0})
     assert from_rows == pytest.approx(0.85, abs=0.1)
     assert from_nothing == pytest.approx(0.2, abs=0.1)
 
@@ -59,8 +58,13 @@ def confounded(n: int = 300, seed: int = 11) -> list[tuple[dict[str, float], boo
     samples = []
     for i in range(n):
         superlative = i % 3 == 0
-        features = {"step_score": 0.9, "coverage": 1.0, "graph_rows": 1.0, "ranked_first": float(superlative),
-                    "hops": float(superlative)}
+        features = {
+            "step_score": 0.9,
+            "coverage": 1.0,
+            "graph_rows": 1.0,
+            "ranked_first": float(superlative),
+            "hops": float(superlative),
+        }
         samples.append((features, rng.random() < (0.3 if superlative else 0.85)))
     return samples
 
@@ -79,8 +83,10 @@ def test_evidence_that_can_only_raise_the_score_never_lowers_it() -> None:
 def test_a_flaw_never_raises_the_score() -> None:
     rng = random.Random(5)
     # Retries happened on the easy questions here; a retry still is no evidence an answer is right.
-    samples = [({"retries": float(i % 4 == 0), "step_score": 0.9}, rng.random() < (0.95 if i % 4 == 0 else 0.6))
-               for i in range(200)]
+    samples = [
+        ({"retries": float(i % 4 == 0), "step_score": 0.9}, rng.random() < (0.95 if i % 4 == 0 else 0.6))
+        for i in range(200)
+    ]
     assert fit(samples, signed=False).weights["retries"] > 0
     assert fit(samples).weights["retries"] == 0.0
 
@@ -104,26 +110,32 @@ def test_the_reasoning_names_the_evidence_that_moved_the_score() -> None:
     assert why == "lowered because the query returned 0 rows"
 
 
-@pytest.mark.parametrize(("text", "complaint"), [
-    ("{not json", "not JSON"),
-    ('{"format": 99, "kind": "logistic", "bias": 0, "weights": {}}', "format-1"),
-    ('{"format": 1, "kind": "logistic", "bias": 0, "weights": {"shoe_size": 1}}', "unknown feature"),
-    ('{"format": 1, "kind": "logistic", "bias": NaN, "weights": {}}', "bias must be"),
-    ('{"format": 1, "kind": "logistic", "bias": 0, "weights": {"coverage": true}}', "finite number"),
-    ('{"format": 1, "kind": "logistic", "bias": 0, "weights": [1, 2]}', "must be an object"),
-    ("[]", "format-1"),
-])
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("{not json", "not JSON"),
+        ('{"format": 99, "kind": "logistic", "bias": 0, "weights": {}}', "format-1"),
+        ('{"format": 1, "kind": "logistic", "bias": 0, "weights": {"shoe_size": 1}}', "unknown feature"),
+        ('{"format": 1, "kind": "logistic", "bias": NaN, "weights": {}}', "bias must be"),
+        ('{"format": 1, "kind": "logistic", "bias": 0, "weights": {"coverage": true}}', "finite number"),
+        ('{"format": 1, "kind": "logistic", "bias": 0, "weights": [1, 2]}', "must be an object"),
+        ("[]", "format-1"),
+    ],
+)
 def test_a_corrupt_calibrator_file_is_refused_with_what_is_wrong(text: str, complaint: str) -> None:
     with pytest.raises(CalibratorError, match=complaint):
         Calibrator.from_json(text)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(sorted(FEATURES)), st.floats(-1e6, 1e6), max_size=len(FEATURES)),
-       st.dictionaries(st.sampled_from(sorted(FEATURES)), st.floats(-50, 50), max_size=len(FEATURES)),
-       st.floats(-50, 50))
-def test_a_probability_is_always_between_0_and_1(features: dict[str, float], weights: dict[str, float],
-                                                 bias: float) -> None:
+@given(
+    st.dictionaries(st.sampled_from(sorted(FEATURES)), st.floats(-1e6, 1e6), max_size=len(FEATURES)),
+    st.dictionaries(st.sampled_from(sorted(FEATURES)), st.floats(-50, 50), max_size=len(FEATURES)),
+    st.floats(-50, 50),
+)
+def test_a_probability_is_always_between_0_and_1(
+    features: dict[str, float], weights: dict[str, float], bias: float
+) -> None:
     p = Calibrator(weights=weights, bias=bias).probability(features)
     assert 0.0 <= p <= 1.0
     assert json.loads(Calibrator(weights=weights, bias=bias).to_json())["format"] == 1
@@ -144,12 +156,16 @@ def test_the_line_states_the_runs_figures_in_words_not_feature_names() -> None:
     """What a user reads: the rows and the name the query ignored, as the run measured them."""
     calibrator = Calibrator(weights={"row_count": -1.0, "unused_name": -1.0, "ranked_first": 1.0}, bias=0.0)
     features = {"graph_rows": 1.0, "coverage": 1.0, "row_count": 0.37, "unused_name": 1.0, "ranked_first": 1.0}
-    figures = Figures(steps=[StepFigures(signals={"rows": 12.0, "unused_names": 1.0},
-                                         names={"unused_names": ["Globex Supply"]})], ranked_rows=12)
+    figures = Figures(
+        steps=[StepFigures(signals={"rows": 12.0, "unused_names": 1.0}, names={"unused_names": ["Globex Supply"]})],
+        ranked_rows=12,
+    )
     _, why = calibrator.state(features, figures)
-    assert why == ("calibrated: raised because the answer names the first of the 12 rows the query ranked; "
-                   "lowered because the query ignores the question's name 'Globex Supply' and the query returned "
-                   "12 rows")
+    assert why == (
+        "calibrated: raised because the answer names the first of the 12 rows the query ranked; "
+        "lowered because the query ignores the question's name 'Globex Supply' and the query returned "
+        "12 rows"
+    )
     assert not any(name in why for name in FEATURES)
 
 
@@ -157,8 +173,10 @@ def test_evidence_outside_the_fitted_range_is_said_in_words() -> None:
     calibrator = Calibrator.from_json(fit(labelled()).to_json())
     figures = Figures(steps=[StepFigures(signals={"rows": 4.0})])
     _, why = calibrator.state({"step_score": 0.9, "coverage": 1 / 3, "graph_rows": 1.0}, figures)
-    assert why.startswith("partly calibrated (unlike every answer the calibrator was fitted on: 1 of 3 planned steps "
-                          "gave a usable result, so read as the nearest it was, at most 0.50): ")
+    assert why.startswith(
+        "partly calibrated (unlike every answer the calibrator was fitted on: 1 of 3 planned steps "
+        "gave a usable result, so read as the nearest it was, at most 0.50): "
+    )
 
 
 def test_evidence_outside_the_fitted_range_is_never_stated_as_sure() -> None:
@@ -192,8 +210,9 @@ def test_an_answer_that_declines_is_stated_at_the_ceiling_whatever_its_evidence(
 def test_an_answer_below_the_escalation_threshold_says_it_should_be_checked() -> None:
     from confidence.calibrator import Calibrator
 
-    calibrator = Calibrator(weights={"step_score": 4.0}, bias=-2.0,
-                            trained_on={"escalation_threshold": 0.8, "escalation_target": 0.95})
+    calibrator = Calibrator(
+        weights={"step_score": 4.0}, bias=-2.0, trained_on={"escalation_threshold": 0.8, "escalation_target": 0.95}
+    )
     low, low_reasons = calibrator.state({"step_score": 0.5})
     high, high_reasons = calibrator.state({"step_score": 1.0})
     assert low is not None and low < 0.8

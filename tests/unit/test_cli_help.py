@@ -44,6 +44,9 @@ def every_action(parser: argparse.ArgumentParser, name: str) -> Iterator[tuple[s
 
 
 def test_every_flag_and_argument_has_a_line_of_help() -> None:
-    missing = [f"{name} {action.option_strings or action.dest}"
-               for name, action in every_action(build_parser(), "tg-confidence") if not (action.help or "").strip()]
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, action in every_action(build_parser(), "tg-confidence")
+        if not (action.help or "").strip()
+    ]
     assert missing == []

@@ -28,13 +28,36 @@ from embedded.model_weights import join_parts
 from embedded.progress import byte_progress
 from service.terminal import styled
 
-WEAK = OverrideRequest(step_id="s1", function="GraphQuery", score=0.3, threshold=0.8, reasoning="Empty result",
-                       retries=0, arguments={"query": "MATCH (n) RETURN n"}, timeout_s=600, challenge="run/1/s1")
-APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePayment", score=0.95, threshold=0.9,
-                           reasoning="approval needed: makePayment is irreversible", retries=0,
-                           arguments={"entity_type": "PurchaseOrder", "action_name": "makePayment", "targets": "20",
-                                      "would_succeed": "18", "would_fail": "2"},
-                           choices=["accept", "skip", "abort"], timeout_s=600, role=Role.APPROVE, challenge="run/1/a")
+WEAK = OverrideRequest(
+    step_id="s1",
+    function="GraphQuery",
+    score=0.3,
+    threshold=0.8,
+    reasoning="Empty result",
+    retries=0,
+    arguments={"query": "MATCH (n) RETURN n"},
+    timeout_s=600,
+    challenge="run/1/s1",
+)
+APPROVAL = OverrideRequest(
+    step_id="approve",
+    function="PurchaseOrder.makePayment",
+    score=0.95,
+    threshold=0.9,
+    reasoning="approval needed: makePayment is irreversible",
+    retries=0,
+    arguments={
+        "entity_type": "PurchaseOrder",
+        "action_name": "makePayment",
+        "targets": "20",
+        "would_succeed": "18",
+        "would_fail": "2",
+    },
+    choices=["accept", "skip", "abort"],
+    timeout_s=600,
+    role=Role.APPROVE,
+    challenge="run/1/a",
+)
 
 
 class Tty(io.StringIO):
@@ -42,10 +65,12 @@ class Tty(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize(("env", "expected"), [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True),
-                                               ({"TERM": "dumb"}, False)])
-def test_colour_only_at_a_terminal_that_wants_it(monkeypatch: pytest.MonkeyPatch, env: dict[str, str],
-                                                 expected: bool) -> None:
+@pytest.mark.parametrize(
+    ("env", "expected"), [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False)]
+)
+def test_colour_only_at_a_terminal_that_wants_it(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: bool
+) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     for name, value in env.items():
@@ -63,17 +88,42 @@ def test_scripts_get_plain_json_or_the_bare_answer_wherever_they_run(monkeypatch
 
 
 def progress(n: int, success: bool = True) -> AgentResponse:
-    return AgentResponse(message_type="observation", content=json.dumps(
-        {"type": "action_progress", "completed": n, "total": 30, "entity_id": f"E{n}", "success": success}))
+    return AgentResponse(
+        message_type="observation",
+        content=json.dumps(
+            {"type": "action_progress", "completed": n, "total": 30, "entity_id": f"E{n}", "success": success}
+        ),
+    )
 
 
-BATCH = [AgentResponse(message_type="observation", content=json.dumps({"type": "action_plan", "plan": {
-    "action_name": "pay", "entity_type": "Order", "target_count": 30, "targets": [{"entity_id": "E1"}]}})),
+BATCH = [
+    AgentResponse(
+        message_type="observation",
+        content=json.dumps(
+            {
+                "type": "action_plan",
+                "plan": {
+                    "action_name": "pay",
+                    "entity_type": "Order",
+                    "target_count": 30,
+                    "targets": [{"entity_id": "E1"}],
+                },
+            }
+        ),
+    ),
     *[progress(n, success=n > 12) for n in range(1, 31)],
-    *[AgentResponse(message_type="observation", content=json.dumps(
-        {"type": "action_error", "entity_id": f"E{n}", "error": "no funds"})) for n in range(1, 13)],
-    AgentResponse(message_type="observation", content=json.dumps(
-        {"type": "action_complete", "results": {"succeeded": 18, "total": 30, "failed": 12}}))]
+    *[
+        AgentResponse(
+            message_type="observation",
+            content=json.dumps({"type": "action_error", "entity_id": f"E{n}", "error": "no funds"}),
+        )
+        for n in range(1, 13)
+    ],
+    AgentResponse(
+        message_type="observation",
+        content=json.dumps({"type": "action_complete", "results": {"succeeded": 18, "total": 30, "failed": 12}}),
+    ),
+]
 
 
 def test_plain_lines_are_what_scripts_parse(capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,8 +142,17 @@ def test_plain_lines_are_what_scripts_parse(capsys: pytest.CaptureFixture[str]) 
 
 def terminal() -> tuple[TerminalView, io.StringIO]:
     screen = io.StringIO()
-    view = TerminalView(Console(file=screen, force_terminal=True, width=100, color_system="standard",
-                                markup=False, highlight=False, soft_wrap=True))
+    view = TerminalView(
+        Console(
+            file=screen,
+            force_terminal=True,
+            width=100,
+            color_system="standard",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    )
     return view, screen
 
 
@@ -118,17 +177,31 @@ def test_at_a_terminal_a_streamed_answer_is_printed_once_whole() -> None:
     assert "[answer]" in shown and shown.count("[answer]") == 1 and "The top supplier is Acme." in shown
 
 
-@pytest.mark.parametrize(("line", "choice"), [
-    ("a", Choice("accept")), ("accept checked by hand", Choice("accept", "checked by hand")),
-    ("ABORT wrong plan", Choice("abort", "wrong plan")), ("b", Choice("abort")), ("sk", Choice("skip")),
-    ('retry {"query": "MATCH (s) RETURN s"}', Choice("retry", arguments={"query": "MATCH (s) RETURN s"})),
-])
+@pytest.mark.parametrize(
+    ("line", "choice"),
+    [
+        ("a", Choice("accept")),
+        ("accept checked by hand", Choice("accept", "checked by hand")),
+        ("ABORT wrong plan", Choice("abort", "wrong plan")),
+        ("b", Choice("abort")),
+        ("sk", Choice("skip")),
+        ('retry {"query": "MATCH (s) RETURN s"}', Choice("retry", arguments={"query": "MATCH (s) RETURN s"})),
+    ],
+)
 def test_an_answer_names_a_choice_its_letter_or_a_prefix(line: str, choice: Choice) -> None:
     assert parse_choice(line, WEAK.choices) == choice
 
 
-@pytest.mark.parametrize(("line", "said"), [("", "choose one of"), ("a", None), ("maybe", "'maybe' is not a choice"),
-                                            ("r", "'r' is not a choice here"), ("retry", "'retry' is not a choice")])
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("", "choose one of"),
+        ("a", None),
+        ("maybe", "'maybe' is not a choice"),
+        ("r", "'r' is not a choice here"),
+        ("retry", "'retry' is not a choice"),
+    ],
+)
 def test_only_the_request_s_choices_are_taken(line: str, said: str | None) -> None:
     if said is None:
         assert parse_choice(line, APPROVAL.choices) == Choice("accept")
@@ -142,8 +215,10 @@ def test_the_prompt_says_what_waits_and_what_each_choice_does() -> None:
     assert weak[0].startswith("Step s1 (GraphQuery) needs your decision: confidence 0.30 is below 0.80")
     assert "    query = MATCH (n) RETURN n" in weak and "  a[b]ort: end the run" in weak
     approval = describe(APPROVAL)
-    assert approval[0] == ("Approval needed: makePayment on 20 PurchaseOrder (18 would succeed, 2 would fail); "
-                           "confidence 0.95: makePayment is irreversible")
+    assert approval[0] == (
+        "Approval needed: makePayment on 20 PurchaseOrder (18 would succeed, 2 would fail); "
+        "confidence 0.95: makePayment is irreversible"
+    )
     assert "  [a]ccept: execute" in approval and not any("retry" in line for line in approval)
     assert "[a/s/b]" in question(APPROVAL) and "[a/r/s/b]" in question(WEAK)
 
@@ -227,6 +302,7 @@ def test_the_model_join_reports_its_bytes(tmp_path: Path, capsys: pytest.Capture
         parts[-1].write_bytes(data)
     seen: list[tuple[int, int]] = []
     with byte_progress("joining") as report:  # not a terminal here: one line, once
+
         def both(done: int, total: int) -> None:
             seen.append((done, total))
             report(done, total)
@@ -242,9 +318,9 @@ def test_no_join_no_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().err == ""
 
 
-
-async def test_up_joins_the_model_first_and_ctrl_c_stops_the_join(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_up_joins_the_model_first_and_ctrl_c_stops_the_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`up` joins the slices (with its bar) before any part starts, only when nothing is cached, and stops
     joining at Ctrl-C."""
     from cli import up
@@ -302,10 +378,21 @@ async def test_a_decision_made_elsewhere_withdraws_the_question(monkeypatch: pyt
 def test_the_plan_line_names_the_related_entity_and_what_was_left_out() -> None:
     from cli.render import render_action_event
 
-    event = {"type": "action_plan", "plan": {
-        "entity_type": "Order", "action_name": "pay", "parameters": {}, "filters": [], "target_count": 2,
-        "targets": [{"entity_id": "E1", "entity_name": "E1"}, {"entity_id": "E2", "entity_name": "E2"}],
-        "targets_listed": 500, "related": {"class": "Vendor", "name": "Acme", "filters": [], "excluded": True},
-        "left_out": ["the number 5000"]}}
-    assert render_action_event(json.dumps(event)) == \
-        "[action plan] pay on 2 Order of no Vendor 'Acme': E1, E2 LEFT OUT: the number 5000."
+    event = {
+        "type": "action_plan",
+        "plan": {
+            "entity_type": "Order",
+            "action_name": "pay",
+            "parameters": {},
+            "filters": [],
+            "target_count": 2,
+            "targets": [{"entity_id": "E1", "entity_name": "E1"}, {"entity_id": "E2", "entity_name": "E2"}],
+            "targets_listed": 500,
+            "related": {"class": "Vendor", "name": "Acme", "filters": [], "excluded": True},
+            "left_out": ["the number 5000"],
+        },
+    }
+    assert (
+        render_action_event(json.dumps(event))
+        == "[action plan] pay on 2 Order of no Vendor 'Acme': E1, E2 LEFT OUT: the number 5000."
+    )

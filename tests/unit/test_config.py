@@ -12,8 +12,9 @@ from worker.main import worker_config as config_from_args
 
 def test_each_layer_overrides_the_one_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     yaml_file = tmp_path / "agent.yaml"
-    yaml_file.write_text("graph_name: from-yaml\nllm_model: from-yaml\nagent:\n  max_retries: 1\n"
-                         "  confidence_threshold: 0.6\n")
+    yaml_file.write_text(
+        "graph_name: from-yaml\nllm_model: from-yaml\nagent:\n  max_retries: 1\n  confidence_threshold: 0.6\n"
+    )
     monkeypatch.setenv("TGCA_CONFIG", str(yaml_file))
     monkeypatch.setenv("TGCA_LLM_MODEL", "from-env")
     monkeypatch.setenv("TGCA_AGENT__MAX_RETRIES", "2")
@@ -21,13 +22,13 @@ def test_each_layer_overrides_the_one_below(tmp_path: Path, monkeypatch: pytest.
 
     config = config_from_args(parse_args(["--max-retries", "5", "-P", "9100"]))
 
-    assert config.graph_name == "from-yaml"                  # YAML over default
-    assert config.llm_model == "from-env"                    # env over YAML
-    assert config.agent.max_retries == 5                     # flag over env and YAML
-    assert config.agent.confidence_threshold == 0.6          # nested YAML key kept beside the flag
-    assert config.pulsar_url == "pulsar://from-env:6650"     # TrustGraph's PULSAR_HOST
+    assert config.graph_name == "from-yaml"  # YAML over default
+    assert config.llm_model == "from-env"  # env over YAML
+    assert config.agent.max_retries == 5  # flag over env and YAML
+    assert config.agent.confidence_threshold == 0.6  # nested YAML key kept beside the flag
+    assert config.pulsar_url == "pulsar://from-env:6650"  # TrustGraph's PULSAR_HOST
     assert config.metrics_port == 9100
-    assert config.agent.step_timeout_ms == 30000             # built-in default
+    assert config.agent.step_timeout_ms == 30000  # built-in default
 
 
 def test_defaults_match_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,7 +36,12 @@ def test_defaults_match_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     config = config_from_args(parse_args([]))
     a = config.agent
     assert (a.confidence_threshold, a.max_retries, a.retry_backoff_factor, a.step_timeout_ms, a.max_iterations) == (
-        0.75, 3, 2.0, 30000, 15)
+        0.75,
+        3,
+        2.0,
+        30000,
+        15,
+    )
     assert a.tool_thresholds == {}  # each tool's own default applies
     assert config.metrics_port == 8000
 
@@ -49,7 +55,8 @@ def test_out_of_range_flags_are_refused(monkeypatch: pytest.MonkeyPatch, capsys:
 
 
 def test_a_misspelt_key_in_the_file_is_an_error_naming_the_closest_key(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from service.config import ConfigError, load_config
 
     path = tmp_path / "agent.yaml"
@@ -57,12 +64,15 @@ def test_a_misspelt_key_in_the_file_is_an_error_naming_the_closest_key(
     monkeypatch.setenv("TGCA_CONFIG", str(path))
     with pytest.raises(ConfigError) as refused:
         load_config()
-    assert str(refused.value) == ("unknown setting 'agent.max_retrys'; did you mean 'max_retries'?; "
-                                  "unknown setting 'graph_nam'; did you mean 'graph_name'?")
+    assert str(refused.value) == (
+        "unknown setting 'agent.max_retrys'; did you mean 'max_retries'?; "
+        "unknown setting 'graph_nam'; did you mean 'graph_name'?"
+    )
 
 
 def test_a_misspelt_environment_variable_is_an_error_and_known_ones_still_apply(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from service.config import ConfigError, load_config
 
     monkeypatch.delenv("TGCA_CONFIG", raising=False)
@@ -83,7 +93,8 @@ def test_a_missing_config_file_is_named(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 def test_the_agent_topics_are_the_flows_and_each_request_topic_is_answered_on_its_pair(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A bridge for `--workspace acme --flow myflow` serves that flow's topics, and a caller on any request
     topic in TrustGraph's naming (another flow's, or the 1.x `agent:<flow>`) hears back on its own."""
     from bridge.main import parse_args as bridge_args
@@ -93,14 +104,21 @@ def test_the_agent_topics_are_the_flows_and_each_request_topic_is_answered_on_it
     config = bridge_config(bridge_args(["--workspace", "acme", "--flow", "myflow"]))
     assert config.request_topics == ["non-persistent://tg/request/agent:acme:myflow"]
     assert config.response_topic == "non-persistent://tg/response/agent:acme:myflow"
-    assert config.response_topic_for("non-persistent://tg/request/agent:legacy") == \
-        "non-persistent://tg/response/agent:legacy"
-    assert config.response_topic_for("persistent://tg/request/agent:acme:other-partition-1") == \
-        "non-persistent://tg/response/agent:acme:other"
+    assert (
+        config.response_topic_for("non-persistent://tg/request/agent:legacy")
+        == "non-persistent://tg/response/agent:legacy"
+    )
+    assert (
+        config.response_topic_for("persistent://tg/request/agent:acme:other-partition-1")
+        == "non-persistent://tg/response/agent:acme:other"
+    )
     assert config.response_topic_for("persistent://public/default/my-requests") == config.response_topic
 
-    named = bridge_config(bridge_args(["--request-topic", "persistent://public/default/in",
-                                         "--response-topic", "persistent://public/default/out"]))
+    named = bridge_config(
+        bridge_args(
+            ["--request-topic", "persistent://public/default/in", "--response-topic", "persistent://public/default/out"]
+        )
+    )
     assert named.request_topics == ["persistent://public/default/in"]
     assert named.response_topic_for("persistent://public/default/in") == "persistent://public/default/out"
 

@@ -49,8 +49,12 @@ def tables(text: str) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for section in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
         heading, _, body = section.partition("\n")
-        rows = {name: line for line in body.splitlines() if line.startswith("| `")
-                for name in re.findall(r"`([^`]+)`", line.split("|")[1])}
+        rows = {
+            name: line
+            for line in body.splitlines()
+            if line.startswith("| `")
+            for name in re.findall(r"`([^`]+)`", line.split("|")[1])
+        }
         for model in re.findall(r"`(\w+)`", heading):
             found[model] = rows
     return found
@@ -80,5 +84,5 @@ def test_every_setting_is_documented_with_its_variable(setting: Setting) -> None
     assert row is not None, f"{setting.key} is not in {DOC.name}"
     # A key listed in its parent's row may be named by its tail alone (`__PLANNING` after `TGCA_QUEUES__WORKFLOW`).
     own_table = setting.owner.__name__ in TABLES
-    tail = setting.env[len(setting.parent.env):] if setting.parent and not own_table else setting.env
+    tail = setting.env[len(setting.parent.env) :] if setting.parent and not own_table else setting.env
     assert names(row, tail, setting.nested), f"{setting.key}'s row in {DOC.name} does not name {setting.env}"

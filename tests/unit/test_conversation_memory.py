@@ -71,8 +71,14 @@ def test_action_outcomes_are_rendered_per_entity() -> None:
 
 
 def test_trustgraph_history_becomes_memory() -> None:
-    history = [AgentStep(thought="look up the supplier", action="knowledge-query",
-                         arguments={"question": "who supplies X?"}, observation="Acme supplies X")]
+    history = [
+        AgentStep(
+            thought="look up the supplier",
+            action="knowledge-query",
+            arguments={"question": "who supplies X?"},
+            observation="Acme supplies X",
+        )
+    ]
     memory = memory_from_history(history)
     assert memory.source == "history" and not memory.empty
     text = render(memory, 10_000)

@@ -11,8 +11,9 @@ from cypher.text import MAX_HOPS, broaden_cypher, query_literals, query_shape
 pytestmark = pytest.mark.unit
 
 # plain words: no quotes, backslashes or braces, so they are always safe inside a '...' literal
-WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -", min_size=1,
-                max_size=20).filter(lambda s: s.strip())
+WORDS = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -", min_size=1, max_size=20
+).filter(lambda s: s.strip())
 
 
 def contains(prop: str, value: str) -> str:
@@ -67,13 +68,16 @@ def test_bounded_paths_get_two_more_hops_up_to_the_maximum(hops: str, wider: str
     assert broaden_cypher(f"MATCH p=(a)-[{hops}]->(b) RETURN p") == f"MATCH p=(a)-[{wider}]->(b) RETURN p"
 
 
-@pytest.mark.parametrize("query", [
-    "MATCH (n) RETURN n",
-    "MATCH (n:Person {age: 3}) RETURN n",
-    f"MATCH p=(a)-[*1..{MAX_HOPS}]->(b) RETURN p",
-    "MATCH (n) WHERE toLower(n.name) CONTAINS toLower('x') RETURN n",
-    "",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (n) RETURN n",
+        "MATCH (n:Person {age: 3}) RETURN n",
+        f"MATCH p=(a)-[*1..{MAX_HOPS}]->(b) RETURN p",
+        "MATCH (n) WHERE toLower(n.name) CONTAINS toLower('x') RETURN n",
+        "",
+    ],
+)
 def test_a_query_that_cannot_be_broadened_gives_none(query: str) -> None:
     """None tells the workflow to ask the LLM to adjust the step instead of retrying the same query."""
     assert broaden_cypher(query) is None
@@ -132,8 +136,10 @@ def test_broadening_never_narrows_a_path_search(hops: str) -> None:
 
 def test_literals_are_listed_in_order_with_their_match_mode() -> None:
     """The evaluator checks inline and = values exactly, CONTAINS values as substrings."""
-    query = ("MATCH (s:Supplier {name: 'Acme'})-[:SUPPLIES]->(p) WHERE p.sku = 'B-12' "
-             "AND toLower(p.name) CONTAINS toLower('bolt') AND p.note CONTAINS 'steel' RETURN p")
+    query = (
+        "MATCH (s:Supplier {name: 'Acme'})-[:SUPPLIES]->(p) WHERE p.sku = 'B-12' "
+        "AND toLower(p.name) CONTAINS toLower('bolt') AND p.note CONTAINS 'steel' RETURN p"
+    )
     assert query_literals(query) == [("Acme", "exact"), ("B-12", "exact"), ("bolt", "contains"), ("steel", "contains")]
 
 
@@ -171,13 +177,16 @@ def test_a_value_spelled_like_a_keyword_is_a_value_not_a_clause(value: str) -> N
     assert broadened == f"MATCH (n:Thing) WHERE {contains('n.name', value)} RETURN n"
 
 
-@pytest.mark.parametrize(("query", "shape"), [
-    ("MATCH (s:Supplier {name: 'A'}) RETURN s.country", (0, 0)),
-    ("MATCH (s:S)<-[:ISSUED_TO]-(p:P) RETURN s.name, count(p) AS n ORDER BY n DESC LIMIT 3", (1, 1)),
-    ("MATCH (a)-[:X]->(b)-->(c), (c)--(d) RETURN SUM(a.x)", (1, 3)),
-    ("MATCH p=(x {name: 'a-(b)'})-[*..3]-(y) RETURN p", (0, 1)),
-    ("MATCH (n) WHERE n.note = 'count(x)' RETURN n", (0, 0)),
-])
+@pytest.mark.parametrize(
+    ("query", "shape"),
+    [
+        ("MATCH (s:Supplier {name: 'A'}) RETURN s.country", (0, 0)),
+        ("MATCH (s:S)<-[:ISSUED_TO]-(p:P) RETURN s.name, count(p) AS n ORDER BY n DESC LIMIT 3", (1, 1)),
+        ("MATCH (a)-[:X]->(b)-->(c), (c)--(d) RETURN SUM(a.x)", (1, 3)),
+        ("MATCH p=(x {name: 'a-(b)'})-[*..3]-(y) RETURN p", (0, 1)),
+        ("MATCH (n) WHERE n.note = 'count(x)' RETURN n", (0, 0)),
+    ],
+)
 def test_query_shape_counts_aggregation_and_relationships_outside_strings(query: str, shape: tuple[int, int]) -> None:
     got = query_shape(query)
     assert (got["aggregates"], got["hops"]) == shape

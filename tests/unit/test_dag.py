@@ -13,8 +13,9 @@ pytestmark = pytest.mark.unit
 
 
 def step(step_id: str, *deps: str) -> ExecutionStep:
-    return ExecutionStep(id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"},
-                         dependencies=list(deps))
+    return ExecutionStep(
+        id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"}, dependencies=list(deps)
+    )
 
 
 def plan(*steps: ExecutionStep) -> ExecutionPlan:

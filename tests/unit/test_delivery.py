@@ -10,8 +10,14 @@ from service.run_recovery import RunOutcome, closing_of, ended_without_result
 
 
 def message(delivery_id: str, kind: str = "thought", end: bool = False) -> AgentResponse:
-    return AgentResponse(message_type=kind, content=delivery_id, end_of_message=True, end_of_dialog=end,
-                         message_id=delivery_id, delivery_id=delivery_id)
+    return AgentResponse(
+        message_type=kind,
+        content=delivery_id,
+        end_of_message=True,
+        end_of_dialog=end,
+        message_id=delivery_id,
+        delivery_id=delivery_id,
+    )
 
 
 def test_a_run_numbers_its_messages_and_a_streamed_sentence_stands_outside_the_count() -> None:

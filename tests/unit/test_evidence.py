@@ -80,7 +80,12 @@ def test_the_shape_of_the_queries_is_evidence_whatever_they_are_about() -> None:
 
     lookup = run_evidence([graph_step("MATCH (i:Invoice {number: 'max(2)'}) RETURN i.due")], planned_steps=1)
     assert lookup["aggregates"] == lookup["hops"] == 0.0  # a function name inside a string is not a call
-    counted = run_evidence([graph_step("MATCH (a:A)-[:R]->(b:B) RETURN count(b)"),
-                            graph_step("MATCH (a)<-[:R]-(b)--(c)-->(d)-[*..3]-(e) RETURN a")], planned_steps=2)
+    counted = run_evidence(
+        [
+            graph_step("MATCH (a:A)-[:R]->(b:B) RETURN count(b)"),
+            graph_step("MATCH (a)<-[:R]-(b)--(c)-->(d)-[*..3]-(e) RETURN a"),
+        ],
+        planned_steps=2,
+    )
     assert counted["aggregates"] == 1.0  # one of the answer's queries aggregates
     assert counted["hops"] == 1.0  # four relationships: counted up to three

@@ -40,8 +40,10 @@ def triples(uris: Uris, entity: ExplainEntity, detail: bool = True) -> list[Trip
 
 
 def test_explain_triples_go_where_trustgraphs_agent_writes_them() -> None:
-    assert explainability_topic("non-persistent://tg/response/agent:ws:flow") == \
-        "persistent://tg/flow/triples-store:ws:flow"
+    assert (
+        explainability_topic("non-persistent://tg/response/agent:ws:flow")
+        == "persistent://tg/flow/triples-store:ws:flow"
+    )
     assert explainability_topic("recorded") == ""
 
 
@@ -56,15 +58,25 @@ def test_the_store_message_decodes_as_trustgraphs_triples() -> None:
     response = AgentResponse(message_type="explain", explain_id="urn:trustgraph:agent:s1", explain_triples=session)
     decoded = dict_to_dataclass(json.loads(encode_explain_store(response, "acme")), Triples)
     assert decoded.metadata.id == "urn:trustgraph:agent:s1" and decoded.metadata.collection == "acme"
-    assert [(t.s.iri, t.p.iri, t.o.iri or t.o.value, t.g) for t in decoded.triples] == \
-        [(t.s.iri, t.p.iri, t.o.iri or t.o.value, t.g) for t in session]
+    assert [(t.s.iri, t.p.iri, t.o.iri or t.o.value, t.g) for t in decoded.triples] == [
+        (t.s.iri, t.p.iri, t.o.iri or t.o.value, t.g) for t in session
+    ]
 
 
 def test_a_confidence_without_measured_facts_names_its_reasoning_as_evidence() -> None:
     silent = Confidence(0.0, "the tool failed: timeout", [])
-    step = StepTrace(step_id="s1", tool="GraphQuery", outcome="failed", usable=False, started="", ended="",
-                     attempts=[Attempt("initial", {"query": "x"}, silent, "", "timeout")], confidence=silent,
-                     output="", dependencies=[])
+    step = StepTrace(
+        step_id="s1",
+        tool="GraphQuery",
+        outcome="failed",
+        usable=False,
+        started="",
+        ended="",
+        attempts=[Attempt("initial", {"query": "x"}, silent, "", "timeout")],
+        confidence=silent,
+        output="",
+        dependencies=[],
+    )
     facts = {(t.s.iri, t.p.iri, t.o.iri or t.o.value) for t in triples(Uris("s", ("s1",)), StepEntity(step=step))}
     nodes = [o for s, p, o in facts if p == TGCA + "confidence"]
     assert len(nodes) == 2
@@ -84,8 +96,17 @@ def facts_of(triples: list[Triple]) -> set[tuple[str, str, str]]:
 def test_step_results_are_numbered_from_0_in_plan_order_with_the_plans_id_kept() -> None:
     uris = Uris("run", ("orders", "leader"))
     assert uris.step("leader") == "urn:trustgraph:agent:run/step/1"  # as TrustGraph numbers its plan's steps
-    planned = facts_of(triples(uris, PlanEntity(steps=[PlannedStep("orders", "GraphQuery", {}, [], 0.8),
-                                                       PlannedStep("leader", "TextCompletion", {}, ["orders"], 0.7)])))
+    planned = facts_of(
+        triples(
+            uris,
+            PlanEntity(
+                steps=[
+                    PlannedStep("orders", "GraphQuery", {}, [], 0.8),
+                    PlannedStep("leader", "TextCompletion", {}, ["orders"], 0.7),
+                ]
+            ),
+        )
+    )
     assert (uris.step("leader"), TGCA + "stepId", "leader") in planned
 
 
@@ -94,20 +115,44 @@ def test_only_one_derivation_reaches_each_step_and_the_answer() -> None:
     plan alone and the answer from one entity; the steps each depends on and was written from are kept apart."""
     uris = Uris("run", ("a", "b", "c"))
     silent = Confidence(0.9, "fine", [])
-    step = StepTrace(step_id="c", tool="TextCompletion", outcome="succeeded", usable=True, started="", ended="",
-                     attempts=[], confidence=silent, output="ok", dependencies=["a", "b"])
+    step = StepTrace(
+        step_id="c",
+        tool="TextCompletion",
+        outcome="succeeded",
+        usable=True,
+        started="",
+        ended="",
+        attempts=[],
+        confidence=silent,
+        output="ok",
+        dependencies=["a", "b"],
+    )
     stepped = facts_of(triples(uris, StepEntity(step=step)))
     derived = {(s, o) for s, p, o in stepped if p == PROV_DERIVED}
     assert {o for s, o in derived if s == uris.step("c")} == {uris.plan}
     depends = {o for s, p, o in stepped if s == uris.step("c") and p == TGCA + "dependsOn"}
     assert depends == {uris.step("a"), uris.step("b")}
 
-    answer = facts_of(triples(uris, AnswerEntity(answer="ok", confidence=silent, not_scored="", steps=["a", "c"],
-                                                 usable=["a", "c"], planned=True, termination="plan-complete",
-                                                 after=uris.step("c"))))
+    answer = facts_of(
+        triples(
+            uris,
+            AnswerEntity(
+                answer="ok",
+                confidence=silent,
+                not_scored="",
+                steps=["a", "c"],
+                usable=["a", "c"],
+                planned=True,
+                termination="plan-complete",
+                after=uris.step("c"),
+            ),
+        )
+    )
     assert {o for s, p, o in answer if s == uris.synthesis and p == PROV_DERIVED} == {uris.step("c")}
-    assert {o for s, p, o in answer if s == uris.synthesis and p == TGCA + "writtenFrom"} == \
-        {uris.step("a"), uris.step("c")}
+    assert {o for s, p, o in answer if s == uris.synthesis and p == TGCA + "writtenFrom"} == {
+        uris.step("a"),
+        uris.step("c"),
+    }
 
 
 def test_the_caller_gets_each_entity_s_core_and_the_store_all_of_it() -> None:
@@ -116,15 +161,39 @@ def test_the_caller_gets_each_entity_s_core_and_the_store_all_of_it() -> None:
     the store (and the librarian document) keep. The core is part of the whole, never a different statement."""
     uris = Uris("run", ("s1",))
     measured = Confidence(0.9, "Query returned 2 row(s)", [Evidence("rows", 2.0, "rows returned")], threshold=0.8)
-    step = StepTrace(step_id="s1", tool="GraphQuery", outcome="accepted_by_override", usable=True, started="t0",
-                     ended="t1", attempts=[Attempt("initial", {"query": "MATCH (n) RETURN n"}, measured, "[1, 2]"),
-                                           Attempt("same", {"query": "MATCH (n) RETURN n"}, measured, "[1, 2]")],
-                     confidence=measured, output="[1, 2]", dependencies=[],
-                     decision=Decision("accept", "dana", "checked"))
-    answer = AnswerEntity(answer="Acme.", confidence=Confidence(0.79, "calibrated", [
-        Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
-        Evidence("aggregates", 1.0, "a query that aggregates", "raised")]), not_scored="", steps=["s1"],
-        usable=["s1"], planned=True, termination="plan-complete", after=uris.step("s1"))
+    step = StepTrace(
+        step_id="s1",
+        tool="GraphQuery",
+        outcome="accepted_by_override",
+        usable=True,
+        started="t0",
+        ended="t1",
+        attempts=[
+            Attempt("initial", {"query": "MATCH (n) RETURN n"}, measured, "[1, 2]"),
+            Attempt("same", {"query": "MATCH (n) RETURN n"}, measured, "[1, 2]"),
+        ],
+        confidence=measured,
+        output="[1, 2]",
+        dependencies=[],
+        decision=Decision("accept", "dana", "checked"),
+    )
+    answer = AnswerEntity(
+        answer="Acme.",
+        confidence=Confidence(
+            0.79,
+            "calibrated",
+            [
+                Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
+                Evidence("aggregates", 1.0, "a query that aggregates", "raised"),
+            ],
+        ),
+        not_scored="",
+        steps=["s1"],
+        usable=["s1"],
+        planned=True,
+        termination="plan-complete",
+        after=uris.step("s1"),
+    )
     for entity in (StepEntity(step=step), answer):
         assert facts_of(triples(uris, entity, detail=False)) < facts_of(triples(uris, entity))
     assert len(triples(uris, StepEntity(step=step), detail=False)) * 4 < len(triples(uris, StepEntity(step=step)))
@@ -132,13 +201,22 @@ def test_the_caller_gets_each_entity_s_core_and_the_store_all_of_it() -> None:
     step_core = facts_of(triples(uris, StepEntity(step=step), detail=False))
     s = uris.step("s1")
     assert {p for n, p, o in step_core if n == s} == {  # what TrustGraph's agent sends of a step result
-        RDF_TYPE, RDFS_LABEL, TG + "planStep", PROV_DERIVED, TGCA + "confidence"}
-    assert (s, TG + "planStep", 's1: GraphQuery(query=MATCH (n) RETURN n)') in step_core
-    assert {(p, o) for n, p, o in step_core if n == f"{s}/confidence"} == \
-        {(TGCA + "score", "0.9"), (TGCA + "threshold", "0.8")}  # the figure; no fact moved it
+        RDF_TYPE,
+        RDFS_LABEL,
+        TG + "planStep",
+        PROV_DERIVED,
+        TGCA + "confidence",
+    }
+    assert (s, TG + "planStep", "s1: GraphQuery(query=MATCH (n) RETURN n)") in step_core
+    assert {(p, o) for n, p, o in step_core if n == f"{s}/confidence"} == {
+        (TGCA + "score", "0.9"),
+        (TGCA + "threshold", "0.8"),
+    }  # the figure; no fact moved it
     assert not [t for t in step_core if "/attempt/" in t[0] or "/decision" in t[0] or "/evidence/" in t[0]]
 
     answer_core = facts_of(triples(uris, answer, detail=False))
     assert {(n.rsplit("/", 1)[1], p, o) for n, p, o in answer_core if "/evidence/" in n} == {
-        ("aggregates", TGCA + "feature", "aggregates"), ("aggregates", TGCA + "value", "1"),
-        ("aggregates", TGCA + "effect", "raised")}  # what raised the figure; coverage, which moved nothing, is stored
+        ("aggregates", TGCA + "feature", "aggregates"),
+        ("aggregates", TGCA + "value", "1"),
+        ("aggregates", TGCA + "effect", "raised"),
+    }  # what raised the figure; coverage, which moved nothing, is stored

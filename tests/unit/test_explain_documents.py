@@ -29,18 +29,36 @@ def explained(entity: ExplainEntity) -> Explained:
 
 
 def weak_step() -> StepTrace:
-    confidence = Confidence(0.42, "Query returned 0 row(s)", [Evidence("rows", 0, "the number of rows returned")],
-                            threshold=0.8)
-    return StepTrace(step_id="s1", tool="GraphQuery", outcome="low_confidence", usable=False, started="",
-                     ended="", attempts=[Attempt("initial", {"query": "MATCH (n) RETURN n"}, confidence, "[]")],
-                     confidence=confidence, output="[]", dependencies=["s0"])
+    confidence = Confidence(
+        0.42, "Query returned 0 row(s)", [Evidence("rows", 0, "the number of rows returned")], threshold=0.8
+    )
+    return StepTrace(
+        step_id="s1",
+        tool="GraphQuery",
+        outcome="low_confidence",
+        usable=False,
+        started="",
+        ended="",
+        attempts=[Attempt("initial", {"query": "MATCH (n) RETURN n"}, confidence, "[]")],
+        confidence=confidence,
+        output="[]",
+        dependencies=["s0"],
+    )
 
 
 def answer(text: str, confidence: Confidence | None, planned: bool = True, not_scored: str = "") -> Explained:
-    return explained(AnswerEntity(answer=text, confidence=confidence, not_scored=not_scored,
-                                  steps=["s1"] if planned else [], usable=["s1"] if planned else [], planned=planned,
-                                  termination="plan-complete" if planned else "final-answer",
-                                  after=URIS.step("s1") if planned else URIS.session))
+    return explained(
+        AnswerEntity(
+            answer=text,
+            confidence=confidence,
+            not_scored=not_scored,
+            steps=["s1"] if planned else [],
+            usable=["s1"] if planned else [],
+            planned=planned,
+            termination="plan-complete" if planned else "final-answer",
+            after=URIS.step("s1") if planned else URIS.session,
+        )
+    )
 
 
 def test_a_step_document_states_its_confidence_against_its_threshold_and_the_evidence() -> None:
@@ -55,18 +73,25 @@ def test_a_step_document_states_its_confidence_against_its_threshold_and_the_evi
         "Evidence behind this confidence:\n"
         "- rows = 0 (the number of rows returned)\n"
         "Output:\n"
-        "[]")
+        "[]"
+    )
 
 
 def test_the_answer_document_is_the_whole_answer_with_what_moved_its_confidence_first() -> None:
     text = "Acme. " * 200 + "\n\nConfidence: 0.79 - calibrated: raised because it aggregates"
-    confidence = Confidence(0.79, "calibrated: raised because it aggregates",
-                            [Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
-                             Evidence("aggregates", 1.0, "a query that aggregates", "raised")])
+    confidence = Confidence(
+        0.79,
+        "calibrated: raised because it aggregates",
+        [
+            Evidence("coverage", 1.0, "the share of planned steps with a usable result"),
+            Evidence("aggregates", 1.0, "a query that aggregates", "raised"),
+        ],
+    )
     whole = explain_document(answer(text, confidence))
     assert whole is not None and whole.id == f"{URIS.synthesis}/doc" and whole.content.startswith(text)
-    assert whole.content.index("- aggregates = 1 (a query that aggregates), raised the figure") < \
-        whole.content.index("- coverage = 1")
+    assert whole.content.index("- aggregates = 1 (a query that aggregates), raised the figure") < whole.content.index(
+        "- coverage = 1"
+    )
     # an answer that does not state its figure gets it stated
     unstated = explain_document(answer("Acme.", confidence))
     assert unstated is not None and "\nConfidence: 0.79 - calibrated: raised because it aggregates" in unstated.content
@@ -87,13 +112,20 @@ def test_the_link_is_trustgraphs_tg_document() -> None:
     document = explain_document(step)
     assert document is not None and document_of(step) == document.id
     link = document_link(step, document.id)
-    assert (link.s.iri, link.p.iri, link.o.type, link.o.iri, link.g) == \
-        (URIS.step("s1"), TG_DOCUMENT, "i", document.id, "urn:graph:retrieval")
+    assert (link.s.iri, link.p.iri, link.o.type, link.o.iri, link.g) == (
+        URIS.step("s1"),
+        TG_DOCUMENT,
+        "i",
+        document.id,
+        "urn:graph:retrieval",
+    )
     assert TG_DOCUMENT == TG + "document"
 
 
 def test_the_librarian_is_the_workspaces_as_trustgraph_names_its_queues() -> None:
     assert librarian_topics("non-persistent://tg/response/agent:acme:flow-a") == (
-        "non-persistent://tg/request/librarian:acme", "non-persistent://tg/response/librarian:acme")
+        "non-persistent://tg/request/librarian:acme",
+        "non-persistent://tg/response/librarian:acme",
+    )
     assert librarian_topics("non-persistent://tg/response/agent:my-flow") is None  # 1.x: no explain messages
     assert librarian_topics("persistent://tg/response/my-agent") is None

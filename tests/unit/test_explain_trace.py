@@ -11,23 +11,39 @@ from contracts.records import StepAudit
 from contracts.wire import AgentResponse
 from workflows.explain_trace import ExplainTrace
 
-PLAN = ExecutionPlan(id="p", steps=[ExecutionStep(id="a", function="GraphQuery"),
-                                    ExecutionStep(id="b", function="GraphQuery"),
-                                    ExecutionStep(id="c", function="TextCompletion", dependencies=["a"])])
+PLAN = ExecutionPlan(
+    id="p",
+    steps=[
+        ExecutionStep(id="a", function="GraphQuery"),
+        ExecutionStep(id="b", function="GraphQuery"),
+        ExecutionStep(id="c", function="TextCompletion", dependencies=["a"]),
+    ],
+)
 
 
 def finish(trace: ExplainTrace, step_id: str) -> None:
     step = next(s for s in PLAN.steps if s.id == step_id)
-    audit = StepAudit(step_id=step_id, function=step.function, start_time="", end_time="", confidence_score=0.9,
-                      retry_count=0, success=True, outcome="succeeded")
+    audit = StepAudit(
+        step_id=step_id,
+        function=step.function,
+        start_time="",
+        end_time="",
+        confidence_score=0.9,
+        retry_count=0,
+        success=True,
+        outcome="succeeded",
+    )
     trace.step(step, audit, ConfidenceMetrics(score=0.9), "rows", usable=True)
 
 
 def derived_from(message: AgentResponse | None) -> set[str]:
     """What the entity of an explain message hangs from, in the core the caller gets."""
     assert isinstance(message, ExplainMessage) and message.explain_id == message.explained.explain_id
-    return {t.o.iri for t in message.explained.triples(detail=False)
-            if t.s.iri == message.explain_id and t.p.iri == PROV_DERIVED}
+    return {
+        t.o.iri
+        for t in message.explained.triples(detail=False)
+        if t.s.iri == message.explain_id and t.p.iri == PROV_DERIVED
+    }
 
 
 def test_the_answer_hangs_from_the_last_step_in_plan_order_though_another_finished_last() -> None:

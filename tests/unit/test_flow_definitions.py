@@ -15,24 +15,37 @@ from contracts.topics import agent_subscription, pulsar_topic
 
 
 def entry(flow: str) -> str:
-    return json.dumps({"topics": {
-        "request": f"request:tg:agent:ws:{flow}", "response": f"response:tg:agent:ws:{flow}",
-        "text-completion-request": f"request:tg:text-completion:ws:{flow}",
-        "text-completion-response": f"response:tg:text-completion:ws:{flow}",
-        "prompt-request": f"request:tg:prompt-rag:ws:{flow}", "prompt-response": f"response:tg:prompt-rag:ws:{flow}",
-        "graph-rag-request": f"request:tg:graph-rag:ws:{flow}"}, "parameters": {}})
+    return json.dumps(
+        {
+            "topics": {
+                "request": f"request:tg:agent:ws:{flow}",
+                "response": f"response:tg:agent:ws:{flow}",
+                "text-completion-request": f"request:tg:text-completion:ws:{flow}",
+                "text-completion-response": f"response:tg:text-completion:ws:{flow}",
+                "prompt-request": f"request:tg:prompt-rag:ws:{flow}",
+                "prompt-response": f"response:tg:prompt-rag:ws:{flow}",
+                "graph-rag-request": f"request:tg:graph-rag:ws:{flow}",
+            },
+            "parameters": {},
+        }
+    )
 
 
 def test_a_flow_definition_gives_its_agent_topics_and_the_services_it_wires() -> None:
     flows = parse_flows("ws", {"b": entry("b"), "broken": json.dumps({"topics": {}}), "junk": "{"})
     assert sorted(flows) == ["b"]  # an entry without the agent's topics is left out, as is one that is not JSON
     b = flows["b"]
-    assert (b.request_topic, b.response_topic) == ("non-persistent://tg/request/agent:ws:b",
-                                                   "non-persistent://tg/response/agent:ws:b")
+    assert (b.request_topic, b.response_topic) == (
+        "non-persistent://tg/request/agent:ws:b",
+        "non-persistent://tg/response/agent:ws:b",
+    )
     assert b.services.services == {
-        "text-completion": ("non-persistent://tg/request/text-completion:ws:b",
-                            "non-persistent://tg/response/text-completion:ws:b"),
-        "prompt": ("non-persistent://tg/request/prompt-rag:ws:b", "non-persistent://tg/response/prompt-rag:ws:b")}
+        "text-completion": (
+            "non-persistent://tg/request/text-completion:ws:b",
+            "non-persistent://tg/response/text-completion:ws:b",
+        ),
+        "prompt": ("non-persistent://tg/request/prompt-rag:ws:b", "non-persistent://tg/response/prompt-rag:ws:b"),
+    }
     # graph-rag has no response topic in this entry: its calls keep the worker's configured topics
 
 
@@ -50,5 +63,7 @@ def test_a_call_inside_a_runs_flow_takes_that_flows_topics_and_outside_it_the_co
     with in_flow(b):
         assert services.route("prompt") == b.services["prompt"]
         assert services.route("graph-rag") == services.topics["graph-rag"]  # not wired by the flow
-    assert services.route("prompt") == ("non-persistent://tg/request/prompt-rag:ws:default",
-                                        "non-persistent://tg/response/prompt-rag:ws:default")
+    assert services.route("prompt") == (
+        "non-persistent://tg/request/prompt-rag:ws:default",
+        "non-persistent://tg/response/prompt-rag:ws:default",
+    )

@@ -39,8 +39,14 @@ def test_rows_with_every_named_value_found_are_strong_and_failures_are_zero() ->
 
 
 def test_the_names_behind_its_counts_are_kept_for_the_confidence_line() -> None:
-    scored = score_rows(0, None, False, literals=[("Acme Corp", "exact", False), ("Lyon", "exact", True)],
-                        absent=["Zyxwv Holdings"], unnamed=["Kestrel Metals"])
+    scored = score_rows(
+        0,
+        None,
+        False,
+        literals=[("Acme Corp", "exact", False), ("Lyon", "exact", True)],
+        absent=["Zyxwv Holdings"],
+        unnamed=["Kestrel Metals"],
+    )
     assert scored.signals["absent_names"] == 2.0 and scored.signals["unmatched_values"] == 1.0
     assert scored.names == {"absent_names": ["Zyxwv Holdings", "Kestrel Metals"], "unmatched_values": ["Acme Corp"]}
     assert score_rows(3, None, False, literals=[("Lyon", "exact", True)]).names == {}

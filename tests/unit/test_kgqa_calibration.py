@@ -11,16 +11,30 @@ import bench.kgqa_calibration as calibration
 
 
 def runs(graph: str, n: int, tag: str) -> list[dict[str, Any]]:
-    return [{"dataset": graph, "tag": tag, "correct": i % 2 == 0, "confidence": 0.5,
-             "evidence": {"coverage": 1.0, "step_score": 0.9 if i % 2 == 0 else 0.3}} for i in range(n)]
+    return [
+        {
+            "dataset": graph,
+            "tag": tag,
+            "correct": i % 2 == 0,
+            "confidence": 0.5,
+            "evidence": {"coverage": 1.0, "step_score": 0.9 if i % 2 == 0 else 0.3},
+        }
+        for i in range(n)
+    ]
 
 
 def test_the_left_out_graph_is_fitted_on_neither_its_reported_runs_nor_its_older_ones(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     fitted_on: dict[str, set[tuple[str, str]]] = {}
 
-    def graph_row(name: str, train: list[dict[str, Any]], test: list[dict[str, Any]], target: float,
-                  exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
+    def graph_row(
+        name: str,
+        train: list[dict[str, Any]],
+        test: list[dict[str, Any]],
+        target: float,
+        exclude: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
         fitted_on[name] = {(r["dataset"], r["tag"]) for r in train}
         return {"graph": name, "test": {(r["dataset"], r["tag"]) for r in test}}
 

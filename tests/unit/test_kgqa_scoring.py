@@ -127,8 +127,10 @@ def test_every_part_of_a_compound_gold() -> None:
 
 # non-answers and things that do not exist --------------------------------------------------------------
 def test_a_non_answer_is_wrong_even_when_its_notes_hold_the_figure() -> None:
-    answer = ("I could not establish an answer with enough confidence. What is known: s1: Query returned 56 "
-              "row(s); Globex Supply.\n\nConfidence: 0.00 (low) - no step produced a usable result")
+    answer = (
+        "I could not establish an answer with enough confidence. What is known: s1: Query returned 56 "
+        "row(s); Globex Supply.\n\nConfidence: 0.00 (low) - no step produced a usable result"
+    )
     assert not is_correct(answer, g.count(56))
     assert not is_correct(answer, g.name("Globex Supply"))
     assert not is_correct("I don't know, maybe 56.", g.count(56))
@@ -136,27 +138,33 @@ def test_a_non_answer_is_wrong_even_when_its_notes_hold_the_figure() -> None:
     assert not is_correct(None, g.count(56))
 
 
-@pytest.mark.parametrize("answer", [
-    "There is no supplier named Zephyr Components in the knowledge graph.",
-    "Zephyr Components does not exist.",
-    "Zephyr Components doesn't exist in our data.",
-    "I couldn't find any supplier called Zephyr Components.",
-    "The knowledge graph has nothing named 'Zephyr Components', so there is no such entity to answer about.",
-    "No records were found for Zephyr Components.",
-    "The supplier Zephyr Components is absent from the graph.",
-    "No supplier called Zephyr Components was found.",
-    "No purchase order with that number exists.",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "There is no supplier named Zephyr Components in the knowledge graph.",
+        "Zephyr Components does not exist.",
+        "Zephyr Components doesn't exist in our data.",
+        "I couldn't find any supplier called Zephyr Components.",
+        "The knowledge graph has nothing named 'Zephyr Components', so there is no such entity to answer about.",
+        "No records were found for Zephyr Components.",
+        "The supplier Zephyr Components is absent from the graph.",
+        "No supplier called Zephyr Components was found.",
+        "No purchase order with that number exists.",
+    ],
+)
 def test_saying_that_it_does_not_exist_is_right(answer: str) -> None:
     assert is_correct(answer + LINE, g.absent("Zephyr Components", forbid_numbers=True))
 
 
-@pytest.mark.parametrize("answer", [
-    "Zephyr Components has a rating of 4.5.",
-    "Zephyr Components does not exist; the closest supplier has a rating of 4.5.",
-    "I could not establish an answer with enough confidence. What is known: s1: it does not exist here.",
-    "The rating is unclear.",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Zephyr Components has a rating of 4.5.",
+        "Zephyr Components does not exist; the closest supplier has a rating of 4.5.",
+        "I could not establish an answer with enough confidence. What is known: s1: it does not exist here.",
+        "The rating is unclear.",
+    ],
+)
 def test_an_invented_value_or_a_non_answer_about_a_missing_entity_is_wrong(answer: str) -> None:
     assert not is_correct(answer + LINE, g.absent("Zephyr Components", forbid_numbers=True))
 
@@ -241,9 +249,13 @@ def test_percentiles_interpolate() -> None:
 
 
 def test_a_missing_confidence_counts_as_zero_and_an_error_as_wrong() -> None:
-    rows = [Judged("count", True, 0.9, 10), Judged("count", False, 0.85, 20),
-            Judged("lookup", True, None, 30), Judged("lookup", True, 0.9, 40, error="timeout: no final answer"),
-            Judged("path", True, 0.5, 50, asked_human=True)]
+    rows = [
+        Judged("count", True, 0.9, 10),
+        Judged("count", False, 0.85, 20),
+        Judged("lookup", True, None, 30),
+        Judged("lookup", True, 0.9, 40, error="timeout: no final answer"),
+        Judged("path", True, 0.5, 50, asked_human=True),
+    ]
     m = compute(rows)
     assert m.n == 5 and m.accuracy == pytest.approx(3 / 5) and m.errors == 1
     assert m.per_category == {"count": (2, 0.5), "lookup": (2, 0.5), "path": (1, 1.0)}
@@ -254,8 +266,17 @@ def test_a_missing_confidence_counts_as_zero_and_an_error_as_wrong() -> None:
 
 
 def test_scoring_a_results_file_judges_the_answers_again() -> None:
-    record = {"id": "q1", "category": "count", "gold": g.count(56), "answer": "It has 56 orders." + LINE,
-              "correct": False, "confidence": None, "seconds": 3.0, "asked_human": False, "error": None}
+    record = {
+        "id": "q1",
+        "category": "count",
+        "gold": g.count(56),
+        "answer": "It has 56 orders." + LINE,
+        "correct": False,
+        "confidence": None,
+        "seconds": 3.0,
+        "asked_human": False,
+        "error": None,
+    }
     fresh, changed = rejudge([record])
     assert changed == 1 and fresh[0]["correct"] is True and fresh[0]["confidence"] == 0.9
     assert judged(fresh[0]).right
@@ -263,11 +284,14 @@ def test_scoring_a_results_file_judges_the_answers_again() -> None:
 
 def test_a_resumed_run_keeps_its_answers_and_drops_a_line_cut_off_mid_write(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "results.jsonl"
-    out.write_text('{"id": "q1", "correct": true}\n\n{"id": "q2", "correct": false}\n{"id": "q3", "corr',
-                   encoding="utf-8")
+    out.write_text(
+        '{"id": "q1", "correct": true}\n\n{"id": "q2", "correct": false}\n{"id": "q3", "corr', encoding="utf-8"
+    )
     assert kept_answers(out) == {"q1", "q2"}  # q3 was being written when the run was killed: asked again
-    assert out.read_text(encoding="utf-8").splitlines() == ['{"id": "q1", "correct": true}',
-                                                           '{"id": "q2", "correct": false}']
+    assert out.read_text(encoding="utf-8").splitlines() == [
+        '{"id": "q1", "correct": true}',
+        '{"id": "q2", "correct": false}',
+    ]
     out.write_text('{"id": "q1"}', encoding="utf-8")  # whole, but without its newline
     assert kept_answers(out) == {"q1"} and out.read_text(encoding="utf-8") == '{"id": "q1"}\n'
     out.write_text('{"id": "q1"}\n{"broken\n{"id": "q2"}\n', encoding="utf-8")

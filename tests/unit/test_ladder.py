@@ -17,13 +17,16 @@ MAX_DELAYS = st.floats(min_value=0.001, max_value=300.0)  # AgentSettings.max_re
 RETRIES = st.integers(min_value=1, max_value=100)
 
 
-@pytest.mark.parametrize(("retry", "rung"), [
-    (1, Rung.SAME),
-    (2, Rung.ADJUSTED),
-    (3, Rung.SIMPLIFIED),
-    (4, Rung.SIMPLIFIED),
-    (10, Rung.SIMPLIFIED),
-])
+@pytest.mark.parametrize(
+    ("retry", "rung"),
+    [
+        (1, Rung.SAME),
+        (2, Rung.ADJUSTED),
+        (3, Rung.SIMPLIFIED),
+        (4, Rung.SIMPLIFIED),
+        (10, Rung.SIMPLIFIED),
+    ],
+)
 def test_each_retry_takes_the_documented_approach(retry: int, rung: Rung) -> None:
     """Retry 1 repeats the arguments, retry 2 adjusts them, retry 3 and later simplify."""
     assert rung_for(retry) is rung

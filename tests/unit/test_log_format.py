@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ("import sys, structlog; from service.lifecycle import configure_logging; "
-          "configure_logging('INFO', sys.argv[1]); "
-          "structlog.get_logger('t').info('run_started', workflow_id='wf-1', api_key='sk-secret')")
+SCRIPT = (
+    "import sys, structlog; from service.lifecycle import configure_logging; "
+    "configure_logging('INFO', sys.argv[1]); "
+    "structlog.get_logger('t').info('run_started', workflow_id='wf-1', api_key='sk-secret')"
+)
 
 
 def output(argv: list[str], *, terminal: bool, env: dict[str, str] | None = None, stream: str = "stderr") -> str:
@@ -26,9 +28,13 @@ def output(argv: list[str], *, terminal: bool, env: dict[str, str] | None = None
         done = subprocess.run(argv, cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=60)
         return done.stderr if stream == "stderr" else done.stdout
     leader, follower = pty.openpty()
-    with subprocess.Popen(argv, cwd=ROOT, env=full_env, stdin=subprocess.DEVNULL,
-                          **{stream: follower, "stdout" if stream == "stderr" else "stderr": subprocess.DEVNULL}
-                          ) as process:
+    with subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        **{stream: follower, "stdout" if stream == "stderr" else "stderr": subprocess.DEVNULL},
+    ) as process:
         os.close(follower)
         chunks = []
         while True:
@@ -79,9 +85,11 @@ def test_the_configured_format_wins_over_the_guess(fmt: str, terminal: bool) -> 
         assert text.startswith("20") and "run_started" in text and "workflow_id=wf-1" in text
 
 
-WORKER_LOG = ('{"event": "worker_ready", "level": "info", "timestamp": "2026-11-22T10:00:00Z", "families": ["audit"]}\n'
-              "a line the part printed itself\n"
-              '{"event": "audit_queued", "level": "warning", "timestamp": "2026-11-22T10:00:01Z", "backlog": 2}\n')
+WORKER_LOG = (
+    '{"event": "worker_ready", "level": "info", "timestamp": "2026-11-22T10:00:00Z", "families": ["audit"]}\n'
+    "a line the part printed itself\n"
+    '{"event": "audit_queued", "level": "warning", "timestamp": "2026-11-22T10:00:01Z", "backlog": 2}\n'
+)
 
 
 def test_logs_renders_a_service_log_at_a_terminal_and_prints_it_as_written_in_a_pipe(tmp_path: Path) -> None:

@@ -9,14 +9,25 @@ import pytest
 from service.config import ConfigError, load_config
 from service.mcp_servers import McpServerConfig, expand
 
-CLIENT_FILE = {"mcpServers": {
-    "files": {"command": "npx", "args": ["-y", "server-filesystem", "/data"], "env": {"LOG": "warn"}, "cwd": "/srv"},
-    "crm": {"type": "streamable-http", "url": "https://crm.example/mcp", "headers": {"X-Tenant": "acme"},
-            "bearer_token": "${CRM_TOKEN}"},
-    "legacy": {"type": "sse", "url": "https://old.example/sse"},
-    "plain": {"url": "https://plain.example/mcp"},
-    "off": {"command": "never-started", "disabled": True},
-}}
+CLIENT_FILE = {
+    "mcpServers": {
+        "files": {
+            "command": "npx",
+            "args": ["-y", "server-filesystem", "/data"],
+            "env": {"LOG": "warn"},
+            "cwd": "/srv",
+        },
+        "crm": {
+            "type": "streamable-http",
+            "url": "https://crm.example/mcp",
+            "headers": {"X-Tenant": "acme"},
+            "bearer_token": "${CRM_TOKEN}",
+        },
+        "legacy": {"type": "sse", "url": "https://old.example/sse"},
+        "plain": {"url": "https://plain.example/mcp"},
+        "off": {"command": "never-started", "disabled": True},
+    }
+}
 
 
 def test_the_mcp_servers_mapping_from_a_config_file_becomes_one_server_per_name(tmp_path, monkeypatch) -> None:
@@ -27,7 +38,11 @@ def test_the_mcp_servers_mapping_from_a_config_file_becomes_one_server_per_name(
     assert sorted(servers) == ["crm", "files", "legacy", "plain"]  # "off" is disabled
     files = servers["files"]
     assert (files.transport, files.argv(), files.env, files.cwd) == (
-        "stdio", ["npx", "-y", "server-filesystem", "/data"], {"LOG": "warn"}, "/srv")
+        "stdio",
+        ["npx", "-y", "server-filesystem", "/data"],
+        {"LOG": "warn"},
+        "/srv",
+    )
     assert servers["crm"].transport == "http" and servers["legacy"].transport == "sse"
     assert servers["plain"].transport == "http"  # a url without a type
     monkeypatch.setenv("CRM_TOKEN", "abc")
@@ -42,14 +57,16 @@ def test_the_environment_takes_either_shape(monkeypatch) -> None:
     assert [(s.name, s.argv()) for s in load_config().mcp_servers] == [("y", ["srv"])]
 
 
-@pytest.mark.parametrize(("spec", "problem"), [
-    ({"command": ""}, "needs a command"),
-    ({"type": "http"}, "needs a url"),
-    ({"url": "http://h/mcp", "header": {"a": "b"}}, "header"),  # misspelt: an error naming it
-    ({"type": "websocket", "url": "ws://h"}, "transport"),
-])
-def test_an_incomplete_or_misspelt_server_is_a_config_error(spec: dict[str, object], problem: str,
-                                                             monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ({"command": ""}, "needs a command"),
+        ({"type": "http"}, "needs a url"),
+        ({"url": "http://h/mcp", "header": {"a": "b"}}, "header"),  # misspelt: an error naming it
+        ({"type": "websocket", "url": "ws://h"}, "transport"),
+    ],
+)
+def test_an_incomplete_or_misspelt_server_is_a_config_error(spec: dict[str, object], problem: str, monkeypatch) -> None:
     monkeypatch.setenv("TGCA_MCP_SERVERS", json.dumps({"bad": spec}))
     with pytest.raises(ConfigError, match=problem):
         load_config()
@@ -62,8 +79,22 @@ def test_variables_are_read_when_used_and_an_unset_one_is_named() -> None:
 
 
 def test_vs_code_servers_key_and_other_clients_interface_keys_are_read(monkeypatch) -> None:
-    monkeypatch.setenv("TGCA_MCP_SERVERS", json.dumps({"servers": {"x": {
-        "type": "http", "url": "http://h:1/mcp", "autoApprove": ["t"], "timeout": 60, "alwaysAllow": []}}}))
+    monkeypatch.setenv(
+        "TGCA_MCP_SERVERS",
+        json.dumps(
+            {
+                "servers": {
+                    "x": {
+                        "type": "http",
+                        "url": "http://h:1/mcp",
+                        "autoApprove": ["t"],
+                        "timeout": 60,
+                        "alwaysAllow": [],
+                    }
+                }
+            }
+        ),
+    )
     assert [(s.name, s.transport) for s in load_config().mcp_servers] == [("x", "http")]
 
 

@@ -83,7 +83,6 @@ def test_the_context_a_step_sees_never_exceeds_max_context_size(
     for step_id, text in context.items():
         assert text == outputs[step_id] or text.endswith(TRIM_MARK)
 
-
     assert sum(len(text) for text in context.values()) <= 256
 
 

@@ -10,8 +10,9 @@ from contracts.wire import AgentRequest
 
 
 def step(step_id: str, *deps: str) -> ExecutionStep:
-    return ExecutionStep(id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"},
-                         dependencies=list(deps))
+    return ExecutionStep(
+        id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"}, dependencies=list(deps)
+    )
 
 
 @pytest.mark.parametrize("score", [-0.01, 1.01, float("nan")])
@@ -25,12 +26,15 @@ def test_a_valid_dag_is_accepted() -> None:
     assert [s.id for s in plan.steps] == ["a", "b", "c"]
 
 
-@pytest.mark.parametrize(("steps", "words"), [
-    ([step("a"), step("a")], "duplicate step ids: a"),
-    ([step("a", "ghost")], "depends on unknown steps: ghost"),
-    ([step("a", "a")], "step a depends on itself"),
-    ([step("a", "c"), step("b", "a"), step("c", "b")], "dependency cycle: a -> c -> b -> a"),
-])
+@pytest.mark.parametrize(
+    ("steps", "words"),
+    [
+        ([step("a"), step("a")], "duplicate step ids: a"),
+        ([step("a", "ghost")], "depends on unknown steps: ghost"),
+        ([step("a", "a")], "step a depends on itself"),
+        ([step("a", "c"), step("b", "a"), step("c", "b")], "dependency cycle: a -> c -> b -> a"),
+    ],
+)
 def test_invalid_plans_are_rejected_with_the_reason(steps: list[ExecutionStep], words: str) -> None:
     with pytest.raises(ValidationError, match=words):
         ExecutionPlan(id="p", steps=steps)
@@ -44,8 +48,15 @@ def test_a_plan_needs_a_step_and_thresholds_stay_in_range() -> None:
 
 
 def test_agent_request_reads_trustgraph_nulls_and_ignores_unknown_keys() -> None:
-    request = AgentRequest.model_validate({
-        "question": "q", "state": None, "group": None, "history": None, "collection": "c",
-        "session_id": None, "some_future_field": 1,
-    })
+    request = AgentRequest.model_validate(
+        {
+            "question": "q",
+            "state": None,
+            "group": None,
+            "history": None,
+            "collection": "c",
+            "session_id": None,
+            "some_future_field": 1,
+        }
+    )
     assert request.state == "" and request.history == [] and request.session_id == "" and request.group is None

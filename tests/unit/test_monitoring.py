@@ -59,8 +59,9 @@ def test_the_dashboard_is_well_formed_for_grafana() -> None:
         assert panel["datasource"]["uid"] == uid and all(t["datasource"]["uid"] == uid for t in panel["targets"])
         grid = panel["gridPos"]
         assert grid["x"] + grid["w"] <= 24, panel["title"]  # Grafana's grid is 24 columns wide
-        cells = {(x, y) for x in range(grid["x"], grid["x"] + grid["w"])
-                 for y in range(grid["y"], grid["y"] + grid["h"])}
+        cells = {
+            (x, y) for x in range(grid["x"], grid["x"] + grid["w"]) for y in range(grid["y"], grid["y"] + grid["h"])
+        }
         assert not cells & occupied, f"{panel['title']} overlaps another panel"
         occupied |= cells
         assert len({t["refId"] for t in panel["targets"]}) == len(panel["targets"])

@@ -72,7 +72,12 @@ def test_losing_a_step_never_raises_the_overall_score(scores: list[float], missi
 def test_content_tokens_are_names_and_figures_in_lower_case() -> None:
     """Short words and common filler are not claims; names and numbers are."""
     assert content_tokens("Acme Corp ships 1200 bolts at 3.5 EUR, which is the answer") == {
-        "acme", "corp", "ships", "1200", "bolts", "3.5"
+        "acme",
+        "corp",
+        "ships",
+        "1200",
+        "bolts",
+        "3.5",
     }
 
 
@@ -90,12 +95,15 @@ def test_an_invented_figure_lowers_the_grounding() -> None:
     assert grounding_ratio("Globex sells 99 widgets", evidence) == 0.0
 
 
-@pytest.mark.parametrize(("output", "evidence"), [
-    ("Acme ships bolts", ""),
-    ("Acme ships bolts", "   \n"),
-    ("yes, it is", "Acme ships bolts"),
-    ("", "Acme ships bolts"),
-])
+@pytest.mark.parametrize(
+    ("output", "evidence"),
+    [
+        ("Acme ships bolts", ""),
+        ("Acme ships bolts", "   \n"),
+        ("yes, it is", "Acme ships bolts"),
+        ("", "Acme ships bolts"),
+    ],
+)
 def test_grounding_is_unknown_without_claims_or_evidence(output: str, evidence: str) -> None:
     """No evidence to check against, or nothing checkable in the output, gives None rather than a fake ratio."""
     assert grounding_ratio(output, evidence) is None

@@ -22,30 +22,51 @@ CHALLENGE = "run-1/1/s2"
 ANA = Ed25519PrivateKey.generate()
 BO = Ed25519PrivateKey.generate()
 ANA_PUBLIC = public_key_text(ANA)
-KEYS = AgentSettings(override_keys=[
-    OverrideIdentity(name="ana", public_key=ANA_PUBLIC, roles=[Role.REVIEW]),
-    OverrideIdentity(name="bo", public_key=public_key_text(BO), roles=[Role.APPROVE, Role.UNDO]),
-    OverrideIdentity(name="cy", public_key=public_key_text(Ed25519PrivateKey.generate()), roles=[Role.REVIEW]),
-])
+KEYS = AgentSettings(
+    override_keys=[
+        OverrideIdentity(name="ana", public_key=ANA_PUBLIC, roles=[Role.REVIEW]),
+        OverrideIdentity(name="bo", public_key=public_key_text(BO), roles=[Role.APPROVE, Role.UNDO]),
+        OverrideIdentity(name="cy", public_key=public_key_text(Ed25519PrivateKey.generate()), roles=[Role.REVIEW]),
+    ]
+)
 
 
-def pending(step_id: str = "s2", choices: list[str] | None = None, role: Role = Role.REVIEW,
-            challenge: str = CHALLENGE) -> OverrideRequest:
+def pending(
+    step_id: str = "s2", choices: list[str] | None = None, role: Role = Role.REVIEW, challenge: str = CHALLENGE
+) -> OverrideRequest:
     extra = {"choices": choices} if choices is not None else {}
-    return OverrideRequest(step_id=step_id, function="GraphQuery", score=0.3, threshold=0.8,
-                           reasoning="empty result", retries=3, timeout_s=600, role=role, challenge=challenge, **extra)
+    return OverrideRequest(
+        step_id=step_id,
+        function="GraphQuery",
+        score=0.3,
+        threshold=0.8,
+        reasoning="empty result",
+        retries=3,
+        timeout_s=600,
+        role=role,
+        challenge=challenge,
+        **extra,
+    )
 
 
 def check(override: Override, waiting: OverrideRequest | None = None) -> Decision:
-    return check_override(override, pending() if waiting is None else waiting, STEPS, AgentSettings(), WORKFLOW,
-                          REQUESTER)
+    return check_override(
+        override, pending() if waiting is None else waiting, STEPS, AgentSettings(), WORKFLOW, REQUESTER
+    )
 
 
-def signed(key: Ed25519PrivateKey, decision: str, by: str = "ana", arguments: dict[str, str] | None = None,
-           step_id: str = "s2", reason: str = "") -> Override:
+def signed(
+    key: Ed25519PrivateKey,
+    decision: str,
+    by: str = "ana",
+    arguments: dict[str, str] | None = None,
+    step_id: str = "s2",
+    reason: str = "",
+) -> Override:
     message = signed_message(WORKFLOW, CHALLENGE, step_id, decision, arguments, reason=reason, by=by)
-    return Override(step_id=step_id, decision=decision, arguments=arguments, reason=reason, by=by,
-                    signature=sign(key, message))
+    return Override(
+        step_id=step_id, decision=decision, arguments=arguments, reason=reason, by=by, signature=sign(key, message)
+    )
 
 
 def check_signed(override: Override, waiting: OverrideRequest | None = None, workflow_id: str = WORKFLOW) -> Decision:
@@ -121,12 +142,15 @@ def test_a_decision_signed_by_an_identity_with_the_role_is_accepted() -> None:
     assert check_signed(retry) is Decision.RETRY
 
 
-@pytest.mark.parametrize(("override", "reason"), [
-    (Override(step_id="s2", decision="accept"), "no identity given"),
-    (Override(step_id="s2", decision="accept", by="mallory"), "'mallory' is not an identity"),
-    (Override(step_id="s2", decision="accept", by="ana"), "the signature does not sign this decision"),
-    (Override(step_id="s2", decision="accept", by="ana", signature="bm90IGEgc2lnbmF0dXJl"), "does not sign"),
-])
+@pytest.mark.parametrize(
+    ("override", "reason"),
+    [
+        (Override(step_id="s2", decision="accept"), "no identity given"),
+        (Override(step_id="s2", decision="accept", by="mallory"), "'mallory' is not an identity"),
+        (Override(step_id="s2", decision="accept", by="ana"), "the signature does not sign this decision"),
+        (Override(step_id="s2", decision="accept", by="ana", signature="bm90IGEgc2lnbmF0dXJl"), "does not sign"),
+    ],
+)
 def test_an_unsigned_or_unknown_decision_is_not_authorized(override: Override, reason: str) -> None:
     with pytest.raises(OverrideRejected, match=f"^not authorized: .*{reason}"):
         check_signed(override)
@@ -156,12 +180,17 @@ def test_a_signature_covers_the_reason_and_the_author_too() -> None:
     assert check_signed(abort) is Decision.ABORT
     with pytest.raises(OverrideRejected, match="does not sign"):
         check_signed(abort.model_copy(update={"reason": "approved by the CFO"}))
-    twin = KEYS.model_copy(update={"override_keys": [*KEYS.override_keys, OverrideIdentity(
-        name="ana-lead", public_key=ANA_PUBLIC, roles=[Role.REVIEW])]})
+    twin = KEYS.model_copy(
+        update={
+            "override_keys": [
+                *KEYS.override_keys,
+                OverrideIdentity(name="ana-lead", public_key=ANA_PUBLIC, roles=[Role.REVIEW]),
+            ]
+        }
+    )
     with pytest.raises(OverrideRejected, match="does not sign"):
         check_override(abort.model_copy(update={"by": "ana-lead"}), pending(), STEPS, twin, WORKFLOW, REQUESTER)
-    made = signed_decision(Override(step_id="s2", decision="abort", reason="stale", by="ana"), ANA, WORKFLOW,
-                           CHALLENGE)
+    made = signed_decision(Override(step_id="s2", decision="abort", reason="stale", by="ana"), ANA, WORKFLOW, CHALLENGE)
     assert check_signed(made) is Decision.ABORT
     with pytest.raises(OverrideRejected, match="does not sign"):
         check_signed(made.model_copy(update={"reason": ""}))
@@ -218,16 +247,25 @@ def test_the_json_form_carries_arguments_author_and_signature() -> None:
         '{"step_id": "s2", "decision": "retry", "arguments": {"query": "MATCH (n) RETURN n"}, '
         '"reason": "broader", "by": "ana", "signature": "c2ln"}'
     )
-    assert override == Override(step_id="s2", decision="retry", arguments={"query": "MATCH (n) RETURN n"},
-                                reason="broader", by="ana", signature="c2ln")
+    assert override == Override(
+        step_id="s2",
+        decision="retry",
+        arguments={"query": "MATCH (n) RETURN n"},
+        reason="broader",
+        by="ana",
+        signature="c2ln",
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "{not json",
-    '{"decision": "accept"}',
-    '{"step_id": "s1", "decision": "retry", "arguments": {"limit": 5}}',
-    '{"step_id": ["s1"], "decision": "accept"}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        '{"decision": "accept"}',
+        '{"step_id": "s1", "decision": "retry", "arguments": {"limit": 5}}',
+        '{"step_id": ["s1"], "decision": "accept"}',
+    ],
+)
 def test_a_broken_json_override_is_rejected_with_the_reason(text: str) -> None:
     """Malformed JSON, a missing step id or non-string arguments are refused, never half-applied."""
     with pytest.raises(OverrideRejected, match="the override is not a valid JSON decision"):
@@ -237,8 +275,6 @@ def test_a_broken_json_override_is_rejected_with_the_reason(text: str) -> None:
 def test_a_parsed_short_form_override_passes_the_checks() -> None:
     """What a Pulsar caller types is exactly what check_override judges."""
     assert check(parse_pulsar_override("s2 Skip not needed")) is Decision.SKIP
-
-
 
 
 @pytest.mark.parametrize("field", ["by", "reason", "step_id", "signature"])

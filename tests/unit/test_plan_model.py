@@ -14,8 +14,9 @@ pytestmark = pytest.mark.unit
 
 
 def step(step_id: str, *deps: str) -> ExecutionStep:
-    return ExecutionStep(id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"},
-                         dependencies=list(deps))
+    return ExecutionStep(
+        id=step_id, function="GraphQuery", arguments={"query": "MATCH (n) RETURN n"}, dependencies=list(deps)
+    )
 
 
 # -- ExecutionPlan ---------------------------------------------------------------------------------
@@ -26,8 +27,12 @@ def test_every_problem_of_a_plan_is_reported_at_once() -> None:
     with pytest.raises(ValidationError) as caught:
         ExecutionPlan(id="p", steps=[step("a"), step("a"), step("b", "b", "ghost"), step("c", "nowhere")])
     message = str(caught.value)
-    for problem in ["duplicate step ids: a", "step b depends on itself", "step b depends on unknown steps: ghost",
-                    "step c depends on unknown steps: nowhere"]:
+    for problem in [
+        "duplicate step ids: a",
+        "step b depends on itself",
+        "step b depends on unknown steps: ghost",
+        "step c depends on unknown steps: nowhere",
+    ]:
         assert problem in message
 
 
@@ -51,8 +56,10 @@ def test_a_cycle_beside_valid_steps_is_found_and_named() -> None:
 def acyclic_steps(draw: st.DrawFn) -> list[ExecutionStep]:
     """Steps that each depend only on earlier ones, listed in a random order."""
     count = draw(st.integers(min_value=1, max_value=10))
-    steps = [step(f"s{i}", *(f"s{d}" for d in sorted(draw(st.sets(st.integers(0, i - 1), max_size=3)))))
-             if i else step("s0") for i in range(count)]
+    steps = [
+        step(f"s{i}", *(f"s{d}" for d in sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))))) if i else step("s0")
+        for i in range(count)
+    ]
     return draw(st.permutations(steps))
 
 
@@ -100,14 +107,17 @@ def test_steps_are_looked_up_by_id() -> None:
         plan.step("z")
 
 
-@pytest.mark.parametrize("fields", [
-    {"id": ""},
-    {"id": "x" * 65},
-    {"function": ""},
-    {"timeout_ms": 0},
-    {"timeout_ms": 3_600_001},
-    {"arguments": {"limit": 5}},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"id": ""},
+        {"id": "x" * 65},
+        {"function": ""},
+        {"timeout_ms": 0},
+        {"timeout_ms": 3_600_001},
+        {"arguments": {"limit": 5}},
+    ],
+)
 def test_a_step_that_cannot_run_is_refused(fields: dict[str, object]) -> None:
     """Empty or oversized ids, no function, impossible timeouts and non-string arguments never reach a tool."""
     with pytest.raises(ValidationError):
@@ -124,39 +134,43 @@ def test_the_default_settings_are_the_documented_ones() -> None:
     assert defaults.max_context_size == 8192 and defaults.parallel_execution is False
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("confidence_threshold", -0.1),
-    ("confidence_threshold", 1.1),
-    ("max_retries", -1),
-    ("max_retries", 11),
-    ("retry_backoff_factor", 0.5),
-    ("max_retry_delay_s", 0),
-    ("step_timeout_ms", 0),
-    ("max_steps", 0),
-    ("max_steps", 51),
-    ("max_context_size", 255),
-    ("max_parallel_steps", 0),
-    ("override_timeout_s", 0),
-    ("action_confidence_threshold", 1.5),
-    ("action_approval_above", -1),
-    ("action_max_concurrent", 501),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("confidence_threshold", -0.1),
+        ("confidence_threshold", 1.1),
+        ("max_retries", -1),
+        ("max_retries", 11),
+        ("retry_backoff_factor", 0.5),
+        ("max_retry_delay_s", 0),
+        ("step_timeout_ms", 0),
+        ("max_steps", 0),
+        ("max_steps", 51),
+        ("max_context_size", 255),
+        ("max_parallel_steps", 0),
+        ("override_timeout_s", 0),
+        ("action_confidence_threshold", 1.5),
+        ("action_approval_above", -1),
+        ("action_max_concurrent", 501),
+    ],
+)
 def test_settings_outside_their_bounds_are_refused(field: str, value: float) -> None:
     """A misconfigured worker fails at start-up instead of running with impossible settings."""
     with pytest.raises(ValidationError, match=field):
         AgentSettings(**{field: value})
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("confidence_threshold", 0.0),
-    ("confidence_threshold", 1.0),
-    ("max_retries", 0),
-    ("max_retries", 10),
-    ("max_context_size", 256),
-    ("max_steps", 50),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("confidence_threshold", 0.0),
+        ("confidence_threshold", 1.0),
+        ("max_retries", 0),
+        ("max_retries", 10),
+        ("max_context_size", 256),
+        ("max_steps", 50),
+    ],
+)
 def test_settings_at_their_bounds_are_accepted(field: str, value: float) -> None:
     """The bounds themselves are valid settings (e.g. 0 retries turns the ladder off)."""
     assert getattr(AgentSettings(**{field: value}), field) == value
-
-

@@ -20,28 +20,46 @@ def parse(steps: object) -> object:
 
 
 def test_thresholds_and_timeouts_come_from_configuration_by_tool() -> None:
-    plan = parse([
-        {"id": "s1", "function": "GraphQuery", "arguments": {"query": "MATCH (n) RETURN n"}, "dependencies": []},
-        {"id": "s2", "function": "TextCompletion", "arguments": {"prompt": "why"}, "dependencies": ["s1"]},
-    ])
+    plan = parse(
+        [
+            {"id": "s1", "function": "GraphQuery", "arguments": {"query": "MATCH (n) RETURN n"}, "dependencies": []},
+            {"id": "s2", "function": "TextCompletion", "arguments": {"prompt": "why"}, "dependencies": ["s1"]},
+        ]
+    )
     assert [(s.confidence_threshold, s.timeout_ms) for s in plan.steps] == [(0.8, 12000), (0.7, 12000)]
     assert plan.id == "p1"
 
 
-@pytest.mark.parametrize(("steps", "problem"), [
-    ([{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}], "unknown tool 'Teleport'"),
-    ([{"id": "s1", "function": "GraphQuery", "arguments": {}, "dependencies": []}], "missing arguments: query"),
-    ([{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x", "sql": "y"}, "dependencies": []}],
-     "unknown arguments: sql"),
-    ([{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["s2"]},
-      {"id": "s2", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["s1"]}],
-     "dependency cycle"),
-    ([{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["nope"]}],
-     "unknown steps: nope"),
-    ([{"id": f"s{i}", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": []} for i in range(4)],
-     r"at most 3 are allowed \(max_steps: ask a narrower question"),
-    ([], "no steps"),
-])
+@pytest.mark.parametrize(
+    ("steps", "problem"),
+    [
+        ([{"id": "s1", "function": "Teleport", "arguments": {}, "dependencies": []}], "unknown tool 'Teleport'"),
+        ([{"id": "s1", "function": "GraphQuery", "arguments": {}, "dependencies": []}], "missing arguments: query"),
+        (
+            [{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x", "sql": "y"}, "dependencies": []}],
+            "unknown arguments: sql",
+        ),
+        (
+            [
+                {"id": "s1", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["s2"]},
+                {"id": "s2", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["s1"]},
+            ],
+            "dependency cycle",
+        ),
+        (
+            [{"id": "s1", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": ["nope"]}],
+            "unknown steps: nope",
+        ),
+        (
+            [
+                {"id": f"s{i}", "function": "GraphQuery", "arguments": {"query": "x"}, "dependencies": []}
+                for i in range(4)
+            ],
+            r"at most 3 are allowed \(max_steps: ask a narrower question",
+        ),
+        ([], "no steps"),
+    ],
+)
 def test_bad_plans_name_the_problem(steps: object, problem: str) -> None:
     with pytest.raises(PlanParseError, match=problem):
         parse(steps)
@@ -57,4 +75,7 @@ def test_schema_limits_steps_and_offers_only_known_tools() -> None:
     steps = schema["properties"]["steps"]
     assert steps["maxItems"] == 3
     assert sorted(b["properties"]["function"]["enum"][0] for b in steps["items"]["anyOf"]) == [
-        "GraphQuery", "KnowledgeQuery", "TextCompletion"]
+        "GraphQuery",
+        "KnowledgeQuery",
+        "TextCompletion",
+    ]

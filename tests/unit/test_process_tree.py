@@ -19,8 +19,12 @@ sys.stdin.read()
 
 def test_a_grandchilds_cpu_counts_toward_its_ancestor() -> None:
     # a shell whose child burns 0.3 s of CPU and then waits on stdin: the shell itself uses next to none
-    shell = subprocess.Popen(["/bin/sh", "-c", f'exec 3<&0; {sys.executable} -c "$0" <&3', BURN_THEN_WAIT],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    shell = subprocess.Popen(
+        ["/bin/sh", "-c", f'exec 3<&0; {sys.executable} -c "$0" <&3', BURN_THEN_WAIT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert shell.stdout is not None and shell.stdout.readline().strip() == "burnt"
         assert len(tree_pids(shell.pid)) == 2

@@ -22,8 +22,10 @@ START = Anchor("Family", "name", "Pazzi")
 
 
 def test_the_forms_schema_offers_only_the_live_schemas_names() -> None:
-    schema = intent_json_schema({"Family": ["name"], "Town": ["name", "population"]},
-                                {("Family", "MARRIED_INTO", "Family"), ("Family", "LIVES_IN", "Town")})
+    schema = intent_json_schema(
+        {"Family": ["name"], "Town": ["name", "population"]},
+        {("Family", "MARRIED_INTO", "Family"), ("Family", "LIVES_IN", "Town")},
+    )
     props = schema["properties"]
     assert props["start"]["properties"]["label"]["enum"] == ["Family", "Town"]
     assert props["steps"]["items"]["properties"]["relationship"]["enum"] == ["LIVES_IN", "MARRIED_INTO"]
@@ -31,10 +33,15 @@ def test_the_forms_schema_offers_only_the_live_schemas_names() -> None:
 
 
 def test_a_reply_becomes_a_form_and_empty_parts_are_left_out() -> None:
-    reply = {"start": {"label": "Family", "key": "name", "value": " Pazzi "},
-             "steps": [{"relationship": "MARRIED_INTO", "direction": "incoming"}], "combine": "none",
-             "other": {"label": "Family", "key": "", "value": ""},
-             "condition": {"key": "", "operator": "=", "value": ""}, "answer": "count", "answer_key": ""}
+    reply = {
+        "start": {"label": "Family", "key": "name", "value": " Pazzi "},
+        "steps": [{"relationship": "MARRIED_INTO", "direction": "incoming"}],
+        "combine": "none",
+        "other": {"label": "Family", "key": "", "value": ""},
+        "condition": {"key": "", "operator": "=", "value": ""},
+        "answer": "count",
+        "answer_key": "",
+    }
     assert parse_intent(json.dumps(reply)) == QueryIntent(START, (Hop("MARRIED_INTO", "incoming"),), answer="count")
 
 

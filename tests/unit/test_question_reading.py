@@ -9,16 +9,22 @@ from cypher.intent import Anchor, Nodes, Rel
 from questions.reading import read_question
 
 NODES: Nodes = {"Country": ["name", "area"], "Region": ["name"], "Province": ["name", "status"]}
-RELS: set[Rel] = {("Country", "BORDERS", "Country"), ("Country", "IN_REGION", "Region"),
-                  ("Country", "HAS_PROVINCE", "Province")}
+RELS: set[Rel] = {
+    ("Country", "BORDERS", "Country"),
+    ("Country", "IN_REGION", "Region"),
+    ("Country", "HAS_PROVINCE", "Province"),
+}
 
 
 def test_the_names_are_the_graphs_and_the_question_without_them_is_read() -> None:
-    grounding = Grounding(matches=[
-        EntityMatch(mention="sweden", label="Country", property="name", value="Sweden", how="exact"),
-        # only shares a word: another thing's name, never walked from
-        EntityMatch(mention="Nordic Union", label="Region", property="name", value="Nordic Council", how="words"),
-    ], unmatched=["Atlantis"])
+    grounding = Grounding(
+        matches=[
+            EntityMatch(mention="sweden", label="Country", property="name", value="Sweden", how="exact"),
+            # only shares a word: another thing's name, never walked from
+            EntityMatch(mention="Nordic Union", label="Region", property="name", value="Nordic Council", how="words"),
+        ],
+        unmatched=["Atlantis"],
+    )
     reading = read_question("Which regions are the countries bordering sweden in?", grounding, NODES, RELS)
     assert reading.named == (Anchor("Country", "name", "Sweden"),)
     assert reading.unmatched == ("Atlantis",)
@@ -30,17 +36,20 @@ def test_the_names_are_the_graphs_and_the_question_without_them_is_read() -> Non
 
 
 def test_relationships_spelled_out_keep_their_order_and_repeats() -> None:
-    grounding = Grounding(matches=[EntityMatch(mention="Peru", label="Country", property="name", value="Peru",
-                                               how="exact")])
+    grounding = Grounding(
+        matches=[EntityMatch(mention="Peru", label="Country", property="name", value="Peru", how="exact")]
+    )
     reading = read_question("From Peru, follow borders, then borders, then in region", grounding, NODES, RELS)
     assert reading.relationships == ("BORDERS", "BORDERS", "IN_REGION")
 
 
 def test_figures_and_quoted_values_apart_from_names() -> None:
-    grounding = Grounding(matches=[EntityMatch(mention="Route 66", label="Region", property="name", value="Route 66",
-                                               how="exact")])
-    reading = read_question("Which provinces with status 'open' in Route 66 have an area above 5,000?", grounding,
-                            NODES, RELS)
+    grounding = Grounding(
+        matches=[EntityMatch(mention="Route 66", label="Region", property="name", value="Route 66", how="exact")]
+    )
+    reading = read_question(
+        "Which provinces with status 'open' in Route 66 have an area above 5,000?", grounding, NODES, RELS
+    )
     assert reading.figures == ("5000",)  # not the 66 of a name
     assert reading.quoted == ("open",)
     assert reading.asked == "Province"

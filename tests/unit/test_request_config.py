@@ -33,12 +33,15 @@ def test_an_empty_plan_field_keeps_the_worker_settings_silently(plan_field: str)
     assert apply(plan_field) == (BASE, [])
 
 
-@pytest.mark.parametrize(("plan_field", "note"), [
-    ("{not json", "not JSON"),
-    ("[1, 2]", "not a JSON object"),
-    ('"max_retries"', "not a JSON object"),
-    ("3", "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("plan_field", "note"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('"max_retries"', "not a JSON object"),
+        ("3", "not a JSON object"),
+    ],
+)
 def test_a_plan_field_that_is_not_a_json_object_is_ignored_with_a_note(plan_field: str, note: str) -> None:
     """A malformed plan field never fails the request: settings stay as they were and the caller is told."""
     result, notes = apply(plan_field)
@@ -48,9 +51,19 @@ def test_a_plan_field_that_is_not_a_json_object_is_ignored_with_a_note(plan_fiel
 
 def test_safe_keys_within_bounds_are_applied_without_notes() -> None:
     """A caller may tune its own run: threshold, retries, timeouts, parallelism."""
-    result, notes = apply({"confidence_threshold": 0.8, "max_retries": 1, "retry_backoff_factor": 1.5,
-                           "step_timeout_ms": 5000, "max_iterations": 5, "max_steps": 3,
-                           "parallel_execution": True, "override_timeout_s": 60, "action_max_concurrent": 2})
+    result, notes = apply(
+        {
+            "confidence_threshold": 0.8,
+            "max_retries": 1,
+            "retry_backoff_factor": 1.5,
+            "step_timeout_ms": 5000,
+            "max_iterations": 5,
+            "max_steps": 3,
+            "parallel_execution": True,
+            "override_timeout_s": 60,
+            "action_max_concurrent": 2,
+        }
+    )
     assert notes == []
     assert result.confidence_threshold == 0.8 and result.max_retries == 1 and result.retry_backoff_factor == 1.5
     assert result.step_timeout_ms == 5000 and result.max_iterations == 5 and result.max_steps == 3
@@ -80,18 +93,21 @@ def test_a_max_retries_above_the_allowed_bound_is_refused_with_a_note() -> None:
     assert notes == ["max_retries 50 clamped to 5"]
 
 
-@pytest.mark.parametrize(("key", "value", "clamped"), [
-    ("confidence_threshold", 1.0, 0.99),
-    ("confidence_threshold", 0.0, 0.1),
-    ("max_retries", -3, 0),
-    ("retry_backoff_factor", 0.5, 1.0),
-    ("step_timeout_ms", 10, 1000),
-    ("step_timeout_ms", 10_000_000, 120_000),
-    ("max_iterations", 0, 1),
-    ("max_steps", 99, 12),
-    ("override_timeout_s", 1, 10),
-    ("action_max_concurrent", 10_000, 100),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "clamped"),
+    [
+        ("confidence_threshold", 1.0, 0.99),
+        ("confidence_threshold", 0.0, 0.1),
+        ("max_retries", -3, 0),
+        ("retry_backoff_factor", 0.5, 1.0),
+        ("step_timeout_ms", 10, 1000),
+        ("step_timeout_ms", 10_000_000, 120_000),
+        ("max_iterations", 0, 1),
+        ("max_steps", 99, 12),
+        ("override_timeout_s", 1, 10),
+        ("action_max_concurrent", 10_000, 100),
+    ],
+)
 def test_out_of_range_numbers_are_clamped_to_the_nearest_bound_with_a_note(
     key: str, value: float, clamped: float
 ) -> None:
@@ -114,15 +130,29 @@ def test_a_fractional_value_for_an_integer_setting_is_not_changed_silently() -> 
     assert result.max_retries == 2.5 or notes
 
 
-@pytest.mark.parametrize("key", [
-    "action_confidence_threshold", "action_approval_above", "override_enabled", "override_keys",
-    "tool_thresholds", "max_context_size", "audit_enabled",
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "action_confidence_threshold",
+        "action_approval_above",
+        "override_enabled",
+        "override_keys",
+        "tool_thresholds",
+        "max_context_size",
+        "audit_enabled",
+    ],
+)
 def test_settings_outside_the_safe_list_are_ignored_with_a_note(key: str) -> None:
     """A request cannot lower its own safety checks (approval bar, override keys, audit) or resize the worker."""
-    hostile = {"action_confidence_threshold": 0.0, "action_approval_above": 1_000_000, "override_enabled": False,
-               "override_keys": [], "tool_thresholds": {"GraphQuery": 0.0}, "max_context_size": 10**6,
-               "audit_enabled": False}
+    hostile = {
+        "action_confidence_threshold": 0.0,
+        "action_approval_above": 1_000_000,
+        "override_enabled": False,
+        "override_keys": [],
+        "tool_thresholds": {"GraphQuery": 0.0},
+        "max_context_size": 10**6,
+        "audit_enabled": False,
+    }
     result, notes = apply({key: hostile[key]})
     assert result == BASE
     assert notes == [f"ignored {key!r}: not a request-level setting"]
@@ -176,10 +206,13 @@ def test_whatever_a_request_sends_the_settings_stay_valid(requested: dict[str, o
         assert f"ignored {key!r}: not a request-level setting" in notes
 
 
-@pytest.mark.parametrize(("plan_field", "note"), [
-    ("x" * 5000, "the request's plan field is 5000 characters; the limit is 4096"),
-    ("[" * 4000, "nested too deeply to read"),
-])
+@pytest.mark.parametrize(
+    ("plan_field", "note"),
+    [
+        ("x" * 5000, "the request's plan field is 5000 characters; the limit is 4096"),
+        ("[" * 4000, "nested too deeply to read"),
+    ],
+)
 def test_a_plan_field_workflow_code_cannot_read_is_ignored_with_a_note(plan_field: str, note: str) -> None:
     """A field too long, or JSON too deep for the reader: a note, never an exception (in workflow code, one
     fails the workflow task again on every retry)."""
@@ -191,8 +224,10 @@ def test_a_plan_field_workflow_code_cannot_read_is_ignored_with_a_note(plan_fiel
 def test_a_number_too_long_for_a_float_is_clamped_and_not_quoted() -> None:
     result, notes = apply('{"max_retries": 1' + "0" * 400 + ', "confidence_threshold": -1' + "0" * 400 + "}")
     assert (result.max_retries, result.confidence_threshold) == (5, 0.1)
-    assert notes == ["max_retries a number too long to show clamped to 5",
-                     "confidence_threshold a number too long to show clamped to 0.1"]
+    assert notes == [
+        "max_retries a number too long to show clamped to 5",
+        "confidence_threshold a number too long to show clamped to 0.1",
+    ]
 
 
 def test_notes_quote_a_key_briefly_and_are_bounded_in_number() -> None:

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.unit
 
 def test_the_summary_is_the_question_on_one_short_line() -> None:
     assert run_summary(AgentRequest(question="Which supplier\nhas the most  orders?")) == (
-        "Which supplier has the most orders?")
+        "Which supplier has the most orders?"
+    )
     long = run_summary(AgentRequest(question="why " * 200))
     assert len(long.encode()) <= SUMMARY_BYTES and long.endswith("...")
 
@@ -38,10 +39,17 @@ def test_summary_and_details_carry_no_secret_from_the_question() -> None:
 
 
 def test_the_waiting_details_name_the_step_why_and_the_commands() -> None:
-    pending = OverrideRequest(step_id="s2", function="GraphQuery", score=0.3, threshold=0.8,
-                              reasoning="Empty result", retries=3, timeout_s=600)
+    pending = OverrideRequest(
+        step_id="s2",
+        function="GraphQuery",
+        score=0.3,
+        threshold=0.8,
+        reasoning="Empty result",
+        retries=3,
+        timeout_s=600,
+    )
     details = awaiting_details("agent-r-1", pending, "Override needed.")
     assert details.splitlines()[0] == "**Waiting for a human** on step `s2` (GraphQuery): Override needed."
     assert "Confidence 0.30 against a threshold of 0.80 after 3 retries: Empty result" in details
     assert "`tg-confidence override agent-r-1 s2 accept`" in details
-    assert "--workflow-id agent-r-1 --name submit_override --input '{\"step_id\": \"s2\"" in details
+    assert '--workflow-id agent-r-1 --name submit_override --input \'{"step_id": "s2"' in details

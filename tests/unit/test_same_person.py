@@ -9,9 +9,17 @@ from contracts.run import AgentSettings
 from overrides.checks import check_override
 from overrides.same_person import comparable, mixes_scripts, same_person
 
-APPROVAL = OverrideRequest(step_id="approve", function="PurchaseOrder.makePayment", score=0.95, threshold=0.9,
-                           reasoning="approval needed", retries=0, choices=["accept", "skip", "abort"],
-                           timeout_s=60, role=Role.APPROVE)
+APPROVAL = OverrideRequest(
+    step_id="approve",
+    function="PurchaseOrder.makePayment",
+    score=0.95,
+    threshold=0.9,
+    reasoning="approval needed",
+    retries=0,
+    choices=["accept", "skip", "abort"],
+    timeout_s=60,
+    role=Role.APPROVE,
+)
 OPEN = AgentSettings(open_actions=True)
 
 
@@ -20,12 +28,23 @@ def approve(by: str, requester: str) -> str:
     return check_override(override, APPROVAL, {"approve"}, OPEN, "agent-x", requester).value
 
 
-@pytest.mark.parametrize("variant", [
-    "Alice", "ALICE", " alice ", "alice\u200b", "al\u00adice", "\u2060alice", "ａｌｉｃｅ",  # case, invisibles, width
-    "\u0430lice", "al\u0456ce",  # one Cyrillic letter: mixed scripts, and the skeleton of "alice"
-    "\u0391lice", "a\u200dl\u200ci\u200ece",  # Greek capital alpha; joiners and a direction mark
-    "ali\u0441e\ufe0f",  # Cyrillic es with a variation selector
-])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "Alice",
+        "ALICE",
+        " alice ",
+        "alice\u200b",
+        "al\u00adice",
+        "\u2060alice",
+        "ａｌｉｃｅ",  # case, invisibles, width
+        "\u0430lice",
+        "al\u0456ce",  # one Cyrillic letter: mixed scripts, and the skeleton of "alice"
+        "\u0391lice",
+        "a\u200dl\u200ci\u200ece",  # Greek capital alpha; joiners and a direction mark
+        "ali\u0441e\ufe0f",  # Cyrillic es with a variation selector
+    ],
+)
 def test_a_name_that_reads_as_the_requesters_is_the_requester(variant: str) -> None:
     assert same_person(variant, "alice")
     with pytest.raises(OverrideRejected, match="may not approve its own request"):

@@ -10,7 +10,12 @@ def test_identifiers_become_words_and_plurals() -> None:
     assert words("PurchaseOrder") == "purchase order" and words("IN_COUNTRY") == "in country"
     assert words("area_km2") == "area km2"
     assert [plural(w) for w in ("city", "day", "box", "country", "order")] == [
-        "cities", "days", "boxes", "countries", "orders"]
+        "cities",
+        "days",
+        "boxes",
+        "countries",
+        "orders",
+    ]
     assert article("incoming serves") == "an incoming serves" and article("border") == "a border"
 
 

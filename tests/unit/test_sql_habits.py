@@ -9,8 +9,10 @@ RELS = {("Author", "WROTE", "Book"), ("Book", "IN_GENRE", "Genre"), ("Library", 
 
 
 def test_a_subquery_comparing_a_qualified_property_gets_the_pattern_from_the_matched_labels() -> None:
-    query = ("MATCH (a:Author {name: 'Le Guin'})-[:WROTE]->(:Book) "
-             "WHERE a IN (SELECT b.title FROM Book WHERE Genre.name = 'Fantasy') RETURN b.title")
+    query = (
+        "MATCH (a:Author {name: 'Le Guin'})-[:WROTE]->(:Book) "
+        "WHERE a IN (SELECT b.title FROM Book WHERE Genre.name = 'Fantasy') RETURN b.title"
+    )
     hint = subquery_hint(query, NODES, RELS)
     assert hint is not None and "no SQL subqueries" in hint
     assert hint.endswith("e.g. MATCH (:Book)-[:IN_GENRE]->(:Genre {name: 'Fantasy'})")

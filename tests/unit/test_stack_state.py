@@ -23,16 +23,29 @@ def test_this_process_is_alive_and_a_reused_pid_is_not() -> None:
 def test_the_record_round_trips_and_a_damaged_one_names_its_file(tmp_path: Path) -> None:
     state = StackState(tmp_path)
     assert state.read() is None
-    record = StackRecord(owner=ProcessRecord.of(os.getpid()), parts=[
-        PartRecord(key="worker", name="Worker", process=ProcessRecord.of(os.getpid()), ports={"metrics": 8000},
-                   log=str(tmp_path / "worker.log"))], guard=ProcessRecord(1, 2))
+    record = StackRecord(
+        owner=ProcessRecord.of(os.getpid()),
+        parts=[
+            PartRecord(
+                key="worker",
+                name="Worker",
+                process=ProcessRecord.of(os.getpid()),
+                ports={"metrics": 8000},
+                log=str(tmp_path / "worker.log"),
+            )
+        ],
+        guard=ProcessRecord(1, 2),
+    )
     state.write(record)
     assert state.read() == record and record.part("worker") is not None and record.running_parts()
     # a record an `up` without a part guard wrote still reads
     state.path.write_text('{"owner": {"pid": 1, "started": 2}, "parts": []}')
     assert state.read() == StackRecord(owner=ProcessRecord(1, 2))
-    for damaged in ('{"owner": {"pid": 1}', '{"owner": {"pid": 1, "started": 2}, "parts": [{"key": "worker", '
-                    '"name": "W", "process": {"pid": 3, "started": 4}, "ports": [], "log": "w.log"}]}'):
+    for damaged in (
+        '{"owner": {"pid": 1}',
+        '{"owner": {"pid": 1, "started": 2}, "parts": [{"key": "worker", '
+        '"name": "W", "process": {"pid": 3, "started": 4}, "ports": [], "log": "w.log"}]}',
+    ):
         state.path.write_text(damaged)
         with pytest.raises(StateError, match=str(state.path)):
             state.read()

@@ -6,17 +6,21 @@ from cypher.text_dates import all_iso_dates, converted_reads, temporal_compariso
 
 
 def test_reads_compared_with_a_temporal_call_are_found_on_either_side() -> None:
-    query = ("MATCH (e:Event)-[:AT]->(v:Venue) WHERE e.starts >= date() - duration({days: 7}) "
-             "AND localdatetime() > v.opened AND e.name = 'date(' RETURN e.name")
+    query = (
+        "MATCH (e:Event)-[:AT]->(v:Venue) WHERE e.starts >= date() - duration({days: 7}) "
+        "AND localdatetime() > v.opened AND e.name = 'date(' RETURN e.name"
+    )
     assert temporal_comparisons(query) == [("e", "starts"), ("v", "opened")]
 
 
 def test_only_the_reads_named_are_converted_with_the_function_they_are_compared_to() -> None:
     query = "MATCH (e:Event) WHERE e.starts < date() AND e.ends <= LOCALDATETIME() RETURN e.starts"
     assert converted_reads(query, {("e", "starts")}) == (
-        "MATCH (e:Event) WHERE date(e.starts) < date() AND e.ends <= LOCALDATETIME() RETURN e.starts")
+        "MATCH (e:Event) WHERE date(e.starts) < date() AND e.ends <= LOCALDATETIME() RETURN e.starts"
+    )
     assert converted_reads(query, {("e", "ends")}) == (
-        "MATCH (e:Event) WHERE e.starts < date() AND localdatetime(e.ends) <= LOCALDATETIME() RETURN e.starts")
+        "MATCH (e:Event) WHERE e.starts < date() AND localdatetime(e.ends) <= LOCALDATETIME() RETURN e.starts"
+    )
     assert converted_reads(query, set()) is None
     # a string compared with a converted date is not a read of a property
     assert converted_reads("MATCH (e:Event) WHERE '2020-01-01' < date() RETURN e", {("e", "starts")}) is None

@@ -16,14 +16,16 @@ def tokens(text: str, logprob_of: dict[str, float], default: float = -0.01) -> l
     """`text` cut into 3-character tokens; a token inside one of `logprob_of`'s keys takes its logprob."""
     out = []
     for i in range(0, len(text), 3):
-        piece = text[i:i + 3]
+        piece = text[i : i + 3]
         hit = [lp for key, lp in logprob_of.items() if text.find(key) <= i < text.find(key) + len(key)]
         out.append((piece, hit[0] if hit else default))
     return out
 
 
-PLAN = ('{"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], '
-        '"arguments": {"query": "MATCH (s:Supplier {name: \\"Acme\\"}) RETURN s.city"}}]}')
+PLAN = (
+    '{"steps": [{"id": "s1", "function": "GraphQuery", "dependencies": [], '
+    '"arguments": {"query": "MATCH (s:Supplier {name: \\"Acme\\"}) RETURN s.city"}}]}'
+)
 
 
 def test_only_the_query_text_counts_not_the_json_around_it() -> None:
@@ -45,20 +47,25 @@ def test_a_plan_of_two_queries_counts_both() -> None:
 def test_no_log_probabilities_give_no_features_rather_than_zeros() -> None:
     assert plan_evidence(None) == {} and answer_evidence(None) == {} and plan_evidence([]) == {}
     assert plan_evidence(tokens('{"steps": []}', {})) == {}  # a plan with no query
-    assert set(answer_evidence([("Acme", -0.1), (" ", -5.0), ("Ltd", -0.2)])) == {"answer_token_p",
-                                                                                    "answer_weakest_p"}
+    assert set(answer_evidence([("Acme", -0.1), (" ", -5.0), ("Ltd", -0.2)])) == {"answer_token_p", "answer_weakest_p"}
     assert answer_evidence([("Acme", -0.1), (" ", -5.0)])["answer_weakest_p"] == pytest.approx(math.exp(-0.1), abs=1e-3)
 
 
-@pytest.mark.parametrize("given", [
-    None, "x", {"content": "x"}, {"content": []},
-    {"content": [{"token": "Hi", "logprob": "high"}]},
-    {"content": [{"token": "Hi", "logprob": float("nan")}]},
-    {"content": [{"token": "Hi", "logprob": 0.5}]},  # a probability above 1
-    {"content": [{"token": "Hi", "logprob": True}]},
-    {"content": [{"token": "Ho", "logprob": -0.1}]},  # tokens that do not spell the text
-    {"content": [None]},
-])
+@pytest.mark.parametrize(
+    "given",
+    [
+        None,
+        "x",
+        {"content": "x"},
+        {"content": []},
+        {"content": [{"token": "Hi", "logprob": "high"}]},
+        {"content": [{"token": "Hi", "logprob": float("nan")}]},
+        {"content": [{"token": "Hi", "logprob": 0.5}]},  # a probability above 1
+        {"content": [{"token": "Hi", "logprob": True}]},
+        {"content": [{"token": "Ho", "logprob": -0.1}]},  # tokens that do not spell the text
+        {"content": [None]},
+    ],
+)
 def test_a_servers_odd_log_probabilities_are_no_evidence(given: object) -> None:
     assert token_logprobs(given, "Hi") is None
 
@@ -69,9 +76,14 @@ def test_well_formed_log_probabilities_are_read() -> None:
 
 
 def test_the_calibrator_reads_a_missing_log_probability_as_typical_not_as_unsure() -> None:
-    samples = [({"step_score": 0.9, "query_token_p": 0.95}, True), ({"step_score": 0.9, "query_token_p": 0.6}, False),
-               ({"step_score": 0.9, "query_token_p": 0.9}, True), ({"step_score": 0.9, "query_token_p": 0.5}, False),
-               ({"step_score": 0.9}, True), ({"step_score": 0.9}, False)]
+    samples = [
+        ({"step_score": 0.9, "query_token_p": 0.95}, True),
+        ({"step_score": 0.9, "query_token_p": 0.6}, False),
+        ({"step_score": 0.9, "query_token_p": 0.9}, True),
+        ({"step_score": 0.9, "query_token_p": 0.5}, False),
+        ({"step_score": 0.9}, True),
+        ({"step_score": 0.9}, False),
+    ]
     calibrator = fit(samples)
     assert calibrator.weights["query_token_p"] > 0
     missing = calibrator.probability({"step_score": 0.9})

@@ -25,19 +25,34 @@ def chat(llama: Any, *args: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
     for n, text in enumerate(["Acme ", "leads."]):
         record.prompt_tokens = record.prompt_tokens or 42  # what RecordingSampler notes at the first token
         record.tokens.append((n, -0.5))  # and as each token is sampled
-        yield {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-               "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-    yield {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-           "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        yield {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+        }
+    yield {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    }
 
 
 @pytest.fixture(autouse=True)
 def every_token_written(monkeypatch: pytest.MonkeyPatch) -> None:
     """No model vocabulary here: every recorded token is a written one."""
     monkeypatch.setattr(token_logprobs, "written", lambda llama, record: record.tokens)
-    monkeypatch.setattr(token_logprobs, "openai_content", lambda llama, record: [
-        {"token": f"t{token}", "logprob": logprob, "bytes": None, "top_logprobs": []}
-        for token, logprob in record.tokens])
+    monkeypatch.setattr(
+        token_logprobs,
+        "openai_content",
+        lambda llama, record: [
+            {"token": f"t{token}", "logprob": logprob, "bytes": None, "top_logprobs": []}
+            for token, logprob in record.tokens
+        ],
+    )
 
 
 def test_a_streamed_completion_ends_with_its_usage_and_the_written_tokens_log_probabilities() -> None:
@@ -57,7 +72,8 @@ def test_a_streamed_completion_ends_with_its_usage_and_the_written_tokens_log_pr
     assert last["usage"] == {"prompt_tokens": 42, "completion_tokens": 2, "total_tokens": 44}
     assert last["choices"][0]["logprobs"]["content"] == [
         {"token": "t0", "logprob": -0.5, "bytes": None, "top_logprobs": []},
-        {"token": "t1", "logprob": -0.5, "bytes": None, "top_logprobs": []}]
+        {"token": "t1", "logprob": -0.5, "bytes": None, "top_logprobs": []},
+    ]
     assert getattr(llama, RECORDING) is None  # the recording ends with the generation
 
 

@@ -17,29 +17,52 @@ OUT, IN = "outgoing", "incoming"
 # Countries border each other and lie in regions; provinces belong to countries; cities lie in provinces.
 GEOGRAPHY: tuple[Nodes, set[Rel]] = (
     {"Country": ["name", "area"], "Region": ["name"], "Province": ["name"], "City": ["name", "population"]},
-    {("Country", "BORDERS", "Country"), ("Country", "IN_REGION", "Region"), ("Country", "HAS_PROVINCE", "Province"),
-     ("City", "LOCATED_IN", "Province")})
+    {
+        ("Country", "BORDERS", "Country"),
+        ("Country", "IN_REGION", "Region"),
+        ("Country", "HAS_PROVINCE", "Province"),
+        ("City", "LOCATED_IN", "Province"),
+    },
+)
 # Suppliers supply products in categories; purchase orders are issued to suppliers and order products.
 SUPPLY: tuple[Nodes, set[Rel]] = (
-    {"Supplier": ["name"], "Product": ["name", "price"], "Category": ["name"],
-     "PurchaseOrder": ["number", "total_amount"]},
-    {("Supplier", "SUPPLIES", "Product"), ("Product", "IN_CATEGORY", "Category"),
-     ("PurchaseOrder", "ISSUED_TO", "Supplier"), ("PurchaseOrder", "ORDERS", "Product")})
+    {
+        "Supplier": ["name"],
+        "Product": ["name", "price"],
+        "Category": ["name"],
+        "PurchaseOrder": ["number", "total_amount"],
+    },
+    {
+        ("Supplier", "SUPPLIES", "Product"),
+        ("Product", "IN_CATEGORY", "Category"),
+        ("PurchaseOrder", "ISSUED_TO", "Supplier"),
+        ("PurchaseOrder", "ORDERS", "Product"),
+    },
+)
 # People act in and direct films, know each other; films have genres.
 FILM: tuple[Nodes, set[Rel]] = (
     {"Person": ["name", "born"], "Movie": ["title", "released"], "Genre": ["name"]},
-    {("Person", "ACTED_IN", "Movie"), ("Person", "DIRECTED", "Movie"), ("Person", "KNOWS", "Person"),
-     ("Movie", "IN_GENRE", "Genre")})
+    {
+        ("Person", "ACTED_IN", "Movie"),
+        ("Person", "DIRECTED", "Movie"),
+        ("Person", "KNOWS", "Person"),
+        ("Movie", "IN_GENRE", "Genre"),
+    },
+)
 
 
 def grounded(*names: tuple[str, str, str]) -> Grounding:
     """The grounding of names found exactly: (name, label, property)."""
-    return Grounding(matches=[EntityMatch(mention=name, label=label, property=key, value=name, how="exact")
-                              for name, label, key in names])
+    return Grounding(
+        matches=[
+            EntityMatch(mention=name, label=label, property=key, value=name, how="exact") for name, label, key in names
+        ]
+    )
 
 
-def walks_for(question: str, grounding: Grounding, schema: tuple[Nodes, set[Rel]],
-              observed: list[tuple[str, ...]] | None = None) -> list[Walk]:
+def walks_for(
+    question: str, grounding: Grounding, schema: tuple[Nodes, set[Rel]], observed: list[tuple[str, ...]] | None = None
+) -> list[Walk]:
     nodes, rels = schema
     return candidate_walks(read_question(question, grounding, nodes, rels), nodes, rels, observed or [])
 
@@ -66,8 +89,9 @@ def assert_all_compile(walks: list[Walk], schema: tuple[Nodes, set[Rel]]) -> Non
 
 def test_a_relationship_named_twice_is_walked_twice() -> None:
     sweden = Anchor("Country", "name", "Sweden")
-    walks = walks_for("Which countries border the countries that border Sweden?",
-                      grounded(("Sweden", "Country", "name")), GEOGRAPHY)
+    walks = walks_for(
+        "Which countries border the countries that border Sweden?", grounded(("Sweden", "Country", "name")), GEOGRAPHY
+    )
     assert rank_of(walks, "walk", sweden, (Hop("BORDERS", OUT), Hop("BORDERS", OUT))) == 0
     assert rank_of(walks, "walk", sweden, (Hop("BORDERS", IN), Hop("BORDERS", IN))) < CANDIDATES
     assert len(walks) == CANDIDATES
@@ -76,8 +100,9 @@ def test_a_relationship_named_twice_is_walked_twice() -> None:
 
 def test_two_relationships_in_the_questions_order() -> None:
     sweden = Anchor("Country", "name", "Sweden")
-    walks = walks_for("Which regions are the countries bordering Sweden in?",
-                      grounded(("Sweden", "Country", "name")), GEOGRAPHY)
+    walks = walks_for(
+        "Which regions are the countries bordering Sweden in?", grounded(("Sweden", "Country", "name")), GEOGRAPHY
+    )
     assert rank_of(walks, "walk", sweden, (Hop("BORDERS", OUT), Hop("IN_REGION", OUT))) == 0
     assert rank_of(walks, "walk", sweden, (Hop("IN_REGION", OUT),)) < CANDIDATES  # the shorter reading, still shown
     assert_all_compile(walks, GEOGRAPHY)
@@ -85,8 +110,9 @@ def test_two_relationships_in_the_questions_order() -> None:
 
 def test_a_hop_against_the_arrow() -> None:
     skane = Anchor("Province", "name", "Skane")
-    walks = walks_for("Which country does the province Skane belong to?", grounded(("Skane", "Province", "name")),
-                      GEOGRAPHY)
+    walks = walks_for(
+        "Which country does the province Skane belong to?", grounded(("Skane", "Province", "name")), GEOGRAPHY
+    )
     assert rank_of(walks, "walk", skane, (Hop("HAS_PROVINCE", IN),)) == 0
     city = walks_for("Which country is the city Lund in?", grounded(("Lund", "City", "name")), GEOGRAPHY)
     lund = Anchor("City", "name", "Lund")

@@ -23,10 +23,14 @@ def test_a_walk_along_the_arrows() -> None:
 
 
 def test_a_hop_against_the_arrow_says_backwards_and_both_ends() -> None:
-    walk = Walk("walk", QueryIntent(Anchor("Province", "name", "Skane"), (Hop("HAS_PROVINCE", "incoming"),)),
-                labels("Province", "Country"))
-    assert describe_walk(walk) == ('from the Province "Skane", follow HAS_PROVINCE backwards '
-                                   '(from Province to Country)')
+    walk = Walk(
+        "walk",
+        QueryIntent(Anchor("Province", "name", "Skane"), (Hop("HAS_PROVINCE", "incoming"),)),
+        labels("Province", "Country"),
+    )
+    assert describe_walk(walk) == (
+        'from the Province "Skane", follow HAS_PROVINCE backwards (from Province to Country)'
+    )
 
 
 def test_every_node_of_a_label_the_thing_itself_and_several_labels() -> None:
@@ -37,18 +41,35 @@ def test_every_node_of_a_label_the_thing_itself_and_several_labels() -> None:
 
 
 def test_shared_excluded_and_connecting_walks() -> None:
-    shared = Walk("shared", QueryIntent(ACME, (Hop("SUPPLIES"),), "also_reached_from_other", GLOBEX),
-                  labels("Supplier", "Product"))
-    assert describe_walk(shared) == ('the Product nodes reached both from the Supplier "Acme" and from the Supplier '
-                                     '"Globex": from each, follow SUPPLIES to a Product')
-    excluded = Walk("excluded", QueryIntent(ACME, (Hop("SUPPLIES"),), "not_reached_from_other", GLOBEX),
-                    labels("Supplier", "Product"))
-    assert "reached from the Supplier \"Acme\" but NOT from the Supplier \"Globex\"" in describe_walk(excluded)
-    connection = Walk("connection", QueryIntent(ACME, (Hop("SUPPLIES"), Hop("SUPPLIES", "incoming")), other=GLOBEX,
-                                                condition=Condition("name", "=", "Globex")),
-                      labels("Supplier", "Product", "Supplier"))
-    assert describe_walk(connection) == ('from the Supplier "Acme", follow SUPPLIES to a Product, then SUPPLIES '
-                                         'backwards (from Product to Supplier), arriving at the Supplier "Globex"')
+    shared = Walk(
+        "shared",
+        QueryIntent(ACME, (Hop("SUPPLIES"),), "also_reached_from_other", GLOBEX),
+        labels("Supplier", "Product"),
+    )
+    assert describe_walk(shared) == (
+        'the Product nodes reached both from the Supplier "Acme" and from the Supplier '
+        '"Globex": from each, follow SUPPLIES to a Product'
+    )
+    excluded = Walk(
+        "excluded",
+        QueryIntent(ACME, (Hop("SUPPLIES"),), "not_reached_from_other", GLOBEX),
+        labels("Supplier", "Product"),
+    )
+    assert 'reached from the Supplier "Acme" but NOT from the Supplier "Globex"' in describe_walk(excluded)
+    connection = Walk(
+        "connection",
+        QueryIntent(
+            ACME,
+            (Hop("SUPPLIES"), Hop("SUPPLIES", "incoming")),
+            other=GLOBEX,
+            condition=Condition("name", "=", "Globex"),
+        ),
+        labels("Supplier", "Product", "Supplier"),
+    )
+    assert describe_walk(connection) == (
+        'from the Supplier "Acme", follow SUPPLIES to a Product, then SUPPLIES '
+        'backwards (from Product to Supplier), arriving at the Supplier "Globex"'
+    )
 
 
 def test_a_name_with_quotes_stays_one_quoted_value() -> None:
@@ -57,7 +78,10 @@ def test_a_name_with_quotes_stays_one_quoted_value() -> None:
 
 
 def test_walks_are_numbered_from_one() -> None:
-    walks = [Walk("walk", QueryIntent(SWEDEN), labels("Country")),
-             Walk("walk", QueryIntent(SWEDEN, (Hop("BORDERS"),)), labels("Country", "Country"))]
-    assert numbered(walks) == ('1. the Country "Sweden" itself\n'
-                               '2. from the Country "Sweden", follow BORDERS to a Country')
+    walks = [
+        Walk("walk", QueryIntent(SWEDEN), labels("Country")),
+        Walk("walk", QueryIntent(SWEDEN, (Hop("BORDERS"),)), labels("Country", "Country")),
+    ]
+    assert numbered(walks) == (
+        '1. the Country "Sweden" itself\n2. from the Country "Sweden", follow BORDERS to a Country'
+    )

@@ -10,26 +10,32 @@ from contracts.wire import AgentResponse
 from contracts.wire_codec import RequestDecodeError, decode_request, decode_response, encode_response, error_response
 
 
-@pytest.mark.parametrize(("payload", "reason"), [
-    (b'{"question": ', "not valid JSON"),
-    (b"\xff\xfe", "not UTF-8"),
-    (b'["question"]', "must be a JSON object"),
-    (b'{"state": "x"}', "has no question"),
-    (b'{"question": "   "}', "has no question"),
-    (b'{"question": 42}', "has no question"),
-    (b'{"question": "q", "history": "not a list"}', "wrong types: history"),
-    (b'{"question": "q", "streaming": {"a": 1}}', "wrong types: streaming"),
-    (json.dumps({"question": "x" * 300_000}).encode(), "the limit is"),
-])
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b'{"question": ', "not valid JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b'["question"]', "must be a JSON object"),
+        (b'{"state": "x"}', "has no question"),
+        (b'{"question": "   "}', "has no question"),
+        (b'{"question": 42}', "has no question"),
+        (b'{"question": "q", "history": "not a list"}', "wrong types: history"),
+        (b'{"question": "q", "streaming": {"a": 1}}', "wrong types: streaming"),
+        (json.dumps({"question": "x" * 300_000}).encode(), "the limit is"),
+    ],
+)
 def test_bad_requests_are_refused_with_a_reason(payload: bytes, reason: str) -> None:
     with pytest.raises(RequestDecodeError, match=reason):
         decode_request(payload)
 
 
 def test_legacy_request_with_plan_config_and_history_decodes() -> None:
-    legacy = {"question": "What links A and B?", "plan": '{"confidence_threshold": 0.8, "max_retries": 3}',
-              "state": "initial", "history": [{"thought": "t", "action": "a", "arguments": {"x": "1"},
-                                               "observation": "o"}]}
+    legacy = {
+        "question": "What links A and B?",
+        "plan": '{"confidence_threshold": 0.8, "max_retries": 3}',
+        "state": "initial",
+        "history": [{"thought": "t", "action": "a", "arguments": {"x": "1"}, "observation": "o"}],
+    }
     request = decode_request(json.dumps(legacy).encode())
     assert json.loads(request.plan)["max_retries"] == 3
     assert request.history[0].arguments == {"x": "1"}

@@ -26,8 +26,22 @@ pytestmark = pytest.mark.unit
 
 MESSAGE_TYPES = ["thought", "action", "observation", "answer", "explain", "error"]
 SUPERSET_KEYS = {
-    "message_type", "chunk_type", "content", "end_of_message", "end_of_dialog", "explain_id", "explain_graph",
-    "explain_triples", "message_id", "answer", "thought", "observation", "error", "in_token", "out_token", "model",
+    "message_type",
+    "chunk_type",
+    "content",
+    "end_of_message",
+    "end_of_dialog",
+    "explain_id",
+    "explain_graph",
+    "explain_triples",
+    "message_id",
+    "answer",
+    "thought",
+    "observation",
+    "error",
+    "in_token",
+    "out_token",
+    "model",
 }
 RESPONSES = st.builds(
     AgentResponse,
@@ -81,12 +95,15 @@ def test_a_question_at_the_character_limit_is_accepted_and_longer_is_refused() -
         decode_request(payload(question=longest + "é"))
 
 
-@pytest.mark.parametrize(("fields", "where"), [
-    ({"question": "q", "history": [{"arguments": {"k": ["not", "a", "string"]}}]}, "history.0.arguments.k"),
-    ({"question": "q", "history": [None]}, "history.0"),
-    ({"question": "q", "group": "not-a-list"}, "group"),
-    ({"question": "q", "expected_siblings": "two"}, "expected_siblings"),
-])
+@pytest.mark.parametrize(
+    ("fields", "where"),
+    [
+        ({"question": "q", "history": [{"arguments": {"k": ["not", "a", "string"]}}]}, "history.0.arguments.k"),
+        ({"question": "q", "history": [None]}, "history.0"),
+        ({"question": "q", "group": "not-a-list"}, "group"),
+        ({"question": "q", "expected_siblings": "two"}, "expected_siblings"),
+    ],
+)
 def test_a_field_of_the_wrong_type_is_refused_naming_the_field(fields: dict[str, object], where: str) -> None:
     """The caller learns which field is wrong, down to the list index and key."""
     with pytest.raises(RequestDecodeError, match=f"wrong types: {where}"):
@@ -101,10 +118,16 @@ def test_decode_errors_are_value_errors() -> None:
 
 def test_a_request_survives_encoding_and_decoding() -> None:
     """What the CLI sends is what the bridge decodes, history and legacy plan config included."""
-    request = AgentRequest(question="q?", state="override", group=["g"], collection="c", streaming=True,
-                           session_id="s", plan='{"max_retries": 1}',
-                           history=[AgentStep(thought="t", action="GraphQuery", arguments={"query": "MATCH (n)"},
-                                              observation="3 rows")])
+    request = AgentRequest(
+        question="q?",
+        state="override",
+        group=["g"],
+        collection="c",
+        streaming=True,
+        session_id="s",
+        plan='{"max_retries": 1}',
+        history=[AgentStep(thought="t", action="GraphQuery", arguments={"query": "MATCH (n)"}, observation="3 rows")],
+    )
     assert decode_request(encode_request(request)) == request
 
 
@@ -138,8 +161,9 @@ def test_other_message_types_fill_no_legacy_content_field(kind: str) -> None:
 
 def test_token_counts_and_model_reach_the_wire() -> None:
     """Callers that account for tokens see the counts and the model on the final message."""
-    wire = response_to_wire(AgentResponse(message_type="answer", content="a", end_of_dialog=True,
-                                          in_token=120, out_token=30, model="qwen"))
+    wire = response_to_wire(
+        AgentResponse(message_type="answer", content="a", end_of_dialog=True, in_token=120, out_token=30, model="qwen")
+    )
     assert (wire["in_token"], wire["out_token"], wire["model"]) == (120, 30, "qwen")
 
 
@@ -175,8 +199,9 @@ def test_pre_chunk_type_messages_decode_by_their_filled_field(kind: str, final: 
 
 def test_an_error_field_makes_any_message_an_error() -> None:
     """A server that reports an error on an answer-typed message is read as an error."""
-    decoded = decode_response(b'{"message_type": "answer", "content": "", '
-                              b'"error": {"type": "llm-error", "message": "rate limited"}}')
+    decoded = decode_response(
+        b'{"message_type": "answer", "content": "", "error": {"type": "llm-error", "message": "rate limited"}}'
+    )
     assert decoded.message_type == "error" and decoded.end_of_dialog
     assert decoded.error == ErrorInfo(type="llm-error", message="rate limited")
 
@@ -205,9 +230,21 @@ def test_legacy_clients_see_an_answer_only_on_the_final_answer(response: AgentRe
     assert wire["error"] == (response.error.model_dump() if response.error else None)
 
 
-@pytest.mark.parametrize("payload", [b"[]", b"null", b"42", b'"text"', b"\xff\xfe", b"{not json",
-                                     b"[" * 100_000 + b"]" * 100_000, b'{"error": "boom"}',
-                                     b'{"message_type": "answer", "content": ["a"]}', b'{"error": {"type": 1}}'])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"[]",
+        b"null",
+        b"42",
+        b'"text"',
+        b"\xff\xfe",
+        b"{not json",
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"error": "boom"}',
+        b'{"message_type": "answer", "content": ["a"]}',
+        b'{"error": {"type": 1}}',
+    ],
+)
 def test_anything_but_a_response_object_is_one_clear_decode_error(payload: bytes) -> None:
     from contracts.wire_codec import ResponseDecodeError
 
@@ -218,12 +255,14 @@ def test_anything_but_a_response_object_is_one_clear_decode_error(payload: bytes
 def test_a_final_answer_s_usage_is_read_back_and_nonsense_counts_as_none() -> None:
     """The CLI and the chat read the run's usage off the final answer; a count that is no count is left out
     rather than losing the message."""
-    final = AgentResponse(message_type="answer", content="", end_of_dialog=True, in_token=40, out_token=20,
-                          model="scripted")
+    final = AgentResponse(
+        message_type="answer", content="", end_of_dialog=True, in_token=40, out_token=20, model="scripted"
+    )
     decoded = decode_response(encode_response(final))
     assert (decoded.in_token, decoded.out_token, decoded.model) == (40, 20, "scripted")
-    odd = decode_response(b'{"message_type": "answer", "content": "a", "in_token": "many", "out_token": -1, '
-                          b'"model": 7}')
+    odd = decode_response(
+        b'{"message_type": "answer", "content": "a", "in_token": "many", "out_token": -1, "model": 7}'
+    )
     assert odd.content == "a" and (odd.in_token, odd.out_token, odd.model) == (None, None, None)
 
 
