@@ -2,9 +2,9 @@
 - free: the planner writes its plan as the agent does (its first graph query is taken, with the planner's own
   fixes and repairs);
 - form: the intent writer fills in the form that cypher/intent.py compiles;
-- choice: the model picks one of the walks enumerated from the schema (tools/walk_chooser.py). Also recorded:
-  whether any of the walks shown, with the model's choice of what to return, gives the gold answer (whether a
-  miss was the enumeration's or the choice's).
+- code: the first of the programs code enumerates and ranks (cypher/programs.py), no model;
+- choice: the model picks one of those programs, or none (tools/program_chooser.py). Also recorded: which of
+  the programs shown gives the gold answer (whether a miss was the enumeration's or the choice's).
 Every query runs on the real graph; each is judged by whether its rows give the gold answer (a ranked query's
 rows in their order, so the first must be the gold's). No synthesis: this measures the query writers alone.
 Real local model, the graph loaded into the embedded stack.
@@ -24,7 +24,6 @@ import sys
 import time
 import uuid
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +39,10 @@ from bench.kgqa.scoring import is_correct
 from bench.kgqa_questions import read
 from contracts.query_path import PlanningInput
 from contracts.run import AgentSettings
-from cypher.intent import IntentError, compile_intent
+from cypher.intent import IntentError
 from service.config import ServiceConfig
 from tools.intent_writer import intent_query
-from tools.walk_chooser import walk_query
+from tools.program_chooser import SHOWN, program_query, ranked_programs
 
 NOTHING = "Nothing was found: no such entity exists in the graph."
 
@@ -88,29 +87,30 @@ async def judged(backends: Backends, q: Question, write: Any) -> dict[str, Any]:
         return {"error": str(exc), "right": False, "seconds": round(time.monotonic() - started, 2)}
 
 
+async def code_query(backends: Backends, question: str) -> str:
+    assert backends.graph is not None
+    _, _, found = await ranked_programs(question, await ground(question, backends.graph), backends, 1)
+    if not found:
+        raise IntentError("no program fits the question")
+    return found[0].query
+
+
 async def judged_choice(backends: Backends, q: Question) -> dict[str, Any]:
-    """The chosen walk judged, and which of the walks shown (with the model's answer fields) would be right."""
-    assert backends.graph is not None and backends.schema is not None
+    """The chosen program judged, and which of the programs shown would be right."""
+    assert backends.graph is not None
     started = time.monotonic()
     try:
-        choice = await walk_query(q.text, await ground(q.text, backends.graph), backends)
+        choice = await program_query(q.text, await ground(q.text, backends.graph), backends, SHOWN)
         seconds = round(time.monotonic() - started, 2)
-        rows, right = await rows_right(backends, choice.query, q)
+        rows, right = await rows_right(backends, choice.query, q) if choice.query else ([], False)
     except (ValueError, IntentError, GraphQueryError) as exc:
         return {"error": str(exc), "right": False, "seconds": round(time.monotonic() - started, 2)}
-    facts = await backends.schema.facts()
-    right_walks = []
-    for i, walk in enumerate(choice.candidates):
-        intent = replace(
-            walk.intent,
-            answer=choice.intent.answer,
-            answer_key=choice.intent.answer_key,
-            condition=walk.intent.condition or choice.intent.condition,
-        )
+    right_programs = []
+    for i, program in enumerate(choice.candidates):
         try:
-            if (await rows_right(backends, compile_intent(intent, facts.nodes, facts.rels), q))[1]:
-                right_walks.append(i)
-        except (IntentError, GraphQueryError):
+            if (await rows_right(backends, program.query, q))[1]:
+                right_programs.append(i)
+        except GraphQueryError:
             pass
     return {
         "query": choice.query,
@@ -119,7 +119,7 @@ async def judged_choice(backends: Backends, q: Question) -> dict[str, Any]:
         "seconds": seconds,
         "chosen": choice.chosen,
         "shown": len(choice.candidates),
-        "right_walks": right_walks,
+        "right_walks": right_programs,
         "reading": choice.reading,
     }
 
@@ -138,6 +138,7 @@ async def main(args: argparse.Namespace) -> int:
     writers = {
         "free": lambda q: judged(backends, q, planner_query),
         "form": lambda q: judged(backends, q, form_query),
+        "code": lambda q: judged(backends, q, code_query),
         "choice": lambda q: judged_choice(backends, q),
     }
     writers = {name: writers[name] for name in args.writers}
@@ -197,6 +198,8 @@ if __name__ == "__main__":
     p.add_argument("--categories", nargs="*", default=[], help="only these categories")
     p.add_argument("--per-category", type=int, default=None, help="at most N questions of each category")
     p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--writers", nargs="+", choices=["free", "form", "choice"], default=["free", "form", "choice"])
+    p.add_argument(
+        "--writers", nargs="+", choices=["free", "form", "code", "choice"], default=["free", "form", "choice"]
+    )
     p.add_argument("--out", type=Path, default=None, help="append each question's record (JSON lines)")
     sys.exit(asyncio.run(main(p.parse_args())))

@@ -36,10 +36,15 @@ ANSWERS = {
     "lowest": "the node reached with the lowest answer_key",
     "most_connected": "the start nodes (start.value empty) that reach the most nodes through the steps",
     "least_connected": "the start nodes (start.value empty) that reach the fewest nodes through the steps",
+    "path_length": "the fewest relationships, of any type and either way, between start and other (both named)",
 }
 KEYED = {"value", "sum", "average", "min", "max", "highest", "lowest"}
 CONNECTED = {"most_connected", "least_connected"}
+PATH_HOPS = 3  # path_length searches this far: farther, two things are no more connected than any two are
 COMBINE = ("none", "also_reached_from_other", "not_reached_from_other")
+# Not offered to a model filling the form: the walk joins start to other, and the answer is the first node it
+# passes through on the way ("which country connects A and B"). Enumerated connections use it.
+THROUGH = "through_to_other"
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -274,6 +279,10 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         raise IntentError(f"answer {intent.answer} needs an answer_key")
     if intent.answer in CONNECTED and not intent.hops:
         raise IntentError(f"answer {intent.answer} needs steps to count along")
+    if intent.answer == "path_length":
+        return _path_length(intent, nodes)
+    if intent.combine == THROUGH:
+        return _through(intent, nodes, rels)
     start, picked = _match_anchor("a", intent.start, nodes)
     walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x")
     end = "b" if intent.hops else "a"
@@ -295,11 +304,31 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         where.append("b <> o")
     if intent.condition is not None:
         where.append(_condition(end, intent.condition))
+    return _returned(intent, nodes, matches, where, end, end_label if intent.hops else intent.start.label)
+
+
+def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
+    """A walk from start that arrives at other, answered about the first node it passes through."""
+    if intent.other is None or len(intent.hops) < 2:
+        raise IntentError(f"combine {THROUGH} needs the other node and two steps or more")
+    start, picked = _match_anchor("a", intent.start, nodes)
+    walk, _ = _walk(start, intent.start.label, intent.hops, rels, "x")
+    _, middle_label = _walk("", intent.start.label, intent.hops[:1], rels, "x")
+    other_node, other_picked = _match_anchor("o", intent.other, nodes)
+    where = [p for p in (picked, other_picked) if p] + ["b = o", "x1 <> a", "x1 <> o"]
+    if intent.condition is not None:
+        where.append(_condition("x1", intent.condition))
+    return _returned(intent, nodes, [walk, other_node], where, "x1", middle_label)
+
+
+def _returned(
+    intent: QueryIntent, nodes: Nodes, matches: list[str], where: list[str], end: str, shown_label: str | None
+) -> str:
+    """The query's MATCH and its RETURN for the answer asked, about the node `end` (of `shown_label`)."""
     key = f"{end}.{_name(intent.answer_key)}" if intent.answer_key else ""
     if intent.answer in ("highest", "lowest", "min", "max", "sum", "average"):
-        where.append(f"{key} IS NOT NULL")
+        where = [*where, f"{key} IS NOT NULL"]
     head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
-    shown_label = end_label if intent.hops else intent.start.label
     shown = _display(end, shown_label, nodes)
     # Columns named after what they hold ("Family", "Family_count"): the answer is written from them.
     name_column = _name(shown_label or "name")
@@ -324,8 +353,22 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         case _:  # most_connected, least_connected: rank the start nodes by what they reach
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)
-            reached = _name(f"{end_label or 'nodes'}_reached")
+            reached = _name(f"{shown_label or 'nodes'}_reached")
             return (
                 f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
                 f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}"
             )
+
+
+def _path_length(intent: QueryIntent, nodes: Nodes) -> str:
+    """The fewest relationships between two named things, any type either way, up to PATH_HOPS: the steps a
+    walk would follow do not matter, only how far apart the two are."""
+    if intent.other is None or not intent.start.value or not intent.other.value:
+        raise IntentError("answer path_length needs two named things: start and other")
+    start, picked = _match_anchor("a", intent.start, nodes)
+    other, other_picked = _match_anchor("o", intent.other, nodes)
+    where = " AND ".join(["a <> o", *(p for p in (picked, other_picked) if p)])
+    return (
+        f"MATCH {start}, {other} WHERE {where} WITH a, o LIMIT 1 "
+        f"MATCH p = (a)-[*1..{PATH_HOPS}]-(o) RETURN min(length(p)) AS `relationships_between`"
+    )

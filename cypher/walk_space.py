@@ -19,15 +19,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from cypher.intent import MAX_HOPS, Anchor, Condition, Hop, IntentError, Nodes, QueryIntent, Rel, compile_intent
+from cypher.intent import MAX_HOPS, THROUGH, Anchor, Hop, IntentError, Nodes, QueryIntent, Rel, compile_intent
 
 CANDIDATES = 12  # walks a model is shown: each costs a line of prompt
 # Partial walks kept at each length, per kind and pair of named things, best evidence first: a schema of 30
 # labels and 60 relationships stays a few thousand walks (tests/unit/test_walk_space.py bounds the count).
 BEAM = 200
 
-Kind = Literal["walk", "shared", "excluded", "connection"]
-_KIND_ORDER: dict[Kind, int] = {"walk": 0, "shared": 1, "excluded": 2, "connection": 3}
+# distance: how many relationships lie between two named things (cypher/programs.py makes those).
+Kind = Literal["walk", "shared", "excluded", "connection", "distance"]
+_KIND_ORDER: dict[Kind, int] = {"walk": 0, "shared": 1, "excluded": 2, "connection": 3, "distance": 4}
 
 # Evidence weights. A relationship the question spells out is the strongest sign of a hop, and each time it is
 # spelled counts (a relationship named twice is walked twice); ending at the kind of thing asked for comes next.
@@ -183,9 +184,8 @@ def _score(kind: Kind, path: _Path, other: Anchor | None, reading: Reading, held
 
 
 def _intent(kind: Kind, path: _Path, other: Anchor | None) -> QueryIntent:
-    if kind == "connection":
-        assert other is not None
-        return QueryIntent(path.start, path.hops, other=other, condition=Condition(other.key, "=", other.value))
+    if kind == "connection":  # answered about what it passes through: its end is the other named thing
+        return QueryIntent(path.start, path.hops, THROUGH, other)
     combine = {"walk": "none", "shared": "also_reached_from_other", "excluded": "not_reached_from_other"}[kind]
     return QueryIntent(path.start, path.hops, combine, other)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from cypher.intent import Anchor, Hop
+from cypher.intent import Anchor, Condition, Hop, QueryIntent
 from cypher.walk_space import LabelSet, Walk
 
 
@@ -50,6 +50,8 @@ def describe_walk(walk: Walk) -> str:
     """The walk in one line."""
     intent = walk.intent
     start = _thing(intent.start)
+    if walk.kind == "distance" and intent.other is not None:
+        return f"how many relationships lie between {start} and {_thing(intent.other)}"
     if not intent.hops:
         return f"{start} itself" if intent.start.value else start
     chain = _chain(intent.hops, walk.labels)
@@ -61,9 +63,51 @@ def describe_walk(walk: Walk) -> str:
         case "excluded" if other is not None:
             return f"the {reached} nodes reached from {start} but NOT from {_thing(other)}: from each, {chain}"
         case "connection" if other is not None:
-            return f"from {start}, {chain}, arriving at {_thing(other)}"
+            middle = _kinds(walk.labels[1])
+            return f"the {middle} nodes between {start} and {_thing(other)}: from the first, {chain}"
         case _:
             return f"from {start}, {chain}"
+
+
+_OPERATORS = {"=": "is", "<>": "is not", "<": "is below", ">": "is above", "<=": "is at most", ">=": "is at least"}
+
+
+def _test(condition: Condition) -> str:
+    said = "contains" if condition.operator == "contains" else _OPERATORS.get(condition.operator, condition.operator)
+    return f"only those whose {condition.key} {said} {_value(condition.value)}"
+
+
+def describe_answer(intent: QueryIntent, reached: str) -> str:
+    """What the program returns, in words: "how many", "the total population", "the Town with the highest
+    population"."""
+    key = intent.answer_key
+    match intent.answer:
+        case "count":
+            return "how many there are"
+        case "value":
+            return f"their {key}"
+        case "sum":
+            return f"the total {key}"
+        case "average":
+            return f"the average {key}"
+        case "max" | "min":
+            return f"the {'largest' if intent.answer == 'max' else 'smallest'} {key}"
+        case "highest" | "lowest":
+            return f"the {reached} with the {intent.answer} {key}"
+        case "most_connected" | "least_connected":
+            most = "most" if intent.answer == "most_connected" else "fewest"
+            return f"the {intent.start.label} that reaches the {most}, and how many"
+        case "path_length":
+            return "the number"
+        case _:
+            return "their names"
+
+
+def describe_program(walk: Walk, intent: QueryIntent) -> str:
+    """A whole program in one line: the walk, any test on what it reaches, and what it returns."""
+    tested = f"; {_test(intent.condition)}" if intent.condition is not None else ""
+    reached = _kinds(walk.labels[1] if walk.kind == "connection" else walk.labels[-1])
+    return f"{describe_walk(walk)}{tested}; answer: {describe_answer(intent, reached)}"
 
 
 def numbered(walks: Sequence[Walk]) -> str:

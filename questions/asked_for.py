@@ -36,6 +36,27 @@ def asked_label(question: str, labels: list[str]) -> str | None:
     return None
 
 
+_COUNTED = re.compile(
+    r"\b(?:how many|number of|count(?: the| all)?|list(?: the| all)?|name(?: the| all)?|every|all(?: the)?)\s+"
+    r"((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+def counted_label(question: str, labels: list[str]) -> str | None:
+    """The label named right after "how many", "the number of", "count", "list" or "name" ("How many
+    regions ...", "List the provinces ..."), when no "which" or "what" names one; the longest reading first."""
+    by_words = {schema_words(label): label for label in labels}
+    for found in _COUNTED.finditer(question):
+        words = found.group(1).lower().split()
+        for size in range(len(words), 0, -1):
+            phrase = " ".join(words[:size])
+            label = by_words.get(phrase) or by_words.get(singular(phrase))
+            if label is not None:
+                return label
+    return None
+
+
 def route(starts: list[str], goal: str, rels: set[tuple[str, str, str]]) -> str | None:
     """The shortest schema path from one of `starts` to `goal`, as a pattern a query can use
     ("(:Invoice)-[:BILLS]->(:PurchaseOrder)-[:ISSUED_TO]->(:Supplier)"); None when none is near."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from contracts.query_path import Grounding
 from cypher.intent import Anchor, Nodes, Rel
-from questions.asked_for import asked_label, schema_words
+from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape
+from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
 from questions.named_terms import MIN_TOKEN, singular
 from questions.walks import spelled_walk, unmatched_labels, without_names
@@ -40,6 +41,7 @@ class QuestionReading:
     labels: tuple[str, ...]  # labels its words spell out
     hinted: tuple[str, ...]  # labels and relationship types one of its words shares a stem with, spelled or not
     words: tuple[str, ...]  # its other words (singular, lower case, MIN_TOKEN letters or more), in order
+    shape: AnswerShape  # the answers it may ask for, most likely first; the keys it names; a comparison
 
 
 def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:
@@ -55,17 +57,20 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
     words = tuple(
         w for w in (singular(w) for w in _WORD.findall(plain.lower())) if len(w) >= MIN_TOKEN and w not in figures
     )
+    asked = asked_label(question, labels) or counted_label(question, labels)
+    keys = sorted({key for props in nodes.values() for key in props})
     return QuestionReading(
         question=question,
         named=named,
         unmatched=tuple(grounding.unmatched),
         figures=figures,
         quoted=quoted,
-        asked=asked_label(question, labels),
+        asked=asked,
         relationships=tuple(spelled_walk(plain, rel_types)),
         labels=tuple(unmatched_labels(plain, set(), labels)),  # none matched yet: every label spelled out
-        hinted=_hinted(words, [*labels, *sorted(rel_types)]),
+        hinted=_hinted(tuple(w for w in words if w not in SHAPE_WORDS), labels, sorted(rel_types)),
         words=words,
+        shape=answer_shape(plain, keys, asked is not None, labels),
     )
 
 
@@ -82,17 +87,21 @@ def _same_stem(word: str, other: str) -> bool:
     return shared >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
 
 
-def _hinted(words: tuple[str, ...], names: list[str]) -> tuple[str, ...]:
-    """The schema names one of `words` shares a stem with, in the order the words first do. Words are
-    compared only with schema words that begin alike (time linear in the question)."""
-    by_start: dict[str, list[tuple[str, str]]] = {}
-    for name in names:
-        for part in dict.fromkeys(singular(w) for w in schema_words(name).split()):
-            if len(part) >= MIN_TOKEN:
-                by_start.setdefault(_stem_key(part), []).append((part, name))
+def _hinted(words: tuple[str, ...], labels: list[str], rel_types: list[str]) -> tuple[str, ...]:
+    """The labels and relationship types one of `words` shares a stem with, in the order the words first do.
+    A word that is a label's own word hints that label, not the relationship types that contain it: "region"
+    in "which region ..." says nothing of IN_REGION. Words are compared only with schema words that begin
+    alike (time linear in the question)."""
+    label_words = {singular(w) for label in labels for w in schema_words(label).split()}
+    by_start: dict[str, list[tuple[str, str, bool]]] = {}
+    for names, is_label in ((labels, True), (rel_types, False)):
+        for name in names:
+            for part in dict.fromkeys(singular(w) for w in schema_words(name).split()):
+                if len(part) >= MIN_TOKEN:
+                    by_start.setdefault(_stem_key(part), []).append((part, name, is_label))
     found: dict[str, None] = {}
     for word in dict.fromkeys(words):
-        for part, name in by_start.get(_stem_key(word), []):
-            if _same_stem(word, part):
+        for part, name, is_label in by_start.get(_stem_key(word), []):
+            if _same_stem(word, part) and (is_label or word not in label_words):
                 found.setdefault(name)
     return tuple(found)

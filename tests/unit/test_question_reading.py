@@ -31,7 +31,9 @@ def test_the_names_are_the_graphs_and_the_question_without_them_is_read() -> Non
     assert reading.asked == "Region"
     assert reading.labels == ("Country", "Region")
     assert reading.relationships == ()  # "bordering" spells no relationship out ...
-    assert "BORDERS" in reading.hinted and "IN_REGION" in reading.hinted  # ... but hints at one, as "regions" does
+    assert "BORDERS" in reading.hinted  # ... but hints at one
+    # "regions" is the label's own word: it hints the label, not the relationship types named after it
+    assert "Region" in reading.hinted and "IN_REGION" not in reading.hinted
     assert "sweden" not in reading.words and "bordering" in reading.words
 
 
@@ -59,4 +61,6 @@ def test_figures_and_quoted_values_apart_from_names() -> None:
 
 def test_a_question_naming_nothing_reads_empty_names() -> None:
     reading = read_question("How many countries are there?", Grounding(), NODES, RELS)
-    assert reading.named == () and reading.asked is None and reading.labels == ("Country",)
+    assert reading.named == () and reading.asked == "Country" and reading.labels == ("Country",)
+    assert reading.shape.answers[0] == "count"
+    assert "Country" not in read_question("Count the regions", Grounding(), NODES, RELS).hinted  # "count" is no stem

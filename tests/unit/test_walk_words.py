@@ -4,7 +4,7 @@ model chooses them."""
 
 from __future__ import annotations
 
-from cypher.intent import Anchor, Condition, Hop, QueryIntent
+from cypher.intent import THROUGH, Anchor, Hop, QueryIntent
 from cypher.walk_space import Walk
 from cypher.walk_words import describe_walk, numbered
 
@@ -58,18 +58,15 @@ def test_shared_excluded_and_connecting_walks() -> None:
     assert 'reached from the Supplier "Acme" but NOT from the Supplier "Globex"' in describe_walk(excluded)
     connection = Walk(
         "connection",
-        QueryIntent(
-            ACME,
-            (Hop("SUPPLIES"), Hop("SUPPLIES", "incoming")),
-            other=GLOBEX,
-            condition=Condition("name", "=", "Globex"),
-        ),
+        QueryIntent(ACME, (Hop("SUPPLIES"), Hop("SUPPLIES", "incoming")), THROUGH, GLOBEX),
         labels("Supplier", "Product", "Supplier"),
     )
     assert describe_walk(connection) == (
-        'from the Supplier "Acme", follow SUPPLIES to a Product, then SUPPLIES '
-        'backwards (from Product to Supplier), arriving at the Supplier "Globex"'
+        'the Product nodes between the Supplier "Acme" and the Supplier "Globex": from the first, follow '
+        "SUPPLIES to a Product, then SUPPLIES backwards (from Product to Supplier)"
     )
+    distance = Walk("distance", QueryIntent(ACME, (), other=GLOBEX, answer="path_length"), labels("Supplier"))
+    assert describe_walk(distance) == 'how many relationships lie between the Supplier "Acme" and the Supplier "Globex"'
 
 
 def test_a_name_with_quotes_stays_one_quoted_value() -> None:

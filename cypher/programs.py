@@ -1,0 +1,164 @@
+"""Whole programs a question could mean: each enumerated walk (cypher/walk_space.py) with each answer shape the
+question's words allow (questions/answer_shape.py), the property it is read from and a condition on a figure
+the question gives; with two named things, also the number of relationships between them. Ranked by the walk's
+evidence plus the shape's, each compiled by the query form's compiler (cypher/intent.py), so every program is a
+query the schema allows. Code proposes these; a model chooses among the first few (tools/walk_chooser.py).
+
+Nothing here knows a graph or a domain. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from cypher.intent import CONNECTED, KEYED, Anchor, Condition, IntentError, Nodes, QueryIntent, Rel, compile_intent
+from cypher.walk_space import LabelSet, Reading, Walk, enumerate_walks
+from questions.answer_shape import AnswerShape
+
+PROGRAMS = 12  # programs a model is shown
+WALKS = 120  # the best walks combined with answer shapes: the rest rank too low to be shown
+# Evidence weights, on the walk's own scale (cypher/walk_space.py).
+SHAPE_FIRST = 4  # the shape the words most likely ask for
+SHAPE_SECOND = 2
+KEY_NAMED = 0  # a keyed shape read from a property the question names (no more than an unkeyed one)
+KEY_GUESSED = -3  # ... from one it does not name (any key of the node reached)
+# The relationships between two named things, when the words ask how many lie between them: a reading that
+# specific outweighs any walk's, whose answer would be a name.
+DISTANCE = 20
+KIND_CUED = 6  # a walk of the kind the words ask of two named things ("both": shared, "not": excluded)
+UNASKED_CONNECTION = -6  # what lies between two named things, when the words do not ask it ("connects", "between")
+RANKED_ASKED = 3  # a ranking of start nodes (most_connected) whose label is the one asked for ("which region")
+
+
+@dataclass(frozen=True)
+class Program:
+    """One complete program: the walk it follows, the form filled in (answer, key, condition), its Cypher and
+    its evidence score."""
+
+    walk: Walk
+    intent: QueryIntent
+    query: str
+    score: int
+
+
+def _end_labels(walk: Walk) -> LabelSet:
+    return walk.labels[-1]
+
+
+def _keys_of(labels: LabelSet, nodes: Nodes) -> list[str]:
+    return sorted({key for label in labels for key in nodes.get(label, [])})
+
+
+def _fits(walk: Walk, answer: str) -> bool:
+    """Whether the shape asks something of this walk: not a named thing's own name or count, not a ranking of
+    start nodes that are named, and the distance only between two named things."""
+    intent = walk.intent
+    anchored = bool(intent.start.value)
+    if answer == "path_length":
+        return walk.kind == "distance"
+    if walk.kind == "distance":
+        return False
+    if answer in CONNECTED:
+        return not anchored and bool(intent.hops)
+    if answer in ("names", "count") and anchored and not intent.hops:
+        return False
+    return True
+
+
+def _keyed(walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes) -> Iterator[tuple[str, int]]:
+    """(answer_key, evidence) for the shape: "" for an unkeyed one; the keys the question names that the
+    nodes reached hold, else every key they hold, each a guess."""
+    if answer not in KEYED:
+        yield "", 0
+        return
+    held = _keys_of(_end_labels(walk), nodes)
+    named = [key for key in shape.keys if key in held]
+    if named:
+        for key in named:
+            yield key, KEY_NAMED
+        return
+    for key in held:
+        yield key, KEY_GUESSED
+
+
+def _conditions(
+    walk: Walk, shape: AnswerShape, answer_key: str, nodes: Nodes
+) -> Iterator[tuple[Condition | None, int]]:
+    """The condition a figure the question compares gives (none without one): on a key the question names
+    other than the one the answer reads, else on each key the nodes reached hold, each a guess."""
+    if shape.comparison is None or walk.intent.condition is not None:
+        yield None, 0
+        return
+    operator, figure = shape.comparison
+    held = _keys_of(_end_labels(walk), nodes)
+    named = [key for key in shape.keys if key in held and key != answer_key] or [
+        key for key in shape.keys if key in held
+    ]
+    for key in named or held:
+        yield Condition(key, operator, figure), KEY_NAMED if named else KEY_GUESSED
+
+
+def _shape_evidence(rank: int) -> int:
+    return SHAPE_FIRST if rank == 0 else SHAPE_SECOND if rank == 1 else 0
+
+
+def distance_walks(named: Sequence[Anchor], shape: AnswerShape) -> list[Walk]:
+    """The relationships between each two named things, as walks of their own kind, when the words ask it."""
+    if "path_length" not in shape.answers:
+        return []
+    return [
+        Walk(
+            "distance",
+            QueryIntent(first, (), other=second, answer="path_length"),
+            (frozenset({first.label}),),
+            DISTANCE,
+        )
+        for i, first in enumerate(named)
+        for second in named[i + 1 :]
+    ]
+
+
+def enumerate_programs(reading: Reading, shape: AnswerShape, nodes: Nodes, walks: Sequence[Walk]) -> list[Program]:
+    """Every program of `walks` (best first) with the question's shapes, best evidence first; ties keep the
+    walks' order, then the shapes'. Not compiled: `query` is empty."""
+    found: list[tuple[int, int, Program]] = []
+    for order, walk in enumerate(walks):
+        cued = KIND_CUED if walk.kind in shape.combines else 0
+        if walk.kind == "connection" and "connection" not in shape.combines:
+            cued = UNASKED_CONNECTION
+        for rank, answer in enumerate(shape.answers):
+            if not _fits(walk, answer):
+                continue
+            for key, key_evidence in _keyed(walk, answer, shape, nodes):
+                for condition, condition_evidence in _conditions(walk, shape, key, nodes):
+                    intent = replace(
+                        walk.intent, answer=answer, answer_key=key, condition=walk.intent.condition or condition
+                    )
+                    score = walk.score + _shape_evidence(rank) + key_evidence + condition_evidence + cued
+                    if answer in CONNECTED and reading.asked is not None:
+                        score += RANKED_ASKED if walk.intent.start.label == reading.asked else -RANKED_ASKED
+                    found.append((-score, order, Program(walk, intent, "", score)))
+    found.sort(key=lambda entry: (entry[0], entry[1]))
+    return [program for _, _, program in found]
+
+
+def programs(
+    reading: Reading,
+    shape: AnswerShape,
+    nodes: Nodes,
+    rels: set[Rel],
+    observed: Sequence[Sequence[str]] = (),
+    k: int = PROGRAMS,
+) -> list[Program]:
+    """The `k` best programs for the question, each compiled (one the compiler refuses is left out)."""
+    named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
+    walks = [*distance_walks(named, shape), *enumerate_walks(reading, nodes, rels, observed)[:WALKS]]
+    chosen: list[Program] = []
+    for program in enumerate_programs(reading, shape, nodes, walks):
+        if len(chosen) == k:
+            break
+        try:
+            chosen.append(replace(program, query=compile_intent(program.intent, nodes, rels)))
+        except IntentError:
+            continue
+    return chosen

@@ -1,0 +1,155 @@
+"""What shape of answer a question asks for, read from its English function words alone: a count ("how many"),
+a total, an average, a largest or smallest figure, the thing with the largest or smallest figure, the things
+that reach the most, the number of relationships between two things, a property's value, or names. Also the
+property keys its words name ("the total population", "an area greater than 200000") and a comparison with a
+figure it gives. Nothing here knows a graph or a domain: the words are English's, the keys the live schema's.
+
+The shapes come out most likely first; a program for each is enumerated (cypher/programs.py), so a misreading
+costs rank, not the answer. Pure functions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from questions.asked_for import schema_words
+from questions.named_terms import singular
+
+# Each cue is searched in the lower-cased question with its names taken out.
+_PATH_LENGTH = re.compile(
+    r"\b(?:fewest|least|minimum|smallest|shortest)\b.{0,30}\b(?:relationships?|steps?|hops?|links?|edges?)\b"
+    r"|\bhow many\s+(?:relationships?|steps?|hops?|links?|edges?)\b.{0,40}\b(?:shortest|between)\b"
+    r"|\bshortest\s+(?:path|route|connection|chain)\b.{0,30}\b(?:length|long|steps?|relationships?|hops?)\b"
+    r"|\b(?:length|distance)\s+of\s+the\s+shortest\b"
+)
+_TWO_ENDS = re.compile(r"\bbetween\b|\bfrom\b.*\bto\b")  # a length is between two things
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
+_SUM = re.compile(r"\b(?:total|sum|combined|altogether|in all)\b")
+_AVERAGE = re.compile(r"\b(?:average|mean)\b")
+_HIGH = re.compile(r"\b(?:highest|largest|biggest|greatest|most|maximum|max|top|longest|oldest|heaviest)\b")
+_LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|min|shortest|youngest|lightest)\b")
+# A superlative over a count: "the most relationships", "the largest number of", "the fewest links".
+_RANKED_BY_COUNT = re.compile(
+    r"\b(?:most|fewest|least|largest number of|highest number of|smallest number of|lowest number of|"
+    r"greatest number of|more|fewer)\b(?:\s+\w+){0,4}?\s+(?:relationships?|links?|connections?|\w+s)\b"
+)
+_THING_ASKED = re.compile(r"^\s*(?:which|who|whom|name|list|give|tell me which|find)\b|\bwhich\b")
+_VALUE_ASKED = re.compile(r"^\s*(?:what|when|where|tell me the|give the|show the)\b")
+_COMPARISONS = (
+    (re.compile(r"\b(?:at least|no (?:less|fewer) than|or more)\b"), ">="),
+    (re.compile(r"\b(?:at most|no more than|or (?:less|fewer))\b"), "<="),
+    (re.compile(r"\b(?:greater|more|larger|higher|bigger|older|longer|over|above|exceeds?|exceeding|after)\b"), ">"),
+    (re.compile(r"\b(?:less|fewer|smaller|lower|younger|shorter|under|below|before)\b"), "<"),
+    (re.compile(r"\b(?:equal to|exactly|equals)\b"), "="),
+)
+_FIGURE = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w])")
+# How two named things combine: what both reach, what one reaches and the other does not, what joins them.
+_COMBINES = (
+    ("shared", re.compile(r"\b(?:both|share[sd]?|sharing|in common|also|as well as|each of)\b")),
+    ("excluded", re.compile(r"\b(?:not|n't|but not|unlike|except|excluding|without|other than|only)\b|n't\b")),
+    (
+        "connection",
+        re.compile(r"\b(?:connects?|connecting|links?|linking|linked|joins?|joining|between|through which)\b"),
+    ),
+)
+
+
+# The words that say what shape of answer is asked, never what it is about: none of them hints a label or a
+# relationship type ("count" is no sign of a Country, nor "number" of a PhoneNumber).
+SHAPE_WORDS = frozenset(
+    "count number many total sum combined average mean highest largest biggest greatest most maximum lowest "
+    "smallest least fewest minimum list name give tell show find relationship step hop link edge shortest "
+    "fewest longest oldest youngest".split()
+)
+
+
+@dataclass(frozen=True)
+class AnswerShape:
+    """The answers (cypher/intent.py's ANSWERS and `path_length`) the question may ask for, most likely first;
+    the property keys its words name, in order; a comparison (operator, figure) with a figure it gives."""
+
+    answers: tuple[str, ...]
+    keys: tuple[str, ...]
+    comparison: tuple[str, str] | None
+    combines: tuple[str, ...] = ()  # walk kinds its words ask of two named things: shared, excluded, connection
+
+
+def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
+    """The property keys whose words the text uses ("population", "area code" for `area_code`), in the
+    order the text first does; a key of several words needs them all, in order. The first word is the
+    question's verb ("Name the ...", "List ..."), never a key."""
+    words = [singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())][1:]
+    joined = " " + " ".join(words) + " "
+    found: list[tuple[int, str]] = []
+    for key in keys:
+        phrase = " ".join(singular(w) for w in schema_words(key).split())
+        at = joined.find(" " + phrase + " ") if phrase else -1
+        if at >= 0:
+            found.append((at, key))
+    return tuple(key for _, key in sorted(found))
+
+
+def comparison(text: str) -> tuple[str, str] | None:
+    """(operator, figure) for "greater than 200000", "at least 3", "before 1990"; the comparison word must come
+    before the figure, within a few words."""
+    for figure in _FIGURE.finditer(text):
+        before = text[max(0, figure.start() - 40) : figure.start()]
+        for cue, operator in _COMPARISONS:
+            if cue.search(before):
+                return operator, figure.group().replace(",", "")
+    return None
+
+
+def _counts_things(text: str, label_words: set[str]) -> bool:
+    """A superlative over a count: "the most relationships", "the largest number of", "the most countries"
+    (a kind of thing the schema has), not "the largest population"."""
+    for found in _RANKED_BY_COUNT.finditer(text):
+        plural = found.group().split()[-1]
+        nouns = {singular(plural), plural[:-1]}  # "movies": singular() reads "movy"
+        if "number of" in found.group() or nouns & (label_words | {"relationship", "link", "connection"}):
+            return True
+    return False
+
+
+def answer_shape(question: str, keys: Sequence[str], asks_for_thing: bool, labels: Sequence[str] = ()) -> AnswerShape:
+    """The shapes `question` (its names taken out) may ask for; `keys`: every property key of the schema;
+    `asks_for_thing`: the question names a label after "which"/"what" (it wants things, not a figure);
+    `labels`: the schema's labels."""
+    text = " ".join(question.lower().split())
+    label_words = {singular(w) for label in labels for w in schema_words(label).split()}
+    named = named_keys(text, keys)
+    compared = comparison(text)
+    thing = asks_for_thing or bool(_THING_ASKED.search(text))
+    shapes: list[str] = []
+    if _PATH_LENGTH.search(text) and _TWO_ENDS.search(text):
+        shapes.append("path_length")
+    high, low = _HIGH.search(text), _LOW.search(text)
+    # "highest population" ranks by a key the question names; "the most relationships" ranks by a count.
+    by_count = _counts_things(text, label_words)
+    if _SUM.search(text):
+        shapes.append("sum")
+    if _AVERAGE.search(text):
+        shapes.append("average")
+    if (high or low) and not compared:
+        first_high = high is not None and (low is None or high.start() < low.start())
+        if by_count:
+            shapes += ["most_connected", "least_connected"][:: 1 if first_high else -1]
+        ranked = ["highest", "lowest"] if first_high else ["lowest", "highest"]
+        extreme = ["max", "min"] if first_high else ["min", "max"]
+        shapes += [*ranked, *extreme] if thing else [*extreme, *ranked]
+    if _COUNT.search(text) and not by_count and "path_length" not in shapes:
+        shapes.insert(0, "count")  # "how many", "the number of": a count before any figure it might rank
+    if named and _VALUE_ASKED.search(text) and not shapes:
+        shapes.append("value")
+    shapes.append("names")
+    if "value" not in shapes:
+        shapes.append("value")
+    if "count" not in shapes:
+        shapes.append("count")
+    combines = tuple(
+        kind
+        for kind, cue in _COMBINES
+        if cue.search(text) and not (kind == "connection" and "path_length" in shapes)  # "between": a length
+    )
+    return AnswerShape(tuple(dict.fromkeys(shapes)), named, compared, combines)

@@ -1,0 +1,71 @@
+"""Whole programs a question could mean (cypher/programs.py): walks with answer shapes, keys and conditions,
+ranked by evidence, on small schemas of different shapes. The program the question means comes first; every
+program shown compiles. What programs return on a real graph is tested in tests/integration/test_walk_chooser.py;
+how often the first is right on public graphs is measured by bench/walk_recall.py."""
+
+from __future__ import annotations
+
+from contracts.query_path import Grounding
+from cypher.intent import THROUGH, Anchor, Condition, Hop, Nodes, Rel
+from cypher.programs import PROGRAMS, Program, programs
+from questions.reading import read_question
+from tests.unit.test_walk_space import FILM, GEOGRAPHY, IN, OUT, SUPPLY, grounded
+
+
+def best(question: str, grounding: Grounding, schema: tuple[Nodes, set[Rel]]) -> list[Program]:
+    nodes, rels = schema
+    reading = read_question(question, grounding, nodes, rels)
+    return programs(reading, reading.shape, nodes, rels)
+
+
+ACME, GLOBEX = Anchor("Supplier", "name", "Acme"), Anchor("Supplier", "name", "Globex")
+TWO_SUPPLIERS = grounded(("Acme", "Supplier", "name"), ("Globex", "Supplier", "name"))
+
+
+def test_what_both_have_what_one_lacks_and_what_joins_them() -> None:
+    shared = best("Which products do Acme and Globex both supply?", TWO_SUPPLIERS, SUPPLY)[0]
+    assert (shared.walk.kind, shared.intent.combine, shared.intent.hops) == (
+        "shared",
+        "also_reached_from_other",
+        (Hop("SUPPLIES", OUT),),
+    )
+    alone = best("Which products does Acme supply that Globex does not?", TWO_SUPPLIERS, SUPPLY)[0]
+    assert alone.walk.kind == "excluded" and alone.intent.start == ACME and alone.intent.other == GLOBEX
+    joined = best("Which product connects Acme and Globex?", TWO_SUPPLIERS, SUPPLY)[0]
+    assert joined.intent.combine == THROUGH and joined.intent.answer == "names"
+    assert joined.intent.hops == (Hop("SUPPLIES", OUT), Hop("SUPPLIES", IN))
+
+
+def test_the_relationships_between_two_named_things() -> None:
+    first = best("How many relationships lie on the shortest path between Acme and Globex?", TWO_SUPPLIERS, SUPPLY)
+    assert first[0].intent.answer == "path_length" and "min(length(p))" in first[0].query
+
+
+def test_a_total_of_the_property_the_question_names() -> None:
+    sweden = grounded(("Sweden", "Country", "name"))
+    total = best("What is the total area of the countries bordering Sweden?", sweden, GEOGRAPHY)[0]
+    assert (total.intent.answer, total.intent.answer_key) == ("sum", "area")
+    assert total.intent.hops == (Hop("BORDERS", OUT),)
+
+
+def test_a_condition_from_the_figure_the_question_compares() -> None:
+    listed = best("List the countries whose area is greater than 5000.", Grounding(), GEOGRAPHY)[0]
+    assert listed.intent.start == Anchor("Country") and listed.intent.hops == ()
+    assert listed.intent.condition == Condition("area", ">", "5000") and listed.intent.answer == "names"
+
+
+def test_a_ranking_by_what_each_reaches_starts_at_the_kind_asked_for() -> None:
+    ranked = best("Which genre has the most movies?", Grounding(), FILM)[0]
+    assert ranked.intent.answer == "most_connected"
+    assert ranked.intent.start == Anchor("Genre") and ranked.intent.hops == (Hop("IN_GENRE", IN),)
+
+
+def test_a_named_things_property_is_read_not_its_name() -> None:
+    area = best("What is the area of Sweden?", grounded(("Sweden", "Country", "name")), GEOGRAPHY)[0]
+    assert (area.intent.answer, area.intent.answer_key, area.intent.hops) == ("value", "area", ())
+
+
+def test_every_program_shown_compiles_and_there_are_at_most_programs() -> None:
+    shown = best("Which products do Acme and Globex both supply?", TWO_SUPPLIERS, SUPPLY)
+    assert 0 < len(shown) <= PROGRAMS and all(p.query.startswith("MATCH") for p in shown)
+    assert len({p.query for p in shown}) == len(shown)  # no program shown twice

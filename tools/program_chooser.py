@@ -1,0 +1,145 @@
+"""The query for a graph step chosen instead of written: code enumerates the whole programs the question could
+mean and ranks them by evidence (cypher/programs.py); the model is shown the best few, each in plain words
+(cypher/walk_words.py), says the chain in its own words, then picks one by number under a grammar, or 0 when
+none answers the question. Nothing is left for it to fill in: what to return, the property read and any
+condition are part of each program, so a small model cannot invent a condition or a key.
+
+The shown order is code's ranking, so a model that leans to the first choice leans to code's best; a choice
+other than the first is the model overruling the ranking, which the caller keeps as evidence.
+bench/query_writers.py measures the choice against code's first program, the query form and free Cypher."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from backends.grounding import shortest_connections
+from contracts.query_path import Grounding
+from cypher.intent import IntentError, Nodes
+from cypher.programs import Program, programs
+from cypher.walk_words import describe_program
+from questions.reading import QuestionReading, read_question
+from service.off_loop import off_loop
+
+if TYPE_CHECKING:
+    from backends import Backends
+
+SHOWN = 6  # programs the model chooses among: code's first is right far more often than its seventh
+READING_CHARS = 160
+CHOICE_TOKENS = 120  # the reading (at most READING_CHARS) and the number after it
+
+
+class ProgramChoiceError(IntentError):
+    """The model's reply chose nothing the candidates hold; the message says why."""
+
+
+@dataclass(frozen=True)
+class ProgramChoice:
+    """The programs shown (code's ranking), which one the model chose (0-based; None: it said none answers
+    the question) and the chain as it read it."""
+
+    candidates: tuple[Program, ...]
+    chosen: int | None
+    reading: str
+
+    @property
+    def program(self) -> Program | None:
+        return None if self.chosen is None else self.candidates[self.chosen]
+
+    @property
+    def query(self) -> str:
+        return "" if self.program is None else self.program.query
+
+    @property
+    def overrules_code(self) -> bool:
+        """The model chose a program other than code's first (or none)."""
+        return self.chosen != 0
+
+
+def numbered_programs(candidates: Sequence[Program]) -> str:
+    """The programs, one a line, numbered from 1 as the model chooses them."""
+    return "\n".join(
+        f"{n}. {describe_program(program.walk, program.intent)}" for n, program in enumerate(candidates, start=1)
+    )
+
+
+def choice_json_schema(count: int) -> dict[str, Any]:
+    """The reply's grammar: the chain in the model's words first (properties are written in this order), then
+    the number of a program, 0 for none."""
+    properties = {
+        "reading": {"type": "string", "maxLength": READING_CHARS},
+        "program": {"enum": list(range(0, count + 1))},
+    }
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+def parse_choice(text: str, count: int) -> tuple[int | None, str]:
+    """The reply as (program index from 0, or None for none; the reading); ProgramChoiceError when it is not a
+    choice among `count` programs."""
+    try:
+        raw = json.loads(text)
+        number, reading = raw["program"], str(raw.get("reading") or "")
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise ProgramChoiceError("the model's reply was not a choice of program") from None
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= count:
+        raise ProgramChoiceError(f"the model chose program {number!r}, not one of the {count} shown (or 0)")
+    return (None if number == 0 else number - 1), reading
+
+
+def _properties(nodes: Nodes) -> str:
+    return "\n".join(f"- {label}: {', '.join(sorted(keys)) or '(none)'}" for label, keys in sorted(nodes.items()))
+
+
+async def choose_program(
+    question: str, nodes: Nodes, candidates: Sequence[Program], backends: Backends
+) -> ProgramChoice:
+    """The model's choice among `candidates` for `question`; ProgramChoiceError says why there is none."""
+    if not candidates:
+        raise ProgramChoiceError("there is no program to choose from")
+    prompts = backends.prompts
+    messages = [
+        {"role": "system", "content": prompts.render("program_system", properties=_properties(nodes))},
+        {
+            "role": "user",
+            "content": prompts.render("program_user", question=question, programs=numbered_programs(candidates)),
+        },
+    ]
+    completion = await backends.llm.chat(
+        messages, json_schema=choice_json_schema(len(candidates)), max_tokens=CHOICE_TOKENS, temperature=0.0
+    )
+    chosen, said = parse_choice(completion.text, len(candidates))
+    return ProgramChoice(candidates=tuple(candidates), chosen=chosen, reading=said)
+
+
+async def ranked_programs(
+    question: str, grounding: Grounding, backends: Backends, k: int = SHOWN
+) -> tuple[QuestionReading, Nodes, list[Program]]:
+    """The question read once and its `k` best programs on the live schema; with two named things, the
+    connections the data holds between them rank among them. IntentError: no schema, or an empty graph."""
+    if backends.graph is None or backends.schema is None:
+        raise IntentError("there is no graph schema to enumerate programs from")
+    facts = await backends.schema.facts()
+    if not facts.nodes:
+        raise IntentError("the graph is empty")
+    reading = await off_loop(
+        "reading the question", partial(read_question, question, grounding, facts.nodes, facts.rels)
+    )
+    observed: list[tuple[str, ...]] = []
+    named = grounding.described_entities(2)
+    if len(named) == 2:
+        paths = await shortest_connections(backends.graph, named[0], named[1])
+        observed = [tuple(types) for _, _, types in paths or []]
+    found = await off_loop(
+        "enumerating the programs",
+        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k),
+    )
+    return reading, facts.nodes, found
+
+
+async def program_query(question: str, grounding: Grounding, backends: Backends, k: int = SHOWN) -> ProgramChoice:
+    """The program the model chooses for `question` among the `k` best code proposes."""
+    _, nodes, found = await ranked_programs(question, grounding, backends, k)
+    return await choose_program(question, nodes, found, backends)
