@@ -32,6 +32,7 @@ from service.off_loop import off_loop
 from tools import registry
 from tools.base import Tool
 from tools.intent_writer import intent_query
+from tools.program_chooser import ranked_programs
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
@@ -204,6 +205,9 @@ class PlanningActivities:
             )
         prompts = self.backends.prompts
         grounding = await self._ground(request.question)
+        programmed = await self._program_plan(request, tools, grounding)
+        if programmed is not None:
+            return programmed
         system = await self.system_prompt(tools)
         user = prompts.render(
             "planner_user",
@@ -307,15 +311,36 @@ class PlanningActivities:
             ),
         )
 
-    async def _form_plan(
+    async def _program_plan(
         self, request: PlanningInput, tools: dict[str, ToolSpec], grounding: Grounding
-    ) -> ExecutionPlan | None:
-        """When no plan is usable, one graph query from the query form (tools/intent_writer.py): a form the
-        model fills in under the schema's grammar compiles where free Cypher failed three times."""
-        if "GraphQuery" not in tools or self.backends.graph is None or self.backends.schema is None:
+    ) -> PlanningOutput | None:
+        """With `graph_programs`, a graph question's one query proposed by code, not written: the best of the
+        programs enumerated from the question's reading and the live schema (cypher/programs.py). Code's
+        first beat the model's choice among the first six on a development set (bench/query_writers.py:
+        39 of 40 against 30), so the ranking decides. None (the planner writes the plan) when the question
+        names something the graph holds nowhere (that is the answer to establish), names no thing and no
+        kind of thing (it may not be about the graph), or when no program compiles."""
+        backends = self.backends
+        if not backends.graph_programs or grounding.unmatched or "GraphQuery" not in tools:
             return None
         try:
-            query = await intent_query(request.question, grounding, self.backends)
+            reading, _, found = await ranked_programs(request.question, grounding, backends, 1)
+        except IntentError as exc:
+            log.info("program_plan_unusable", plan_id=request.plan_id, reason=str(exc))
+            return None
+        if not found or not (reading.named or reading.asked):
+            return None
+        plan = await self._one_query_plan(request, tools, found[0].query)
+        if plan is None:
+            return None
+        log.info("program_plan", plan_id=request.plan_id, kind=found[0].walk.kind, answer=found[0].intent.answer)
+        return PlanningOutput(plan=plan, attempts=1, grounding=grounding)
+
+    async def _one_query_plan(
+        self, request: PlanningInput, tools: dict[str, ToolSpec], query: str
+    ) -> ExecutionPlan | None:
+        """A plan of one graph query, fixed and checked like a written one; None when a check fails."""
+        try:
             plan = parse_plan(
                 json.dumps(
                     {
@@ -328,11 +353,25 @@ class PlanningActivities:
                 tools=tools,
                 settings=request.settings,
             )
-        except (IntentError, PlanParseError) as exc:
-            log.warning("form_plan_unusable", plan_id=request.plan_id, reason=str(exc))
+        except PlanParseError as exc:
+            log.warning("one_query_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None
         plan = await self._fixed(plan)
         return None if await self._static_problems(plan) else plan
+
+    async def _form_plan(
+        self, request: PlanningInput, tools: dict[str, ToolSpec], grounding: Grounding
+    ) -> ExecutionPlan | None:
+        """When no plan is usable, one graph query from the query form (tools/intent_writer.py): a form the
+        model fills in under the schema's grammar compiles where free Cypher failed three times."""
+        if "GraphQuery" not in tools or self.backends.graph is None or self.backends.schema is None:
+            return None
+        try:
+            query = await intent_query(request.question, grounding, self.backends)
+        except IntentError as exc:
+            log.warning("form_plan_unusable", plan_id=request.plan_id, reason=str(exc))
+            return None
+        return await self._one_query_plan(request, tools, query)
 
     @staticmethod
     def _existence_plan(

@@ -80,6 +80,7 @@ def make_backends(
         schema=schema,
         graph_candidates=config.graph_candidates,
         form_when_doubted=config.form_when_doubted,
+        graph_programs=config.graph_programs,
         closers=[llm, graph, schema.checker],
     )
 

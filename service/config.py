@@ -149,6 +149,10 @@ class ServiceConfig(BaseSettings):
     # shorter than the question spells out, no node of the kind asked for) is cross-checked with the query
     # form all the same, so only the doubted steps pay for the second query.
     form_when_doubted: bool = True
+    # A question about the local graph is answered by the best of the programs code enumerates from the schema
+    # and ranks (cypher/programs.py), with no plan written; the planner writes the plan when a name is found
+    # nowhere, the question names no thing or kind of thing, or no program compiles.
+    graph_programs: bool = False
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
     # The HTTP chat API and browser UI (python -m chat; tg-confidence up starts it).

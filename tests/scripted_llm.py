@@ -80,10 +80,16 @@ def is_query_form(body: dict[str, Any]) -> bool:
     return {"start", "steps", "combine"} <= _schema_fields(body)
 
 
+def is_program_choice(body: dict[str, Any]) -> bool:
+    """Choosing a graph question's program among those shown (tools/program_chooser.py)."""
+    return _schema_fields(body) == {"reading", "program"}
+
+
 def is_planning(body: dict[str, Any]) -> bool:
     return (
         "response_format" in body
         and not is_routing(body)
+        and not is_program_choice(body)
         and not is_action_planning(body)
         and not is_follow_up(body)
         and not is_query_form(body)
