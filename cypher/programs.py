@@ -10,10 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from cypher.intent import CONNECTED, KEYED, Anchor, Condition, IntentError, Nodes, QueryIntent, Rel, compile_intent
 from cypher.walk_space import LabelSet, Reading, Walk, enumerate_walks
-from questions.answer_shape import AnswerShape
+
+
+class AnswerShape(Protocol):
+    """What the programs read of the answer asked for: questions/answer_shape.py's AnswerShape."""
+
+    @property
+    def answers(self) -> tuple[str, ...]: ...
+    @property
+    def keys(self) -> tuple[str, ...]: ...
+    @property
+    def comparison(self) -> tuple[str, str] | None: ...
+    @property
+    def combines(self) -> tuple[str, ...]: ...
+
 
 PROGRAMS = 12  # programs a model is shown
 WALKS = 120  # the best walks combined with answer shapes: the rest rank too low to be shown
