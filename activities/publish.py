@@ -4,8 +4,8 @@ and a streamed answer's sentences, which the synthesis activity sends through th
 A run's explain entities are built into triples here, never in workflow code, as the worker's `explain` setting
 says: inline, each explain message goes out in its place with its entity's core triples; store-only or off, it
 is left out. Inline and store-only, `store_explain`, a regular activity the run starts once the batch went out,
-writes every triple to the flow's triples store and the documents to the workspace's librarian
-(workflows/explain_store.py says why apart)."""
+writes the documents to the workspace's librarian and every triple to the flow's triples store, linking each
+document the librarian confirmed it stored (workflows/explain_store.py says why apart)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from temporalio import activity
 
 from contracts.explain import Explained, ExplainMode
 from contracts.explain_delivery import OutboxBatch, Published, StoreBatch, StoredEntity
-from contracts.explain_documents import document_link, document_of, explain_document
+from contracts.explain_documents import document_link, explain_document
 from contracts.names import Activities
 from contracts.subagent import FAILED_PREFIX
 from contracts.topics import is_persistent
@@ -34,8 +34,9 @@ class Publisher(Protocol):
 
 
 class ExplainWriter(Protocol):
-    """Where explain entities are kept: ResponsePublisher writes them to the triples store of the flow answering
-    on a response topic, and their documents to its workspace's librarian, as TrustGraph's agent does."""
+    """Where explain entities are kept: ResponsePublisher writes their documents to the workspace's librarian of the
+    flow answering on a response topic, and their triples to its triples store, each with the link to its document
+    once the librarian confirmed it, as TrustGraph's agent does."""
 
     def stores_explain(self, response_topic: str) -> bool: ...
 
@@ -122,18 +123,18 @@ class PublishActivities:
         return Published(explain=self.explain, store=stored)
 
     def _as_sent(self, message: OutboxBatch, response: AgentResponse) -> AgentResponse | None:
-        """An explain message as the caller gets it: its entity's core triples, and the link to its document
-        (written with the store's triples), inline; nothing otherwise."""
-        explained = message.explained.get(response.delivery_id)
-        if response.message_type != "explain" or explained is None:
+        """An explain message as the caller gets it, inline; nothing otherwise. The run's own: its entity's core
+        triples, and no `tg:document` link (its document is written later, off the caller's path, and linked from
+        the stored trace only once the librarian confirmed it: store_explain). One the run forwards (a trace of a
+        service it called, which that service stored): as it came."""
+        if response.message_type != "explain":
             return response
         if self.explain != "inline":
             return None
-        triples = explained.triples(detail=False)
-        document = document_of(explained) if self._documents(message.topic) else None
-        if document is not None:
-            triples.append(document_link(explained, document))
-        return response.model_copy(update={"explain_triples": triples})
+        explained = message.explained.get(response.delivery_id)
+        if explained is None:
+            return response
+        return response.model_copy(update={"explain_triples": explained.triples(detail=False)})
 
     def _documents(self, response_topic: str) -> bool:
         return self.writer is not None and self.writer.documents_explain(response_topic)
@@ -157,9 +158,8 @@ async def all_sent(sending: list[asyncio.Task[None]]) -> None:
 
 
 def stored(explained: Explained, documents: bool) -> StoredEntity:
-    """An entity as the store keeps it: all its triples, with the link to its document when one is written."""
-    triples = explained.triples()
+    """An entity as the store keeps it: all its triples, and its document (when one is written) with the link to
+    it, which the writer adds once the librarian confirmed the document."""
     document = explain_document(explained) if documents else None
-    if document is not None:
-        triples.append(document_link(explained, document.id))
-    return StoredEntity(explained.explain_id, triples, document)
+    link = document_link(explained, document.id) if document is not None else None
+    return StoredEntity(explained.explain_id, explained.triples(), document, link)

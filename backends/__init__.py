@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from backends.schema_check import SchemaCheck
     from backends.trustgraph_config import TrustGraphConfig
     from contracts.tool_spec import ToolAccess
+    from contracts.wire import AgentResponse
     from service.prompts import PromptTemplates
 
 
@@ -30,11 +31,13 @@ class RagAnswer:
     facts: str | None = None  # the facts the answer was written from; None: not available to check
     sources: int = 0  # source documents the service reported
     explained: bool = False  # the service sent provenance
+    explain: list[AgentResponse] = field(default_factory=list)  # its provenance (explain) messages, as it sent them
 
 
 class GraphRag(Protocol):
-    async def answer(self, question: str, collection: str = "") -> RagAnswer:
-        """`collection`: the request's (TrustGraph's graph-RAG); "": the configured one. The local graph has none."""
+    async def answer(self, question: str, collection: str = "", parent_uri: str = "") -> RagAnswer:
+        """`collection`: the request's (TrustGraph's graph-RAG); "": the configured one. The local graph has none.
+        `parent_uri`: the entity of the caller's trace the service's own trace is linked under."""
         ...
 
 

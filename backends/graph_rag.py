@@ -1,5 +1,6 @@
 """Graph RAG for KnowledgeQuery: the local one (find the question's entities in FalkorDB, read their
-neighbourhood, answer from those facts only) and TrustGraph's graph-rag service."""
+neighbourhood, answer from those facts only) and TrustGraph's graph-rag service, whose own trace is linked under
+the step that asked it."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ class LocalGraphRag:
         self.llm = llm
         self.prompts = prompts
 
-    async def answer(self, question: str, collection: str = "") -> RagAnswer:
+    async def answer(self, question: str, collection: str = "", parent_uri: str = "") -> RagAnswer:
+        """From the local graph: no trace of its own to link under `parent_uri`."""
         ids: list[int] = []
         facts: list[str] = []
         for term in entity_terms(question):
@@ -64,6 +66,10 @@ class TrustGraphRag:
     def __init__(self, services: TrustGraphServices) -> None:
         self.services = services
 
-    async def answer(self, question: str, collection: str = "") -> RagAnswer:
-        rag = await self.services.graph_rag(question, collection)
-        return RagAnswer(answer=rag.text, output=rag.text, sources=rag.sources, explained=rag.explained)
+    async def answer(self, question: str, collection: str = "", parent_uri: str = "") -> RagAnswer:
+        """Asked as TrustGraph's agent asks it: graph-rag links its trace under `parent_uri` (the step's result in
+        the run's trace) and sends its entities back, which the run passes on to its caller."""
+        rag = await self.services.graph_rag(question, collection, parent_uri)
+        return RagAnswer(
+            answer=rag.text, output=rag.text, sources=rag.sources, explained=rag.explained, explain=rag.explain
+        )

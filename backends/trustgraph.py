@@ -23,6 +23,7 @@ from backends.flow_scope import current_flow
 from backends.llm import Completion
 from backends.mcp import McpCallResult, McpToolInfo
 from contracts.topics import queue_topic
+from contracts.wire import AgentResponse
 
 if TYPE_CHECKING:
     from backends.trustgraph_config import ConfiguredTool, TrustGraphConfig
@@ -40,7 +41,11 @@ NON_RETRYABLE = {"invalid-request", "bad-request", "not-found", "unauthorized", 
 class GraphRagResult:
     text: str
     sources: int  # source documents the service reported on its final message
-    explained: bool  # it sent provenance (explain) messages
+    explain: list[AgentResponse]  # its provenance (explain) messages, each an entity of its trace
+
+    @property
+    def explained(self) -> bool:
+        return bool(self.explain)
 
 
 class PulsarRequestResponse:
@@ -179,13 +184,25 @@ class TrustGraphServices:
             out_tokens=last.get("out_token"),
         )
 
-    async def graph_rag(self, query: str, collection: str = "") -> GraphRagResult:
-        """`collection`: the request's; "": the configured `trustgraph_collection`."""
+    async def graph_rag(self, query: str, collection: str = "", parent_uri: str = "") -> GraphRagResult:
+        """`collection`: the request's; "": the configured `trustgraph_collection`. `parent_uri`: what graph-rag
+        links its trace's question under (a step of the caller's trace), as TrustGraph's agent asks it."""
         payload = {"query": query, "collection": collection or self.collection, "streaming": False}
+        if parent_uri:
+            payload["parent_uri"] = parent_uri
         responses = await self._final("graph-rag", payload, "end_of_session")
-        explain = [r for r in responses if r.get("message_type") == "explain"]
+        explain = [
+            AgentResponse(
+                message_type="explain",
+                explain_id=r.get("explain_id") or "",
+                explain_graph=r.get("explain_graph"),
+                explain_triples=r.get("explain_triples") or [],
+            )
+            for r in responses
+            if r.get("message_type") == "explain" and r.get("explain_id")
+        ]
         text = "".join(r.get("response") or "" for r in responses if r.get("message_type") != "explain")
-        return GraphRagResult(text=text, sources=len(responses[-1].get("sources") or []), explained=bool(explain))
+        return GraphRagResult(text=text, sources=len(responses[-1].get("sources") or []), explain=explain)
 
     async def prompt(self, template: str, terms: dict[str, Any]) -> str:
         # TrustGraph's prompt service takes every term as a JSON string.

@@ -4,15 +4,24 @@ removed by `tg-stop-flow`), as TrustGraph's agent-manager does, without a restar
 
 Each flow gets a relay of its own: it consumes the flow's request topic on the subscription TrustGraph's
 agent-manager uses (`<processor>--<workspace>--<flow>--request`), answers on the flow's response topic, and
-starts runs that carry the flow's service topics (AgentRunInput.flow). When a flow leaves the config, its relay
-stops receiving, settles the messages it holds (each started or answered, then acknowledged), and closes its
-consumer: a message it had not taken goes back to the subscription, never lost and never started twice. Runs
-already started go on and answer on their flow's response topic; the relay keeps watching them for failures.
-A flow whose definition changes while it runs keeps its topics, as in TrustGraph (stop and start it again)."""
+starts runs that carry the flow's service topics (AgentRunInput.flow). What belongs to TrustGraph's own agent (its
+loop's continuations, a pattern only it has, the canary's share, a fallback, a sub-goal's completion) goes to the
+flow's own `next` topic when its definition names one other than its request topic: TrustGraph's agent's request
+topic in that flow, as a blueprint that runs the two side by side wires it; else to `react_request_topic`, as
+without flows (TrustGraph's blueprints loop an agent's `next` back to its own request topic).
+
+When a flow leaves the config, its relay stops receiving, settles the messages it holds (each started or answered,
+then acknowledged), and closes its consumer: a message it had not taken goes back to the subscription, never lost
+and never started twice. Runs already started go on and answer on their flow's response topic; the relay keeps
+watching them for failures. A flow whose definition changes while it runs keeps its topics, as in TrustGraph (stop
+and start it again)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+from typing import Any
 
 import structlog
 from pulsar.asyncio import Client as AsyncPulsarClient
@@ -22,11 +31,36 @@ from backends.trustgraph import PulsarRequestResponse
 from backends.trustgraph_config import AgentFlow, FlowDefinitions
 from bridge.relay import RequestRelay, Routing
 from contracts.names import TaskQueues
-from contracts.topics import agent_subscription
+from contracts.topics import agent_subscription, pulsar_topic
 from service.connections import PULSAR_ERRORS
 from service.response_publisher import ResponsePublisher
 
 log = structlog.get_logger(__name__)
+
+
+def next_topic(definition: str) -> str:
+    """The Pulsar topic of a flow definition's `next` (this service's entry of the flow: `{"topics": {"request":
+    ..., "next": ..., ...}}`) when it is not the flow's own request topic; "" otherwise."""
+    try:
+        topics = json.loads(definition).get("topics") or {}
+        request, following = topics.get("request"), topics.get("next")
+        if not following or (request and pulsar_topic(following) == pulsar_topic(request)):
+            return ""
+        return pulsar_topic(following)
+    except (ValueError, TypeError, AttributeError):
+        return ""
+
+
+class AgentFlowDefinitions(FlowDefinitions):
+    """The flows of this processor, and each one's `next` topic (next_topic), read from the same entries."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.next_topics: dict[str, str] = {}  # flow -> its `next` topic ("": none of its own)
+
+    async def apply(self, values: dict[str, dict[str, str]], version: int) -> None:
+        self.next_topics = {name: next_topic(text) for name, text in values.get(self.types[0], {}).items()}
+        await super().apply(values, version)
 
 
 class FlowRelay(RequestRelay):
@@ -73,7 +107,7 @@ class FlowRelays:
         self.served: dict[str, tuple[FlowRelay, asyncio.Task[None]]] = {}
         self.retired: list[FlowRelay] = []  # still watching their runs until the bridge stops
         self._lock = asyncio.Lock()  # one config version applied at a time
-        self.definitions = FlowDefinitions(PulsarRequestResponse(pulsar_client), workspace, processor, self.follow)
+        self.definitions = AgentFlowDefinitions(PulsarRequestResponse(pulsar_client), workspace, processor, self.follow)
 
     async def subscribe(self) -> None:
         """Listen for the config service's pushes; the flows are read (and served) in the background."""
@@ -90,6 +124,7 @@ class FlowRelays:
                 await self._start(flows[name])
 
     async def _start(self, flow: AgentFlow) -> None:
+        react_topic = self.definitions.next_topics.get(flow.name) or self.routing.react_request_topic
         relay = FlowRelay(
             self.temporal,
             self.pulsar,
@@ -98,7 +133,7 @@ class FlowRelays:
             subscription=agent_subscription(self.workspace, flow.name, self.processor),
             response_topic=flow.response_topic,
             queues=self.queues,
-            routing=self.routing,
+            routing=dataclasses.replace(self.routing, react_request_topic=react_topic),
             processor=self.processor,
             flow=flow.services,
         )
@@ -116,6 +151,7 @@ class FlowRelays:
             flow=flow.name,
             topic=flow.request_topic,
             response_topic=flow.response_topic,
+            react_topic=react_topic,
             services=sorted(flow.services.services),
         )
 

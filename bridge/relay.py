@@ -25,7 +25,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from bridge.bridge_metrics import REQUEST_SECONDS
 from bridge.canary import takes_request
 from bridge.run_summary import run_details, run_summary
-from bridge.trustgraph_loop import loop_request, served_subgoal
+from bridge.trustgraph_loop import loop_request, served_subgoal, undecoded_subgoal
 from contracts.flow import FlowTopics
 from contracts.names import WORKFLOW_NAME, TaskQueues, workflow_id_for
 from contracts.override import OVERRIDE_STATE, OverrideRejected
@@ -146,15 +146,30 @@ class RequestRelay:
     async def _reply_error(self, topic: str, request_id: str, text: str) -> None:
         await self._reply(topic, request_id, error_response(text, f"{request_id}#error"))
 
+    async def _refuse(self, topic: str, request_id: str, text: str, subagent: SubagentReturn | None) -> None:
+        """A request that could not be started: its caller gets the error. A supervisor's sub-goal is reported to
+        the supervisor as that sub-goal's failed completion instead, as TrustGraph's sub-agents report an error:
+        an error under the parent's id would end the caller's whole dialog while the other sub-goals still run."""
+        if subagent is None:
+            await self._reply_error(topic, request_id, text)
+            return
+        await self._report(request_id, subagent, text, reason="subagent-not-started")
+
+    async def _report(self, request_id: str, subagent: SubagentReturn, failure: str, reason: str) -> None:
+        """A served sub-goal that has no answer, reported to the supervisor's aggregator as failed."""
+        await self._forward(request_id, subagent.completion(f"{FAILED_PREFIX}{failure}"), reason=reason)
+
     async def handle(self, message: pulsar.Message) -> None:
         request_id = (message.properties() or {}).get("id", "")
         topic = message.topic_name()
+        r = self.routing
         try:
             request = decode_request(message.data())
         except RequestDecodeError as exc:
             log.warning("bad_request", request_id=request_id, topic=topic, error=str(exc))
             if request_id:
-                await self._reply_error(topic, request_id, f"Bad AgentRequest: {exc}")
+                subgoal = undecoded_subgoal(message.data(), r.serve_subagent_goals, r.react_request_topic)
+                await self._refuse(topic, request_id, f"Bad AgentRequest: {exc}", subgoal)
             await self._ack(message)
             return
         if not request_id:
@@ -165,7 +180,6 @@ class RequestRelay:
             await self._relay_override(topic, request_id, request)
             await self._ack(message)
             return
-        r = self.routing
         subagent = served_subgoal(request, r.serve_subagent_goals, r.react_request_topic)
         loop = "" if subagent else loop_request(request)
         if loop:
@@ -230,11 +244,12 @@ class RequestRelay:
         except WorkflowAlreadyStartedError:
             if await self._reused_id(workflow_id, request):
                 log.warning("reused_request_id", request_id=request_id, workflow_id=workflow_id)
-                await self._reply_error(
+                await self._refuse(
                     topic,
                     request_id,
-                    f"Request id {request_id} was already used by another "
-                    "request: send each request with an id of its own",
+                    f"Request id {request_id} was already used by another request: send each request with an id of "
+                    "its own",
+                    subagent,
                 )
             else:  # the same message again (a redelivery): its run answers it
                 log.info("duplicate_request", request_id=request_id, workflow_id=workflow_id)
@@ -242,14 +257,14 @@ class RequestRelay:
         except RPCError as exc:
             if exc.status == RPCStatusCode.INVALID_ARGUMENT:  # the request itself: redelivery cannot help
                 log.error("workflow_start_refused", request_id=request_id, error=str(exc))
-                await self._reply_error(topic, request_id, f"Temporal refused to start the request: {exc.message}")
+                await self._refuse(topic, request_id, f"Temporal refused to start the request: {exc.message}", subagent)
                 return True
             log.error("temporal_unavailable", request_id=request_id, error=str(exc))
             if is_persistent(topic):
                 assert self.consumer is not None
                 await self.consumer.negative_acknowledge(message)
                 return False
-            await self._reply_error(topic, request_id, f"The agent service cannot start the request: {exc}")
+            await self._refuse(topic, request_id, f"The agent service cannot start the request: {exc}", subagent)
             return True
         log.info("workflow_started", request_id=request_id, workflow_id=workflow_id)
         self._spawn(self._watchers, self._watch(handle, topic, request_id, message.data(), subagent))
@@ -283,9 +298,7 @@ class RequestRelay:
             if self.routing.fallback_to_react:
                 await self._forward(request_id, payload, reason="failed")
             elif subagent is not None:  # the supervisor is told, not the caller (contracts/subagent.py)
-                await self._forward(
-                    request_id, subagent.completion(f"{FAILED_PREFIX}{reason}"), reason="subagent-failed"
-                )
+                await self._report(request_id, subagent, reason, reason="subagent-failed")
             else:
                 await self._reply_error(topic, request_id, f"The agent run failed: {reason}")
             return

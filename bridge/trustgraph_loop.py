@@ -10,7 +10,7 @@ question of its own: this service may answer it and report to the supervisor (br
 from __future__ import annotations
 
 from contracts.override import OVERRIDE_STATE
-from contracts.subagent import SUBAGENT_COMPLETION, SubagentReturn, is_subgoal
+from contracts.subagent import SUBAGENT_COMPLETION, SubagentReturn, is_subgoal, subgoal_fields
 from contracts.wire import AgentRequest
 
 # AgentStep.step_type values TrustGraph's agents write (trustgraph-base 2.11.1, schema/agent.py; the
@@ -60,3 +60,12 @@ def served_subgoal(
     if not (serve_subagent_goals and react_request_topic) or request.state == OVERRIDE_STATE:
         return None
     return SubagentReturn.of(request, react_request_topic) if is_subgoal(request) else None
+
+
+def undecoded_subgoal(payload: bytes, serve_subagent_goals: bool, react_request_topic: str) -> SubagentReturn | None:
+    """Where to report a supervisor's sub-goal this service would answer but cannot read as an AgentRequest (a
+    question over the limit, a field of the wrong type): as failed, so that the supervisor still answers; None for
+    any other payload."""
+    if not (serve_subagent_goals and react_request_topic):
+        return None
+    return subgoal_fields(payload, react_request_topic)

@@ -115,6 +115,11 @@ class Uris:
         return f"{self.session}/synthesis"
 
     @property
+    def decomposition(self) -> str:
+        """A supervisor's decomposition of its question into sub-goals (TrustGraph's `<session>/decompose`)."""
+        return f"{self.session}/decompose"
+
+    @property
     def final(self) -> str:
         return f"{self.session}/final"
 
@@ -173,11 +178,15 @@ def add_confidence(g: Graph, owner: str, confidence: Confidence, derived_from: l
 
 
 def _session(g: Graph, uris: Uris, session: SessionEntity) -> None:
+    """The question; a supervisor's sub-goal's derived from the supervisor's decomposition, as TrustGraph links its
+    sub-agents' sessions (so that its trace reader lists it under the supervisor's, not as one of its own)."""
     s = uris.session
     g.types(s, PROV_ENTITY, TG + "Question", TG + "AgentQuestion")
     g.add(s, RDFS_LABEL, literal("Agent Question"))
     g.add(s, PROV_STARTED, literal(session.started))
     g.add(s, TG + "query", literal(redact_text(session.question)))
+    if session.parent:
+        g.add(s, PROV_DERIVED, iri(session.parent))
     g.detail.add(s, TGCA + "collection", literal(session.collection))
 
 
@@ -296,13 +305,13 @@ def _step(g: Graph, uris: Uris, step: StepTrace) -> None:
 
 
 def _answer(g: Graph, uris: Uris, answer: AnswerEntity) -> None:
-    """The final answer: tg:Synthesis (a plan ran), else tg:Conclusion; with its stated confidence and the
-    evidence that moved it. Derived from `after` alone, the entity the trace ends on before it (the last step
-    result, as TrustGraph's plan-then-execute links its synthesis, else the plan or the question), so TrustGraph's
-    trace reader reaches it once; the step results it was written from are `tgca:writtenFrom`."""
-    a, d = uris.synthesis if answer.planned else uris.final, g.detail
-    g.types(a, PROV_ENTITY, TG + ("Synthesis" if answer.planned else "Conclusion"), TG + "Answer")
-    g.add(a, RDFS_LABEL, literal("Synthesis" if answer.planned else "Conclusion"))
+    """The final answer: tg:Synthesis (a plan ran), else tg:Conclusion (AnswerEntity.synthesis); with its stated
+    confidence and the evidence that moved it. Derived from `after` alone, the entity the trace ends on before it
+    (the last step result, as TrustGraph's plan-then-execute links its synthesis, else the plan or the question),
+    so TrustGraph's trace reader reaches it once; the step results it was written from are `tgca:writtenFrom`."""
+    a, d = uris.synthesis if answer.synthesis else uris.final, g.detail
+    g.types(a, PROV_ENTITY, TG + ("Synthesis" if answer.synthesis else "Conclusion"), TG + "Answer")
+    g.add(a, RDFS_LABEL, literal("Synthesis" if answer.synthesis else "Conclusion"))
     g.add(a, PROV_DERIVED, iri(answer.after))
     for step_id in answer.usable:
         d.add(a, TGCA + "writtenFrom", iri(uris.step(step_id)))
@@ -338,12 +347,14 @@ class PlannedStep:
 
 
 class SessionEntity(BaseModel):
-    """The question (tg:Question), when it was asked and the collection it was asked of."""
+    """The question (tg:Question), when it was asked and the collection it was asked of; `parent`: for a
+    supervisor's sub-goal, the supervisor's decomposition (Uris.decomposition), which it is derived from."""
 
     kind: Literal["session"] = "session"
     question: str
     started: str
     collection: str
+    parent: str = ""
 
 
 class PlanEntity(BaseModel):
@@ -361,9 +372,10 @@ class StepEntity(BaseModel):
 
 
 class AnswerEntity(BaseModel):
-    """The answer (tg:Synthesis after a plan, tg:Conclusion without one). `answer`: its whole text (the librarian
-    document's); `confidence` None when it states none (`not_scored` says why); `steps`: the steps whose
-    confidence its own derives from; `usable`: those it was written from; `after`: the entity it hangs from."""
+    """The answer (tg:Synthesis after a plan, tg:Conclusion without one, or in a supervisor's sub-goal). `answer`:
+    its whole text (the librarian document's); `confidence` None when it states none (`not_scored` says why);
+    `steps`: the steps whose confidence its own derives from; `usable`: those it was written from; `after`: the
+    entity it hangs from; `subgoal`: it answers a supervisor's sub-goal."""
 
     kind: Literal["answer"] = "answer"
     answer: str
@@ -374,6 +386,14 @@ class AnswerEntity(BaseModel):
     planned: bool
     termination: str
     after: str
+    subgoal: bool = False
+
+    @property
+    def synthesis(self) -> bool:
+        """Whether it is a tg:Synthesis (`<session>/synthesis`), else a tg:Conclusion (`<session>/final`). A
+        sub-goal's answer is a Conclusion whatever ran: TrustGraph's supervisor derives its finding from the
+        sub-agent's `<session>/final`, as its ReAct sub-agents end their sessions."""
+        return self.planned and not self.subgoal
 
 
 class FailureEntity(BaseModel):
@@ -407,7 +427,7 @@ class Explained(BaseModel):
             return uris.plan
         if isinstance(entity, StepEntity):
             return uris.step(entity.step.step_id)
-        if isinstance(entity, AnswerEntity) and entity.planned:
+        if isinstance(entity, AnswerEntity) and entity.synthesis:
             return uris.synthesis
         return uris.final
 

@@ -48,9 +48,15 @@ class StoreBatch(BaseModel):
 
 @dataclass(frozen=True)
 class StoredEntity:
-    """An entity as the store activity hands it to the writer: its URI, all its triples (with the link to its
-    document, when it has one) and that document."""
+    """An entity as the store activity hands it to the writer: its URI, all its triples, and the document behind
+    it with the `tg:document` link to it, which the writer adds to the triples once the librarian confirmed it
+    stored the document (as TrustGraph's agent links only what `save_document` stored)."""
 
     explain_id: str
     triples: list[Triple]
-    document: ExplainDocument | None
+    document: ExplainDocument | None = None
+    link: Triple | None = None
+
+    def linked(self, confirmed: bool) -> list[Triple]:
+        """Its triples, with the link to its document when the librarian confirmed it."""
+        return [*self.triples, self.link] if confirmed and self.link is not None else self.triples

@@ -1,6 +1,7 @@
 """What a TrustGraph user reads behind a run's step results and its answer: the librarian documents TrustGraph's
 agent writes for its own (`urn:trustgraph:agent:<session>/step/<n>/doc`, `.../synthesis/doc`, `.../answer`) and
-links from the entity with `tg:document`, which `tg-show-explain-trace` fetches and prints. Ours say, in plain
+links from the entity with `tg:document` once the librarian confirmed it stored the document, which
+`tg-show-explain-trace` fetches and prints. Ours say, in plain
 words, the step's confidence figure and the evidence behind it, and the answer with its stated confidence and
 the evidence that moved it: TrustGraph's CLIs print no `tgca:` triple. Written from the explained entity itself
 (contracts/explain.py), with the figures formatted as its triples state them. docs/trustgraph-contract.md,
@@ -103,7 +104,7 @@ def _answer(explained: Explained, answer: AnswerEntity) -> ExplainDocument:
         lines += ["", f"Confidence: {summary(answer.not_scored or 'no confidence stated')}"]
     document_id = document_of(explained)
     assert document_id is not None
-    return ExplainDocument(document_id, "Synthesis" if answer.planned else "Agent Answer", "\n".join(lines))
+    return ExplainDocument(document_id, "Synthesis" if answer.synthesis else "Agent Answer", "\n".join(lines))
 
 
 def document_of(explained: Explained) -> str | None:
@@ -111,7 +112,7 @@ def document_of(explained: Explained) -> str | None:
     (`<session>/synthesis/doc`, or `<session>/answer` as TrustGraph's agent names its conclusion's). A failure's
     reason is in its triples, which TrustGraph's CLIs print."""
     entity = explained.entity
-    if isinstance(entity, StepEntity) or (isinstance(entity, AnswerEntity) and entity.planned):
+    if isinstance(entity, StepEntity) or (isinstance(entity, AnswerEntity) and entity.synthesis):
         return f"{explained.explain_id}/doc"
     if isinstance(entity, AnswerEntity):
         return f"{explained.uris.session}/answer"
@@ -130,5 +131,6 @@ def explain_document(explained: Explained) -> ExplainDocument | None:
 
 
 def document_link(explained: Explained, document_id: str) -> Triple:
-    """The entity's `tg:document` link, as TrustGraph's agent links its own."""
+    """The entity's `tg:document` link, as TrustGraph's agent links its own: stored with the entity's triples only
+    once the librarian confirmed it stored the document (contracts/explain_delivery.StoredEntity)."""
     return Triple(s=iri(explained.explain_id), p=iri(TG_DOCUMENT), o=iri(document_id), g=GRAPH_RETRIEVAL)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from contracts.llm_usage import LlmUsage
 from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
 from contracts.run import AgentSettings, RequestScope
+from contracts.wire import AgentResponse
 
 
 class PlanningInput(BaseModel):
@@ -73,6 +74,9 @@ class PlanningOutput(BaseModel):
     # Why the plan has no token evidence though it was asked for (the server gave none); said and audited.
     evidence_note: str = ""
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
+    # The explain messages of the services the tool called (graph-rag's trace, linked under `explain_parent`), which
+    # the run passes on to its caller, as TrustGraph's agent forwards them; the service keeps them in its own store.
+    explain: list[AgentResponse] = Field(default_factory=list)
 
 
 class StepInput(BaseModel):
@@ -92,6 +96,10 @@ class StepInput(BaseModel):
     # The request's collection ("": the worker's configured one): part of a cached result's key. Graph-RAG
     # searches its tool entry's collection (tools/knowledge_query.py).
     collection: str = ""
+    # The step's result in the run's trace (`urn:trustgraph:agent:<session>/step/<n>`; "" when the run explains
+    # nothing): a service the tool calls links its own trace under it, as TrustGraph's agent has graph-rag do
+    # (`parent_uri`).
+    explain_parent: str = ""
 
 
 class StepOutput(BaseModel):
@@ -106,6 +114,9 @@ class StepOutput(BaseModel):
     # Not called: why a human must approve the call first (an MCP tool its server does not mark read-only).
     needs_approval: str = ""
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
+    # The explain messages of the services the tool called (graph-rag's trace, linked under `explain_parent`), which
+    # the run passes on to its caller, as TrustGraph's agent forwards them; the service keeps them in its own store.
+    explain: list[AgentResponse] = Field(default_factory=list)
 
 
 class SupportingResult(BaseModel):
@@ -177,6 +188,9 @@ class SynthesisOutput(BaseModel):
     # How sure the model was of the written answer's words (confidence/token_evidence.py); empty without them.
     token_evidence: dict[str, float] = Field(default_factory=dict)
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
+    # The explain messages of the services the tool called (graph-rag's trace, linked under `explain_parent`), which
+    # the run passes on to its caller, as TrustGraph's agent forwards them; the service keeps them in its own store.
+    explain: list[AgentResponse] = Field(default_factory=list)
     # What the activity already published of `answer` (its start, streamed as written): the workflow sends the
     # rest. `corrected`: the whole-answer checks did not stand behind the released sentences, so `answer` is
     # them followed by the checked answer as an addition (activities/answer_release.py).
@@ -199,3 +213,6 @@ class AdjustInput(BaseModel):
 class AdjustOutput(BaseModel):
     arguments: dict[str, str]
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
+    # The explain messages of the services the tool called (graph-rag's trace, linked under `explain_parent`), which
+    # the run passes on to its caller, as TrustGraph's agent forwards them; the service keeps them in its own store.
+    explain: list[AgentResponse] = Field(default_factory=list)

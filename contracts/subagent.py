@@ -101,6 +101,41 @@ class SubagentReturn(BaseModel):
         ).encode()
 
 
+def subgoal_fields(payload: bytes, topic: str) -> SubagentReturn | None:
+    """A sub-goal's return read from a payload that is not a usable AgentRequest, as far as its fields can be read;
+    None unless it carries what the aggregator needs (correlation_id, subagent_goal, expected_siblings) and no
+    history (the sub-goal as the orchestrator first sends it)."""
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("history"):
+        return None
+    correlation, goal, siblings = data.get("correlation_id"), data.get("subagent_goal"), data.get("expected_siblings")
+    if not (isinstance(correlation, str) and correlation and isinstance(goal, str) and goal):
+        return None
+    if not isinstance(siblings, int) or siblings <= 0:
+        return None
+
+    def text(key: str) -> str:
+        value = data.get(key)
+        return value if isinstance(value, str) else ""
+
+    group = data.get("group")
+    return SubagentReturn(
+        topic=topic,
+        question=text("question") or goal,
+        group=[str(g) for g in group] if isinstance(group, list) else None,
+        collection=text("collection") or "default",
+        session_id=text("session_id"),
+        conversation_id=text("conversation_id"),
+        correlation_id=correlation,
+        parent_session_id=text("parent_session_id"),
+        subagent_goal=goal,
+        expected_siblings=siblings,
+    )
+
+
 def subgoal_run_request(request: AgentRequest) -> AgentRequest:
     """The request a sub-goal's run answers: not streamed (TrustGraph's sub-agents never stream: the answer
     goes to the aggregator whole) and not a turn of the parent's conversation (the supervisor's answer is)."""

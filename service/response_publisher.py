@@ -86,34 +86,36 @@ class ResponsePublisher:
         return self.librarian is not None and librarian_topics(response_topic) is not None
 
     async def store_explain(self, response_topic: str, collection: str, entities: list[StoredEntity]) -> None:
-        """Entities written where TrustGraph's agent writes its own: their triples to the flow's triples store
-        (contracts/topics.explainability_topic), as TrustGraph `Triples` of the request's collection, one after
-        another (the store must take a plan before its steps); their documents to the workspace's librarian,
-        meanwhile. A document the librarian cannot take is logged (service/librarian_writer.py): it never fails
-        the rest."""
+        """Entities written where TrustGraph's agent writes its own: their documents to the workspace's librarian
+        first, all at once, and then their triples to the flow's triples store (contracts/topics.explainability_topic),
+        as TrustGraph `Triples` of the request's collection, one after another (the store must take a plan before its
+        steps). As TrustGraph's agent, each links its document (`tg:document`) only when the librarian confirmed it
+        stored it; one it refused or did not answer for is logged (service/librarian_writer.py) and left unlinked:
+        it never fails the rest."""
         topic = explainability_topic(response_topic)
-        librarian = librarian_topics(response_topic)
         if not topic:
             return
-        saving = [
-            asyncio.create_task(self._document(librarian, e.document))
-            for e in entities
-            if e.document is not None and librarian is not None
-        ]
-        try:
-            for e in entities:
-                response = AgentResponse(message_type="explain", explain_id=e.explain_id, explain_triples=e.triples)
-                await self._send(topic, encode_explain_store(response, collection), {})
-        finally:
-            await asyncio.gather(*saving)
+        confirmed = await self._documents(librarian_topics(response_topic), entities)
+        for e in entities:
+            triples = e.linked(e.explain_id in confirmed)
+            response = AgentResponse(message_type="explain", explain_id=e.explain_id, explain_triples=triples)
+            await self._send(topic, encode_explain_store(response, collection), {})
 
-    async def _document(self, librarian: tuple[str, str], document: ExplainDocument) -> None:
-        if self.librarian is None:
-            return
+    async def _documents(self, librarian: tuple[str, str] | None, entities: list[StoredEntity]) -> set[str]:
+        """The entities whose documents the librarian confirmed it stored."""
+        documents = {e.explain_id: e.document for e in entities if e.document is not None}
+        if self.librarian is None or librarian is None or not documents:
+            return set()
+        saved = await asyncio.gather(*(self._document(librarian, d) for d in documents.values()))
+        return {explain_id for explain_id, ok in zip(documents, saved, strict=True) if ok}
+
+    async def _document(self, librarian: tuple[str, str], document: ExplainDocument) -> bool:
+        assert self.librarian is not None
         try:
-            await self.librarian.save(librarian, document)
+            return await self.librarian.save(librarian, document)
         except Exception as exc:  # a side effect: whatever goes wrong here, the triples are still stored
             log.warning("librarian_document_failed", document=document.id, error=repr(exc))
+            return False
 
     async def _publish(self, topic: str, request_id: str, response: AgentResponse) -> None:
         properties = {"id": request_id}

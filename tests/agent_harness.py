@@ -105,8 +105,10 @@ async def open_harness(
     audit_path: Path,
     ontology_path: str = "",
     calibrator_path: str = "",
+    harness_type: type[Harness] = Harness,
     **agent: Any,
 ) -> Harness:
+    """`harness_type`: a Harness whose publisher does more (keeps explain entities, say)."""
     unique = uuid.uuid4().hex[:8]
     queues = TaskQueues().suffixed(unique)
     config = ServiceConfig(
@@ -122,7 +124,7 @@ async def open_harness(
         calibrator_path=calibrator_path,
     )
     registry = CollectorRegistry()
-    harness = Harness(client=client, config=config, registry=registry)
+    harness = harness_type(client=client, config=config, registry=registry)
     metrics = AgentMetrics(registry)
     backends = make_backends(config.model_copy(update={"llm_timeout_s": 10}), observer=metrics)
     stack.push_async_callback(backends.aclose)

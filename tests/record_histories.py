@@ -14,6 +14,7 @@ import asyncio
 import json
 import tempfile
 from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from contracts.conversation import conversation_workflow_id
+from contracts.explain_delivery import StoredEntity
 from contracts.flow import FlowTopics
 from contracts.override import Override
 from embedded import demo_graph
@@ -251,6 +253,47 @@ async def record_action_parameters(env: WorkflowEnvironment, url: str, data: Pat
             write("action_parameters", await handle.fetch_history())
 
 
+@dataclass
+class KeepingHarness(Harness):
+    """A harness whose publisher also keeps a run's explain entities, as the Pulsar one does on a TrustGraph agent
+    topic: its runs schedule `store_explain`."""
+
+    kept: list[str] = field(default_factory=list)
+
+    def stores_explain(self, response_topic: str) -> bool:
+        return True
+
+    def documents_explain(self, response_topic: str) -> bool:
+        return True
+
+    async def store_explain(self, response_topic: str, collection: str, entities: list[StoredEntity]) -> None:
+        self.kept.extend(e.explain_id for e in entities)
+
+
+async def record_explained(env: WorkflowEnvironment, url: str, data: Path) -> None:
+    """A run that keeps its trace: `store_explain` while it waits for a human (what it explained so far), and once
+    its last message went out (the rest)."""
+    with ScriptedLLM(
+        llm(plan(("s1", "GraphQuery", {"query": "MATCH (n:Entity {name: 'Nobody'}) RETURN n"}, [])))
+    ) as server:
+        async with AsyncExitStack() as stack:
+            harness = await open_harness(
+                stack,
+                env.client,
+                server.base_url,
+                url,
+                "seed",
+                data / "audit.jsonl",
+                harness_type=KeepingHarness,
+                max_retries=1,
+            )
+            handle = await harness.start("scenario explained: how are Entity X and Entity Y connected?")
+            await harness.wait_for_override(handle)
+            await handle.signal("override", Override(step_id="s1", decision="accept", by="recorder"))
+            await handle.result()
+            write("explained", await handle.fetch_history())
+
+
 async def record(only: set[str]) -> None:
     HERE.mkdir(exist_ok=True)
     data = Path(tempfile.mkdtemp(prefix="tgca-histories-"))
@@ -275,6 +318,8 @@ async def record(only: set[str]) -> None:
             await record_action_parameters(env, url, data)
         if not only or "streamed" in only:
             await record_streamed(env, url, data)
+        if not only or "explained" in only:
+            await record_explained(env, url, data)
         for name, (plan_text, agent) in SCENARIOS.items():
             if only and name not in only:
                 continue

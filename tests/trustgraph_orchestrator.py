@@ -54,14 +54,23 @@ def orchestrator_process(pulsar_url: str, log: Path) -> ManagedProcess:
 
 class OrchestratorServices(ScriptedTrustGraph):
     """The scripted services, with the orchestrator's flow wired beside this service: its request topic
-    `own_queue`, its `next` and `response` the flow's agent topics (`flow_request_queue`, `flow_response_queue`)."""
+    `own_queue`, its `next` and `response` the flow's agent topics (`flow_request_queue`, `flow_response_queue`),
+    and its `explainability` the flow's triples store (`store_queue`, where this service writes its traces too)."""
 
     def __init__(
-        self, pulsar_url: str, own_queue: str, flow_request_queue: str, flow_response_queue: str, goals: list[str]
+        self,
+        pulsar_url: str,
+        own_queue: str,
+        flow_request_queue: str,
+        flow_response_queue: str,
+        goals: list[str],
+        store_queue: str = "",
     ) -> None:
         super().__init__(pulsar_url, Script(tools=1))
         definition = react_flow_definition(REACT_FLOW)
         definition["topics"].update({"request": own_queue, "next": flow_request_queue, "response": flow_response_queue})
+        if store_queue:
+            definition["topics"]["explainability"] = store_queue
         self.config[(WORKSPACE, f"processor:{PROCESSOR_ID}")] = {REACT_FLOW: json.dumps(definition)}
         self.goals = goals  # what the supervisor's decomposition answers
         self.decomposed: list[str] = []  # the questions the supervisor decomposed

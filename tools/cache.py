@@ -43,8 +43,11 @@ class ResultCache:
         return entry[1]
 
     def put(self, request: StepInput, output: StepOutput) -> None:
+        """Kept without the explain messages of the services the tool called: those link a trace under this step of
+        this run, and a result answered from the cache called no service."""
         if self.ttl_s <= 0 or not output.success:
             return
+        output = output.model_copy(update={"explain": []})
         if len(self._entries) >= MAX_ENTRIES:
             now = time.monotonic()
             self._entries = {k: v for k, v in self._entries.items() if v[0] >= now}

@@ -4,7 +4,9 @@ FalkorDB, or TrustGraph's graph-rag service).
 TrustGraph's graph-rag is asked about the collection TrustGraph's agent would ask: the one its `knowledge-query`
 tool entry names, or `default` (trustgraph-flow 2.11.1, agent/react/tools.py KnowledgeQueryImpl), never the
 request's. With entries of different collections, the planner names the entry (the `tool` argument), as
-TrustGraph's agent chooses among its tools; without any entry, the worker's `trustgraph_collection`."""
+TrustGraph's agent chooses among its tools; without any entry, the worker's `trustgraph_collection`. As
+KnowledgeQueryImpl, it gives graph-rag the step's result in the run's trace as `parent_uri`, and hands graph-rag's
+explain messages back with the step's output, for the run to pass on to its caller."""
 
 from __future__ import annotations
 
@@ -115,7 +117,10 @@ class KnowledgeQuery(Tool):
         rag = await backends.rag.answer(
             request.step.arguments.get("question") or request.question,
             collection=collection(request.step.arguments, configured(backends)),
+            parent_uri=request.explain_parent,
         )
         # "Nothing by that name" is a result in its own right, scored low, not a failure.
         success = bool(rag.answer.strip()) or rag.entities_found == 0
-        return StepOutput(success=success, output=rag.output, confidence=score(rag, request.retry_count))
+        return StepOutput(
+            success=success, output=rag.output, confidence=score(rag, request.retry_count), explain=rag.explain
+        )

@@ -69,6 +69,9 @@ class ConfidenceAgentWorkflow:
             # The run still leaves its audit record, saying its messages did not all reach the caller.
             ctx.notes.append(f"not every message reached the response topic: {failure_message(exc)}")
             undelivered = exc
+        # The trace is kept (the flow's triples store, the librarian) before the run ends: its writes waited until
+        # the caller had every message, so nothing the caller waits for waits for them.
+        await ctx.explain_store.flush()
         await self._record(result, started)
         if undelivered is not None:
             raise undelivered

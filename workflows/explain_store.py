@@ -1,8 +1,8 @@
 """The run's explain entities kept where TrustGraph keeps its agent's: the flow's triples store, and the
 workspace's librarian for the documents behind step results and the answer. Off the caller's path: the
-`store_explain` activity writes them once the run's last messages went out (its final outbox flush waits for
-it, so the run does not end before), and while the run waits for a human, what it explained so far. Nothing the
-caller waits for, and no step, waits for it.
+`store_explain` activity writes them once the run's last messages went out (the run awaits `flush` then, so it
+does not end before: workflows/confidence_agent.py), and while the run waits for a human, what it explained so
+far. Nothing the caller waits for, and no step, waits for it.
 
 Why then, and not as each entity is explained: an activity's completion is an event the workflow must take in
 a workflow task of its own, and a run that writes as it goes pays for several of those while its steps wait

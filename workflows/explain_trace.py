@@ -6,10 +6,16 @@ setting says, sends their core to the caller and keeps all of them in the flow's
 and none once the publisher says the worker explains nothing (`explain: off`).
 
 The entities hang together as TrustGraph's plan-then-execute links its own: the plan from the question, each
-step result from the plan, the answer (or a failure) from the last step result. TrustGraph's trace reader
-(`tg-show-explain-trace`) follows every `prov:wasDerivedFrom` from the question and prints what it reaches
-each time it reaches it, so each entity has one path to it; the rest of the links (a step's dependencies, the
-steps an answer was written from) use this service's vocabulary, which the reader does not follow."""
+step result from the plan, the answer (or a failure) from the last step result. A run that answers a supervisor's
+sub-goal is linked as TrustGraph links its sub-agents: its question derived from the supervisor's decomposition,
+its answer a Conclusion (`<session>/final`), which the supervisor's finding is derived from. A service a step's
+tool calls links its own trace under the step's result (graph-rag, given it as `parent_uri`), and its explain
+messages reach the caller between the step's attempt and its result, as TrustGraph's agent forwards them.
+
+TrustGraph's trace reader (`tg-show-explain-trace`) follows every `prov:wasDerivedFrom` from the question and
+prints what it reaches each time it reaches it, so each entity has one path to it; the rest of the links (a step's
+dependencies, the steps an answer was written from) use this service's vocabulary, which the reader does not
+follow."""
 
 from __future__ import annotations
 
@@ -40,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.explain_delivery import ExplainMessage
     from contracts.plan import ConfidenceMetrics, ExecutionPlan, ExecutionStep
     from contracts.records import StepAudit
+    from contracts.subagent import SubagentReturn
     from contracts.wire import AgentResponse
 
 
@@ -50,9 +57,16 @@ def step_confidence(metrics: ConfidenceMetrics, threshold: float | None = None) 
 
 
 class ExplainTrace:
-    def __init__(self, emit: Callable[[AgentResponse], None], session_id: str, enabled: bool) -> None:
+    def __init__(
+        self,
+        emit: Callable[[AgentResponse], None],
+        session_id: str,
+        enabled: bool,
+        subagent: SubagentReturn | None = None,
+    ) -> None:
         self._emit = emit
         self.uris = Uris(session_id)
+        self._subagent = subagent  # the supervisor's sub-goal this run answers, if it answers one
         # Whether the run explains itself (the entities' URIs are named either way); off for good once the
         # publisher says the worker's `explain` setting is off (stop).
         self.enabled = enabled
@@ -97,10 +111,33 @@ class ExplainTrace:
     def answer_uri(self) -> str:
         """The answer's entity: its explain message's explain_id, and the message_id of its chunks (as
         TrustGraph's agent names its answer messages), whether or not explain messages are sent."""
-        return self.uris.synthesis if self.plan is not None else self.uris.final
+        return self.uris.synthesis if self.plan is not None and self._subagent is None else self.uris.final
+
+    def step_uri(self, step_id: str) -> str:
+        """The step's result in this trace, which a service the step's tool calls links its own trace under (as
+        TrustGraph's agent gives graph-rag `parent_uri`); "" while the run explains nothing."""
+        return self.uris.step(step_id) if self.enabled and step_id in self.uris.steps else ""
+
+    def forward(self, messages: list[AgentResponse]) -> None:
+        """The explain messages of a service a step called (graph-rag's trace, linked under the step), passed on to
+        the caller as they came, as TrustGraph's agent forwards them; the service keeps them in its own store."""
+        if self.enabled:
+            for message in messages:
+                self._emit(
+                    AgentResponse(
+                        message_type="explain",
+                        content="",
+                        end_of_message=False,
+                        explain_id=message.explain_id,
+                        explain_graph=message.explain_graph,
+                        explain_triples=message.explain_triples,
+                    )
+                )
 
     def session(self, question: str, started: str, collection: str) -> None:
-        self._send(SessionEntity(question=question, started=started, collection=collection))
+        supervisor = self._subagent.parent_session_id if self._subagent is not None else ""
+        parent = Uris(supervisor).decomposition if supervisor else ""
+        self._send(SessionEntity(question=question, started=started, collection=collection, parent=parent))
 
     def planned(self, plan: ExecutionPlan) -> None:
         self.plan = plan
@@ -188,6 +225,7 @@ class ExplainTrace:
                 planned=planned,
                 termination="plan-complete" if planned else "final-answer",
                 after=self._tail(),
+                subgoal=self._subagent is not None,
             )
         )
 

@@ -11,7 +11,7 @@ workflow task completed publishes again on replay, with the same message ids."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -48,7 +48,6 @@ class Outbox:
         self._topic, self._request_id, self._prefix = topic, request_id, id_prefix
         self._subagent = subagent  # a supervisor's sub-goal: the publisher turns the dialog's end into a completion
         self._on_published = on_published  # told of each batch published: what the publisher said, its entities
-        self._then: Callable[[], Awaitable[None]] | None = None  # awaited by the final flush (ending)
         self._seq = 0
         # The messages that end the caller's dialog (the answer's chunks, an error), as sent: the run's result
         # keeps them, so a caller that missed them gets them from Temporal (service/run_recovery.py).
@@ -98,17 +97,10 @@ class Outbox:
         if self._failure is None and sender is not None and sender.done() and not sender.cancelled():
             self._failure = sender.exception()
 
-    def ending(self, then: Callable[[], Awaitable[None]]) -> None:
-        """The run has queued its last messages: a flush from now on also awaits `then` once they are out (the
-        explain store's writes, which the run must not end before)."""
-        self._then = then
-
     async def flush(self) -> None:
         """Wait until every queued message is published (before the run may end); raise if any was not."""
         while self._sender is not None and not self._sender.done():
             await self._sender
         self._note_failure()
-        if self._then is not None:
-            await self._then()
         if self._failure is not None:
             raise self._failure

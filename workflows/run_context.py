@@ -72,7 +72,10 @@ class RunContext:
             inp.response_topic, inp.request_id, self.workflow_id, subagent=inp.subagent, on_published=self._published
         )
         self.trace = ExplainTrace(
-            self.emit, inp.request.session_id or self.workflow_id, enabled=hears_explain(inp.response_topic)
+            self.emit,
+            inp.request.session_id or self.workflow_id,
+            enabled=hears_explain(inp.response_topic),
+            subagent=inp.subagent,
         )
         self.explain_store = ExplainStore(inp.response_topic, inp.request.collection, inp.queues.workflow, self.notes)
         self.status = RunStatus()
@@ -197,13 +200,11 @@ class RunContext:
             self.emit(message)
 
     def release_answer(self) -> None:
-        """The run's last messages go out, a conversation's held answer among them; its final flush also waits
-        for the explain store, so that the run does not end before its trace is kept."""
+        """The run's last messages go out, a conversation's held answer among them."""
         self.hold_answer = False
         held, self.held = self.held, []
         for message in held:
             self.emit(message)
-        self.outbox.ending(self.explain_store.flush)
 
     async def fail(self, message: str) -> AgentRunResult:
         """Tell the caller, unless the bridge will hand the request to the existing agent instead."""

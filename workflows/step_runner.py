@@ -242,11 +242,13 @@ class StepRunner:
                     rung=rung,
                     approved=approved,
                     collection=RequestScope.of(ctx.inp.request).collection,
+                    explain_parent=ctx.trace.step_uri(step.id),
                 ),
                 StepOutput,
                 start_to_close=timedelta(milliseconds=step.timeout_ms),
                 summary=f"step {step.id}: {step.function}" + (f" (retry {retry})" if retry else ""),
             )
+            ctx.trace.forward(out.explain)  # the trace of a service it called, before the step's own
         except ActivityError as exc:
             message = failure_message(exc)
             out = StepOutput(

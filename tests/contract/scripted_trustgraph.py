@@ -1,29 +1,52 @@
 """TrustGraph's services for a stack in TrustGraph mode, scripted per test: text-completion (the planner's plan,
 every other call's text), graph-rag, the prompt service and tool services, each on the queue TrustGraph 2.x's flow
 blueprint wires the agent to, speaking TrustGraph's own schema classes (trustgraph-base 2.11.1) as its Pulsar
-backend encodes them. Every request is kept, as TrustGraph decoded it, for the test to read."""
+backend encodes them. Every request is kept, as TrustGraph decoded it, for the test to read.
+
+graph-rag explains itself as TrustGraph's does (retrieval/graph_rag/graph_rag.py): its trace's question (linked
+under the request's `parent_uri`), grounding, exploration, focus and synthesis, built with TrustGraph's own
+provenance functions, each written to the flow's triples store and sent to the caller as an `explain` message
+before the answer."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pulsar
 from trustgraph.base.serialization import dataclass_to_dict, dict_to_dataclass
+from trustgraph.provenance import (
+    GRAPH_RETRIEVAL,
+    exploration_triples,
+    exploration_uri,
+    focus_triples,
+    focus_uri,
+    grounding_triples,
+    grounding_uri,
+    question_triples,
+    question_uri,
+    set_graph,
+    synthesis_triples,
+    synthesis_uri,
+)
 from trustgraph.schema import (
     Error,
     GraphRagQuery,
     GraphRagResponse,
+    Metadata,
     PromptRequest,
     PromptResponse,
     TextCompletionRequest,
     TextCompletionResponse,
     ToolServiceRequest,
     ToolServiceResponse,
+    Triples,
 )
 from trustgraph.schema.retrieval import Source
 
@@ -53,6 +76,7 @@ class ScriptedTrustGraph:
     def __post_init__(self) -> None:
         self.client = pulsar_client(self.pulsar_url)
         self._tasks: list[asyncio.Task[None]] = []
+        self.rag_traces: list[str] = []  # the question of each trace graph-rag wrote, in order
 
     def _flow_queues(self, service: str) -> tuple[str, str]:
         return (f"request:tg:{service}:{self.workspace}:default", f"response:tg:{service}:{self.workspace}:default")
@@ -74,6 +98,9 @@ class ScriptedTrustGraph:
                     self._tool_service,
                 )
             )
+        self._store = await self.client.create_producer(
+            pulsar_topic(f"flow:tg:triples-store:{self.workspace}:default"), batching_enabled=False
+        )
         for request_queue, response_queue, schema, handler in served:
             consumer = await self.client.subscribe(
                 pulsar_topic(request_queue),
@@ -89,11 +116,12 @@ class ScriptedTrustGraph:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.client.close()
 
-    async def _serve(self, consumer: Any, producer: Any, schema: type, handler: Callable[[Any], list[Any]]) -> None:
+    async def _serve(self, consumer: Any, producer: Any, schema: type, handler: Callable[[Any], Any]) -> None:
         while True:
             message = await consumer.receive()
             await consumer.acknowledge(message)
-            for response in handler(dict_to_dataclass(json.loads(message.data()), schema)):
+            responses = handler(dict_to_dataclass(json.loads(message.data()), schema))
+            for response in await responses if inspect.isawaitable(responses) else responses:
                 await producer.send(
                     json.dumps(dataclass_to_dict(response)).encode(), properties={"id": message.properties()["id"]}
                 )
@@ -103,17 +131,44 @@ class ScriptedTrustGraph:
         text = self.plan if request.schema else self.answer
         return [TextCompletionResponse(response=text, end_of_stream=True, in_token=5, out_token=7, model="tg-llm")]
 
-    def _graph_rag(self, request: GraphRagQuery) -> list[Any]:
+    async def _graph_rag(self, request: GraphRagQuery) -> list[Any]:
         self.seen["graph-rag"].append(request)
         return [
+            *await self._rag_trace(request),
             GraphRagResponse(
                 message_type="chunk",
                 response=RAG_ANSWER,
                 end_of_stream=True,
                 end_of_session=True,
                 sources=[Source(uri="urn:doc:suppliers", title="Supplier register")],
-            )
+            ),
         ]
+
+    async def _rag_trace(self, request: GraphRagQuery) -> list[GraphRagResponse]:
+        """graph-rag's explain messages, each entity also written to the flow's triples store first."""
+        session = str(uuid.uuid4())
+        asked = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        question, grounding = question_uri(session), grounding_uri(session)
+        exploration, focus, synthesis = exploration_uri(session), focus_uri(session), synthesis_uri(session)
+        entities = [
+            (question, question_triples(question, request.query, asked, parent_uri=request.parent_uri or None)),
+            (grounding, grounding_triples(grounding, question, ["Acme Industrial"])),
+            (exploration, exploration_triples(exploration, grounding, 1, entities=["urn:acme"])),
+            (focus, focus_triples(focus, exploration, [], session)),
+            (synthesis, synthesis_triples(synthesis, focus)),
+        ]
+        explained = []
+        for uri, triples in entities:
+            triples = set_graph(triples, GRAPH_RETRIEVAL)
+            stored = Triples(metadata=Metadata(id=uri, collection=request.collection or "default"), triples=triples)
+            await self._store.send(json.dumps(dataclass_to_dict(stored)).encode())
+            explained.append(
+                GraphRagResponse(
+                    message_type="explain", explain_id=uri, explain_graph=GRAPH_RETRIEVAL, explain_triples=triples
+                )
+            )
+        self.rag_traces.append(question)
+        return explained
 
     def _prompt(self, request: PromptRequest) -> list[Any]:
         self.seen["prompt"].append(request)

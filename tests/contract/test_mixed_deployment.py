@@ -3,7 +3,9 @@ process) on a topic of its own, and this service's bridge and worker on the flow
 docs/trustgraph.md recommends (react_request_topic set; the orchestrator's `next` is the flow's agent topic).
 Plain questions, ReAct requests for TrustGraph's agent (the canary's share, and requests sent to its own topic)
 and a supervisor request whose sub-goals come back through the shared topic: every request gets exactly one end
-of its dialog, from the agent that should answer it."""
+of its dialog, from the agent that should answer it. Both agents write their traces to the flow's triples store,
+read back with TrustGraph's own trace reader (tests/trustgraph_trace_reader.py): the supervisor's sub-goals are
+linked into its trace as TrustGraph links its own sub-agents', whichever agent answered them."""
 
 from __future__ import annotations
 
@@ -22,10 +24,13 @@ from bench.trustgraph_services import FINAL_ANSWER, topic
 from bridge.canary import takes_request
 from bridge.relay import Routing
 from contracts.delivery import DELIVERY_PROPERTY
+from contracts.explain import PROV_DERIVED, RDF_TYPE, TG
 from contracts.names import workflow_id_for
+from contracts.topics import explainability_topic
 from service.connections import pulsar_client
 from tests.scripted_llm import ScriptedLLM, plan_then_answer
 from tests.trustgraph_orchestrator import SYNTHESIS, OrchestratorServices, orchestrator_process
+from tests.trustgraph_trace_reader import read_traces
 
 ANSWER = "Acme Industrial has the most purchase orders (135). It is followed by Globex Supply with 56 orders."
 PLAN = json.dumps(
@@ -102,6 +107,47 @@ class ResponseTopic:
         await self.client.close()
 
 
+class TriplesStore:
+    """Every `Triples` message written to the flow's triples store (a persistent topic), read from the first."""
+
+    def __init__(self, pulsar_url: str, topic: str) -> None:
+        self.client = pulsar_client(pulsar_url)
+        self.topic = topic
+        self.written: list[dict[str, Any]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        consumer = await self.client.subscribe(
+            self.topic, f"store-{uuid.uuid4().hex}", initial_position=pulsar.InitialPosition.Earliest
+        )
+        self._task = asyncio.create_task(self._read(consumer))
+
+    async def _read(self, consumer: Any) -> None:
+        while True:
+            message = await consumer.receive()
+            await consumer.acknowledge(message)
+            self.written.append(json.loads(message.data()))
+
+    def facts(self) -> set[tuple[str, str, str]]:
+        """(subject, predicate, object) of every triple written."""
+        return {
+            (t["s"]["iri"], t["p"]["iri"], t["o"]["iri"] or t["o"]["value"]) for m in self.written for t in m["triples"]
+        }
+
+    async def until(self, *subjects: str, within_s: float = 60) -> None:
+        """Until each subject has been written (a run keeps its trace once its last message went out)."""
+        for _ in range(int(within_s * 10)):
+            if set(subjects) <= {s for s, _, _ in self.facts()}:
+                return
+            await asyncio.sleep(0.1)
+        raise TimeoutError(f"never written to the triples store: {set(subjects) - {s for s, _, _ in self.facts()}}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        await self.client.close()
+
+
 async def send(producer: Any, request_id: str, **body: Any) -> None:
     await producer.send(json.dumps(body).encode(), properties={"id": request_id})
 
@@ -153,13 +199,16 @@ async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agen
             flow_request_queue=f"request:tg:agent:{workspace}:{flow}",
             flow_response_queue=f"response:tg:agent:{workspace}:{flow}",
             goals=GOALS,
+            store_queue=f"flow:tg:triples-store:{workspace}:{flow}",
         )
         responses = ResponseTopic(stack.config.pulsar_url, stack.config.response_topic)
+        store = TriplesStore(stack.config.pulsar_url, explainability_topic(stack.config.response_topic))
         orchestrator = orchestrator_process(stack.config.pulsar_url, tmp_path / "agent-orchestrator.log")
         client = pulsar_client(stack.config.pulsar_url)
         try:
             await services.start()
             await responses.start()
+            await store.start()
             orchestrator.start()
             await services.until_configured()
             await until_trustgraph_answers(stack.config.pulsar_url, topic(own_queue), responses)
@@ -181,11 +230,15 @@ async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agen
             runs = {
                 i: [w async for w in stack.client.list_workflows(f"WorkflowId = '{workflow_id_for(i)}'")] for i in sent
             }
+            supervising, sub_sessions, findings = supervisor_trace(store.facts())
+            await store.until(*(f"{s}/final" for s in sub_sessions))
+            read = await read_traces(store.written, [supervising, *sub_sessions], list(findings.values()))
         finally:
             await client.close()
             orchestrator.stop()
             await responses.stop()
             await services.stop()
+            await store.stop()
     assert all(len(responses.ends(i)) == 1 for i in sent), {i: len(responses.ends(i)) for i in sent}
     for request_id in ours:  # this service's: its answer, from its own run
         [end] = responses.ends(request_id)
@@ -208,3 +261,30 @@ async def test_a_mixed_deployment_answers_every_request_once_from_the_right_agen
         assert all(r["result"] == FINAL_ANSWER for r in results)
     assert not [m for m in said if m["message_type"] == "answer" and m["content"].startswith(ANSWER)]
     assert set(responses.messages) - set(sent) <= {i for i in responses.messages if i.startswith("warm-up-")}
+
+    # The traces, as TrustGraph's own reader reads them from the flow's store: the supervisor's session is listed,
+    # its sub-goals' are not (each is derived from its decomposition); each finding is derived from a Conclusion at
+    # its sub-goal's `<session>/final`, whichever agent answered it. (The reader follows no sub-goal from the
+    # supervisor's trace, and no ReAct sub-agent's past its pattern decision, a type it does not know: TrustGraph's
+    # own traces read so too.)
+    assert len(sub_sessions) == len(GOALS) and len(findings) == len(GOALS)
+    assert supervising in read["listed"] and not set(sub_sessions) & set(read["listed"])
+    assert [s["type"] for s in read["traces"][supervising]] == ["Decomposition"]
+    assert sorted(findings.values()) == sorted(f"{s}/final" for s in sub_sessions)
+    assert set(read["entities"].values()) == {"Conclusion"}
+    if serve_subagent_goals:  # this service's sub-goals: its plan, its step and its answer, ending in that Conclusion
+        for session in sub_sessions:
+            trace = read["traces"][session]
+            assert [s["type"] for s in trace] == ["Plan", "StepResult", "Conclusion"], trace
+            assert trace[-1]["uri"] == f"{session}/final"
+
+
+def supervisor_trace(facts: set[tuple[str, str, str]]) -> tuple[str, list[str], dict[str, str]]:
+    """The supervisor's session, its sub-goals' sessions (derived from its decomposition) and each finding with the
+    node it is derived from, as the triples store holds them."""
+    [decomposition] = [s for s, p, o in facts if p == RDF_TYPE and o == TG + "Decomposition"]
+    supervising = decomposition.removesuffix("/decompose")
+    sub_sessions = sorted(s for s, p, o in facts if p == PROV_DERIVED and o == decomposition)
+    finding_uris = {s for s, p, o in facts if p == RDF_TYPE and o == TG + "Finding"}
+    findings = {s: o for s, p, o in facts if s in finding_uris and p == PROV_DERIVED}
+    return supervising, sub_sessions, findings

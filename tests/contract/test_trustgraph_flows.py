@@ -225,12 +225,12 @@ async def bridge(
         process.stop()
 
 
-async def asked(pulsar_url: str, workspace: str, flow: str, question: str) -> list[AgentResponse]:
+async def asked(pulsar_url: str, workspace: str, flow: str, question: str, **fields: Any) -> list[AgentResponse]:
     return [
         m
         async for m in ask(
             pulsar_url,
-            AgentRequest(question=question),
+            AgentRequest(question=question, **fields),
             request_topic=pulsar_topic(queue("request", "agent", workspace, flow)),
             response_topic=pulsar_topic(queue("response", "agent", workspace, flow)),
             timeout_s=90,
@@ -336,3 +336,44 @@ async def test_flows_started_and_stopped_in_trustgraph_are_served_and_dropped_wi
         assert services.calls[("flow-b", "graph-rag", "Q-A2")] == 0
     finally:
         await services.stop()
+
+
+async def test_each_flow_sends_what_belongs_to_trustgraph_s_agent_to_its_own_next_topic(
+    config_service: ConfigService,  # noqa: F811
+    bridge: Bridge,
+    pulsar_url: str,
+    unique: str,
+) -> None:
+    """Flows that run TrustGraph's agent beside this service wire this service's `next` to that agent's request
+    topic, each flow its own: a request for TrustGraph's ReAct pattern asked on a flow goes there, never to another
+    flow's. A flow whose `next` is its own request topic (TrustGraph's blueprints) has no agent of its own to send
+    it to: without `react_request_topic`, the caller is told so."""
+    workspace = f"test-{unique}"
+    beside = {flow: definition(workspace, flow) for flow in FLOWS}
+    for flow in FLOWS:
+        beside[flow]["topics"]["next"] = queue("request", "agent-tg", workspace, flow)
+    stock = definition(workspace, "flow-c")
+    client = pulsar_client(pulsar_url)
+    try:
+        listening = {
+            flow: await client.subscribe(pulsar_topic(queue("request", "agent-tg", workspace, flow)), "agent-tg")
+            for flow in FLOWS
+        }
+        await config_service.put(workspace, f"processor:{PROCESSOR}", {**beside, "flow-c": stock})
+        for flow in (*FLOWS, "flow-c"):
+            await bridge.wait_state(request_topic(workspace, flow), "running")
+        forwarded: dict[str, list[str]] = {flow: [] for flow in FLOWS}
+        for flow in FLOWS:
+            producer = await client.create_producer(request_topic(workspace, flow), batching_enabled=False)
+            await producer.send(
+                encode_request(AgentRequest(question="Think it through", pattern="react")),
+                properties={"id": f"react-{flow}"},
+            )
+        for flow, consumer in listening.items():
+            message = await asyncio.wait_for(consumer.receive(), 30)
+            forwarded[flow].append(message.properties()["id"])
+        refused = await asked(pulsar_url, workspace, "flow-c", "Think it through", pattern="react")
+    finally:
+        await client.close()
+    assert forwarded == {"flow-a": ["react-flow-a"], "flow-b": ["react-flow-b"]}
+    assert [m.message_type for m in refused] == ["error"] and "react_request_topic" in refused[0].content

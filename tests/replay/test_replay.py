@@ -36,7 +36,21 @@ def test_every_scenario_has_a_history_of_the_current_code() -> None:
         "batch_groups",
         "batch_window_groups",
         "action_parameters",
+        "explained",
     }
+
+
+def test_a_history_keeps_its_trace_while_it_waits_and_once_its_messages_are_out() -> None:
+    """`explained` replays `store_explain`: what the run explained before it waits for a human, and the rest once
+    its last message went out (workflows/explain_store.py)."""
+    events = json.loads((HERE / "explained.json").read_text())["events"]
+    scheduled = [
+        e["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+        for e in events
+        if "activityTaskScheduledEventAttributes" in e
+    ]
+    assert scheduled.count("store_explain") == 2 and scheduled[-1] == "record_run"
+    assert scheduled[-2] == "store_explain"
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[str(p.relative_to(HERE).with_suffix("")) for p in HISTORIES])
