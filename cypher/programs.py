@@ -2,7 +2,8 @@
 question's words allow (questions/answer_shape.py), the property it is read from and a condition on a figure
 the question gives; with two named things, also the number of relationships between them. Ranked by the walk's
 evidence plus the shape's, each compiled by the query form's compiler (cypher/intent.py), so every program is a
-query the schema allows. Code proposes these; a model chooses among the first few (tools/walk_chooser.py).
+query the schema allows. Code proposes and ranks these; the planning activity takes the first (`graph_programs`),
+and tools/program_chooser.py lets a model choose among the first few, for measurement.
 
 Nothing here knows a graph or a domain. Pure functions."""
 

@@ -2,9 +2,8 @@
 the question names (from every node of each label when it names none), the thing itself and every walk of one
 to three relationships the schema allows, either way along each, the same one again included; with two named
 things, what both reach the same way, what one reaches and the other does not, and the walks that join one to
-the other. Each walk is a partial query form (cypher/intent.py) that compile_intent accepts; a model then
-chooses among them by number and fills in what to return (tools/walk_chooser.py). A small model picks the right
-walk from a short list far more often than it composes one.
+the other. Each walk is a partial query form (cypher/intent.py) that compile_intent accepts; walks are then
+joined with answer shapes into whole programs (cypher/programs.py), ranked rather than composed by a model.
 
 Walks are ranked by generic evidence only: the relationship types and labels the question's words name (in the
 order it names them), ending at the kind of thing asked for, using every named thing; shorter walks first on

@@ -1,6 +1,6 @@
 """Whole programs a question could mean (cypher/programs.py): walks with answer shapes, keys and conditions,
 ranked by evidence, on small schemas of different shapes. The program the question means comes first; every
-program shown compiles. What programs return on a real graph is tested in tests/integration/test_walk_chooser.py;
+program shown compiles. What programs return on a real graph is tested in tests/integration/test_program_chooser.py;
 how often the first is right on public graphs is measured by bench/walk_recall.py."""
 
 from __future__ import annotations

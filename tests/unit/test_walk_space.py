@@ -1,7 +1,7 @@
 """The walks a question could mean (cypher/walk_space.py), read from the question once (questions/reading.py),
 on small schemas of different shapes: each question's intended walk is among the few best, and every
-candidate compiles to Cypher with every answer shape. What the compiled walks return on a real graph is
-tested in tests/integration/test_walk_chooser.py."""
+candidate compiles to Cypher with every answer shape. What compiled programs return on a real graph is
+tested in tests/integration/test_program_chooser.py."""
 
 from __future__ import annotations
 
