@@ -20,45 +20,29 @@ import shlex
 import sys
 import time
 from collections import defaultdict
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backends.graph_store import GraphQueryError, GraphStore
-from backends.grounding import ground, shortest_connections
+from backends.grounding import ground
 from backends.schema_check import SchemaCheck
 from bench.graphs.registry import load_graph
 from bench.kgqa.questions import Question
 from bench.kgqa.scoring import is_correct
 from bench.kgqa_questions import own_falkordb, read
-from cypher.programs import programs
-from questions.reading import read_question
+from bench.query_writers import rows_text
+from tools.program_chooser import ranked_programs_on
 
 DEPTH = 40  # programs run per question before it counts as not found
 CUTS = (1, 3, 12, DEPTH)
-NOTHING = "Nothing was found: no such entity exists in the graph."
-
-
-def rows_text(rows: list[list[Any]]) -> str:
-    return "; ".join(", ".join(str(v) for v in row) for row in rows) or NOTHING
 
 
 async def rank_of_right(graph: GraphStore, schema: SchemaCheck, q: Question) -> dict[str, Any]:
     """The 1-based rank of the first program whose rows give the gold answer (None: not among DEPTH), and the
     first program, for the record."""
-    facts = await schema.facts()
-    grounding = await ground(q.text, graph)
-    reading = read_question(q.text, grounding, facts.nodes, facts.rels)
-    observed: list[tuple[str, ...]] = []
-    named = grounding.described_entities(2)
-    if len(named) == 2:
-        paths = await shortest_connections(graph, named[0], named[1])
-        observed = [tuple(types) for _, _, types in paths or []]
-    ranked = await asyncio.to_thread(
-        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, DEPTH)
-    )
+    _, _, ranked = await ranked_programs_on(q.text, await ground(q.text, graph), graph, schema, DEPTH)
     first = ranked[0].query if ranked else ""
     for rank, program in enumerate(ranked, start=1):
         try:

@@ -20,20 +20,23 @@ def schema_words(label: str) -> str:
     return " ".join(spaced.lower().split())
 
 
-def asked_label(question: str, labels: list[str]) -> str | None:
-    """The label named right after the question's first "which" or "what" ("Which suppliers ...", "what
-    purchase order ..."), the longest reading first; None when the words there name no label."""
-    by_words = {schema_words(label): label for label in labels}
-    found = _ASKED.search(question)
-    if found is None:
-        return None
-    words = found.group(1).lower().split()
-    for size in range(len(words), 0, -1):
-        phrase = " ".join(words[:size])
+def _label_at(words: str, by_words: dict[str, str]) -> str | None:
+    """The label the first of `words` name ("purchase orders placed" names PurchaseOrder), the longest reading
+    first; None when they name none."""
+    split = words.lower().split()
+    for size in range(len(split), 0, -1):
+        phrase = " ".join(split[:size])
         label = by_words.get(phrase) or by_words.get(singular(phrase))
         if label is not None:
             return label
     return None
+
+
+def asked_label(question: str, labels: list[str]) -> str | None:
+    """The label named right after the question's first "which" or "what" ("Which suppliers ...", "what
+    purchase order ..."), the longest reading first; None when the words there name no label."""
+    found = _ASKED.search(question)
+    return None if found is None else _label_at(found.group(1), {schema_words(label): label for label in labels})
 
 
 _COUNTED = re.compile(
@@ -47,14 +50,9 @@ def counted_label(question: str, labels: list[str]) -> str | None:
     """The label named right after "how many", "the number of", "count", "list" or "name" ("How many
     regions ...", "List the provinces ..."), when no "which" or "what" names one; the longest reading first."""
     by_words = {schema_words(label): label for label in labels}
-    for found in _COUNTED.finditer(question):
-        words = found.group(1).lower().split()
-        for size in range(len(words), 0, -1):
-            phrase = " ".join(words[:size])
-            label = by_words.get(phrase) or by_words.get(singular(phrase))
-            if label is not None:
-                return label
-    return None
+    return next(
+        (label for found in _COUNTED.finditer(question) if (label := _label_at(found.group(1), by_words))), None
+    )
 
 
 def route(starts: list[str], goal: str, rels: set[tuple[str, str, str]]) -> str | None:

@@ -26,6 +26,8 @@ from service.off_loop import off_loop
 
 if TYPE_CHECKING:
     from backends import Backends
+    from backends.graph_store import GraphStore
+    from backends.schema_check import SchemaCheck
 
 SHOWN = 6  # programs the model chooses among: code's first is right far more often than its seventh
 READING_CHARS = 160
@@ -121,7 +123,14 @@ async def ranked_programs(
     connections the data holds between them rank among them. IntentError: no schema, or an empty graph."""
     if backends.graph is None or backends.schema is None:
         raise IntentError("there is no graph schema to enumerate programs from")
-    facts = await backends.schema.facts()
+    return await ranked_programs_on(question, grounding, backends.graph, backends.schema, k)
+
+
+async def ranked_programs_on(
+    question: str, grounding: Grounding, graph: GraphStore, schema: SchemaCheck, k: int = SHOWN
+) -> tuple[QuestionReading, Nodes, list[Program]]:
+    """ranked_programs on a graph and its schema check, with no other backend (bench/walk_recall.py)."""
+    facts = await schema.facts()
     if not facts.nodes:
         raise IntentError("the graph is empty")
     reading = await off_loop(
@@ -130,7 +139,7 @@ async def ranked_programs(
     observed: list[tuple[str, ...]] = []
     named = grounding.described_entities(2)
     if len(named) == 2:
-        paths = await shortest_connections(backends.graph, named[0], named[1])
+        paths = await shortest_connections(graph, named[0], named[1])
         observed = [tuple(types) for _, _, types in paths or []]
     found = await off_loop(
         "enumerating the programs",
