@@ -48,6 +48,8 @@ THROUGH = "through_to_other"
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+# A key that reads as an identifier: "id", "code", "number", "key", alone or after a word ("po_number").
+_IDENTIFIER = re.compile(r"(?:^|_)(?:id|ID|code|number|no|key|ref)$|[a-z](?:Id|ID|Number|Code|No)$")
 
 
 class IntentError(ValueError):
@@ -253,9 +255,18 @@ def _match_anchor(variable: str, anchor: Anchor, nodes: Nodes) -> tuple[str, str
     return f"({variable}:{_name(anchor.label)} {{{_name(key)}: {text}}})", None
 
 
+def identifying_key(keys: list[str]) -> str | None:
+    """The key that names a node of a label holding `keys`: its name-like property, else the first that reads
+    as an identifier (`po_number`, `invoice_id`, `code`), which a label without names is listed by."""
+    named = display_property(keys, "name")
+    if named:
+        return named
+    return next((key for key in keys if _IDENTIFIER.search(key)), None)
+
+
 def _display(variable: str, label: str | None, nodes: Nodes) -> str:
-    """The expression that names a node: its label's name-like property, else the first of name/title."""
-    prop = display_property(nodes.get(label, []), "name") if label else None
+    """The expression that names a node: its label's identifying key, else the first of name/title/code."""
+    prop = identifying_key(nodes.get(label, [])) if label else None
     return f"{variable}.{_name(prop)}" if prop else f"coalesce({variable}.name, {variable}.title, {variable}.code)"
 
 

@@ -43,6 +43,25 @@ DISTANCE = 20
 KIND_CUED = 6  # a walk of the kind the words ask of two named things ("both": shared, "not": excluded)
 UNASKED_CONNECTION = -6  # what lies between two named things, when the words do not ask it ("connects", "between")
 RANKED_ASKED = 3  # a ranking of start nodes (most_connected) whose label is the one asked for ("which region")
+# A word of the question that is a stored value of the nodes reached ("open" invoices, "unpaid": not "paid"):
+# the walk ends where the question says it does, and the value picks among the nodes.
+VALUE_HELD = 5
+
+
+@dataclass(frozen=True)
+class HeldValue:
+    """A word of the question the graph stores as a value of `key` on nodes of `label`, as stored; `negated`:
+    the question asks for the nodes without it ("unpaid"). A flag (a true/false key named by the word) is
+    held as "true"."""
+
+    label: str
+    key: str
+    value: str
+    negated: bool = False
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(self.key, "<>" if self.negated else "=", self.value)
 
 
 @dataclass(frozen=True)
@@ -97,19 +116,26 @@ def _keyed(walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes) -> Iterato
 
 
 def _conditions(
-    walk: Walk, shape: AnswerShape, answer_key: str, nodes: Nodes
+    walk: Walk, shape: AnswerShape, answer_key: str, nodes: Nodes, held: Sequence[HeldValue]
 ) -> Iterator[tuple[Condition | None, int]]:
-    """The condition a figure the question compares gives (none without one): on a key the question names
-    other than the one the answer reads, else on each key the nodes reached hold, each a guess."""
-    if shape.comparison is None or walk.intent.condition is not None:
+    """The conditions the question's words give the nodes reached: each value it names that they hold; a
+    figure it compares, on a key the question names other than the one the answer reads, else on each key the
+    nodes reached hold, each a guess; and none."""
+    if walk.intent.condition is not None:
+        yield None, 0
+        return
+    ends = _end_labels(walk)
+    for value in dict.fromkeys(h.condition for h in held if h.label in ends):
+        yield value, VALUE_HELD
+    if shape.comparison is None:
         yield None, 0
         return
     operator, figure = shape.comparison
-    held = _keys_of(_end_labels(walk), nodes)
-    named = [key for key in shape.keys if key in held and key != answer_key] or [
-        key for key in shape.keys if key in held
+    keys = _keys_of(ends, nodes)
+    named = [key for key in shape.keys if key in keys and key != answer_key] or [
+        key for key in shape.keys if key in keys
     ]
-    for key in named or held:
+    for key in named or keys:
         yield Condition(key, operator, figure), KEY_NAMED if named else KEY_GUESSED
 
 
@@ -133,7 +159,9 @@ def distance_walks(named: Sequence[Anchor], shape: AnswerShape) -> list[Walk]:
     ]
 
 
-def enumerate_programs(reading: Reading, shape: AnswerShape, nodes: Nodes, walks: Sequence[Walk]) -> list[Program]:
+def enumerate_programs(
+    reading: Reading, shape: AnswerShape, nodes: Nodes, walks: Sequence[Walk], held: Sequence[HeldValue] = ()
+) -> list[Program]:
     """Every program of `walks` (best first) with the question's shapes, best evidence first; ties keep the
     walks' order, then the shapes'. Not compiled: `query` is empty."""
     found: list[tuple[int, int, Program]] = []
@@ -145,7 +173,7 @@ def enumerate_programs(reading: Reading, shape: AnswerShape, nodes: Nodes, walks
             if not _fits(walk, answer):
                 continue
             for key, key_evidence in _keyed(walk, answer, shape, nodes):
-                for condition, condition_evidence in _conditions(walk, shape, key, nodes):
+                for condition, condition_evidence in _conditions(walk, shape, key, nodes, held):
                     intent = replace(
                         walk.intent, answer=answer, answer_key=key, condition=walk.intent.condition or condition
                     )
@@ -164,12 +192,14 @@ def programs(
     rels: set[Rel],
     observed: Sequence[Sequence[str]] = (),
     k: int = PROGRAMS,
+    held: Sequence[HeldValue] = (),
 ) -> list[Program]:
-    """The `k` best programs for the question, each compiled (one the compiler refuses is left out)."""
+    """The `k` best programs for the question, each compiled (one the compiler refuses is left out); `held`:
+    the question's words the graph stores as values."""
     named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
     walks = [*distance_walks(named, shape), *enumerate_walks(reading, nodes, rels, observed)[:WALKS]]
     chosen: list[Program] = []
-    for program in enumerate_programs(reading, shape, nodes, walks):
+    for program in enumerate_programs(reading, shape, nodes, walks, held):
         if len(chosen) == k:
             break
         try:

@@ -16,6 +16,7 @@ from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
 from questions.named_terms import MIN_TOKEN, singular
+from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
 
 MAX_NAMED = 4  # named things walked from; a question naming more is no walk of three relationships
@@ -42,6 +43,7 @@ class QuestionReading:
     hinted: tuple[str, ...]  # labels and relationship types one of its words shares a stem with, spelled or not
     words: tuple[str, ...]  # its other words (singular, lower case, MIN_TOKEN letters or more), in order
     shape: AnswerShape  # the answers it may ask for, most likely first; the keys it names; a comparison
+    values: tuple[ValueWord, ...] = ()  # words that may be stored values ("open", "unpaid"): the graph says
 
 
 def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:
@@ -71,6 +73,7 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
         hinted=_hinted(tuple(w for w in words if w not in SHAPE_WORDS), labels, sorted(rel_types)),
         words=words,
         shape=answer_shape(plain, keys, asked is not None, labels),
+        values=value_words(plain),
     )
 
 

@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from backends.grounding import shortest_connections
+from backends.held_values import held_values
 from contracts.query_path import Grounding
 from cypher.intent import IntentError, Nodes
 from cypher.programs import Program, programs
@@ -141,9 +142,10 @@ async def ranked_programs_on(
     if len(named) == 2:
         paths = await shortest_connections(graph, named[0], named[1])
         observed = [tuple(types) for _, _, types in paths or []]
+    held = await held_values(graph, reading.values)
     found = await off_loop(
         "enumerating the programs",
-        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k),
+        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k, held),
     )
     return reading, facts.nodes, found
 
