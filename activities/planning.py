@@ -18,6 +18,7 @@ from backends.llm import Completion
 from backends.query_checker import SchemaFacts
 from backends.schema_check import unasked_in, walk_doubts_in
 from backends.trustgraph_agent_prompts import PLAN_CREATE, agent_prompts
+from confidence.evidence import program_evidence
 from confidence.token_evidence import plan_evidence
 from contracts.names import Activities
 from contracts.plan import ExecutionPlan
@@ -324,7 +325,7 @@ class PlanningActivities:
         if not backends.graph_programs or grounding.unmatched or "GraphQuery" not in tools:
             return None
         try:
-            reading, _, found = await ranked_programs(request.question, grounding, backends, 1)
+            reading, _, found = await ranked_programs(request.question, grounding, backends, 2)
         except IntentError as exc:
             log.info("program_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None
@@ -334,7 +335,9 @@ class PlanningActivities:
         if plan is None:
             return None
         log.info("program_plan", plan_id=request.plan_id, kind=found[0].walk.kind, answer=found[0].intent.answer)
-        return PlanningOutput(plan=plan, attempts=1, grounding=grounding)
+        return PlanningOutput(
+            plan=plan, attempts=1, grounding=grounding, program_evidence=program_evidence([p.score for p in found])
+        )
 
     async def _one_query_plan(
         self, request: PlanningInput, tools: dict[str, ToolSpec], query: str

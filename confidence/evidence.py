@@ -6,6 +6,7 @@ about: nothing here knows a domain, a graph or a wording. Pure functions."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from contracts.plan import ConfidenceMetrics
 
@@ -44,6 +45,8 @@ FEATURES: dict[str, str] = {
     "multi_step": "a plan of several steps",
     "aggregates": "a query that aggregates (count, sum, average, min, max)",
     "hops": "the relationships a query walks",
+    # only where code proposed the plan's query (activities/planning.py, graph_programs)
+    "program_margin": "how far the program code chose ranked above the next one",
     # from the model's token log-probabilities (confidence/token_evidence.py); absent when none were given
     "query_token_p": "how sure the model was of its query's words",
     "query_weakest_p": "the model's least sure word in its query",
@@ -54,7 +57,15 @@ FEATURES: dict[str, str] = {
 # reads the typical value for them, never 0, which would read as a model that was sure of nothing or as
 # candidates that all agreed.
 MAY_BE_MISSING = frozenset(
-    {"query_token_p", "query_weakest_p", "answer_token_p", "answer_weakest_p", "disagreement", "form_disagrees"}
+    {
+        "query_token_p",
+        "query_weakest_p",
+        "answer_token_p",
+        "answer_weakest_p",
+        "disagreement",
+        "form_disagrees",
+        "program_margin",
+    }
 )
 # Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
 # up, -1 only down. A fit on a few hundred runs otherwise gives a sign to a confound (naming the first ranked
@@ -71,6 +82,7 @@ DIRECTION: dict[str, int] = {
             "query_weakest_p",
             "answer_token_p",
             "answer_weakest_p",
+            "program_margin",
         ),
         1,
     ),
@@ -99,6 +111,17 @@ DIRECTION: dict[str, int] = {
     ),
 }
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
+# A lead of this much evidence (cypher/programs.py's scale) or more over the next program is as clear as any.
+MAX_PROGRAM_LEAD = 10
+
+
+def program_evidence(scores: Sequence[int]) -> dict[str, float]:
+    """How clearly code's first program (`scores`: the best programs' evidence, best first) led the next: 1
+    for a lead of MAX_PROGRAM_LEAD or more, or no other program; 0 for a tie."""
+    if not scores:
+        return {}
+    lead = scores[0] - scores[1] if len(scores) > 1 else MAX_PROGRAM_LEAD
+    return {"program_margin": min(float(MAX_PROGRAM_LEAD), max(0.0, float(lead))) / MAX_PROGRAM_LEAD}
 
 
 def verification_features(verification: str) -> dict[str, float]:

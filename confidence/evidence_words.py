@@ -250,6 +250,12 @@ def _hops(v: float, f: Figures) -> str:
     return f"{_a_query(f)} walks {_plural(hops, 'relationship')}{more}"
 
 
+def _program_margin(v: float, f: Figures) -> str:
+    if v >= 1:
+        return "the query code chose led every other it could have run"
+    return "the query code chose led the next it could have run " + ("not at all" if v <= 0 else "narrowly")
+
+
 def _sureness(what: str) -> Callable[[float, Figures], str]:
     """How sure the model was of the words it wrote (confidence/token_evidence.py): their mean probability."""
     return lambda v, f: f"the model wrote {what} at {v:.0%} certainty per word on average"
@@ -288,6 +294,7 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "multi_step": _multi_step,
     "aggregates": _aggregates,
     "hops": _hops,
+    "program_margin": _program_margin,
     "query_token_p": _sureness("its query"),
     "query_weakest_p": _least_sure("its query"),
     "answer_token_p": _sureness("the answer"),

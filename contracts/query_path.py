@@ -71,6 +71,8 @@ class PlanningOutput(BaseModel):
     note: str = ""  # said to the caller before the plan: e.g. that it is the plan of last resort
     # How sure the model was of the plan's queries (confidence/token_evidence.py); empty without logprobs.
     token_evidence: dict[str, float] = Field(default_factory=dict)
+    # How clearly code's program led the next, for a plan code proposed (confidence/evidence.py program_evidence).
+    program_evidence: dict[str, float] = Field(default_factory=dict)
     # Why the plan has no token evidence though it was asked for (the server gave none); said and audited.
     evidence_note: str = ""
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)

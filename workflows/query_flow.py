@@ -87,7 +87,11 @@ class QueryPath:
         results = await self.execute(plan)
         usable = [r for r in results if r.success]
         evidence_score, why = overall_confidence([r.confidence.score for r in usable], len(plan.steps))
-        evidence = {**run_evidence([r.confidence for r in usable], len(plan.steps)), **planning.token_evidence}
+        evidence = {
+            **run_evidence([r.confidence for r in usable], len(plan.steps)),
+            **planning.token_evidence,
+            **planning.program_evidence,
+        }
         ctx.phase("synthesizing")
         answer, synthesis = await self._synthesize(
             plan, usable, results, evidence, planning.grounding.facts, evidence_score

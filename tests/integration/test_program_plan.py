@@ -73,6 +73,8 @@ async def test_codes_best_program_is_the_plan(falkordb_url: str, graph_name: str
     query = query_of(out)
     assert "[:`KNOWS`]->(x1:`Person`)-[:`KNOWS`]->" in query and "RETURN DISTINCT" in query
     assert llm.requests == []  # no plan written, no model call at all
+    # how clearly it led the next program is evidence for the calibrator; a written plan has none
+    assert 0.0 <= out.program_evidence["program_margin"] <= 1.0
 
 
 async def test_the_planner_writes_the_plan_otherwise(falkordb_url: str, graph_name: str) -> None:
@@ -82,4 +84,4 @@ async def test_the_planner_writes_the_plan_otherwise(falkordb_url: str, graph_na
     assert nowhere.grounding.unmatched  # a name found nowhere: its absence is the answer to establish
     assert any(is_planning(r) for r in llm.requests)
     off, llm = await planned(falkordb_url, graph_name, "Who do the people Ann knows know?", 1, on=False)
-    assert query_of(off) == WRITTEN
+    assert query_of(off) == WRITTEN and off.program_evidence == {}

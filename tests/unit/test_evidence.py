@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from confidence.evidence import FEATURES, MAY_BE_MISSING, run_evidence
+from confidence.evidence import FEATURES, MAX_PROGRAM_LEAD, MAY_BE_MISSING, program_evidence, run_evidence
 from confidence.overall import text_result_confidence
 from contracts.plan import ConfidenceMetrics
 from cypher.text import query_shape
@@ -89,3 +89,12 @@ def test_the_shape_of_the_queries_is_evidence_whatever_they_are_about() -> None:
     )
     assert counted["aggregates"] == 1.0  # one of the answer's queries aggregates
     assert counted["hops"] == 1.0  # four relationships: counted up to three
+
+
+def test_how_clearly_codes_program_led_the_next() -> None:
+    assert program_evidence([14]) == {"program_margin": 1.0}  # nothing else it could have run
+    assert program_evidence([14, 14]) == {"program_margin": 0.0}
+    assert program_evidence([14, 14 - MAX_PROGRAM_LEAD // 2]) == {"program_margin": 0.5}
+    assert program_evidence([40, 2]) == {"program_margin": 1.0}
+    assert program_evidence([]) == {}  # the planner wrote the plan: no program, no margin
+    assert "program_margin" in MAY_BE_MISSING
