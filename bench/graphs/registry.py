@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bench.graphs import airports, geonames, social
+from bench.graphs import airports, elements, geonames, social
 from bench.graphs.load import GraphData, load
 
 
@@ -39,6 +39,11 @@ GRAPHS: dict[str, tuple[str, str, Callable[[str, str, bool], Awaitable[bool]]]] 
         "Les Misérables characters, Florentine families' marriages, Southern women's events",
         social.PINNED,
         _writer(social.build),
+    ),
+    "elements": (
+        "chemical elements, their groups, periods, blocks and series, isotopes and decay modes, discoverers",
+        elements.PINNED,
+        _writer(elements.build),
     ),
 }
 
