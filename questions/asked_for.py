@@ -9,7 +9,11 @@ from collections import deque
 
 from questions.named_terms import singular
 
-_ASKED = re.compile(r"\b(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
+_ASKED = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,4}[\w-]+)", re.IGNORECASE)
+# Words that say how many are asked for before saying what: "which three suppliers", "what top 5 cities".
+_HOW_MANY_WORDS = frozenset(
+    "the top bottom first last few single one two three four five six seven eight nine ten twelve twenty".split()
+)
 MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow
 
 
@@ -24,6 +28,8 @@ def _label_at(words: str, by_words: dict[str, str]) -> str | None:
     """The label the first of `words` name ("purchase orders placed" names PurchaseOrder), the longest reading
     first; None when they name none."""
     split = words.lower().split()
+    while split[1:] and (split[0] in _HOW_MANY_WORDS or split[0].isdigit()):
+        split = split[1:]
     for size in range(len(split), 0, -1):
         phrase = " ".join(split[:size])
         label = by_words.get(phrase) or by_words.get(singular(phrase))
@@ -41,7 +47,7 @@ def asked_label(question: str, labels: list[str]) -> str | None:
 
 _COUNTED = re.compile(
     r"\b(?:how many|number of|count(?: the| all)?|list(?: the| all)?|name(?: the| all)?|every|all(?: the)?)\s+"
-    r"((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)",
+    r"((?:[\w-]+\s+){0,3}[\w-]+)",
     re.IGNORECASE,
 )
 

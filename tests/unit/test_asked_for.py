@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from questions.asked_for import asked_label, route
+from questions.asked_for import asked_label, counted_label, route
 
 LABELS = ["Supplier", "PurchaseOrder", "Invoice", "Payment", "Warehouse"]
 RELS = {
@@ -42,3 +42,12 @@ def test_the_route_is_the_shortest_schema_path_in_each_relationship_direction() 
     )
     assert route(["Supplier"], "Bank", RELS | {("Payment", "PAID_FROM", "Bank")}) is None  # four hops: too far
     assert route([], "Supplier", RELS) is None
+
+
+def test_how_many_are_asked_for_is_read_past_to_what() -> None:
+    labels = ["Supplier", "PurchaseOrder", "Country"]
+    assert asked_label("Which three suppliers have the most purchase orders?", labels) == "Supplier"
+    assert asked_label("Which 5 countries are largest?", labels) == "Country"
+    assert asked_label("What top 3 purchase orders cost most?", labels) == "PurchaseOrder"
+    assert counted_label("List the 10 countries with the most suppliers", labels) == "Country"
+    assert asked_label("What is the area of Peru?", labels) is None  # "is" says no number: nothing asked for
