@@ -152,7 +152,7 @@ class ServiceConfig(BaseSettings):
     # A question about the local graph is answered by the best of the programs code enumerates from the schema
     # and ranks (cypher/programs.py), with no plan written; the planner writes the plan when a name is found
     # nowhere, the question names no thing or kind of thing, or no program compiles.
-    graph_programs: bool = False
+    graph_programs: bool = True
     # The fitted calibrator (`tg-confidence calibrate` writes one); "" is the one shipped with the service.
     calibrator_path: str = ""
     # The HTTP chat API and browser UI (python -m chat; tg-confidence up starts it).

@@ -106,9 +106,11 @@ async def open_harness(
     ontology_path: str = "",
     calibrator_path: str = "",
     harness_type: type[Harness] = Harness,
+    graph_programs: bool = False,
     **agent: Any,
 ) -> Harness:
-    """`harness_type`: a Harness whose publisher does more (keeps explain entities, say)."""
+    """`harness_type`: a Harness whose publisher does more (keeps explain entities, say). `graph_programs` off
+    by default: the tests script the plan the run is to follow, and code's program would take its place."""
     unique = uuid.uuid4().hex[:8]
     queues = TaskQueues().suffixed(unique)
     config = ServiceConfig(
@@ -122,6 +124,7 @@ async def open_harness(
         metrics_port=0,
         ontology_path=ontology_path,
         calibrator_path=calibrator_path,
+        graph_programs=graph_programs,
     )
     registry = CollectorRegistry()
     harness = harness_type(client=client, config=config, registry=registry)

@@ -130,8 +130,11 @@ async def make_stack(
         flow: str = "default",
         service: dict[str, Any] | None = None,
         mcp_servers: list[McpServerConfig] | None = None,
+        graph_programs: bool = False,
         **agent: object,
     ) -> Stack:
+        """`graph_programs` off by default: most tests script the plan the run is to follow, and code's
+        program would take its place (tests/integration/test_program_plan.py tests the programs)."""
         queues = TaskQueues().suffixed(unique)
         workspace = f"test-{unique}"
         config = ServiceConfig(  # the flow's topics, as the bridge derives them, and any others asked for
@@ -149,6 +152,7 @@ async def make_stack(
             workspace=workspace,
             flow=flow,
             ontology_path=ontology_path,
+            graph_programs=graph_programs,
             **({} if mcp_servers is None else {"mcp_servers": mcp_servers}),  # default: the demo server
         ).model_copy(update=service or {})  # `service`: other ServiceConfig fields (a FalkorDB URL, an API key)
         client = temporal_env.client

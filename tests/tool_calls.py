@@ -28,7 +28,10 @@ def local_backends(
     graph_name: str = "procurement",
     ontology: Ontology | None = None,
     mcp: McpTools | None = None,
+    graph_programs: bool = False,
 ) -> Backends:
+    """Backends as the worker makes them, on a graph and an LLM server of the test's. `graph_programs` off by
+    default: a test that scripts the plan means that plan to run, not code's program."""
     prompts = PromptTemplates.load()
     llm = LLMClient(llm_url, "m")
     graph = GraphStore(falkordb_url, graph_name)
@@ -41,6 +44,7 @@ def local_backends(
         ontology=ontology,
         mcp=mcp,
         schema=SchemaCheck(graph),
+        graph_programs=graph_programs,
         closers=[llm, graph],
     )
 

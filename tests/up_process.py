@@ -50,8 +50,10 @@ class Up:
             *(arg for name, port in self.ports.items() for arg in (f"--{name}", str(port))),
             *extra,
         ]
+        # The scripted LLM's plans are the ones to run, not code's programs.
+        env = {**os.environ, "TGCA_GRAPH_PROGRAMS": "false"}
         self.process = subprocess.Popen(
-            self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
+            self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env
         )
         self.output: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)

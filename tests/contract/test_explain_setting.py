@@ -181,6 +181,7 @@ async def test_a_trace_written_when_the_worker_stopped_is_written_once_by_the_ne
         audit_path=str(tmp_path / "audit.jsonl"),
         workspace=workspace,
         trustgraph_config=False,
+        graph_programs=False,  # the plan the test scripts is the one to run
     )
     client = pulsar_client(pulsar_url)
     caller = await client.subscribe(topic, f"caller-{unique}")

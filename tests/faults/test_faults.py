@@ -130,6 +130,7 @@ async def deploy(pulsar_url: str, falkordb_url: str, tmp_path: Path) -> AsyncIte
             "TGCA_FALKORDB_URL": falkordb_url,
             "TGCA_LLM_BASE_URL": llm_url,
             "TGCA_LLM_MODEL": "scripted",
+            "TGCA_GRAPH_PROGRAMS": "false",  # the scripted plan is the one to run, not code's program
             "TGCA_MCP_SERVERS": "[]",
             "TGCA_METRICS_PORT": "0",
             "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),

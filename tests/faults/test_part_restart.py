@@ -295,7 +295,8 @@ async def supervised(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
             metrics_port=free_port(),
             http_port=free_port(),
             # A planning call lost with its worker is retried once this passes (the default is 2 minutes).
-            extra_env={"TGCA_AGENT__PLANNING_TIMEOUT_MS": "5000"},
+            # The scripted plans are the ones to run, not code's programs.
+            extra_env={"TGCA_AGENT__PLANNING_TIMEOUT_MS": "5000", "TGCA_GRAPH_PROGRAMS": "false"},
         )
         stack = EmbeddedStack(options, say=said.append)
         await stack.start()

@@ -64,6 +64,7 @@ async def split_workers(
             "TGCA_FALKORDB_URL": falkordb_url,
             "TGCA_LLM_BASE_URL": llm.base_url,
             "TGCA_LLM_MODEL": "scripted",
+            "TGCA_GRAPH_PROGRAMS": "false",  # the scripted plan is the one to run, not code's program
             "TGCA_MCP_SERVERS": "[]",
             "TGCA_METRICS_PORT": "0",
             "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:split-{unique}:default"]),

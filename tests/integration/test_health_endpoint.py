@@ -49,6 +49,7 @@ def service_env(
         "TGCA_FALKORDB_URL": falkordb_url,
         "TGCA_LLM_BASE_URL": llm_url,
         "TGCA_LLM_MODEL": "scripted",
+        "TGCA_GRAPH_PROGRAMS": "false",  # the scripted plan is the one to run, not code's program
         "TGCA_WORKSPACE": f"health-{unique}",
         "TGCA_LLM_WARM_UP": "false",
         "TGCA_AUDIT_PATH": str(tmp_path / "audit.jsonl"),

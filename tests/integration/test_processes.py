@@ -96,6 +96,7 @@ async def running(
         "TGCA_FALKORDB_URL": falkordb_url,
         "TGCA_LLM_BASE_URL": llm.base_url,
         "TGCA_LLM_MODEL": "scripted",
+        "TGCA_GRAPH_PROGRAMS": "false",  # the scripted plan is the one to run, not code's program
         "TGCA_REQUEST_TOPICS": json.dumps([f"non-persistent://tg/request/agent:proc-{unique}:default"]),
         "TGCA_RESPONSE_TOPIC": f"non-persistent://tg/response/agent:proc-{unique}:default",
         "TGCA_WORKSPACE": f"proc-{unique}",

@@ -122,7 +122,11 @@ async def test_the_local_model_pays_a_supplier_after_approval_and_answers_read_o
     g = db.select_graph(name)
     try:
         stack = await make_stack(
-            local_model_url, graph_name=name, ontology_path=str(demo_graph.ONTOLOGY_PATH), planning_timeout_ms=300_000
+            local_model_url,
+            graph_name=name,
+            ontology_path=str(demo_graph.ONTOLOGY_PATH),
+            planning_timeout_ms=300_000,
+            graph_programs=True,  # as the service runs by default
         )
         request_id = f"real-pay-{unique}"
         asking = asyncio.create_task(run(stack, "Pay all orders of supplier Northwind Traders", request_id))
