@@ -213,6 +213,23 @@ def is_single_aggregate(outputs: list[str]) -> bool:
     return len(rows) == 1 and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0])
 
 
+_SPELLED = {"zero": 0, "no": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_SPELLED_FIGURE = re.compile(r"\b(?:zero|no|none|one|two|three|four|five|six)\b", re.IGNORECASE)
+
+
+def states_row_figure(answer: str, outputs: list[str]) -> bool | None:
+    """For one row of figures (an aggregate: a count, a total, a distance), whether the answer states one of
+    them, as digits (rounded as written) or a small number spelled out; None for any other results."""
+    if not is_single_aggregate(outputs):
+        return None
+    row = next(row for output in outputs if (parsed := _rows(output)) for row in parsed[1])
+    values = [float(v) for v in row if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    written = [m.group(0) for m in _NUMBER.finditer(_LIST_MARKER.sub(" ", answer))]
+    if any(_supported_number(figure, values, small_free=False) for figure in written):
+        return True
+    return any(float(_SPELLED[m.group(0).lower()]) in values for m in _SPELLED_FIGURE.finditer(answer))
+
+
 def holds_nothing(rows: list[list[Any]]) -> bool:
     """No rows, or the one row an aggregate returns over nothing matched (every value 0, null or empty):
     `count(o)` of a supplier that does not exist is [[0]], not an answer about it."""

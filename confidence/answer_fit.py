@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence.answer_check import compose_from_rows, show_value
+from confidence.answer_check import compose_from_rows, show_value, states_row_figure
 
 # The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
 ORDERED_KEY = "ordered_by"
@@ -151,7 +151,8 @@ def ranked_count(question: str) -> int:
 _LIST = re.compile(
     r"^\s*(?:list|name)\b"
     r"|\b(?:which|what)\s+(?:of\s+the\s+)?(?!(?:was|has|does|its|this|yes)\b)[a-z]+(?<![sui])s\b"
-    r"|\b(?:who|what)\s+(?:are|were)\b",
+    r"|\b(?:who|what)\s+(?:are|were)\b"
+    r"|^\s*of\s+the\s+[a-z]+s\b[^?]*?,\s*which\b",  # "Of the countries linked to X, which have ..."
     re.IGNORECASE,
 )
 
@@ -303,7 +304,8 @@ class Fit:
 def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | None:
     """The answer the rows give when the written one does not state what was asked, with how it was made:
     ("ranked", ...) when a superlative's answer does not name the row the query ranked first; ("restated", ...)
-    when a "which" names no text of the rows, or a "how many" states no figure, though the rows hold one.
+    when a list answer names some of the rows and leaves others out, a "which" names no text of the rows, or
+    a "how many" states no figure, though the rows hold one, or states another than the one row of figures.
     None when the written answer stands."""
     ranked = ranking(outputs) if superlative(question) else None
     if ranked is not None and not names_leaders(answer, ranked, ranked_count(question)):
@@ -311,6 +313,8 @@ def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | N
     graph_results = [o for o in outputs if _parsed(o) is not None]
     if not graph_results or not any(_rows(o) for o in graph_results):
         return None
+    if leaves_rows_out(question, answer, outputs):
+        return "restated", compose_from_rows(question, outputs)
     if asks_for_number(question):
         # a count may be the number of rows; an amount must be a figure in them
         figures = [
@@ -322,6 +326,8 @@ def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | N
         ]
         holds_figure = bool(_COUNT.search(question)) or bool(figures)
         if holds_figure and not stated_figure(answer):
+            return "restated", compose_from_rows(question, outputs)
+        if states_row_figure(answer, graph_results) is False:  # "1 relationship" when the row says 3
             return "restated", compose_from_rows(question, outputs)
         return None
     if asks_for_name(question) and stated_name(answer, graph_results) is False:

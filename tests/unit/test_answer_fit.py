@@ -95,11 +95,14 @@ BORDERS = json.dumps(
 )
 
 
-def test_a_list_answer_leaving_rows_out_is_doubted_and_capped_not_rewritten() -> None:
+def test_a_list_answer_leaving_rows_out_is_restated_from_every_row() -> None:
     question = "Which countries border Slovakia?"
     answer = "Slovakia borders Austria and Hungary."
-    assert refit(question, answer, [BORDERS]) is None  # the left-out rows may be the writer's correction
-    verdict = fit(question, answer, [BORDERS])
+    # Measured: of 29 recorded list answers that left rows out, 25 were wrong; the rows were the answer.
+    how, restated = refit(question, answer, [BORDERS]) or ("", "")
+    assert how == "restated" and all(name in restated for name in ("Austria", "Hungary", "Poland", "Ukraine"))
+    assert not fit(question, restated, [BORDERS]).partial_list
+    verdict = fit(question, answer, [BORDERS])  # as written, it is doubted and capped
     assert verdict.partial_list
     probability, reasons = capped(0.87, "calibrated", verdict.features())
     assert probability == PARTIAL_LIST_CEILING and "only some of the rows" in reasons
@@ -122,3 +125,18 @@ def test_singular_superlative_and_counting_questions_are_not_held_to_every_row()
     assert not partial("Which countries border Slovakia?", outputs=[BORDERS, BORDERS])  # which result is listed?
     assert not partial("What was the population of Austria?")
     assert not partial("Which class is Austria in?")
+
+
+def test_a_figure_other_than_the_one_row_of_figures_is_restated() -> None:
+    distance = json.dumps({"columns": ["relationships_between"], "rows": [[3]]})
+    question = "How many relationships lie on the shortest path between Hufuf and Nepal?"
+    how, restated = refit(question, "There is 1 relationship between them.", [distance]) or ("", "")
+    assert how == "restated" and "relationships_between: 3" in restated
+    assert refit(question, "Three relationships lie between them.", [distance]) is None
+    average = json.dumps({"columns": ["avg_area"], "rows": [[1234.5678]]})
+    assert refit("What is the average area?", "About 1,234.57 on average.", [average]) is None  # rounded as written
+
+
+def test_a_list_asked_after_what_it_is_drawn_from_is_a_list() -> None:
+    question = "Of the countries that border Slovakia, which lie in Europe?"
+    assert fit(question, "Austria and Hungary.", [BORDERS]).partial_list
