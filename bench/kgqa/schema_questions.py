@@ -458,6 +458,8 @@ class Makers:
             return None
         link, forward, start, end, step, prop, n = found
         values = sorted({v for m in step[n] if isinstance(v := end.nodes[m].get(prop), (int, float))}, reverse=True)
+        if len(values) < 2:  # one figure among them all: no bound keeps some and drops others
+            return None
         k = rng.randint(1, min(MAX_LISTED, len(values) - 1))
         bound = _between(values[k - 1], values[k])
         name = self.s.named[n]
