@@ -59,6 +59,7 @@ class QueryRows:
 
 # Each scalar property of node n as text, one row per property (k, text). FalkorDB's toString() rejects
 # lists and maps, and one list-valued property would fail every search: only scalars are read.
+BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's: no schema, name or value read
 PROPERTY_TEXT = (
     "UNWIND keys(n) AS k WITH n, k, n[k] AS v WHERE typeOf(v) IN ['String', 'Integer', 'Float'] "
     "WITH n, k, toString(v) AS text"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import structlog
 
-from backends.graph_store import PROPERTY_TEXT, GraphQueryError, GraphStore
+from backends.graph_store import BOOKKEEPING_LABELS, PROPERTY_TEXT, GraphQueryError, GraphStore
 from contracts.query_path import EntityMatch, Grounding
 from contracts.redaction import sanitize
 from cypher.text import blank_strings, labelled_variables
@@ -37,7 +37,6 @@ log = structlog.get_logger(__name__)
 MATCHES_PER_MENTION = 3
 DESCRIBED_ENTITIES = 2  # entities whose stored facts the planner is shown (each costs prompt tokens)
 NEIGHBOUR_EXAMPLES = 3
-BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's
 
 _FIND = (
     "MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE {condition} "

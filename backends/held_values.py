@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backends.graph_store import GraphStore
+from backends.graph_store import BOOKKEEPING_LABELS, GraphStore
 from cypher.programs import HeldValue
 from questions.value_words import ValueWord
 
-BOOKKEEPING_LABELS = ("ActionRecord",)  # the agent's own nodes, not the domain's
 MAX_FOUND = 50  # (label, key, value) rows read: a question names a few values
 MAX_CATEGORIES = 30  # a property taking more values than this names things rather than sorting them
 NODES_PER_VALUE = 2  # ... or taking about as many values as there are nodes (fewer than this many nodes each)

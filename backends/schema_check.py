@@ -18,7 +18,7 @@ import time
 from functools import partial
 from typing import Any
 
-from backends.graph_store import GraphStore
+from backends.graph_store import BOOKKEEPING_LABELS, GraphStore
 from backends.query_checker import QueryChecker, SchemaFacts, shared_checker
 from contracts.query_path import Grounding
 from cypher.neighbour_repair import neighbour_property
@@ -33,7 +33,6 @@ from questions.walks import named_start_doubts, short_walks, unmatched_labels, w
 from service.off_loop import off_loop
 
 SNAPSHOT_TTL_S = 60.0  # the schema changes rarely; a new label or property is seen within a minute
-BOOKKEEPING_LABELS = ("ActionRecord",)
 MAX_DIRECTION_FIXES = 6
 MAX_UNBOUND_FIXES = 3
 # The types of a relationship pattern: [:A], [r:A|B], [r:A|:B*1..3]
