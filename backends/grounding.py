@@ -12,6 +12,7 @@ import structlog
 from backends.graph_store import BOOKKEEPING_LABELS, PROPERTY_TEXT, GraphQueryError, GraphStore
 from contracts.query_path import EntityMatch, Grounding
 from contracts.redaction import sanitize
+from cypher.intent import identifying_key
 from cypher.text import blank_strings, labelled_variables
 from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
 from questions.named_terms import (
@@ -24,7 +25,9 @@ from questions.named_terms import (
     move_comparison,
     name_tokens,
     named_lookups,
+    occurrences,
     property_comparisons,
+    said_phrases,
 )
 from questions.walks import named_joins
 from service.off_loop import off_loop
@@ -87,6 +90,41 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
                 for label, prop, value in rows
             ]
     return []
+
+
+# Names a question writes as stored, found in one scan: equal as written (case and all), so a city called
+# "Reading" is no match for the word "reading", and only on the key that names nodes of its label.
+_PHRASES = (
+    "MATCH (n) WHERE NOT labels(n)[0] IN $skip UNWIND keys(n) AS k WITH n, k, n[k] AS v "
+    "WHERE typeOf(v) = 'String' AND v IN $phrases RETURN DISTINCT labels(n)[0], k, v, keys(n) LIMIT $limit"
+)
+PHRASE_MATCHES = 50
+
+
+async def _said_names(question: str, graph: GraphStore, found: list[str], words: set[str]) -> list[EntityMatch]:
+    """The names the question writes that no capital or quote marks ("s-block", "simple cubic", "Period 2"),
+    each the longest stored at its place."""
+    phrases = said_phrases(question, words, found)
+    if not phrases:
+        return []
+    rows = (
+        await graph.ro_query(
+            _PHRASES,
+            {"phrases": phrases, "skip": list(BOOKKEEPING_LABELS), "limit": PHRASE_MATCHES},
+            max_rows=PHRASE_MATCHES,
+        )
+    ).rows
+    named = [
+        (str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(list(keys)) == key
+    ]
+    matches: list[EntityMatch] = []
+    for phrase in occurrences(question, {value for _, _, value in named}):
+        matches += [
+            EntityMatch(mention=phrase, label=label, property=key, value=value, how="exact")
+            for label, key, value in named
+            if value == phrase
+        ][:MATCHES_PER_MENTION]
+    return matches
 
 
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
@@ -241,12 +279,15 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
     """The question's names as the graph stores them; with `describe`, the entities found by their own
     name described for a query writer (two more queries each: skipped where no query is written)."""
     grounding = Grounding()
-    for mention in await _mentions(question, graph):
+    words = await vocabulary(graph)
+    mentioned = await off_loop("the question's names", partial(mentions, question, words))
+    for mention in mentioned:
         found = await _find(graph, mention)
         if found:
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
+    grounding.matches.extend(await _said_names(question, graph, mentioned, words))
     described = grounding.described_entities(DESCRIBED_ENTITIES if describe else 0)
     for match in described:
         facts = await entity_facts(graph, match)

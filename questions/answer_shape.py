@@ -77,17 +77,29 @@ class AnswerShape:
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
     """The property keys whose words the text uses ("population", "area code" for `area_code`), in the
-    order the text first does; a key of several words needs them all, in order. The first word is the
-    question's verb ("Name the ...", "List ..."), never a key."""
+    order the text first does; a key of several words needs them all, in order, and a key said only inside a
+    longer one is not named ("mass number" names `mass_number`, not `mass` nor `number`). The first word is
+    the question's verb ("Name the ...", "List ..."), never a key."""
     words = [singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())][1:]
     joined = " " + " ".join(words) + " "
-    found: list[tuple[int, str]] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
     for key in keys:
         phrase = " ".join(singular(w) for w in schema_words(key).split())
-        at = joined.find(" " + phrase + " ") if phrase else -1
-        if at >= 0:
-            found.append((at, key))
-    return tuple(key for _, key in sorted(found))
+        if phrase:
+            found_at = [m.start() for m in re.finditer(re.escape(" " + phrase + " "), joined)]
+            if found_at:
+                spans[key] = [(at, at + len(phrase) + 1) for at in found_at]
+    every = [(span, key) for key, key_spans in spans.items() for span in key_spans]
+
+    def on_its_own(start: int, end: int, key: str) -> bool:
+        return not any(s <= start and end <= e and (e - s) > (end - start) for (s, e), other in every if other != key)
+
+    named = [
+        (min(s for s, e in key_spans if on_its_own(s, e, key)), key)
+        for key, key_spans in spans.items()
+        if any(on_its_own(s, e, key) for s, e in key_spans)
+    ]
+    return tuple(key for _, key in sorted(named))
 
 
 def comparison(text: str) -> tuple[str, str] | None:
@@ -99,6 +111,16 @@ def comparison(text: str) -> tuple[str, str] | None:
             if cue.search(before):
                 return operator, figure.group().replace(",", "")
     return None
+
+
+def _without_phrases(text: str, keys: Sequence[str]) -> str:
+    """The text without the phrases of the keys it names in two words or more: "the mass number of" reads a
+    property, not a count."""
+    for key in keys:
+        parts = schema_words(key).split()
+        if len(parts) > 1:
+            text = re.sub(r"\b" + r"\s+".join(re.escape(p) + "s?" for p in parts) + r"\b", " ", text)
+    return text
 
 
 def _counts_things(text: str, label_words: set[str]) -> bool:
@@ -138,7 +160,7 @@ def answer_shape(question: str, keys: Sequence[str], asks_for_thing: bool, label
         ranked = ["highest", "lowest"] if first_high else ["lowest", "highest"]
         extreme = ["max", "min"] if first_high else ["min", "max"]
         shapes += [*ranked, *extreme] if thing else [*extreme, *ranked]
-    if _COUNT.search(text) and not by_count and "path_length" not in shapes:
+    if _COUNT.search(_without_phrases(text, named)) and not by_count and "path_length" not in shapes:
         shapes.insert(0, "count")  # "how many", "the number of": a count before any figure it might rank
     if named and _VALUE_ASKED.search(text) and not shapes:
         shapes.append("value")

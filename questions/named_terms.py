@@ -111,6 +111,58 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
     return found
 
 
+MAX_PHRASE_WORDS = 4  # a name written in lower case is seldom longer ("beta-plus-delayed proton emission")
+MAX_PHRASES = 400  # runs of words looked up at once: a long question's tail names nothing more
+_WORDS_SPLIT = re.compile(r"[\s,;:!?()\[\]{}\"“”]+")
+
+
+def said_phrases(question: str, vocabulary: set[str], found: list[str]) -> list[str]:
+    """Runs of one to MAX_PHRASE_WORDS of the question's words, as written, that may be a stored name no
+    capital marks ("s-block", "simple cubic", "Period 2"): not made only of figures, nor only of schema or
+    calendar words, not within a name `found` already, and a single word only when it is long (MIN_TOKEN letters) or
+    holds a digit or hyphen. The graph says which are names (backends/grounding.py)."""
+    text = question.replace(REDACTED, " | ")
+    for name in found:
+        text = re.sub(re.escape(name), " | ", text, flags=re.IGNORECASE)
+    known = _known_words(vocabulary)
+    phrases: dict[str, None] = {}
+    for part in text.split("|"):
+        words = [w.strip(".'’") for w in _WORDS_SPLIT.split(part)]
+        words = [w for w in words if w]
+        for i in range(len(words)):
+            for n in range(1, MAX_PHRASE_WORDS + 1):
+                run = words[i : i + n]
+                if len(run) < n or len(phrases) >= MAX_PHRASES:
+                    break
+                figures = [w.replace(".", "").isdigit() for w in run]
+                if all(figures) or all(_is_vocabulary(w, known) or w.lower() in _CALENDAR for w in run):
+                    continue
+                if n == 1 and len(run[0]) < MIN_TOKEN and not re.search(r"[\d-]", run[0]):
+                    continue
+                phrases.setdefault(" ".join(run))
+    return list(phrases)
+
+
+def occurrences(question: str, stored: set[str]) -> list[str]:
+    """The `stored` phrases the question says, in order, the longest at each place: "beta-plus-delayed proton
+    emission" is one name, not "proton emission" as well (unless that is said on its own too)."""
+    words = [w.strip(".'’") for w in _WORDS_SPLIT.split(question.replace(REDACTED, " "))]
+    words = [w for w in words if w]
+    said: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(MAX_PHRASE_WORDS, 0, -1):
+            phrase = " ".join(words[i : i + n])
+            if len(words[i : i + n]) == n and phrase in stored:
+                if phrase not in said:
+                    said.append(phrase)
+                i += n
+                break
+        else:
+            i += 1
+    return said
+
+
 def name_tokens(mention: str) -> list[str]:
     """The words of a name long enough to find it by when the whole name is not stored as written."""
     return [w for w in mention.replace("-", " ").split() if len(w) >= MIN_TOKEN]

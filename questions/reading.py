@@ -61,6 +61,8 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
     )
     asked = asked_label(question, labels) or counted_label(question, labels)
     keys = sorted({key for props in nodes.values() for key in props})
+    spelled = tuple(spelled_walk(plain, rel_types))
+    shape = answer_shape(plain, keys, asked is not None, labels)
     return QuestionReading(
         question=question,
         named=named,
@@ -68,11 +70,13 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
         figures=figures,
         quoted=quoted,
         asked=asked,
-        relationships=tuple(spelled_walk(plain, rel_types)),
+        relationships=spelled,
         labels=tuple(unmatched_labels(plain, set(), labels)),  # none matched yet: every label spelled out
-        hinted=_hinted(tuple(w for w in words if w not in SHAPE_WORDS), labels, sorted(rel_types)),
+        hinted=_hinted(
+            tuple(w for w in words if w not in SHAPE_WORDS), labels, sorted(rel_types), _spent(spelled, shape.keys)
+        ),
         words=words,
-        shape=answer_shape(plain, keys, asked is not None, labels),
+        shape=shape,
         values=value_words(plain),
     )
 
@@ -90,11 +94,30 @@ def _same_stem(word: str, other: str) -> bool:
     return shared >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
 
 
-def _hinted(words: tuple[str, ...], labels: list[str], rel_types: list[str]) -> tuple[str, ...]:
+def _spent(spelled: tuple[str, ...], keys: tuple[str, ...]) -> dict[str, set[str]]:
+    """The words already spent, each with the relationship types it may still hint: a word of a relationship
+    the question spells hints that one alone ("discovered by" says nothing of DISCOVERED_IN), and a word of a
+    property the question names in two words or more hints none ("discovery year" is no DISCOVERED_BY)."""
+    spent: dict[str, set[str]] = {}
+    for rel_type in spelled:
+        for word in schema_words(rel_type).split():
+            spent.setdefault(singular(word), set()).add(rel_type)
+    for key in keys:
+        parts = schema_words(key).split()
+        if len(parts) > 1:
+            for word in parts:
+                spent.setdefault(singular(word), set())
+    return spent
+
+
+def _hinted(
+    words: tuple[str, ...], labels: list[str], rel_types: list[str], spent: dict[str, set[str]] | None = None
+) -> tuple[str, ...]:
     """The labels and relationship types one of `words` shares a stem with, in the order the words first do.
     A word that is a label's own word hints that label, not the relationship types that contain it: "region"
-    in "which region ..." says nothing of IN_REGION. Words are compared only with schema words that begin
-    alike (time linear in the question)."""
+    in "which region ..." says nothing of IN_REGION; a `spent` word hints only the relationship types it is
+    kept for. Words are compared only with schema words that begin alike (time linear in the question)."""
+    spent = spent or {}
     label_words = {singular(w) for label in labels for w in schema_words(label).split()}
     by_start: dict[str, list[tuple[str, str, bool]]] = {}
     for names, is_label in ((labels, True), (rel_types, False)):
@@ -105,6 +128,8 @@ def _hinted(words: tuple[str, ...], labels: list[str], rel_types: list[str]) -> 
     found: dict[str, None] = {}
     for word in dict.fromkeys(words):
         for part, name, is_label in by_start.get(_stem_key(word), []):
-            if _same_stem(word, part) and (is_label or word not in label_words):
+            if not _same_stem(word, part):
+                continue
+            if is_label or (word not in label_words and (word not in spent or name in spent[word])):
                 found.setdefault(name)
     return tuple(found)

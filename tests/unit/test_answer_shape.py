@@ -33,6 +33,12 @@ def test_the_first_shape_is_the_one_asked(question: str, asks_for_thing: bool, f
     assert answer_shape(question, KEYS, asks_for_thing, LABELS).answers[0] == first
 
 
+def test_a_key_named_with_number_is_read_not_counted() -> None:
+    shape = answer_shape("What is the mass number of Cadmium-108?", ("mass", "mass_number", "number"), False)
+    assert shape.answers[0] == "value" and shape.keys == ("mass_number",)
+    assert answer_shape("What is the number of isotopes?", ("mass_number",), False).answers[0] == "count"
+
+
 def test_every_shape_read_comes_once_and_names_is_always_there() -> None:
     shape = answer_shape("Which city has the highest population?", KEYS, True, LABELS)
     assert len(shape.answers) == len(set(shape.answers)) and "names" in shape.answers
@@ -40,7 +46,9 @@ def test_every_shape_read_comes_once_and_names_is_always_there() -> None:
 
 
 def test_keys_are_named_by_their_words_but_not_by_the_verb() -> None:
-    assert named_keys("what is the area code of it", KEYS) == ("area", "area_code")
+    # a key said only inside a longer one is not named: "area code" reads `area_code`, not `area`
+    assert named_keys("what is the area code of it", KEYS) == ("area_code",)
+    assert named_keys("what area has the area code 44", KEYS) == ("area", "area_code")
     assert named_keys("name the country with the largest area", KEYS) == ("area",)  # "name" is the verb
 
 

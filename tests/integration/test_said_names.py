@@ -1,0 +1,78 @@
+"""Names a question writes without a capital ("s-block", "simple cubic", "Period 2") are found in the graph as
+stored, and the program code ranks first starts from them; a word that spells one relationship, or is part of
+a property of two words, hints no other relationship. On a real FalkorDB graph."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from backends.graph_store import GraphStore
+from backends.grounding import ground
+from backends.schema_check import SchemaCheck
+from tests.seeded_graph import seeded_graph
+from tools.program_chooser import ranked_programs_on
+
+# Elements in blocks and periods (lower-case and numbered names), with the people and places of discovery: two
+# relationships share the word "discovered". "Reading" is a place, and "reading" a word of a question.
+GRAPH = (
+    "CREATE (s:Block {name: 's-block'}), (p:Block {name: 'p-block'}), "
+    "(p1:Period {name: 'Period 1', number: 1}), (p2:Period {name: 'Period 2', number: 2}), "
+    "(c:Structure {name: 'simple cubic'}), (h:Structure {name: 'cubic'}), "
+    "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), "
+    "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), "
+    "(li:Element {name: 'Lithium', mass_number: 7, mass: 6.94, discovery_year: 1817}), "
+    "(be:Element {name: 'Beryllium', mass_number: 9, mass: 9.01, discovery_year: 1798}), "
+    "(b:Element {name: 'Boron', mass_number: 11, mass: 10.81, discovery_year: 1808}), "
+    "(po:Element {name: 'Polonium', mass_number: 209, mass: 209.0, discovery_year: 1898}), "
+    "(li)-[:IN_BLOCK]->(s), (be)-[:IN_BLOCK]->(s), (b)-[:IN_BLOCK]->(p), (po)-[:IN_BLOCK]->(p), "
+    "(li)-[:IN_PERIOD]->(p2), (be)-[:IN_PERIOD]->(p2), (b)-[:IN_PERIOD]->(p2), "
+    "(po)-[:HAS_STRUCTURE]->(c), (li)-[:HAS_STRUCTURE]->(h), "
+    "(li)-[:DISCOVERED_BY]->(ann), (be)-[:DISCOVERED_BY]->(bo), (b)-[:DISCOVERED_BY]->(bo), "
+    "(li)-[:DISCOVERED_IN]->(se), (be)-[:DISCOVERED_IN]->(uk), (b)-[:DISCOVERED_IN]->(uk), (po)-[:DISCOVERED_IN]->(uk)"
+)
+
+
+@pytest_asyncio.fixture
+async def graph(falkordb_url: str, unique: str) -> AsyncIterator[GraphStore]:
+    async with seeded_graph(falkordb_url, f"said-{unique}", GRAPH) as name:
+        yield GraphStore(falkordb_url, name)
+
+
+async def first_rows(graph: GraphStore, question: str) -> list[list[Any]]:
+    _, _, ranked = await ranked_programs_on(question, await ground(question, graph), graph, SchemaCheck(graph))
+    return sorted((await graph.ro_query(ranked[0].query)).rows)
+
+
+async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphStore) -> None:
+    grounding = await ground("Which elements are in s-block, or in Period 2, or simple cubic?", graph)
+    found = [(m.label, m.value) for m in grounding.matches]
+    # "simple cubic" is one name, not "cubic" as well; a word written in lower case is no place called "Reading"
+    assert found == [("Block", "s-block"), ("Period", "Period 2"), ("Structure", "simple cubic")]
+    reading = await ground("Which elements were discovered while reading about cubic forms?", graph)
+    assert [(m.label, m.value) for m in reading.matches] == [("Structure", "cubic")]
+
+
+@pytest.mark.parametrize(
+    ("question", "rows"),
+    [
+        ("How many elements is s-block connected to through incoming in block?", [[2]]),
+        (
+            "Which elements is Period 2 connected to through its incoming in period relationships?",
+            [["Beryllium"], ["Boron"], ["Lithium"]],
+        ),
+        ("Which elements have the simple cubic structure?", [["Polonium"]]),
+        # "discovered by" spells DISCOVERED_BY; "discovered" is then no hint of DISCOVERED_IN
+        ("Count the elements that Bo Lund has an incoming discovered by relationship with.", [[2]]),
+        # "mass number" is a property read, not a count; "discovery year" no DISCOVERED_* walk
+        ("What is the mass number of Boron?", [["Boron", 11]]),
+        ("What discovery year does the element Polonium have?", [["Polonium", 1898]]),
+    ],
+)
+async def test_the_first_program_reads_the_question_as_said(
+    graph: GraphStore, question: str, rows: list[list[Any]]
+) -> None:
+    assert await first_rows(graph, question) == rows
