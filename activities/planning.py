@@ -34,6 +34,7 @@ from tools import registry
 from tools.base import Tool
 from tools.intent_writer import intent_query
 from tools.program_chooser import ranked_programs
+from tools.program_rivals import RIVALS, rivals_disagree
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
@@ -325,7 +326,7 @@ class PlanningActivities:
         if not backends.graph_programs or grounding.unmatched or "GraphQuery" not in tools:
             return None
         try:
-            reading, _, found = await ranked_programs(request.question, grounding, backends, 2)
+            reading, _, found = await ranked_programs(request.question, grounding, backends, RIVALS + 1)
         except IntentError as exc:
             log.info("program_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None
@@ -334,9 +335,19 @@ class PlanningActivities:
         plan = await self._one_query_plan(request, tools, found[0].query)
         if plan is None:
             return None
-        log.info("program_plan", plan_id=request.plan_id, kind=found[0].walk.kind, answer=found[0].intent.answer)
+        disagree = await rivals_disagree(backends.graph, found) if backends.graph is not None else None
+        log.info(
+            "program_plan",
+            plan_id=request.plan_id,
+            kind=found[0].walk.kind,
+            answer=found[0].intent.answer,
+            rivals_disagree=disagree,
+        )
         return PlanningOutput(
-            plan=plan, attempts=1, grounding=grounding, program_evidence=program_evidence([p.score for p in found])
+            plan=plan,
+            attempts=1,
+            grounding=grounding,
+            program_evidence=program_evidence([p.score for p in found], disagree),
         )
 
     async def _one_query_plan(

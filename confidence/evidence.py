@@ -47,6 +47,7 @@ FEATURES: dict[str, str] = {
     "hops": "the relationships a query walks",
     # only where code proposed the plan's query (activities/planning.py, graph_programs)
     "program_margin": "how far the program code chose ranked above the next one",
+    "rivals_disagree": "the share of the programs ranked nearly as high whose answer differs from the chosen one's",
     # from the model's token log-probabilities (confidence/token_evidence.py); absent when none were given
     "query_token_p": "how sure the model was of its query's words",
     "query_weakest_p": "the model's least sure word in its query",
@@ -65,6 +66,7 @@ MAY_BE_MISSING = frozenset(
         "disagreement",
         "form_disagrees",
         "program_margin",
+        "rivals_disagree",
     }
 )
 # Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
@@ -106,6 +108,7 @@ DIRECTION: dict[str, int] = {
             "unused_figure",
             "unasked_label",
             "short_walk",
+            "rivals_disagree",
         ),
         -1,
     ),
@@ -115,13 +118,17 @@ MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as ha
 MAX_PROGRAM_LEAD = 10
 
 
-def program_evidence(scores: Sequence[int]) -> dict[str, float]:
+def program_evidence(scores: Sequence[int], rivals_disagree: float | None = None) -> dict[str, float]:
     """How clearly code's first program (`scores`: the best programs' evidence, best first) led the next: 1
-    for a lead of MAX_PROGRAM_LEAD or more, or no other program; 0 for a tie."""
+    for a lead of MAX_PROGRAM_LEAD or more, or no other program; 0 for a tie. With `rivals_disagree`
+    (tools/program_rivals.py), the share of close rivals whose answer differs; absent when they were not run."""
     if not scores:
         return {}
     lead = scores[0] - scores[1] if len(scores) > 1 else MAX_PROGRAM_LEAD
-    return {"program_margin": min(float(MAX_PROGRAM_LEAD), max(0.0, float(lead))) / MAX_PROGRAM_LEAD}
+    evidence = {"program_margin": min(float(MAX_PROGRAM_LEAD), max(0.0, float(lead))) / MAX_PROGRAM_LEAD}
+    if rivals_disagree is not None:
+        evidence["rivals_disagree"] = rivals_disagree
+    return evidence
 
 
 def verification_features(verification: str) -> dict[str, float]:

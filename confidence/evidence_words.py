@@ -256,6 +256,12 @@ def _program_margin(v: float, f: Figures) -> str:
     return "the query code chose led the next it could have run " + ("not at all" if v <= 0 else "narrowly")
 
 
+def _rivals_disagree(v: float, f: Figures) -> str:
+    if v <= 0:
+        return "the queries ranked nearly as high as the one chosen gave the same answer"
+    return f"{v:.0%} of the queries ranked nearly as high as the one chosen gave another answer"
+
+
 def _sureness(what: str) -> Callable[[float, Figures], str]:
     """How sure the model was of the words it wrote (confidence/token_evidence.py): their mean probability."""
     return lambda v, f: f"the model wrote {what} at {v:.0%} certainty per word on average"
@@ -295,6 +301,7 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "aggregates": _aggregates,
     "hops": _hops,
     "program_margin": _program_margin,
+    "rivals_disagree": _rivals_disagree,
     "query_token_p": _sureness("its query"),
     "query_weakest_p": _least_sure("its query"),
     "answer_token_p": _sureness("the answer"),

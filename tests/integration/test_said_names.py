@@ -1,10 +1,12 @@
 """Names a question writes without a capital ("s-block", "simple cubic", "Period 2") are found in the graph as
 stored, and the program code ranks first starts from them; a word that spells one relationship, or is part of
-a property of two words, hints no other relationship. On a real FalkorDB graph."""
+a property of two words, hints no other relationship; the programs ranked nearly as high are run beside the
+first and their disagreement measured. On a real FalkorDB graph."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,8 +15,10 @@ import pytest_asyncio
 from backends.graph_store import GraphStore
 from backends.grounding import ground
 from backends.schema_check import SchemaCheck
+from cypher.programs import Program
 from tests.seeded_graph import seeded_graph
 from tools.program_chooser import ranked_programs_on
+from tools.program_rivals import RIVAL_GAP, rivals_disagree
 
 # Elements in blocks and periods (lower-case and numbered names), with the people and places of discovery: two
 # relationships share the word "discovered". "Reading" is a place, and "reading" a word of a question.
@@ -76,3 +80,24 @@ async def test_the_first_program_reads_the_question_as_said(
     graph: GraphStore, question: str, rows: list[list[Any]]
 ) -> None:
     assert await first_rows(graph, question) == rows
+
+
+async def test_rival_readings_are_run_and_their_disagreement_is_measured(graph: GraphStore) -> None:
+    question = "Which elements are in Period 2?"
+    _, _, ranked = await ranked_programs_on(question, await ground(question, graph), graph, SchemaCheck(graph))
+    first = replace(
+        ranked[0], query="MATCH (e:Element)-[:IN_PERIOD]->(:Period {name: 'Period 2'}) RETURN e.name", score=10
+    )
+
+    def rival(query: str, score: int) -> Program:
+        return replace(ranked[0], query=query, score=score)
+
+    same = rival("MATCH (e:Element)-[:IN_PERIOD]->(p:Period {number: 2}) RETURN e.name AS name, e.name AS shown", 9)
+    other = rival("MATCH (e:Element)-[:IN_BLOCK]->(:Block {name: 's-block'}) RETURN e.name", 8)
+    far = rival("MATCH (e:Element) RETURN e.name", 10 - RIVAL_GAP - 1)
+    broken = rival("MATCH (e:Element RETURN e", 9)
+    assert await rivals_disagree(graph, [first, same]) == 0.0  # the same names, whatever the columns
+    assert await rivals_disagree(graph, [first, same, other]) == 0.5
+    assert await rivals_disagree(graph, [first, far]) == 0.0  # too far behind to be a rival reading
+    assert await rivals_disagree(graph, [first, broken, other]) == 1.0  # a rival that cannot run is left out
+    assert await rivals_disagree(graph, [replace(first, query="MATCH (e RETURN e"), other]) is None

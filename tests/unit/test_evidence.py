@@ -96,5 +96,7 @@ def test_how_clearly_codes_program_led_the_next() -> None:
     assert program_evidence([14, 14]) == {"program_margin": 0.0}
     assert program_evidence([14, 14 - MAX_PROGRAM_LEAD // 2]) == {"program_margin": 0.5}
     assert program_evidence([40, 2]) == {"program_margin": 1.0}
+    assert program_evidence([14, 14], 0.5) == {"program_margin": 0.0, "rivals_disagree": 0.5}
+    assert "rivals_disagree" in MAY_BE_MISSING  # absent where code proposed no program
     assert program_evidence([]) == {}  # the planner wrote the plan: no program, no margin
     assert "program_margin" in MAY_BE_MISSING
