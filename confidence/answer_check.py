@@ -213,8 +213,12 @@ def is_single_aggregate(outputs: list[str]) -> bool:
     return len(rows) == 1 and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0])
 
 
-_SPELLED = {"zero": 0, "no": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_SPELLED_FIGURE = re.compile(r"\b(?:zero|no|none|one|two|three|four|five|six)\b", re.IGNORECASE)
+# Small numbers as an answer or a question spells them ("no invoices", "the three largest").
+SPELLED_NUMBERS = {
+    "zero": 0, "no": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+_SPELLED_FIGURE = re.compile(rf"\b(?:{'|'.join(SPELLED_NUMBERS)})\b", re.IGNORECASE)
 
 
 def states_row_figure(answer: str, outputs: list[str]) -> bool | None:
@@ -227,7 +231,7 @@ def states_row_figure(answer: str, outputs: list[str]) -> bool | None:
     written = [m.group(0) for m in _NUMBER.finditer(_LIST_MARKER.sub(" ", answer))]
     if any(_supported_number(figure, values, small_free=False) for figure in written):
         return True
-    return any(float(_SPELLED[m.group(0).lower()]) in values for m in _SPELLED_FIGURE.finditer(answer))
+    return any(float(SPELLED_NUMBERS[m.group(0).lower()]) in values for m in _SPELLED_FIGURE.finditer(answer))
 
 
 def holds_nothing(rows: list[list[Any]]) -> bool:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from confidence.answer_check import compose_from_rows, show_value, states_row_figure
+from confidence.answer_check import SPELLED_NUMBERS, compose_from_rows, show_value, states_row_figure
 
 # The rows of a graph result that carry this key were ordered by the query (tools/graph_query.py).
 ORDERED_KEY = "ordered_by"
@@ -107,7 +107,6 @@ _NOT_SUPERLATIVE = {
     "jest",
     "wrest",
 }
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b", re.IGNORECASE)
 _AMOUNT = re.compile(
     r"\bhow\s+(?:much|long|large|big|old|far|tall|high|heavy|populous)\b"
@@ -143,7 +142,7 @@ def ranked_count(question: str) -> int:
     if not match:
         return 1
     word = (match.group(1) or match.group(2)).lower()
-    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
+    return int(word) if word.isdigit() else SPELLED_NUMBERS.get(word, 1)
 
 
 # "list ...", "name the ...", "which countries ...", "what airports ...", "who are ...": the question asks for
