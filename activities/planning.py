@@ -34,7 +34,7 @@ from tools import registry
 from tools.base import Tool
 from tools.intent_writer import intent_query
 from tools.program_chooser import ranked_programs
-from tools.program_rivals import RIVALS, rivals_disagree
+from tools.program_rivals import RANKED, rivals_disagree
 
 log = structlog.get_logger(__name__)
 PLAN_ATTEMPTS = 3  # the first plan and two repairs
@@ -326,7 +326,7 @@ class PlanningActivities:
         if not backends.graph_programs or grounding.unmatched or "GraphQuery" not in tools:
             return None
         try:
-            reading, _, found = await ranked_programs(request.question, grounding, backends, RIVALS + 1)
+            reading, _, found = await ranked_programs(request.question, grounding, backends, RANKED)
         except IntentError as exc:
             log.info("program_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None

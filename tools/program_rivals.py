@@ -1,7 +1,7 @@
 """Whether the programs that read the question almost as well as code's first give the same answer: each close
-rival (evidence within RIVAL_GAP of the first's) is run beside it, and the share whose rows differ is evidence
-for the calibrator (confidence/evidence.py `rivals_disagree`). Two readings that agree leave the answer where it
-is whichever was meant; two that differ say the ranking decided between answers on little evidence."""
+rival (the same answer shape, evidence within RIVAL_GAP of the first's) is run beside it, and the share whose
+rows differ is evidence for the calibrator (confidence/evidence.py `rivals_disagree`). Two readings that agree
+leave the answer where it is whichever was meant; two that differ say the ranking chose on little evidence."""
 
 from __future__ import annotations
 
@@ -14,17 +14,23 @@ from cypher.programs import Program
 if TYPE_CHECKING:
     from backends.graph_store import GraphStore
 
-RIVALS = 3  # programs after the first that may be run: each costs one read
+RIVALS = 3  # rival programs run at most: each costs one read
+RANKED = 8  # programs looked through for rivals
 RIVAL_GAP = 3  # evidence (cypher/programs.py's scale) within which another program is a rival reading
 RIVAL_TIMEOUT_MS = 2000  # a rival that takes longer is left out, not waited for
 RIVAL_ROWS = 50
 
 
 def close_rivals(found: Sequence[Program]) -> list[Program]:
-    """The programs after the first whose evidence is within RIVAL_GAP of its, at most RIVALS."""
+    """The programs after the first that answer in the same shape (another walk, key or condition for the
+    names, the count, the total asked) with evidence within RIVAL_GAP of its, at most RIVALS. A count beside
+    a list always differs, so another shape says nothing of which reading was meant."""
     if not found:
         return []
-    return [p for p in found[1 : RIVALS + 1] if found[0].score - p.score <= RIVAL_GAP]
+    first = found[0]
+    return [
+        p for p in found[1:RANKED] if p.intent.answer == first.intent.answer and first.score - p.score <= RIVAL_GAP
+    ][:RIVALS]
 
 
 def answer_of(rows: Sequence[Sequence[object]]) -> frozenset[str]:

@@ -99,5 +99,7 @@ async def test_rival_readings_are_run_and_their_disagreement_is_measured(graph: 
     assert await rivals_disagree(graph, [first, same]) == 0.0  # the same names, whatever the columns
     assert await rivals_disagree(graph, [first, same, other]) == 0.5
     assert await rivals_disagree(graph, [first, far]) == 0.0  # too far behind to be a rival reading
+    counted = replace(other, intent=replace(other.intent, answer="count"), query="MATCH (e:Element) RETURN count(e)")
+    assert await rivals_disagree(graph, [first, counted]) == 0.0  # a count beside a list is another shape
     assert await rivals_disagree(graph, [first, broken, other]) == 1.0  # a rival that cannot run is left out
     assert await rivals_disagree(graph, [replace(first, query="MATCH (e RETURN e"), other]) is None
