@@ -114,24 +114,29 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
 MAX_PHRASE_WORDS = 4  # a name written in lower case is seldom longer ("beta-plus-delayed proton emission")
 MAX_PHRASES = 400  # runs of words looked up at once: a long question's tail names nothing more
 _WORDS_SPLIT = re.compile(r"[\s,;:!?()\[\]{}\"“”]+")
+_WORD_AT = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+")
+_PART = re.compile(r"[^|]+")  # the question between the names already found
 
 
 def said_phrases(question: str, vocabulary: set[str], found: list[str]) -> list[str]:
     """Runs of one to MAX_PHRASE_WORDS of the question's words, as written, that may be a stored name no
     capital marks ("s-block", "simple cubic", "Period 2"): not made only of figures, nor only of schema or
-    calendar words, not within a name `found` already, and a single word only when it is long (MIN_TOKEN letters) or
-    holds a digit or hyphen. The graph says which are names (backends/grounding.py)."""
+    calendar words, not within a name `found` already, not opening a sentence with a capital, and a single
+    word only when it is long (MIN_TOKEN letters) or holds a digit or hyphen. The graph says which are names
+    (backends/grounding.py)."""
     text = question.replace(REDACTED, " | ")
     for name in found:
         text = re.sub(re.escape(name), " | ", text, flags=re.IGNORECASE)
     known = _known_words(vocabulary)
     phrases: dict[str, None] = {}
-    for part in text.split("|"):
-        words = [w.strip(".'’") for w in _WORDS_SPLIT.split(part)]
-        words = [w for w in words if w]
-        for i in range(len(words)):
+    for part in _PART.finditer(text):
+        words = [(m.start() + part.start(), m.group().strip(".'’")) for m in _WORD_AT.finditer(part.group())]
+        words = [(at, w) for at, w in words if w]
+        for i, (at, first) in enumerate(words):
+            if first[:1].isupper() and _opens_sentence(text, at):
+                continue  # "Count the ...": English capitalises a sentence's first word anyway
             for n in range(1, MAX_PHRASE_WORDS + 1):
-                run = words[i : i + n]
+                run = [w for _, w in words[i : i + n]]
                 if len(run) < n or len(phrases) >= MAX_PHRASES:
                     break
                 figures = [w.replace(".", "").isdigit() for w in run]

@@ -26,7 +26,7 @@ GRAPH = (
     "CREATE (s:Block {name: 's-block'}), (p:Block {name: 'p-block'}), "
     "(p1:Period {name: 'Period 1', number: 1}), (p2:Period {name: 'Period 2', number: 2}), "
     "(c:Structure {name: 'simple cubic'}), (h:Structure {name: 'cubic'}), "
-    "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), "
+    "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), (count:Person {name: 'Count'}), "
     "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), "
     "(li:Element {name: 'Lithium', mass_number: 7, mass: 6.94, discovery_year: 1817}), "
     "(be:Element {name: 'Beryllium', mass_number: 9, mass: 9.01, discovery_year: 1798}), "
@@ -56,6 +56,9 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     found = [(m.label, m.value) for m in grounding.matches]
     # "simple cubic" is one name, not "cubic" as well; a word written in lower case is no place called "Reading"
     assert found == [("Block", "s-block"), ("Period", "Period 2"), ("Structure", "simple cubic")]
+    # nor is "Count", opening the question with a capital as English does, the person called Count
+    counted = await ground("Count the elements that Bo Lund discovered.", graph)
+    assert [(m.label, m.value) for m in counted.matches] == [("Person", "Bo Lund")]
     reading = await ground("Which elements were discovered while reading about cubic forms?", graph)
     assert [(m.label, m.value) for m in reading.matches] == [("Structure", "cubic")]
 
