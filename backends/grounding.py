@@ -127,6 +127,20 @@ async def _said_names(question: str, graph: GraphStore, found: list[str], words:
     return matches
 
 
+async def _titled(question: str, graph: GraphStore, mention: str) -> list[EntityMatch]:
+    """The name with the capitalised article the question gives it, when stored so ("The Netherlands", "The
+    Hague"): the mention itself comes without it, and would find only the names that contain it."""
+    titled = next(
+        (f"{article} {mention}" for article in ("The", "A", "An") if f"{article} {mention}" in question), None
+    )
+    if titled is None:
+        return []
+    return [
+        EntityMatch(mention=titled, label=str(label), property=str(prop), value=str(value), how="exact")
+        for label, prop, value in await _stored(graph, "exact", titled)
+    ]
+
+
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
     """The names the question gives that some node stores exactly (ignoring case) as a property value: one
     equality scan per name, none of the broader looks `ground` takes."""
@@ -282,7 +296,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
     words = await vocabulary(graph)
     mentioned = await off_loop("the question's names", partial(mentions, question, words))
     for mention in mentioned:
-        found = await _find(graph, mention)
+        found = await _titled(question, graph, mention) or await _find(graph, mention)
         if found:
             grounding.matches.extend(found)
         else:

@@ -9,8 +9,10 @@ _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 # A capitalised word may hold a slash between its parts: one name ("Asia/Samarkand", "AC/DC"), not two.
 # Possessive (`*+`, `++`): what each part matches cannot start the next, so giving it back never helps, and a
 # run of spaces is not tried in every split (time linear in the question).
+# Capitals of every script up to U+1FFF, not only A-Z: "Thủ Đức" is one name, not "Thủ" alone.
+_UPPER = "A-Z" + "".join(re.escape(chr(c)) for c in range(0xC0, 0x2000) if chr(c).isupper())
 _CAPITALISED = re.compile(
-    r"\b([A-Z][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[A-Z][\w&.\-]*+"
+    rf"\b([{_UPPER}][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[{_UPPER}][\w&.\-]*+"
     r"(?:/[\w&.\-]++)*+)*+)"
 )
 _IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")

@@ -27,7 +27,8 @@ GRAPH = (
     "(p1:Period {name: 'Period 1', number: 1}), (p2:Period {name: 'Period 2', number: 2}), "
     "(c:Structure {name: 'simple cubic'}), (h:Structure {name: 'cubic'}), "
     "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), (count:Person {name: 'Count'}), "
-    "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), "
+    "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), (th:Place {name: 'The Hague'}), "
+    "(hh:Place {name: 'Hague Hall'}), (td:Place {name: 'Thủ Đức'}), "
     "(li:Element {name: 'Lithium', mass_number: 7, mass: 6.94, discovery_year: 1817}), "
     "(be:Element {name: 'Beryllium', mass_number: 9, mass: 9.01, discovery_year: 1798}), "
     "(b:Element {name: 'Boron', mass_number: 11, mass: 10.81, discovery_year: 1808}), "
@@ -59,6 +60,9 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     # nor is "Count", opening the question with a capital as English does, the person called Count
     counted = await ground("Count the elements that Bo Lund discovered.", graph)
     assert [(m.label, m.value) for m in counted.matches] == [("Person", "Bo Lund")]
+    # a capitalised article belongs to the name stored with it; capitals of other scripts start names too
+    hague = await ground("Which elements were discovered in The Hague or in Thủ Đức?", graph)
+    assert [(m.label, m.value) for m in hague.matches] == [("Place", "The Hague"), ("Place", "Thủ Đức")]
     reading = await ground("Which elements were discovered while reading about cubic forms?", graph)
     assert [(m.label, m.value) for m in reading.matches] == [("Structure", "cubic")]
 
