@@ -93,9 +93,10 @@ class QueryPath:
             **planning.program_evidence,
         }
         ctx.phase("synthesizing")
-        answer, synthesis = await self._synthesize(
-            plan, usable, results, evidence, planning.grounding.facts, evidence_score
-        )
+        # A query code chose reads what was asked; what the graph stores about the names around it would only
+        # lend the answer writer other figures and names (a country's own population for its neighbours').
+        facts = [] if planning.program_evidence else planning.grounding.facts
+        answer, synthesis = await self._synthesize(plan, usable, results, evidence, facts, evidence_score)
         score = evidence_score
         if synthesis is not None:
             evidence = synthesis.evidence or evidence

@@ -422,6 +422,19 @@ async def test_the_answer_writer_sees_what_the_graph_stores_about_a_named_entity
     assert "every name and figure in the answer is in the results" in answer
 
 
+async def test_with_codes_program_the_answer_writer_sees_only_its_rows(harness_factory) -> None:
+    # Shown what the graph stores about Acme Industrial beside a count of its products, the local model once
+    # answered a neighbour's question with the named thing's own figure: code's query reads what was asked.
+    llm = Conversation([], answer="Acme Industrial supplies several products.")
+    harness = await harness_factory(llm, GRAPH, graph_programs=True)
+    await (await harness.start("How many products does Acme Industrial supply?")).result()
+
+    assert not llm.planning_requests()  # code proposed the query
+    [synthesis, *_] = [b for b in llm.requests if is_synthesis(b)]
+    prompt = synthesis["messages"][-1]["content"]
+    assert "[what the graph stores about the names in the question]" not in prompt and "rating" not in prompt
+
+
 async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_answer(harness_factory) -> None:
     """Asked which supplier, the query returns invoices; the writer says the supplier 'is not listed in the
     results'. That is honest but answers nothing: the confidence says so, and the evidence records both the

@@ -140,3 +140,13 @@ def test_a_figure_other_than_the_one_row_of_figures_is_restated() -> None:
 def test_a_list_asked_after_what_it_is_drawn_from_is_a_list() -> None:
     question = "Of the countries that border Slovakia, which lie in Europe?"
     assert fit(question, "Austria and Hungary.", [BORDERS]).partial_list
+
+
+def test_a_superlative_figure_other_than_the_one_aggregate_row_is_restated() -> None:
+    question = "What is the highest population of the countries Nigeria is connected to through neighbour of?"
+    rows = [json.dumps({"columns": ["max_population"], "rows": [[25216237]]})]
+    restated = refit(question, "The highest population is 195874740.", rows)
+    assert restated is not None and "25216237" in restated[1]
+    assert refit(question, "The highest population is 25,216,237.", rows) is None
+    # not a superlative: a figure the named thing's stored facts gave stands (the rows are not all there is)
+    assert refit("What rating does Acme have?", "Acme is rated 4.5.", [json.dumps({"rows": [[7]]})]) is None
