@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bench.graphs import airports, elements, geonames, social
+from bench.graphs import airports, elements, geonames, languages, social
 from bench.graphs.load import GraphData, load
 
 
@@ -44,6 +44,11 @@ GRAPHS: dict[str, tuple[str, str, Callable[[str, str, bool], Awaitable[bool]]]] 
         "chemical elements, their groups, periods, blocks and series, isotopes and decay modes, discoverers",
         elements.PINNED,
         _writer(elements.build),
+    ),
+    "languages": (
+        "territories, the languages spoken there and their scripts, currencies now and before, time zones",
+        languages.PINNED,
+        _writer(languages.build),
     ),
 }
 
