@@ -101,10 +101,11 @@ _PHRASES = (
 PHRASE_MATCHES = 50
 
 
-async def _said_names(question: str, graph: GraphStore, found: list[str], words: set[str]) -> list[EntityMatch]:
-    """The names the question writes that no capital or quote marks ("s-block", "simple cubic", "Period 2"),
-    each the longest stored at its place."""
-    phrases = said_phrases(question, words, found)
+async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list[EntityMatch]:
+    """The names the question writes as stored, each the longest at its place: those no capital or quote marks
+    ("s-block", "simple cubic", "Period 2") and those whose capitals a lower-case word splits ("Bosnia and
+    Herzegovina")."""
+    phrases = said_phrases(question, words)
     if not phrases:
         return []
     rows = (
@@ -125,6 +126,23 @@ async def _said_names(question: str, graph: GraphStore, found: list[str], words:
             if value == phrase
         ][:MATCHES_PER_MENTION]
     return matches
+
+
+def _add_said(grounding: Grounding, said: list[EntityMatch]) -> None:
+    """The names found as written, added to those found one by one: one already found (or part of one) is
+    not added again; one that spans names found apart ("Bosnia" and "Herzegovina" in "Bosnia and
+    Herzegovina") takes their place."""
+    for phrase in dict.fromkeys(m.mention for m in said):
+        lowered = phrase.lower()
+        known = [m.mention for m in grounding.matches] + grounding.unmatched
+        if any(lowered in mention.lower() for mention in known):
+            continue
+        parts = {mention for mention in known if mention.lower() in lowered}
+        kept = [m for m in grounding.matches if m.mention not in parts]
+        first_part = next((i for i, m in enumerate(grounding.matches) if m.mention in parts), None)
+        at = len(kept) if first_part is None else first_part  # the matches before the first part are all kept
+        grounding.matches = [*kept[:at], *(m for m in said if m.mention == phrase), *kept[at:]]
+        grounding.unmatched = [mention for mention in grounding.unmatched if mention not in parts]
 
 
 async def _titled(question: str, graph: GraphStore, mention: str) -> list[EntityMatch]:
@@ -301,7 +319,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
-    grounding.matches.extend(await _said_names(question, graph, mentioned, words))
+    _add_said(grounding, await _said_names(question, graph, words))
     described = grounding.described_entities(DESCRIBED_ENTITIES if describe else 0)
     for match in described:
         facts = await entity_facts(graph, match)

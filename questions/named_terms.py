@@ -115,18 +115,16 @@ MAX_PHRASE_WORDS = 4  # a name written in lower case is seldom longer ("beta-plu
 MAX_PHRASES = 400  # runs of words looked up at once: a long question's tail names nothing more
 _WORDS_SPLIT = re.compile(r"[\s,;:!?()\[\]{}\"“”]+")
 _WORD_AT = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+")
-_PART = re.compile(r"[^|]+")  # the question between the names already found
+_PART = re.compile(r"[^|]+")  # the question between redacted secrets
 
 
-def said_phrases(question: str, vocabulary: set[str], found: list[str]) -> list[str]:
+def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
     """Runs of one to MAX_PHRASE_WORDS of the question's words, as written, that may be a stored name no
-    capital marks ("s-block", "simple cubic", "Period 2"): not made only of figures, nor only of schema or
-    calendar words, not within a name `found` already, not opening a sentence with a capital, and a single
-    word only when it is long (MIN_TOKEN letters) or holds a digit or hyphen. The graph says which are names
-    (backends/grounding.py)."""
+    capital marks ("s-block", "simple cubic", "Period 2") or whose capitals a lower-case word splits ("Bosnia
+    and Herzegovina"): not made only of figures, nor only of schema or calendar words, not opening a sentence
+    with a capital, and a single word only when it is long (MIN_TOKEN letters) or holds a digit or hyphen. The
+    graph says which are names (backends/grounding.py)."""
     text = question.replace(REDACTED, " | ")
-    for name in found:
-        text = re.sub(re.escape(name), " | ", text, flags=re.IGNORECASE)
     known = _known_words(vocabulary)
     phrases: dict[str, None] = {}
     for part in _PART.finditer(text):
