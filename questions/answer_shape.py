@@ -77,29 +77,18 @@ class AnswerShape:
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
     """The property keys whose words the text uses ("population", "area code" for `area_code`), in the
-    order the text first does; a key of several words needs them all, in order, and a key said only inside a
-    longer one is not named ("mass number" names `mass_number`, not `mass` nor `number`). The first word is
-    the question's verb ("Name the ...", "List ..."), never a key."""
+    order the text first does, the longer first where two start together ("mass number": `mass_number`, then
+    `mass`); a key of several words needs them all, in order. The first word is the question's verb ("Name
+    the ...", "List ..."), never a key."""
     words = [singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())][1:]
     joined = " " + " ".join(words) + " "
-    spans: dict[str, list[tuple[int, int]]] = {}
+    found: list[tuple[int, int, str]] = []
     for key in keys:
         phrase = " ".join(singular(w) for w in schema_words(key).split())
-        if phrase:
-            found_at = [m.start() for m in re.finditer(re.escape(" " + phrase + " "), joined)]
-            if found_at:
-                spans[key] = [(at, at + len(phrase) + 1) for at in found_at]
-    every = [(span, key) for key, key_spans in spans.items() for span in key_spans]
-
-    def on_its_own(start: int, end: int, key: str) -> bool:
-        return not any(s <= start and end <= e and (e - s) > (end - start) for (s, e), other in every if other != key)
-
-    named = [
-        (min(s for s, e in key_spans if on_its_own(s, e, key)), key)
-        for key, key_spans in spans.items()
-        if any(on_its_own(s, e, key) for s, e in key_spans)
-    ]
-    return tuple(key for _, key in sorted(named))
+        at = joined.find(" " + phrase + " ") if phrase else -1
+        if at >= 0:
+            found.append((at, -len(phrase), key))
+    return tuple(key for _, _, key in sorted(found))
 
 
 def comparison(text: str) -> tuple[str, str] | None:

@@ -21,11 +21,13 @@ from tests.seeded_graph import seeded_graph
 from tools.program_chooser import ranked_programs_on
 
 # Two customers place orders (status: open, shipped, cancelled; a flag: rush); invoices bill orders (status:
-# paid, due). Warehouses have names, one of them "Open Yard": a name, not a status.
+# paid, due). Warehouses have names, one of them "Open Yard": a name, not a status. Orders hold a total amount
+# too: "the total amount of the invoices" sums the invoices' amount, "total" being the sum asked for.
 GRAPH = (
     "CREATE (ann:Customer {name: 'Ann Shop'}), (bo:Customer {name: 'Bo Store'}), "
     "(w1:Warehouse {name: 'Open Yard'}), (w2:Warehouse {name: 'Dock Two'}), "
-    "(o1:Order {code: 'O-1', status: 'open', rush: true}), (o2:Order {code: 'O-2', status: 'open', rush: false}), "
+    "(o1:Order {code: 'O-1', status: 'open', rush: true, total_amount: 900}), "
+    "(o2:Order {code: 'O-2', status: 'open', rush: false, total_amount: 800}), "
     "(o3:Order {code: 'O-3', status: 'shipped', rush: true}), "
     "(o4:Order {code: 'O-4', status: 'cancelled', rush: false}), "
     "(o5:Order {code: 'O-5', status: 'open', rush: false}), (o6:Order {code: 'O-6', status: 'shipped', rush: false}), "
