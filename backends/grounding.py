@@ -3,6 +3,7 @@ or by their longer words. What matches nothing at all is evidence too: the thing
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -93,12 +94,15 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
 
 
 # Names a question writes as stored, found in one scan: equal as written (case and all), so a city called
-# "Reading" is no match for the word "reading", and only on the key that names nodes of its label.
+# "Reading" is no match for the word "reading". One row per stored value, however many nodes hold it, with one
+# holder's keys: the name is kept only when it is on the key that names nodes of its label (not a status).
 _PHRASES = (
     "MATCH (n) WHERE NOT labels(n)[0] IN $skip UNWIND keys(n) AS k WITH n, k, n[k] AS v "
-    "WHERE typeOf(v) = 'String' AND v IN $phrases RETURN DISTINCT labels(n)[0], k, v, keys(n) LIMIT $limit"
+    "WHERE typeOf(v) = 'String' AND v IN $phrases "
+    "WITH labels(n)[0] AS label, k, v, collect(keys(n)) AS held RETURN label, k, v, head(held) LIMIT $limit"
 )
-PHRASE_MATCHES = 50
+PHRASE_MATCHES = 200
+PHRASE_TIMEOUT_MS = 5000  # an optional look: on a graph too large to scan in time, the names found one by one stand
 
 
 async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list[EntityMatch]:
@@ -108,16 +112,13 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
     phrases = said_phrases(question, words)
     if not phrases:
         return []
-    rows = (
-        await graph.ro_query(
-            _PHRASES,
-            {"phrases": phrases, "skip": list(BOOKKEEPING_LABELS), "limit": PHRASE_MATCHES},
-            max_rows=PHRASE_MATCHES,
-        )
-    ).rows
-    named = [
-        (str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(list(keys)) == key
-    ]
+    params = {"phrases": phrases, "skip": list(BOOKKEEPING_LABELS), "limit": PHRASE_MATCHES}
+    try:
+        rows = (await graph.ro_query(_PHRASES, params, max_rows=PHRASE_MATCHES, timeout_ms=PHRASE_TIMEOUT_MS)).rows
+    except GraphQueryError as exc:  # a timeout: FalkorDB refuses a read that runs past it
+        log.info("said_names_skipped", reason=str(exc))
+        return []
+    named = [(str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(keys) == key]
     matches: list[EntityMatch] = []
     for phrase in occurrences(question, {value for _, _, value in named}):
         matches += [
@@ -128,19 +129,27 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
     return matches
 
 
-def _add_said(grounding: Grounding, said: list[EntityMatch]) -> None:
-    """The names found as written, added to those found one by one: one already found (or part of one) is
-    not added again; one that spans names found apart ("Bosnia" and "Herzegovina" in "Bosnia and
-    Herzegovina") takes their place."""
+def _within(inner: str, outer: str) -> bool:
+    """`inner` is `outer` or some of its whole words ("Ann" is in "Ann Shop", not in "annual report")."""
+    return re.search(rf"(?<!\w){re.escape(inner)}(?!\w)", outer, re.IGNORECASE) is not None
+
+
+def _add_said(question: str, grounding: Grounding, said: list[EntityMatch]) -> None:
+    """The names found as written, added to those found one by one where the question says them: one already
+    found (or part of one) is not added again; one that spans names found apart ("Bosnia" and "Herzegovina"
+    in "Bosnia and Herzegovina") takes their place."""
+
+    def place(mention: str) -> int:
+        at = question.lower().find(mention.lower())
+        return at if at >= 0 else len(question)
+
     for phrase in dict.fromkeys(m.mention for m in said):
-        lowered = phrase.lower()
         known = [m.mention for m in grounding.matches] + grounding.unmatched
-        if any(lowered in mention.lower() for mention in known):
+        if any(_within(phrase, mention) for mention in known):
             continue
-        parts = {mention for mention in known if mention.lower() in lowered}
+        parts = {mention for mention in known if _within(mention, phrase)}
         kept = [m for m in grounding.matches if m.mention not in parts]
-        first_part = next((i for i, m in enumerate(grounding.matches) if m.mention in parts), None)
-        at = len(kept) if first_part is None else first_part  # the matches before the first part are all kept
+        at = next((i for i, m in enumerate(kept) if place(m.mention) > place(phrase)), len(kept))
         grounding.matches = [*kept[:at], *(m for m in said if m.mention == phrase), *kept[at:]]
         grounding.unmatched = [mention for mention in grounding.unmatched if mention not in parts]
 
@@ -319,7 +328,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
             grounding.matches.extend(found)
         else:
             grounding.unmatched.append(mention)
-    _add_said(grounding, await _said_names(question, graph, words))
+    _add_said(question, grounding, await _said_names(question, graph, words))
     described = grounding.described_entities(DESCRIBED_ENTITIES if describe else 0)
     for match in described:
         facts = await entity_facts(graph, match)

@@ -329,7 +329,12 @@ def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | N
         if states_row_figure(answer, graph_results) is False:  # "1 relationship" when the row says 3
             return "restated", compose_from_rows(question, outputs)
         return None
-    if superlative(question) and not asks_for_name(question) and states_row_figure(answer, graph_results) is False:
+    if (
+        superlative(question)
+        and not asks_for_name(question)
+        and _only_figures(graph_results)  # a row that names the thing ranked ("China", 1411778724) is answered so
+        and states_row_figure(answer, graph_results) is False
+    ):
         return "restated", compose_from_rows(question, outputs)  # "the highest population is" another figure
     if asks_for_name(question) and stated_name(answer, graph_results) is False:
         return "restated", compose_from_rows(question, outputs)

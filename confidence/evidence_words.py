@@ -258,7 +258,7 @@ def _program_margin(v: float, f: Figures) -> str:
 
 def _rivals_disagree(v: float, f: Figures) -> str:
     if v <= 0:
-        return "the queries ranked nearly as high as the one chosen gave the same answer"
+        return "no query ranked nearly as high as the one chosen gave another answer"
     return f"{v:.0%} of the queries ranked nearly as high as the one chosen gave another answer"
 
 

@@ -113,9 +113,18 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
 
 MAX_PHRASE_WORDS = 4  # a name written in lower case is seldom longer ("beta-plus-delayed proton emission")
 MAX_PHRASES = 400  # runs of words looked up at once: a long question's tail names nothing more
-_WORDS_SPLIT = re.compile(r"[\s,;:!?()\[\]{}\"“”]+")
-_WORD_AT = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+")
-_PART = re.compile(r"[^|]+")  # the question between redacted secrets
+_WORD_AT = re.compile(r"[^\s,;:!?()\[\]{}\"“”|]+")  # a word as written; "|" stands for a redacted secret
+
+
+def _word_runs(question: str) -> list[tuple[int, str]]:
+    """The question's words as written, each with where it starts, with a redacted secret as a break ("|")."""
+    text = question.replace(REDACTED, " | ")
+    words: list[tuple[int, str]] = []
+    for m in re.finditer(r"\||" + _WORD_AT.pattern, text):
+        word = m.group().strip(".'’")
+        if word:
+            words.append((m.start(), word))
+    return words
 
 
 def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
@@ -126,37 +135,35 @@ def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
     graph says which are names (backends/grounding.py)."""
     text = question.replace(REDACTED, " | ")
     known = _known_words(vocabulary)
+    words = _word_runs(question)
     phrases: dict[str, None] = {}
-    for part in _PART.finditer(text):
-        words = [(m.start() + part.start(), m.group().strip(".'’")) for m in _WORD_AT.finditer(part.group())]
-        words = [(at, w) for at, w in words if w]
-        for i, (at, first) in enumerate(words):
-            if first[:1].isupper() and _opens_sentence(text, at):
-                continue  # "Count the ...": English capitalises a sentence's first word anyway
-            for n in range(1, MAX_PHRASE_WORDS + 1):
-                run = [w for _, w in words[i : i + n]]
-                if len(run) < n or len(phrases) >= MAX_PHRASES:
-                    break
-                figures = [w.replace(".", "").isdigit() for w in run]
-                if all(figures) or all(_is_vocabulary(w, known) or w.lower() in _CALENDAR for w in run):
-                    continue
-                if n == 1 and len(run[0]) < MIN_TOKEN and not re.search(r"[\d-]", run[0]):
-                    continue
-                phrases.setdefault(" ".join(run))
+    for i, (at, first) in enumerate(words):
+        if first[:1].isupper() and _opens_sentence(text, at):
+            continue  # "Count the ...": English capitalises a sentence's first word anyway
+        for n in range(1, MAX_PHRASE_WORDS + 1):
+            run = [w for _, w in words[i : i + n]]
+            if len(run) < n or "|" in run or len(phrases) >= MAX_PHRASES:
+                break
+            figures = [w.replace(".", "").isdigit() for w in run]
+            if all(figures) or all(_is_vocabulary(w, known) or w.lower() in _CALENDAR for w in run):
+                continue
+            if n == 1 and len(run[0]) < MIN_TOKEN and not re.search(r"[\d-]", run[0]):
+                continue
+            phrases.setdefault(" ".join(run))
     return list(phrases)
 
 
 def occurrences(question: str, stored: set[str]) -> list[str]:
     """The `stored` phrases the question says, in order, the longest at each place: "beta-plus-delayed proton
     emission" is one name, not "proton emission" as well (unless that is said on its own too)."""
-    words = [w.strip(".'’") for w in _WORDS_SPLIT.split(question.replace(REDACTED, " "))]
-    words = [w for w in words if w]
+    words = [w for _, w in _word_runs(question)]
     said: list[str] = []
     i = 0
     while i < len(words):
         for n in range(MAX_PHRASE_WORDS, 0, -1):
-            phrase = " ".join(words[i : i + n])
-            if len(words[i : i + n]) == n and phrase in stored:
+            run = words[i : i + n]
+            phrase = " ".join(run)
+            if len(run) == n and "|" not in run and phrase in stored:
                 if phrase not in said:
                     said.append(phrase)
                 i += n

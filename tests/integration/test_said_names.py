@@ -28,7 +28,8 @@ GRAPH = (
     "(c:Structure {name: 'simple cubic'}), (h:Structure {name: 'cubic'}), "
     "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), (count:Person {name: 'Count'}), "
     "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), (th:Place {name: 'The Hague'}), "
-    "(hh:Place {name: 'Hague Hall'}), (td:Place {name: 'Thủ Đức'}), (bh:Place {name: 'Bosnia and Herzegovina'}), "
+    "(hh:Place {name: 'Hague Hall'}), (cw:Place {name: 'Cubicle Works'}), (td:Place {name: 'Thủ Đức'}), "
+    "(bh:Place {name: 'Bosnia and Herzegovina'}), "
     "(li:Element {name: 'Lithium', mass_number: 7, mass: 6.94, discovery_year: 1817}), "
     "(be:Element {name: 'Beryllium', mass_number: 9, mass: 9.01, discovery_year: 1798}), "
     "(b:Element {name: 'Boron', mass_number: 11, mass: 10.81, discovery_year: 1808}), "
@@ -67,6 +68,9 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     split = await ground("Which elements were discovered in Bosnia and Herzegovina or by Bo Lund?", graph)
     assert [(m.label, m.value) for m in split.matches] == [("Place", "Bosnia and Herzegovina"), ("Person", "Bo Lund")]
     assert not split.unmatched
+    # a name found as written goes where the question says it; a word of a name is no part of a longer word
+    ordered = await ground("In s-block, which elements did Bo Lund find at Cubicle Works in cubic form?", graph)
+    assert [m.value for m in ordered.matches] == ["s-block", "Bo Lund", "Cubicle Works", "cubic"]
     reading = await ground("Which elements were discovered while reading about cubic forms?", graph)
     assert [(m.label, m.value) for m in reading.matches] == [("Structure", "cubic")]
 

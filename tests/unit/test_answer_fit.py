@@ -148,5 +148,8 @@ def test_a_superlative_figure_other_than_the_one_aggregate_row_is_restated() -> 
     restated = refit(question, "The highest population is 195874740.", rows)
     assert restated is not None and "25216237" in restated[1]
     assert refit(question, "The highest population is 25,216,237.", rows) is None
+    # a row that names what it ranks is answered by the name
+    ranked = [json.dumps({"columns": ["country", "population"], "rows": [["China", 1411778724]]})]
+    assert refit("What is the most populous country?", "China.", ranked) is None
     # not a superlative: a figure the named thing's stored facts gave stands (the rows are not all there is)
     assert refit("What rating does Acme have?", "Acme is rated 4.5.", [json.dumps({"rows": [[7]]})]) is None

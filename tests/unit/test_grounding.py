@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.query_path import EntityMatch, Grounding
+from contracts.redaction import REDACTED
 from cypher.read_only import write_clauses
 from questions.named_terms import (
     describe_grounding,
@@ -13,7 +14,9 @@ from questions.named_terms import (
     misplaced_name,
     name_tokens,
     named_lookups,
+    occurrences,
     relabel,
+    said_phrases,
 )
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
@@ -167,3 +170,20 @@ def test_a_connection_is_stated_as_the_fewest_relationships_and_the_paths_throug
         describe_connection("(Person 'Ann')", "(Person 'Eve')", [], 4)
         == "- (Person 'Ann') and (Person 'Eve'): no connection of 4 relationships or fewer joins them"
     )
+
+
+def test_runs_of_words_that_may_be_stored_names_as_written() -> None:
+    phrases = said_phrases("Count the invoices of s-block or Period 2 in simple cubic form.", SCHEMA)
+    assert {"s-block", "Period 2", "simple cubic", "simple cubic form"} <= set(phrases)
+    assert "Count" not in phrases  # a sentence's first word is capitalised anyway
+    assert "invoices" not in phrases and "of" not in phrases  # schema words alone, and short words, name nothing
+    assert "2" not in phrases  # nor does a figure alone
+    secret = said_phrases(f"Which warehouse holds {REDACTED} simple cubic?", SCHEMA)
+    assert not any("|" in p or "REDACTED" in p for p in secret)  # a redacted secret breaks the runs
+
+
+def test_stored_phrases_are_read_longest_first_in_order() -> None:
+    stored = {"proton emission", "beta-plus-delayed proton emission"}
+    question = "Which isotopes decay by both proton emission and beta-plus-delayed proton emission?"
+    assert occurrences(question, stored) == ["proton emission", "beta-plus-delayed proton emission"]
+    assert occurrences("by s-block|p-block", {"s-block", "p-block"}) == ["s-block", "p-block"]
