@@ -171,12 +171,13 @@ async def _titled(question: str, graph: GraphStore, mention: str) -> list[Entity
 async def held_exactly(question: str, graph: GraphStore) -> list[str]:
     """The names the question gives that some node stores exactly (ignoring case) as a property value: one
     equality scan per name, none of the broader looks `ground` takes."""
-    return [mention for mention in await _mentions(question, graph) if await _stored(graph, "exact", mention, limit=1)]
+    said = await _mentions(question, await vocabulary(graph))
+    return [mention for mention in said if await _stored(graph, "exact", mention, limit=1)]
 
 
-async def _mentions(question: str, graph: GraphStore) -> list[str]:
-    """The names the question gives, read off the event loop (a question may be long)."""
-    return await off_loop("the question's names", partial(mentions, question, await vocabulary(graph)))
+async def _mentions(question: str, words: set[str]) -> list[str]:
+    """The names the question gives (`words`: the schema's), read off the event loop (a question may be long)."""
+    return await off_loop("the question's names", partial(mentions, question, words))
 
 
 def existence_query(names: list[str]) -> str:
@@ -321,7 +322,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
     name described for a query writer (two more queries each: skipped where no query is written)."""
     grounding = Grounding()
     words = await vocabulary(graph)
-    mentioned = await off_loop("the question's names", partial(mentions, question, words))
+    mentioned = await _mentions(question, words)
     for mention in mentioned:
         found = await _titled(question, graph, mention) or await _find(graph, mention)
         if found:
