@@ -102,9 +102,9 @@ def comparison(text: str) -> tuple[str, str] | None:
     return None
 
 
-def _without_phrases(text: str, keys: Sequence[str]) -> str:
+def without_key_phrases(text: str, keys: Sequence[str]) -> str:
     """The text without the phrases of the keys it names in two words or more: "the mass number of" reads a
-    property, not a count."""
+    property, not a count, and "discovery year" hints no DISCOVERED_BY."""
     for key in keys:
         parts = schema_words(key).split()
         if len(parts) > 1:
@@ -149,7 +149,7 @@ def answer_shape(question: str, keys: Sequence[str], asks_for_thing: bool, label
         ranked = ["highest", "lowest"] if first_high else ["lowest", "highest"]
         extreme = ["max", "min"] if first_high else ["min", "max"]
         shapes += [*ranked, *extreme] if thing else [*extreme, *ranked]
-    if _COUNT.search(_without_phrases(text, named)) and not by_count and "path_length" not in shapes:
+    if _COUNT.search(without_key_phrases(text, named)) and not by_count and "path_length" not in shapes:
         shapes.insert(0, "count")  # "how many", "the number of": a count before any figure it might rank
     if named and _VALUE_ASKED.search(text) and not shapes:
         shapes.append("value")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from contracts.query_path import Grounding
 from cypher.intent import Anchor, Nodes, Rel
-from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape
+from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
 from questions.named_terms import MIN_TOKEN, singular
@@ -72,9 +72,7 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
         asked=asked,
         relationships=spelled,
         labels=tuple(unmatched_labels(plain, set(), labels)),  # none matched yet: every label spelled out
-        hinted=_hinted(
-            tuple(w for w in words if w not in SHAPE_WORDS), labels, sorted(rel_types), _spent(spelled, shape.keys)
-        ),
+        hinted=_hinted(_hint_words(plain, shape.keys, figures), labels, sorted(rel_types), _spent(spelled)),
         words=words,
         shape=shape,
         values=value_words(plain),
@@ -94,19 +92,21 @@ def _same_stem(word: str, other: str) -> bool:
     return shared >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
 
 
-def _spent(spelled: tuple[str, ...], keys: tuple[str, ...]) -> dict[str, set[str]]:
-    """The words already spent, each with the relationship types it may still hint: a word of a relationship
-    the question spells hints that one alone ("discovered by" says nothing of DISCOVERED_IN), and a word of a
-    property the question names in two words or more hints none ("discovery year" is no DISCOVERED_BY)."""
+def _hint_words(plain: str, keys: tuple[str, ...], figures: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that may hint a label or relationship type: not shape words, nor the words of a property the
+    question names in two words or more where it names it ("discovery year" is no DISCOVERED_BY)."""
+    text = without_key_phrases(plain.lower(), keys)
+    said = (singular(w) for w in _WORD.findall(text))
+    return tuple(w for w in said if len(w) >= MIN_TOKEN and w not in figures and w not in SHAPE_WORDS)
+
+
+def _spent(spelled: tuple[str, ...]) -> dict[str, set[str]]:
+    """The words a relationship the question spells has spent, each with the one it may still hint:
+    "discovered by" says nothing of DISCOVERED_IN."""
     spent: dict[str, set[str]] = {}
     for rel_type in spelled:
         for word in schema_words(rel_type).split():
             spent.setdefault(singular(word), set()).add(rel_type)
-    for key in keys:
-        parts = schema_words(key).split()
-        if len(parts) > 1:
-            for word in parts:
-                spent.setdefault(singular(word), set())
     return spent
 
 
