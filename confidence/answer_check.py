@@ -216,7 +216,7 @@ def is_single_aggregate(outputs: list[str]) -> bool:
 # Small numbers as an answer or a question spells them ("no invoices", "the three largest").
 SPELLED_NUMBERS = {
     "zero": 0, "no": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
 _SPELLED_FIGURE = re.compile(rf"\b(?:{'|'.join(SPELLED_NUMBERS)})\b", re.IGNORECASE)
 

@@ -114,14 +114,12 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _NAME = re.compile(r"\b(?:which|who|whom|whose)\b|^\s*(?:name|list)\b", re.IGNORECASE)
-_FIGURE = re.compile(
-    r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?"
-    r"|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
-    re.IGNORECASE,
-)
+_SPELLED = "|".join(SPELLED_NUMBERS)
+_FIGURE = re.compile(rf"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?|\b(?:{_SPELLED})\b", re.IGNORECASE)
+_RANKED_SPELLED = "|".join(word for word, n in SPELLED_NUMBERS.items() if n > 1)  # "the three largest"
 _K = re.compile(
-    r"\b(?:top|first)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b"
-    r"|\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+){0,4}?"
+    rf"\b(?:top|first)\s+(\d+|{_RANKED_SPELLED})\b"
+    rf"|\b(\d+|{_RANKED_SPELLED})\s+(?:\w+\s+){{0,4}}?"
     r"(?:most|least|fewest|\w+est)\b",
     re.IGNORECASE,
 )
