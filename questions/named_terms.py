@@ -111,7 +111,7 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
     return found
 
 
-MAX_PHRASE_WORDS = 4  # a name written in lower case is seldom longer ("beta-plus-delayed proton emission")
+MAX_PHRASE_WORDS = 6  # "Democratic Republic of the Congo" is one name, not "Republic of the Congo"
 MAX_PHRASES = 400  # runs of words looked up at once: a long question's tail names nothing more
 _WORD_AT = re.compile(r"[^\s,;:!?()\[\]{}\"“”|]+")  # a word as written; "|" stands for a redacted secret
 

@@ -29,7 +29,8 @@ GRAPH = (
     "(ann:Person {name: 'Ann Vale'}), (bo:Person {name: 'Bo Lund'}), (count:Person {name: 'Count'}), "
     "(uk:Place {name: 'Reading'}), (se:Place {name: 'Uppsala'}), (th:Place {name: 'The Hague'}), "
     "(hh:Place {name: 'Hague Hall'}), (cw:Place {name: 'Cubicle Works'}), (td:Place {name: 'Thủ Đức'}), "
-    "(bh:Place {name: 'Bosnia and Herzegovina'}), "
+    "(bh:Place {name: 'Bosnia and Herzegovina'}), (dr:Place {name: 'Democratic Republic of the Congo'}), "
+    "(rc:Place {name: 'Republic of the Congo'}), "
     "(li:Element {name: 'Lithium', mass_number: 7, mass: 6.94, discovery_year: 1817}), "
     "(be:Element {name: 'Beryllium', mass_number: 9, mass: 9.01, discovery_year: 1798}), "
     "(b:Element {name: 'Boron', mass_number: 11, mass: 10.81, discovery_year: 1808}), "
@@ -68,6 +69,8 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     split = await ground("Which elements were discovered in Bosnia and Herzegovina or by Bo Lund?", graph)
     assert [(m.label, m.value) for m in split.matches] == [("Place", "Bosnia and Herzegovina"), ("Person", "Bo Lund")]
     assert not split.unmatched
+    congo = await ground("Which elements were discovered in the Democratic Republic of the Congo?", graph)
+    assert [m.value for m in congo.matches] == ["Democratic Republic of the Congo"]  # not the republic within it
     # a name found as written goes where the question says it; a word of a name is no part of a longer word
     ordered = await ground("In s-block, which elements did Bo Lund find at Cubicle Works in cubic form?", graph)
     assert [m.value for m in ordered.matches] == ["s-block", "Bo Lund", "Cubicle Works", "cubic"]
