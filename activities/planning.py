@@ -335,6 +335,12 @@ class PlanningActivities:
         plan = await self._one_query_plan(request, tools, found[0].query)
         if plan is None:
             return None
+        # Code's query is the question's best reading and returns the same rows each time it runs: they are the
+        # answer, whatever they score (an empty walk between two things the graph holds says "none"). No retry
+        # rewrites it into another question; the calibrator states how sure the answer is.
+        plan = plan.model_copy(
+            update={"steps": [step.model_copy(update={"confidence_threshold": 0.0}) for step in plan.steps]}
+        )
         disagree = await rivals_disagree(backends.graph, found) if backends.graph is not None else None
         log.info(
             "program_plan",

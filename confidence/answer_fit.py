@@ -115,6 +115,7 @@ _AMOUNT = re.compile(
 )
 _NAME = re.compile(r"\b(?:which|who|whom|whose)\b|^\s*(?:name|list)\b", re.IGNORECASE)
 _SPELLED = "|".join(SPELLED_NUMBERS)
+_DIGITS = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?")
 _FIGURE = re.compile(rf"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?|\b(?:{_SPELLED})\b", re.IGNORECASE)
 _RANKED_SPELLED = "|".join(word for word, n in SPELLED_NUMBERS.items() if n > 1)  # "the three largest"
 _K = re.compile(
@@ -239,6 +240,19 @@ def names_leaders(answer: str, ranked: Ranking, k: int) -> bool:
     return len(named) >= min(k, len(ranked.rows))
 
 
+def misstates_leaders(answer: str, ranked: Ranking, k: int) -> bool:
+    """The answer states figures, but none of some leading row's own ("A, B and C ... each has 135" when the
+    rows say 135, 56 and 31); each of the first k rows holding figures must have one of them stated (a row's
+    other figures may go unsaid). An answer that gives no figure is not held to them."""
+    written = [float(m.group().replace(",", "")) for m in _DIGITS.finditer(answer)]
+
+    def stated(value: float) -> bool:
+        return any(abs(value - w) <= max(0.5, abs(value) * 0.005) for w in written)
+
+    leaders = [ranked.figures(row) for row in ranked.leaders(k)]
+    return bool(written) and any(figures and not any(stated(float(v)) for v in figures) for figures in leaders)
+
+
 def ranked_answer(question: str, ranked: Ranking) -> str:
     """The answer a ranking gives, read from its rows: the first k (and ties), then the next few for context."""
     k = ranked_count(question)
@@ -305,7 +319,10 @@ def refit(question: str, answer: str, outputs: list[str]) -> tuple[str, str] | N
     a "how many" states no figure, though the rows hold one, or states another than the one row of figures.
     None when the written answer stands."""
     ranked = ranking(outputs) if superlative(question) else None
-    if ranked is not None and not names_leaders(answer, ranked, ranked_count(question)):
+    if ranked is not None and (
+        not names_leaders(answer, ranked, ranked_count(question))
+        or misstates_leaders(answer, ranked, ranked_count(question))
+    ):
         return "ranked", ranked_answer(question, ranked)
     graph_results = [o for o in outputs if _parsed(o) is not None]
     if not graph_results or not any(_rows(o) for o in graph_results):

@@ -435,6 +435,20 @@ async def test_with_codes_program_the_answer_writer_sees_only_its_rows(harness_f
     assert "[what the graph stores about the names in the question]" not in prompt and "rating" not in prompt
 
 
+async def test_codes_query_finding_nothing_is_the_answer_not_a_query_to_rewrite(harness_factory) -> None:
+    # The demo graph holds no product both suppliers supply. Retried, the model once dropped Globex Supply from
+    # the query and listed Acme's products as the answer; asked, a human was waited for.
+    llm = Conversation([], repairs=["MATCH (:Supplier {name: 'Acme Industrial'})-[:SUPPLIES]->(p) RETURN p.name"])
+    harness = await harness_factory(llm, GRAPH, graph_programs=True)
+    question = "Which products does Acme Industrial supply that are also supplied by Globex Supply?"
+    result: AgentRunResult = await (await harness.start(question)).result()
+
+    assert not llm.planning_requests() and not llm.adjust_requests()  # code's query ran once, as it was
+    [step] = result.step_results
+    assert step.success and json.loads(step.output)["rows"] == [] and step.confidence.retry_count == 0
+    assert "Override needed" not in harness.text()
+
+
 async def test_an_answer_that_says_the_rows_lack_what_was_asked_is_stated_as_no_answer(harness_factory) -> None:
     """Asked which supplier, the query returns invoices; the writer says the supplier 'is not listed in the
     results'. That is honest but answers nothing: the confidence says so, and the evidence records both the

@@ -73,6 +73,7 @@ async def test_codes_best_program_is_the_plan(falkordb_url: str, graph_name: str
     query = query_of(out)
     assert "[:`KNOWS`]->(x1:`Person`)-[:`KNOWS`]->" in query and "RETURN DISTINCT" in query
     assert llm.requests == []  # no plan written, no model call at all
+    assert out.plan is not None and out.plan.steps[0].confidence_threshold == 0.0  # its rows are the answer
     # how clearly it led the next program is evidence for the calibrator; a written plan has none
     assert 0.0 <= out.program_evidence["program_margin"] <= 1.0
 

@@ -153,3 +153,12 @@ def test_a_superlative_figure_other_than_the_one_aggregate_row_is_restated() -> 
     assert refit("What is the most populous country?", "China.", ranked) is None
     # not a superlative: a figure the named thing's stored facts gave stands (the rows are not all there is)
     assert refit("What rating does Acme have?", "Acme is rated 4.5.", [json.dumps({"rows": [[7]]})]) is None
+
+
+def test_a_ranking_answer_that_misstates_a_leaders_figure_is_read_from_the_ranking() -> None:
+    rows = [["Acme", 135], ["Globex", 56], ["Umbrella", 31], ["Sirius", 29]]
+    ranked = [json.dumps({"columns": ["supplier", "orders"], "rows": rows, "ordered_by": "orders DESC"})]
+    question = "Which three suppliers have the most purchase orders, and how many does each have?"
+    wrong = refit(question, "They are Acme, Globex and Umbrella. Each of them has 135 purchase orders.", ranked)
+    assert wrong is not None and wrong[0] == "ranked" and "Globex (orders: 56)" in wrong[1]
+    assert refit(question, "Acme (135), Globex (56) and Umbrella (31), the top 3.", ranked) is None
