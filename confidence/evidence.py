@@ -29,7 +29,8 @@ FEATURES: dict[str, str] = {
     "rewritten": "a rewritten answer (the first stated what the results lack)",
     "composed": "an answer composed from the rows (no written one checked out)",
     "declined": "an answer saying the results lack what was asked, though rows came back",
-    "reranked": "a written answer that named another row than the query ranked first (replaced by the first)",
+    "reranked": "a written answer that named another row than the query ranked first, or misstated the figures of "
+    "the rows it ranked first (replaced by the ranking)",
     "ranked_first": "an answer naming the first of the rows the query ranked",
     # 1 only when it happened (the calibrator was fitted without it and reads none of it)
     "streamed_correction": "an answer whose first sentences were sent as the model wrote them, then corrected "

@@ -183,7 +183,10 @@ def _declined(v: float, f: Figures) -> str:
 
 
 def _reranked(v: float, f: Figures) -> str:
-    return "the written answer named another row than the query ranked first and was replaced by the first"
+    return (
+        "the written answer named another row than the query ranked first, or misstated their figures, and was "
+        "replaced by the ranking"
+    )
 
 
 def _ranked_first(v: float, f: Figures) -> str:

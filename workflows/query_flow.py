@@ -34,7 +34,8 @@ VERIFICATION_NOTES = {
     "composed": "the answer is the results themselves: written answers stated {claims}, which they do not contain",
     "absent": "the answer states what the graph does not hold, from the results alone",
     "declined": "the answer says the results lack what was asked, though rows came back: it is no answer",
-    "ranked": "the answer is read from the ranking: the written one named another row than the query ranked first",
+    "ranked": "the answer is read from the ranking: the written one named another row than the query ranked first "
+    "or misstated their figures",
     "restated": "the answer is the results themselves: the written one lacked the name or figure asked for",
 }
 
