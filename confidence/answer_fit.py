@@ -116,7 +116,7 @@ _AMOUNT = re.compile(
 _NAME = re.compile(r"\b(?:which|who|whom|whose)\b|^\s*(?:name|list)\b", re.IGNORECASE)
 _SPELLED = "|".join(SPELLED_NUMBERS)
 _DIGITS = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?")
-_FIGURE = re.compile(rf"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?|\b(?:{_SPELLED})\b", re.IGNORECASE)
+_FIGURE = re.compile(rf"{_DIGITS.pattern}|\b(?:{_SPELLED})\b", re.IGNORECASE)
 _RANKED_SPELLED = "|".join(word for word, n in SPELLED_NUMBERS.items() if n > 1)  # "the three largest"
 _K = re.compile(
     rf"\b(?:top|first)\s+(\d+|{_RANKED_SPELLED})\b"

@@ -16,6 +16,7 @@ from backends.graph_store import GraphStore
 from backends.grounding import ground
 from backends.schema_check import SchemaCheck
 from cypher.programs import Program
+from tests.integration.test_held_values import first_rows
 from tests.seeded_graph import seeded_graph
 from tools.program_chooser import ranked_programs_on
 from tools.program_rivals import RIVAL_GAP, rivals_disagree
@@ -47,11 +48,6 @@ GRAPH = (
 async def graph(falkordb_url: str, unique: str) -> AsyncIterator[GraphStore]:
     async with seeded_graph(falkordb_url, f"said-{unique}", GRAPH) as name:
         yield GraphStore(falkordb_url, name)
-
-
-async def first_rows(graph: GraphStore, question: str) -> list[list[Any]]:
-    _, _, ranked = await ranked_programs_on(question, await ground(question, graph), graph, SchemaCheck(graph))
-    return sorted((await graph.ro_query(ranked[0].query)).rows)
 
 
 async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphStore) -> None:
