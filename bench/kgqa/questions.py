@@ -10,6 +10,8 @@ Gold kinds (`kind`):
 - `date`: `value` as ISO yyyy-mm-dd;
 - `absent`: the entity does not exist (`entity`); the answer must say so and must not put a real name of
   the asked kind (`distractors`) or, with `forbid_numbers`, a figure in its place;
+- `boolean`: `value` true or false, for a yes/no question; the first word of the answer that says yes or no
+  must say the right one;
 - `all`: every one of `parts` must hold (a name and its figure).
 """
 
@@ -31,6 +33,7 @@ CATEGORIES = (
     "path",
     "filter",
     "set",
+    "comparison",
     "non-existent",
 )
 SPLITS = ("calibration", "heldout")
@@ -114,6 +117,10 @@ def absent(entity: str, *, distractors: list[str] | None = None, forbid_numbers:
         "distractors": sorted(set(distractors or [])),
         "forbid_numbers": forbid_numbers,
     }
+
+
+def boolean(value: bool) -> Gold:
+    return {"kind": "boolean", "value": value}
 
 
 def both(*parts: Gold) -> Gold:

@@ -194,8 +194,19 @@ def _absent_ok(text: str, gold: Gold) -> bool:
     return not any(re.search(p, text) for p in gold.get("forbid_patterns", []))
 
 
+# The first word that says yes or no: "No: A supplies 7, B 8", "A does not supply more than B", "Yes, it does".
+_YES_NO = re.compile(r"\b(yes|true|correct|indeed|no|not|false|neither|never|none|nor)\b")
+
+
+def _boolean_ok(text: str, gold: Gold) -> bool:
+    m = _YES_NO.search(normalise(text).replace("doesnt", "does not").replace("isnt", "is not"))
+    return m is not None and (m.group(1) in ("yes", "true", "correct", "indeed")) == bool(gold["value"])
+
+
 def _judge(text: str, gold: Gold) -> bool:
     kind = gold["kind"]
+    if kind == "boolean":
+        return _boolean_ok(text, gold)
     if kind == "all":
         return all(_judge(text, part) for part in gold["parts"])
     if kind == "number":
