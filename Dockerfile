@@ -2,7 +2,7 @@
 # (docker-compose.yml builds it once, as tg-confidence-agent:local, and picks each service's command).
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml requirements.lock README.md ./
+COPY pyproject.toml requirements.lock requirements-meaning.lock README.md ./
 # Every package pyproject.toml installs (tests/integration/test_compose.py checks the list stays complete).
 COPY contracts ./contracts
 COPY cypher ./cypher
@@ -21,7 +21,8 @@ COPY bridge ./bridge
 COPY embedded ./embedded
 COPY cli ./cli
 COPY chat ./chat
-RUN pip install --no-cache-dir --constraint requirements.lock .
+RUN pip install --no-cache-dir --constraint requirements.lock . \
+    && pip install --no-cache-dir --no-deps -r requirements-meaning.lock
 # A user of its own, and the directory of the audit trail's default path (~/.tg-confidence/audit.jsonl)
 # owned by it: a named volume mounted there starts with this owner and mode (Docker copies them into an
 # empty volume), so the worker can write the trail without any setting.

@@ -342,6 +342,7 @@ class PlanningActivities:
             update={"steps": [step.model_copy(update={"confidence_threshold": 0.0}) for step in plan.steps]}
         )
         disagree = await rivals_disagree(backends.graph, found) if backends.graph is not None else None
+        unexplained = reading.linking.unexplained if reading.linking else None
         log.info(
             "program_plan",
             plan_id=request.plan_id,
@@ -353,7 +354,10 @@ class PlanningActivities:
             plan=plan,
             attempts=1,
             grounding=grounding,
-            program_evidence=program_evidence([p.score for p in found], disagree),
+            program_evidence=program_evidence(
+                [p.score for p in found], disagree, None if unexplained is None else len(unexplained)
+            ),
+            unexplained=list(unexplained or ()),
         )
 
     async def _one_query_plan(

@@ -64,6 +64,7 @@ def figures(request: SynthesisInput) -> Figures:
     return Figures(
         steps=[StepFigures(signals=r.signals, names=r.names, retries=r.retry_count) for r in request.results],
         ranked_rows=len(ranked.rows) if ranked else 0,
+        unexplained=list(request.unexplained),
     )
 
 
@@ -91,7 +92,7 @@ def calibrated(
         effects = calibrator.effects(features) if probability is not None else {}
     except CalibratorError as exc:
         log.error("calibrator_unusable", error=str(exc))
-        probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features)
+        probability, reasons = capped(None, f"not calibrated ({exc}); the evidence score stands", features, measured)
     return synthesis.model_copy(
         update={
             "evidence": features,

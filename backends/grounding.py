@@ -26,6 +26,7 @@ from questions.named_terms import (
     move_comparison,
     name_tokens,
     named_lookups,
+    names_in_lower_case,
     occurrences,
     property_comparisons,
     said_phrases,
@@ -98,7 +99,7 @@ async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
 # holder's keys: the name is kept only when it is on the key that names nodes of its label (not a status).
 _PHRASES = (
     "MATCH (n) WHERE NOT labels(n)[0] IN $skip UNWIND keys(n) AS k WITH n, k, n[k] AS v "
-    "WHERE typeOf(v) = 'String' AND v IN $phrases "
+    "WHERE typeOf(v) = 'String' AND (CASE WHEN $any_case THEN toLower(v) ELSE v END) IN $phrases "
     "WITH labels(n)[0] AS label, k, v, collect(keys(n)) AS held RETURN label, k, v, head(held) LIMIT $limit"
 )
 PHRASE_MATCHES = 200
@@ -112,7 +113,14 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
     phrases = said_phrases(question, words)
     if not phrases:
         return []
-    params = {"phrases": phrases, "skip": list(BOOKKEEPING_LABELS), "limit": PHRASE_MATCHES}
+    # A question that writes its names in lower case ("which country is lagos in") is compared in lower case.
+    any_case = names_in_lower_case(question)
+    params = {
+        "phrases": sorted({p.lower() for p in phrases}) if any_case else phrases,
+        "skip": list(BOOKKEEPING_LABELS),
+        "limit": PHRASE_MATCHES,
+        "any_case": any_case,
+    }
     try:
         rows = (await graph.ro_query(_PHRASES, params, max_rows=PHRASE_MATCHES, timeout_ms=PHRASE_TIMEOUT_MS)).rows
     except GraphQueryError as exc:  # a timeout: FalkorDB refuses a read that runs past it
@@ -120,11 +128,14 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
         return []
     named = [(str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(keys) == key]
     matches: list[EntityMatch] = []
-    for phrase in occurrences(question, {value for _, _, value in named}):
+    stored = {value.lower() if any_case else value for _, _, value in named}
+    for phrase in occurrences(question, stored, any_case=any_case):
+        found = [(label, key, value) for label, key, value in named if value.lower() == phrase.lower()]
+        # As written first: "Georgia" the country before "georgia" the state, where both are stored.
+        found.sort(key=lambda m: m[2] != phrase)
         matches += [
             EntityMatch(mention=phrase, label=label, property=key, value=value, how="exact")
-            for label, key, value in named
-            if value == phrase
+            for label, key, value in found
         ][:MATCHES_PER_MENTION]
     return matches
 

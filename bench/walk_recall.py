@@ -18,9 +18,14 @@ import asyncio
 import json
 import shlex
 import sys
+import tempfile
 import time
 from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -28,30 +33,66 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from backends.graph_store import GraphQueryError, GraphStore
 from backends.grounding import ground
 from backends.schema_check import SchemaCheck
-from bench.graphs.registry import load_graph
 from bench.kgqa.questions import Question
 from bench.kgqa.scoring import is_correct
 from bench.kgqa_questions import own_falkordb, read
+from bench.natural_graph import load_named
 from bench.query_writers import rows_text
-from tools.program_chooser import ranked_programs_on
+from tools.link_judge import judge_links
+from tools.program_chooser import LinkJudge, ranked_programs_on
 
 DEPTH = 40  # programs run per question before it counts as not found
 CUTS = (1, 3, 12, DEPTH)
 
 
-async def rank_of_right(graph: GraphStore, schema: SchemaCheck, q: Question) -> dict[str, Any]:
+async def rank_of_right(
+    graph: GraphStore, schema: SchemaCheck, q: Question, judge: LinkJudge | None = None
+) -> dict[str, Any]:
     """The 1-based rank of the first program whose rows give the gold answer (None: not among DEPTH), and the
     first program, for the record."""
-    _, _, ranked = await ranked_programs_on(q.text, await ground(q.text, graph), graph, schema, DEPTH)
+    grounding = await ground(q.text, graph)
+    reading, _, ranked = await ranked_programs_on(q.text, grounding, graph, schema, DEPTH, judge)
     first = ranked[0].query if ranked else ""
+    linking = reading.linking
+    read = {
+        "linked": [f"{link.words}={link.term.name}" for link in linking.links if link.by != "spelling"]
+        if linking
+        else [],
+        "unexplained": list(linking.unexplained) if linking else [],
+    }
     for rank, program in enumerate(ranked, start=1):
         try:
             rows = (await graph.ro_query(program.query, timeout_ms=10_000, max_rows=200)).rows
         except GraphQueryError:
             continue
         if is_correct(rows_text(rows), q.gold):
-            return {"rank": rank, "right": program.query, "first": first, "shown": len(ranked)}
-    return {"rank": None, "first": first, "shown": len(ranked)}
+            return {"rank": rank, "right": program.query, "first": first, "shown": len(ranked), **read}
+    return {"rank": None, "first": first, "shown": len(ranked), **read}
+
+
+@asynccontextmanager
+async def link_judge(wanted: bool) -> AsyncIterator[LinkJudge | None]:
+    """With `wanted`, the local model (its own server) judging the links the vectors leave open."""
+    if not wanted:
+        yield None
+        return
+    from backends.llm import LLMClient
+    from embedded.model_weights import resolve_model
+    from embedded.parts import llm_server
+    from embedded.processes import free_port
+    from service.prompts import PromptTemplates
+
+    port = free_port()
+    server = llm_server(Path(tempfile.mkdtemp(prefix="tgca-walk-recall-")), resolve_model().path, port, "local")
+    server.start()
+    try:
+        await server.wait_ready(300)
+        backends = SimpleNamespace(
+            llm=LLMClient(f"http://127.0.0.1:{port}/v1", "local"), prompts=PromptTemplates.load()
+        )
+        yield partial(judge_links, backends=backends)
+    finally:
+        server.stop()
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -61,13 +102,13 @@ async def main(args: argparse.Namespace) -> int:
     command = " ".join([".venv/bin/python", "bench/walk_recall.py", *(shlex.quote(a) for a in sys.argv[1:])])
     out = args.out.open("w") if args.out else None
     tally: dict[str, dict[Any, int]] = defaultdict(lambda: defaultdict(int))
-    async with own_falkordb() as url:
-        await load_graph(dataset, url)
+    async with own_falkordb() as url, link_judge(args.judge) as judge:
+        await load_named(dataset, url)
         graph = GraphStore(url, dataset)
         schema = SchemaCheck(graph)
         started = time.monotonic()
         for q in questions:
-            found = await rank_of_right(graph, schema, q)
+            found = await rank_of_right(graph, schema, q, judge)
             t = tally[q.category]
             t["n"] += 1
             for cut in CUTS:
@@ -75,7 +116,8 @@ async def main(args: argparse.Namespace) -> int:
             if out:
                 out.write(json.dumps({"id": q.id, "category": q.category, "question": q.text, **found}) + "\n")
             if args.verbose:
-                print(f"{q.id}: rank {found['rank']} | {q.text}", flush=True)
+                said = f" | unexplained {', '.join(found['unexplained'])}" if found["unexplained"] else ""
+                print(f"{q.id}: rank {found['rank']} | {q.text}{said}", flush=True)
         seconds = time.monotonic() - started
     print(f"\n{command}\n{len(questions)} questions in {seconds:.0f} s\n")
     print("| category | questions | first | among 3 | among 12 | among 40 |")
@@ -96,4 +138,5 @@ if __name__ == "__main__":
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", type=Path, default=None, help="each question's rank (JSON lines)")
     p.add_argument("--verbose", action="store_true", help="print each question's rank as it is found")
+    p.add_argument("--judge", action="store_true", help="the local model judges the links the vectors leave open")
     sys.exit(asyncio.run(main(p.parse_args())))

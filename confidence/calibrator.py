@@ -32,19 +32,25 @@ INADEQUATE_CEILING = 0.3
 # rows out or it corrected a query that returned too many; on the development runs 3 of 14 such answers were
 # right, stated at 0.37-0.90.
 PARTIAL_LIST_CEILING = 0.3
+# And for an answer whose question has words the reading could not place (questions/linking.py): whatever the
+# rows, they answer the question as it was read, and part of it was not understood. Said with the words.
+UNEXPLAINED_CEILING = 0.45
 CEILINGS = {
     "declined": (DECLINED_CEILING, "the answer says the results lack what was asked"),
     "inadequate": (INADEQUATE_CEILING, "the answer lacks what was asked for (a name, a figure)"),
     "partial_list": (PARTIAL_LIST_CEILING, "the answer names only some of the rows the query returned"),
+    "unexplained_words": (UNEXPLAINED_CEILING, ""),  # the words: confidence/evidence_words.py
 }
 
 
-def capped(probability: float | None, reasons: str, features: dict[str, float]) -> tuple[float | None, str]:
+def capped(
+    probability: float | None, reasons: str, features: dict[str, float], figures: Figures | None = None
+) -> tuple[float | None, str]:
     """The stated confidence after the rules no fitted weight may overrule (the ceilings above)."""
     for feature, (ceiling, why) in CEILINGS.items():
         if features.get(feature, 0.0) > 0:
             probability = min(ceiling, probability if probability is not None else 1.0)
-            reasons = f"{reasons}; at most {ceiling:.2f}: {why}"
+            reasons = f"{reasons}; at most {ceiling:.2f}: {why or phrase(feature, features, figures)}"
     return probability, reasons
 
 
@@ -110,10 +116,14 @@ class Calibrator:
                 f"partly calibrated (unlike every answer the calibrator was fitted on{unlike}, so read as the "
                 f"nearest it was, at most {ceiling:.2f}): {self.explain(nearest, figures)}",
                 features,
+                figures,
             )
         else:
             probability, reasons = capped(
-                round(self.probability(features), 2), f"calibrated: {self.explain(features, figures)}", features
+                round(self.probability(features), 2),
+                f"calibrated: {self.explain(features, figures)}",
+                features,
+                figures,
             )
         return probability, reasons + self.escalation_note(probability)
 

@@ -49,6 +49,9 @@ FEATURES: dict[str, str] = {
     # only where code proposed the plan's query (activities/planning.py, graph_programs)
     "program_margin": "how far the program code chose ranked above the next one",
     "rivals_disagree": "the share of the programs ranked nearly as high whose answer differs from the chosen one's",
+    # ... and the question's words that nothing in the schema, its names or its figures explains (a count, up to
+    # MAX_UNEXPLAINED_FEATURE): what the reading did not understand
+    "unexplained_words": "words of the question that nothing in the graph's schema explains",
     # from the model's token log-probabilities (confidence/token_evidence.py); absent when none were given
     "query_token_p": "how sure the model was of its query's words",
     "query_weakest_p": "the model's least sure word in its query",
@@ -68,6 +71,7 @@ MAY_BE_MISSING = frozenset(
         "form_disagrees",
         "program_margin",
         "rivals_disagree",
+        "unexplained_words",
     }
 )
 # Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
@@ -110,6 +114,7 @@ DIRECTION: dict[str, int] = {
             "unasked_label",
             "short_walk",
             "rivals_disagree",
+            "unexplained_words",
         ),
         -1,
     ),
@@ -117,18 +122,24 @@ DIRECTION: dict[str, int] = {
 MAX_HOPS_FEATURE = 3  # hops are counted up to this many (a longer walk is as hard as a walk of three)
 # A lead of this much evidence (cypher/programs.py's scale) or more over the next program is as clear as any.
 MAX_PROGRAM_LEAD = 10
+MAX_UNEXPLAINED_FEATURE = 3  # unexplained words counted up to this many
 
 
-def program_evidence(scores: Sequence[int], rivals_disagree: float | None = None) -> dict[str, float]:
+def program_evidence(
+    scores: Sequence[int], rivals_disagree: float | None = None, unexplained: int | None = None
+) -> dict[str, float]:
     """How clearly code's first program (`scores`: the best programs' evidence, best first) led the next: 1
     for a lead of MAX_PROGRAM_LEAD or more, or no other program; 0 for a tie. With `rivals_disagree`
-    (tools/program_rivals.py), the share of close rivals whose answer differs; absent when they were not run."""
+    (tools/program_rivals.py), the share of close rivals whose answer differs; absent when they were not run.
+    With `unexplained`, how many of the question's words the reading could not place (questions/linking.py)."""
     if not scores:
         return {}
     lead = scores[0] - scores[1] if len(scores) > 1 else MAX_PROGRAM_LEAD
     evidence = {"program_margin": min(float(MAX_PROGRAM_LEAD), max(0.0, float(lead))) / MAX_PROGRAM_LEAD}
     if rivals_disagree is not None:
         evidence["rivals_disagree"] = rivals_disagree
+    if unexplained is not None:
+        evidence["unexplained_words"] = float(min(unexplained, MAX_UNEXPLAINED_FEATURE))
     return evidence
 
 

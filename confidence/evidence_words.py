@@ -38,6 +38,7 @@ class Figures:
     steps: list[StepFigures] = field(default_factory=list)
     ranked_rows: int = 0
     planned_steps: int = 0  # 0: not known (derived from the coverage feature by `phrase`)
+    unexplained: list[str] = field(default_factory=list)  # the question's words the reading could not place
 
     def graph(self) -> list[StepFigures]:
         return [s for s in self.steps if s.graph]
@@ -203,6 +204,13 @@ def _partial_list(v: float, f: Figures) -> str:
     return "the answer names some of the rows the query returned and leaves others out"
 
 
+def _unexplained_words(v: float, f: Figures) -> str:
+    words = f.unexplained
+    if not words:
+        return f"{_plural(round(v), 'word')} of the question that nothing in the graph's schema explains"
+    return f"the question's {_quoted(words)} {'matches' if len(words) == 1 else 'match'} nothing in the graph's schema"
+
+
 def _unused_name(v: float, f: Figures) -> str:
     names = f.names("unused_names")
     verb = "ignore" if len(f.graph()) > 1 else "ignores"
@@ -297,6 +305,7 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "inadequate": _inadequate,
     "partial_list": _partial_list,
     "unused_name": _unused_name,
+    "unexplained_words": _unexplained_words,
     "unused_figure": _unused_figure,
     "unasked_label": _unasked_label,
     "short_walk": _short_walk,

@@ -73,6 +73,8 @@ class PlanningOutput(BaseModel):
     token_evidence: dict[str, float] = Field(default_factory=dict)
     # How clearly code's program led the next, for a plan code proposed (confidence/evidence.py program_evidence).
     program_evidence: dict[str, float] = Field(default_factory=dict)
+    # The question's words nothing in the schema, its names or its figures explains (questions/linking.py).
+    unexplained: list[str] = Field(default_factory=list)
     # Why the plan has no token evidence though it was asked for (the server gave none); said and audited.
     evidence_note: str = ""
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
@@ -159,6 +161,8 @@ class SynthesisInput(BaseModel):
     evidence_score: float | None = Field(default=None, ge=0.0, le=1.0)
     # Set: publish the answer's sentences as they are written and pass their checks; None: not streamed.
     stream: AnswerStream | None = None
+    # The question's words the reading could not place (PlanningOutput.unexplained): said with the confidence.
+    unexplained: list[str] = Field(default_factory=list)
 
 
 # How the answer was checked against the results: "verified" (every name and figure found in them),

@@ -35,7 +35,10 @@ WALKS = 120  # the best walks combined with answer shapes: the rest rank too low
 # Evidence weights, on the walk's own scale (cypher/walk_space.py).
 SHAPE_FIRST = 4  # the shape the words most likely ask for
 SHAPE_SECOND = 2
-KEY_NAMED = 0  # a keyed shape read from a property the question names (no more than an unkeyed one)
+KEY_NAMED = 0  # a condition on a property the question names (no more than none)
+# A keyed shape read from a property the question names: it asks for that property ("how well is it rated",
+# said as "rating"), which a walk to names does not answer (on hand-written questions 3 of 129 more right).
+KEY_READ = 3
 KEY_GUESSED = -3  # ... from one it does not name (any key of the node reached)
 # The relationships between two named things, when the words ask how many lie between them: a reading that
 # specific outweighs any walk's, whose answer would be a name.
@@ -108,8 +111,11 @@ def _keyed(walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes) -> Iterato
     held = _keys_of(_end_labels(walk), nodes)
     named = [key for key in shape.keys if key in held]
     if named:
+        # With a figure compared and one key named, the key is the condition's ("whose area is greater than"),
+        # not what is asked for.
+        read = KEY_NAMED if shape.comparison is not None and len(named) == 1 else KEY_READ
         for key in named:
-            yield key, KEY_NAMED
+            yield key, read
         return
     for key in held:
         yield key, KEY_GUESSED

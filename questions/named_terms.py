@@ -153,9 +153,18 @@ def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
     return list(phrases)
 
 
-def occurrences(question: str, stored: set[str]) -> list[str]:
+def names_in_lower_case(question: str) -> bool:
+    """Whether the question may write its names in lower case: it capitalises no word but its first (ids with
+    digits aside: "PAY-00132"), as people typing fast do ("which country is lagos in"). Where it capitalises a
+    name, its lower-case words are ordinary words ("discovered by Bo Lund while reading")."""
+    words = [w for _, w in _word_runs(question)][1:]
+    return not any(w[:1].isupper() and not any(c.isdigit() for c in w) for w in words)
+
+
+def occurrences(question: str, stored: set[str], any_case: bool = False) -> list[str]:
     """The `stored` phrases the question says, in order, the longest at each place: "beta-plus-delayed proton
-    emission" is one name, not "proton emission" as well (unless that is said on its own too)."""
+    emission" is one name, not "proton emission" as well (unless that is said on its own too). `any_case`:
+    `stored` is in lower case, and a phrase is found whatever its case ("france" for France)."""
     words = [w for _, w in _word_runs(question)]
     said: list[str] = []
     i = 0
@@ -163,7 +172,7 @@ def occurrences(question: str, stored: set[str]) -> list[str]:
         for n in range(MAX_PHRASE_WORDS, 0, -1):
             run = words[i : i + n]
             phrase = " ".join(run)
-            if len(run) == n and "|" not in run and phrase in stored:
+            if len(run) == n and "|" not in run and (phrase.lower() if any_case else phrase) in stored:
                 if phrase not in said:
                     said.append(phrase)
                 i += n

@@ -15,6 +15,7 @@ from cypher.intent import Anchor, Nodes, Rel
 from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
+from questions.linking import Linking
 from questions.named_terms import MIN_TOKEN, singular
 from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
@@ -44,6 +45,7 @@ class QuestionReading:
     words: tuple[str, ...]  # its other words (singular, lower case, MIN_TOKEN letters or more), in order
     shape: AnswerShape  # the answers it may ask for, most likely first; the keys it names; a comparison
     values: tuple[ValueWord, ...] = ()  # words that may be stored values ("open", "unpaid"): the graph says
+    linking: Linking | None = None  # its content words linked to the schema by meaning, or unexplained
 
 
 def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:

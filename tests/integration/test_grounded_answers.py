@@ -82,7 +82,8 @@ async def test_the_planner_is_told_how_the_graph_stores_the_names_it_was_given(h
     harness = await harness_factory(llm, GRAPH)
     result: AgentRunResult = await (await harness.start("Which country is acme industrial in?")).result()
     prompt = llm.planning_requests()[0]["messages"][-1]["content"]
-    assert "Supplier.name = 'Acme Industrial'" not in prompt  # lower-case words are no name to look up
+    # a question typed in lower case writes its names in lower case: they are looked up as stored
+    assert "Supplier.name = 'Acme Industrial'" in prompt
     result = await (await harness.start("Which country is Acme Industrial in?")).result()
     prompt = llm.planning_requests()[-1]["messages"][-1]["content"]
     assert "- Supplier.name = 'Acme Industrial'" in prompt and "Not found anywhere" not in prompt

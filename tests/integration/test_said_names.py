@@ -70,8 +70,13 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     # a name found as written goes where the question says it; a word of a name is no part of a longer word
     ordered = await ground("In s-block, which elements did Bo Lund find at Cubicle Works in cubic form?", graph)
     assert [m.value for m in ordered.matches] == ["s-block", "Bo Lund", "Cubicle Works", "cubic"]
-    reading = await ground("Which elements were discovered while reading about cubic forms?", graph)
-    assert [(m.label, m.value) for m in reading.matches] == [("Structure", "cubic")]
+    reading = await ground("Which elements were discovered by Bo Lund while reading about cubic forms?", graph)
+    assert [(m.label, m.value) for m in reading.matches] == [("Person", "Bo Lund"), ("Structure", "cubic")]
+
+
+async def test_a_question_typed_in_lower_case_finds_its_names_as_stored(graph: GraphStore) -> None:
+    grounding = await ground("which elements were discovered in uppsala or by bo lund?", graph)
+    assert [(m.mention, m.value) for m in grounding.matches] == [("uppsala", "Uppsala"), ("bo lund", "Bo Lund")]
 
 
 @pytest.mark.parametrize(

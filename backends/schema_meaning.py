@@ -1,0 +1,66 @@
+"""A question's words linked to the live schema by meaning (questions/linking.py), with the sentence vectors of
+the schema's parts computed once per process and kept: a graph's few hundred descriptions cost about a second
+the first time and nothing after. Without the encoder's weights installed, words are linked by spelling only,
+and the log says why once."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+import structlog
+
+from backends.sentence_encoder import EncoderUnavailable, SentenceEncoder, Vectors, shared_encoder
+from questions.linking import Linking, SchemaTerm, link_question
+
+log = structlog.get_logger(__name__)
+
+KEPT_VECTORS = 8192  # texts whose vectors are kept (a schema's descriptions and recent questions' words)
+
+
+class SchemaMeaning:
+    """Links questions to a schema's terms by meaning; one per process (`shared_meaning()`), thread-safe."""
+
+    def __init__(self, encoder: Callable[[], SentenceEncoder] = shared_encoder) -> None:
+        self._encoder = encoder
+        self._kept: OrderedDict[str, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+        self._unavailable: str | None = None
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """Each text's unit vector; those seen before come from memory."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+        fresh = self._encoder().encode(missing) if missing else None
+        with self._lock:
+            if fresh is not None:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._kept[text] = vector
+            for text in texts:
+                self._kept.move_to_end(text)
+            rows = [self._kept[t] for t in texts]
+            while len(self._kept) > KEPT_VECTORS:
+                self._kept.popitem(last=False)
+        return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def link(self, text: str, terms: Sequence[SchemaTerm], spent: Iterable[str] = ()) -> Linking:
+        """`text`'s words linked to `terms` (by spelling alone when the encoder is not installed)."""
+        encode = None if self._unavailable else self.encode
+        try:
+            return link_question(text, terms, encode, spent)
+        except EncoderUnavailable as exc:
+            self._unavailable = str(exc)
+            log.warning("schema_meaning_unavailable", reason=str(exc))
+            return link_question(text, terms, None, spent)
+
+
+_SHARED: SchemaMeaning | None = None
+
+
+def shared_meaning() -> SchemaMeaning:
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = SchemaMeaning()
+    return _SHARED
