@@ -112,12 +112,16 @@ class Linking:
         weak = [link.words for link in self.links if link.by == "meaning" and link.similarity < SURE]
         return tuple(w for w in self.near if w in weak or w in self.unexplained)
 
-    def decided(self, judged: dict[str, SchemaTerm | None]) -> Linking:
-        """The linking with each `judged` word linked to the term a judge chose, or unexplained (None)."""
-        links = [link for link in self.links if link.words not in judged]
+    def decided(self, judged: dict[str, SchemaTerm | None], framing: Iterable[str] = ()) -> Linking:
+        """The linking with each `judged` word linked to the term a judge chose, or unexplained (None); the
+        `framing` words (how the question is asked, not what about) explained by nothing and left out."""
+        framed = set(framing)
+        links = [link for link in self.links if link.words not in judged and link.words not in framed]
         links += [Link(word, term, "model", 1.0) for word, term in judged.items() if term is not None]
         unexplained = [
-            w for w in self.near if (w in self.unexplained and w not in judged) or (w in judged and judged[w] is None)
+            w
+            for w in self.near
+            if w not in framed and ((w in self.unexplained and w not in judged) or (w in judged and judged[w] is None))
         ]
         return Linking(tuple(links), tuple(unexplained), self.near)
 

@@ -25,7 +25,11 @@ log = structlog.get_logger(__name__)
 
 MAX_JUDGED = 6  # words judged in one call: a question has few that the vectors leave open
 NONE = "none of these"
+# A word that says how the question is asked, not what about ("exactly", "currently"): explained by nothing,
+# and nothing the reading left out.
+FRAMING = "only frames the question"
 TOKENS_PER_WORD = 24
+MAX_RELATIONSHIPS = 12  # relationship types offered for every word, beside its nearest parts
 
 
 def _a(label: str) -> str:
@@ -46,35 +50,43 @@ def described(term: SchemaTerm) -> str:
 
 
 def candidates(linking: Linking, words: tuple[str, ...], order: tuple[SchemaTerm, ...]) -> dict[str, list[SchemaTerm]]:
-    """Each word's nearest terms, in the schema's order (`order`)."""
+    """Each word's nearest terms and every relationship type (MAX_RELATIONSHIPS at most), in the schema's order
+    (`order`): a verb that says how two things are joined ("placed with", "received") is rarely near the
+    relationship's own name in the vectors, and a schema has few relationships."""
     place = {term: i for i, term in enumerate(order)}
-    return {w: sorted((t for t, _ in linking.near[w]), key=lambda t: place.get(t, len(place))) for w in words}
+    joins = [t for t in order if t.kind == "relationship"][:MAX_RELATIONSHIPS]
+    offered = {w: dict.fromkeys([*(t for t, _ in linking.near[w]), *joins]) for w in words}
+    return {w: sorted(terms, key=lambda t: place.get(t, len(place))) for w, terms in offered.items()}
 
 
 def judge_schema(options: dict[str, list[SchemaTerm]]) -> dict[str, Any]:
     """The reply's grammar: one field a word, each the words of one of its candidates, or NONE."""
-    properties = {w: {"enum": [*(described(t) for t in terms), NONE]} for w, terms in options.items()}
+    properties = {w: {"enum": [*(described(t) for t in terms), FRAMING, NONE]} for w, terms in options.items()}
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-def parse_judgement(text: str, options: dict[str, list[SchemaTerm]]) -> dict[str, SchemaTerm | None]:
-    """The model's choices; a word it left out or answered outside its candidates stays undecided."""
+def parse_judgement(text: str, options: dict[str, list[SchemaTerm]]) -> tuple[dict[str, SchemaTerm | None], set[str]]:
+    """The model's choices (a term, or None: the word means nothing the graph holds) and the words it said only
+    frame the question; a word it left out or answered outside its candidates stays undecided."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError:
-        return {}
+        return {}, set()
     if not isinstance(raw, dict):
-        return {}
+        return {}, set()
     judged: dict[str, SchemaTerm | None] = {}
+    framing: set[str] = set()
     for word, terms in options.items():
         said = raw.get(word)
-        if said == NONE:
+        if said == FRAMING:
+            framing.add(word)
+        elif said == NONE:
             judged[word] = None
         else:
             chosen = [t for t in terms if described(t) == said]
             if chosen:
                 judged[word] = chosen[0]
-    return judged
+    return judged, framing
 
 
 async def judge_links(question: str, linking: Linking, order: tuple[SchemaTerm, ...], backends: Backends) -> Linking:
@@ -99,6 +111,11 @@ async def judge_links(question: str, linking: Linking, order: tuple[SchemaTerm, 
     except Exception as exc:  # the vectors' links stand; the planning goes on without the judgement
         log.warning("link_judge_failed", error=str(exc))
         return linking
-    judged = parse_judgement(completion.text, options)
-    log.info("links_judged", words=list(words), judged={w: t.name if t else None for w, t in judged.items()})
-    return linking.decided(judged)
+    judged, framing = parse_judgement(completion.text, options)
+    log.info(
+        "links_judged",
+        words=list(words),
+        judged={w: t.name if t else None for w, t in judged.items()},
+        framing=sorted(framing),
+    )
+    return linking.decided(judged, framing)

@@ -69,6 +69,8 @@ def test_a_judged_word_replaces_the_vectors_link_and_none_leaves_it_unexplained(
     decided = linking.decided({"giraffe": None, "adopted": subdivision})
     assert ("adopted", "Employee", "model") in {(lk.words, lk.term.name, lk.by) for lk in decided.links}
     assert "giraffe" in decided.unexplained and "adopted" not in decided.unexplained
+    framed = linking.decided({}, framing=("giraffe",))
+    assert "giraffe" not in framed.unexplained and "giraffe" not in {lk.words for lk in framed.links}
 
 
 def test_the_question_is_said_again_in_the_schemas_words_where_a_link_is_by_meaning() -> None:
