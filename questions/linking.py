@@ -11,7 +11,7 @@ words that shape an answer (questions/answer_shape.py). Pure functions; the vect
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -127,7 +127,7 @@ class Linking:
 
 
 def schema_terms(
-    nodes: dict[str, set[str]] | dict[str, frozenset[str]],
+    nodes: Mapping[str, Collection[str]],
     rels: Iterable[tuple[str, str, str]],
     values: Iterable[tuple[str, str, str]] = (),
 ) -> tuple[SchemaTerm, ...]:
