@@ -7,7 +7,8 @@ pieces from Hugging Face's `tokenizers`, the tensors from `safetensors`. The net
 of self-attention, mean-pooled over the words and normalised, so a dot product is the cosine similarity.
 tests/unit/test_sentence_encoder.py holds vectors sentence-transformers gave for the same texts.
 
-Loading takes about a second and 90 MB; `shared_encoder()` loads once per process, on first use."""
+Loading takes under a second and 90 MB; `shared_encoder()` loads once per process, on first use. A question's
+words and a graph's schema (about 120 short texts) encode in about 0.1 s on one idle core."""
 
 from __future__ import annotations
 
@@ -67,6 +68,8 @@ class SentenceEncoder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._hidden = int(self._w["embeddings.word_embeddings.weight"].shape[1])
+        layers = [n for n, v in self._w.items() if n.endswith(".weight") and v.ndim == 2 and n.startswith("encoder.")]
+        self._transposed = {n[: -len(".weight")]: np.ascontiguousarray(self._w.pop(n).T) for n in layers}
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
 
     def _norm(self, x: Vectors, name: str) -> Vectors:
@@ -76,8 +79,11 @@ class SentenceEncoder:
         return out
 
     def _linear(self, x: Vectors, name: str) -> Vectors:
-        out: Vectors = x @ self._w[f"{name}.weight"].T + self._w[f"{name}.bias"]
-        return out
+        # As one 2-D product with the weight transposed once, at load: a 3-D product with a transposed view
+        # misses BLAS (18 s for 120 texts, against 0.1 s).
+        weight = self._transposed[name]
+        out: Vectors = (x.reshape(-1, x.shape[-1]) @ weight).reshape(*x.shape[:-1], weight.shape[1])
+        return out + self._w[f"{name}.bias"]
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unit vector a text, in the order given."""

@@ -36,6 +36,10 @@ CONTEXT_DISCOUNT = 0.05
 # Below this, a link by meaning is not sure enough to stand alone ("state" is nearer Country, 0.58, than the
 # Subdivision it means): a judge chooses among the nearest terms (tools/link_judge.py).
 SURE = 0.65
+# A judge's link is said again in the schema's words only when the part is among this many the vectors put
+# nearest the word: on the demo graph the local model linked "placed" (with a supplier) to BILLS and
+# "received" to PurchaseOrder, and said again those turned the question into another.
+AGREED = 3
 NEAR_KEPT = 6  # terms kept per word linked by meaning or unexplained, nearest first: a judge's candidates
 MAX_WORDS = 40  # a question longer than this is linked on its first MAX_WORDS content words (time stays bounded)
 
@@ -245,6 +249,13 @@ def _said_as(term: SchemaTerm, word: str) -> str:
     return said
 
 
+def _agreed(link: Link, linking: Linking) -> bool:
+    """A judge's link the sentence vectors agree with: not a relationship (a small model picks the wrong one of
+    a verb's joins, and the walk's own evidence reads verbs), and among the AGREED parts nearest the word."""
+    nearest = [term for term, _ in linking.near.get(link.words, ())][:AGREED]
+    return link.term.kind != "relationship" and link.term in nearest
+
+
 def canonical_question(question: str, linking: Linking) -> str:
     """The question with each word linked by meaning or by a judge said as the schema says it ("Which clients
     ..." -> "Which customers ..."), so that every later reading, which matches the schema's own words, reads the
@@ -255,6 +266,8 @@ def canonical_question(question: str, linking: Linking) -> str:
     for link in linking.links:
         if link.by == "spelling" or (link.term.kind == "relationship" and link.term in spelled):
             continue
+        if link.by == "model" and not _agreed(link, linking):
+            continue  # the judge's link explains the word; only one the vectors agree with is said again
         said = _said_as(link.term, link.words)
         pattern = r"\b" + r"\s+".join(re.escape(w) for w in link.words.split()) + r"\b"
         last = said.split()[-1]

@@ -76,7 +76,7 @@ def test_a_judged_word_replaces_the_vectors_link_and_none_leaves_it_unexplained(
 def test_the_question_is_said_again_in_the_schemas_words_where_a_link_is_by_meaning() -> None:
     sent = SchemaTerm("relationship", "BILLED_TO", "Invoice->Customer")
     linking = Linking(
-        (Link("clients", SchemaTerm("label", "Customer"), "meaning", 0.6), Link("sent", sent, "model", 1.0)), ()
+        (Link("clients", SchemaTerm("label", "Customer"), "meaning", 0.6), Link("sent", sent, "meaning", 0.6)), ()
     )
     assert canonical_question("Which invoices were sent to clients?", linking) == (
         "Which invoices were billed to customers?"
@@ -87,3 +87,15 @@ def test_a_relationship_the_question_spells_is_not_said_twice() -> None:
     billed = SchemaTerm("relationship", "BILLED_TO", "Invoice->Customer")
     linking = Linking((Link("billed", billed, "spelling", 1.0), Link("sent", billed, "model", 1.0)), ())
     assert canonical_question("Which invoices were sent and billed?", linking) == "Which invoices were sent and billed?"
+
+
+def test_a_judges_link_is_said_again_only_where_the_vectors_agree() -> None:
+    customer, employee = SchemaTerm("label", "Customer"), SchemaTerm("label", "Employee")
+    billed = SchemaTerm("relationship", "BILLED_TO", "Invoice->Customer")
+    near = {"patrons": ((customer, 0.45), (employee, 0.4)), "sent": ((customer, 0.3),)}
+    agreed = Linking((Link("patrons", customer, "model", 1.0), Link("sent", billed, "model", 1.0)), (), near)
+    assert canonical_question("Which invoices were sent to patrons?", agreed) == (
+        "Which invoices were sent to customers?"
+    )
+    disputed = Linking((Link("patrons", SchemaTerm("label", "Invoice"), "model", 1.0),), (), near)
+    assert canonical_question("Which patrons?", disputed) == "Which patrons?"
