@@ -102,7 +102,9 @@ def _fits(walk: Walk, answer: str) -> bool:
     return True
 
 
-def _keyed(walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes) -> Iterator[tuple[str, int]]:
+def _keyed(
+    walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes, conditions: set[str] = frozenset()
+) -> Iterator[tuple[str, int]]:
     """(answer_key, evidence) for the shape: "" for an unkeyed one; the keys the question names that the
     nodes reached hold, else every key they hold, each a guess."""
     if answer not in KEYED:
@@ -113,9 +115,9 @@ def _keyed(walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes) -> Iterato
     if named:
         # With a figure compared and one key named, the key is the condition's ("whose area is greater than"),
         # not what is asked for.
-        read = KEY_NAMED if shape.comparison is not None and len(named) == 1 else KEY_READ
-        for key in named:
-            yield key, read
+        compared = shape.comparison is not None and len(named) == 1
+        for key in named:  # a key the question names as a condition ("rush" orders, a held flag) is not asked
+            yield key, KEY_NAMED if compared or key in conditions else KEY_READ
         return
     for key in held:
         yield key, KEY_GUESSED
@@ -178,7 +180,7 @@ def enumerate_programs(
         for rank, answer in enumerate(shape.answers):
             if not _fits(walk, answer):
                 continue
-            for key, key_evidence in _keyed(walk, answer, shape, nodes):
+            for key, key_evidence in _keyed(walk, answer, shape, nodes, {h.key for h in held}):
                 for condition, condition_evidence in _conditions(walk, shape, key, nodes, held):
                     intent = replace(
                         walk.intent, answer=answer, answer_key=key, condition=walk.intent.condition or condition

@@ -269,6 +269,10 @@ def canonical_question(question: str, linking: Linking) -> str:
         if link.by == "model" and not _agreed(link, linking):
             continue  # the judge's link explains the word; only one the vectors agree with is said again
         said = _said_as(link.term, link.words)
+        if link.term.kind == "property":
+            # The key's words beside the word, not in its place: "older than 30" must still compare, "how high"
+            # still asks how much ("how elevation high").
+            said = f"{said} {link.words}"
         pattern = r"\b" + r"\s+".join(re.escape(w) for w in link.words.split()) + r"\b"
         last = said.split()[-1]
         # "sent to" read as ISSUED_TO is "issued to", not "issued to to"
