@@ -103,7 +103,7 @@ def _fits(walk: Walk, answer: str) -> bool:
 
 
 def _keyed(
-    walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes, conditions: set[str] = frozenset()
+    walk: Walk, answer: str, shape: AnswerShape, nodes: Nodes, conditions: frozenset[str] | set[str] = frozenset()
 ) -> Iterator[tuple[str, int]]:
     """(answer_key, evidence) for the shape: "" for an unkeyed one; the keys the question names that the
     nodes reached hold, else every key they hold, each a guess."""

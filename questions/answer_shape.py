@@ -55,6 +55,10 @@ _COMBINES = (
 )
 
 
+# A noun shares a relationship's stem on this many letters: "deliveries" and DELIVER_TO, "orders" and ORDERED.
+REL_STEM = 5
+# The words of relationship types that join, not name, what is done ("in", "to", "has"): no stem to share.
+_JOINING_WORDS = frozenset("in to of by on at for from has have is with".split())
 # The words that say what shape of answer is asked, never what it is about: none of them hints a label or a
 # relationship type ("count" is no sign of a Country, nor "number" of a PhoneNumber).
 SHAPE_WORDS = frozenset(
@@ -112,23 +116,33 @@ def without_key_phrases(text: str, keys: Sequence[str]) -> str:
     return text
 
 
-def _counts_things(text: str, label_words: set[str]) -> bool:
+def _counts_things(text: str, label_words: set[str], rel_words: frozenset[str] | set[str] = frozenset()) -> bool:
     """A superlative over a count: "the most relationships", "the largest number of", "the most countries"
-    (a kind of thing the schema has), not "the largest population"."""
+    (a kind of thing the schema has), "the most deliveries" (what a relationship the schema has, DELIVER_TO,
+    does), not "the largest population"."""
     for found in _RANKED_BY_COUNT.finditer(text):
         plural = found.group().split()[-1]
         nouns = {singular(plural), plural[:-1]}  # "movies": singular() reads "movy"
         if "number of" in found.group() or nouns & (label_words | {"relationship", "link", "connection"}):
             return True
+        if any(len(w) >= REL_STEM and n[:REL_STEM] == w[:REL_STEM] for n in nouns for w in rel_words):
+            return True
     return False
 
 
-def answer_shape(question: str, keys: Sequence[str], asks_for_thing: bool, labels: Sequence[str] = ()) -> AnswerShape:
+def answer_shape(
+    question: str,
+    keys: Sequence[str],
+    asks_for_thing: bool,
+    labels: Sequence[str] = (),
+    rel_types: Sequence[str] = (),
+) -> AnswerShape:
     """The shapes `question` (its names taken out) may ask for; `keys`: every property key of the schema;
     `asks_for_thing`: the question names a label after "which"/"what" (it wants things, not a figure);
-    `labels`: the schema's labels."""
+    `labels`, `rel_types`: the schema's labels and relationship types."""
     text = " ".join(question.lower().split())
     label_words = {singular(w) for label in labels for w in schema_words(label).split()}
+    rel_words = {w for t in rel_types for w in schema_words(t).split() if w not in _JOINING_WORDS}
     named = named_keys(text, keys)
     compared = comparison(text)
     thing = asks_for_thing or bool(_THING_ASKED.search(text))
@@ -137,7 +151,7 @@ def answer_shape(question: str, keys: Sequence[str], asks_for_thing: bool, label
         shapes.append("path_length")
     high, low = _HIGH.search(text), _LOW.search(text)
     # "highest population" ranks by a key the question names; "the most relationships" ranks by a count.
-    by_count = _counts_things(text, label_words)
+    by_count = _counts_things(text, label_words, rel_words)
     if _SUM.search(text):
         shapes.append("sum")
     if _AVERAGE.search(text):

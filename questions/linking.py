@@ -62,6 +62,13 @@ FUNCTION_WORDS = frozenset(
     """.split()
 )
 
+# Numbers spelled out are figures the question gives ("the three largest"), not what it is about.
+NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+    seventeen eighteen nineteen twenty thirty forty fifty hundred thousand million billion dozen half
+    first second third fourth fifth sixth seventh eighth ninth tenth last""".split()
+)
+
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 
 
@@ -151,7 +158,9 @@ def content_words(text: str, spent: Iterable[str] = ()) -> list[str]:
     words = []
     for raw in _WORD.findall(text.lower()):
         word = re.sub(r"['’]s$", "", raw)
-        if word in FUNCTION_WORDS or singular(word) in SHAPE_WORDS or word in SHAPE_WORDS or word in spent_words:
+        if word in FUNCTION_WORDS or word in NUMBER_WORDS or word in spent_words:
+            continue
+        if singular(word) in SHAPE_WORDS or word in SHAPE_WORDS:
             continue
         if word.isdigit() or len(word) < 3:  # "s" of a possessive whose name was taken out, "id", "km"
             continue

@@ -64,7 +64,7 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
     asked = asked_label(question, labels) or counted_label(question, labels)
     keys = sorted({key for props in nodes.values() for key in props})
     spelled = tuple(spelled_walk(plain, rel_types))
-    shape = answer_shape(plain, keys, asked is not None, labels)
+    shape = answer_shape(plain, keys, asked is not None, labels, sorted(rel_types))
     return QuestionReading(
         question=question,
         named=named,

@@ -30,8 +30,12 @@ def linked(question: str, spent: tuple[str, ...] = ()) -> dict[str, tuple[str, s
     return {link.words: (link.term.kind, link.term.name) for link in linking.links}
 
 
-def test_function_and_shape_words_need_no_explaining() -> None:
+def test_function_shape_and_number_words_need_no_explaining() -> None:
     assert content_words("How many of the invoices are there, and which is the largest?") == ["invoices"]
+    assert content_words("Which three customers have the most invoices, and how many does each have?") == [
+        "customers",
+        "invoices",
+    ]
 
 
 def test_names_and_figures_the_question_gives_are_explained_already() -> None:
