@@ -2,8 +2,9 @@
 relationship type, a property key, a stored value), by the names and figures it gives, or recorded as
 unexplained. A word is linked by its spelling when it shares a stem with a schema word ("suppliers" and
 Supplier), otherwise by meaning: its sentence vector (backends/sentence_encoder.py) close enough to a schema
-part's description ("client" and Customer, "direct reports" and REPORTS_TO). What stays unexplained is what the
-agent did not understand, and an answer built without it says so (confidence/evidence.py).
+part's description ("client" and Customer, "vendor" and Supplier), and where the vectors are not sure, by a
+judge (tools/link_judge.py). What stays unexplained is what the agent did not understand, and an answer built
+without it says so (confidence/evidence.py).
 
 Nothing here knows a graph, a domain or a wording: the function words are English's closed classes and the
 words that shape an answer (questions/answer_shape.py). Pure functions; the vectors come from a callable."""
@@ -113,10 +114,6 @@ class Linking:
     unexplained: tuple[str, ...]  # content words nothing explains, in the question's order
     # For each word linked by meaning or unexplained, the terms nearest it with their cosines, nearest first.
     near: dict[str, tuple[tuple[SchemaTerm, float], ...]] = field(default_factory=dict)
-
-    def terms(self, kind: TermKind) -> tuple[str, ...]:
-        """The names of the linked terms of one kind, in the question's order, each once."""
-        return tuple(dict.fromkeys(link.term.name for link in self.links if link.term.kind == kind))
 
     def undecided(self) -> tuple[str, ...]:
         """The words whose meaning the vectors do not settle: unexplained, or linked below SURE."""
