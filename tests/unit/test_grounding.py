@@ -187,3 +187,11 @@ def test_stored_phrases_are_read_longest_first_in_order() -> None:
     question = "Which isotopes decay by both proton emission and beta-plus-delayed proton emission?"
     assert occurrences(question, stored) == ["proton emission", "beta-plus-delayed proton emission"]
     assert occurrences("by s-block|p-block", {"s-block", "p-block"}) == ["s-block", "p-block"]
+
+
+def test_a_question_typed_in_lower_case_may_write_its_names_so() -> None:
+    from questions.named_terms import names_in_lower_case
+
+    assert names_in_lower_case("which country is lagos in")
+    assert names_in_lower_case("What connects payment PAY-00132 with the toronto distribution center?")
+    assert not names_in_lower_case("Which elements did Bo Lund find while reading?")

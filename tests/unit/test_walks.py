@@ -225,3 +225,17 @@ def test_open_length_walks_and_separate_paths_join_no_names() -> None:
     ]:
         assert named_joins(query, both) == [], query
     assert named_joins("MATCH (a {name: 'Donyi Polo'})-[:R]->(b) RETURN b", grounded("Donyi Polo")) == []
+
+
+def test_a_name_is_taken_out_as_whole_words_only() -> None:
+    grounding = Grounding(
+        matches=[EntityMatch(mention="CH", label="Country", property="code", value="CH", how="exact")]
+    )
+    assert without_names("Which airports serve cities in CH?", grounding).split() == [
+        "Which",
+        "airports",
+        "serve",
+        "cities",
+        "in",
+        "?",
+    ]
