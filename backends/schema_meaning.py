@@ -8,12 +8,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 import structlog
 
-from backends.sentence_encoder import EncoderUnavailable, SentenceEncoder, Vectors, shared_encoder
 from questions.linking import Linking, SchemaTerm, link_question
+
+if TYPE_CHECKING:  # the encoder (and numpy) load with the first question linked, not with the worker
+    from backends.sentence_encoder import SentenceEncoder, Vectors
 
 log = structlog.get_logger(__name__)
 
@@ -23,7 +25,7 @@ KEPT_VECTORS = 8192  # texts whose vectors are kept (a schema's descriptions and
 class SchemaMeaning:
     """Links questions to a schema's terms by meaning; one per process (`shared_meaning()`), thread-safe."""
 
-    def __init__(self, encoder: Callable[[], SentenceEncoder] = shared_encoder) -> None:
+    def __init__(self, encoder: Callable[[], SentenceEncoder] | None = None) -> None:
         self._encoder = encoder
         self._kept: OrderedDict[str, Vectors] = OrderedDict()
         self._lock = threading.Lock()
@@ -33,7 +35,7 @@ class SchemaMeaning:
         """Each text's unit vector; those seen before come from memory."""
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
-        fresh = self._encoder().encode(missing) if missing else None
+        fresh = self._encoder_now().encode(missing) if missing else None
         with self._lock:
             if fresh is not None:
                 for text, vector in zip(missing, fresh, strict=True):
@@ -43,10 +45,21 @@ class SchemaMeaning:
             rows = [self._kept[t] for t in texts]
             while len(self._kept) > KEPT_VECTORS:
                 self._kept.popitem(last=False)
+        import numpy as np
+
         return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def _encoder_now(self) -> SentenceEncoder:
+        if self._encoder is None:
+            from backends.sentence_encoder import shared_encoder
+
+            self._encoder = shared_encoder
+        return self._encoder()
 
     def link(self, text: str, terms: Sequence[SchemaTerm], spent: Iterable[str] = ()) -> Linking:
         """`text`'s words linked to `terms` (by spelling alone when the encoder is not installed)."""
+        from backends.sentence_encoder import EncoderUnavailable
+
         encode = None if self._unavailable else self.encode
         try:
             return link_question(text, terms, encode, spent)

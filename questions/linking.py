@@ -14,17 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Literal
 
 from questions.answer_shape import SHAPE_WORDS
 from questions.asked_for import schema_words
 from questions.named_terms import MIN_TOKEN, singular
 
+if TYPE_CHECKING:  # numpy is imported where words are linked: a worker that reads no question never loads it
+    import numpy as np
+    from numpy.typing import NDArray
+
 TermKind = Literal["label", "relationship", "property", "value"]
-Encode = Callable[[Sequence[str]], NDArray[np.float32]]
+Encode = Callable[[Sequence[str]], "NDArray[np.float32]"]
 
 # The cosine similarity at which a word's meaning is taken to be a schema part's. all-MiniLM-L6-v2 puts
 # synonyms at 0.5-0.8 ("client"/"customer" 0.61) and unrelated nouns at 0.2-0.4.
@@ -203,6 +204,8 @@ def link_question(text: str, terms: Sequence[SchemaTerm], encode: Encode | None,
         return Linking(tuple(links), tuple(w for _, w in open_words))
     descriptions = [(term, d, i > 0) for term in terms for i, d in enumerate(term.descriptions())]
     term_vectors = encode([d for _, d, _ in descriptions])
+    import numpy as np
+
     discount = np.array([CONTEXT_DISCOUNT if in_context else 0.0 for _, _, in_context in descriptions])
     # Pairs of adjacent open words may mean one part together ("support rep"); a word the schema spells is never
     # paired with its neighbour, which would only borrow its meaning ("warehouse received" reads as Warehouse).
@@ -239,7 +242,7 @@ def link_question(text: str, terms: Sequence[SchemaTerm], encode: Encode | None,
 def _nearest(row: NDArray[np.float32], owners: Sequence[SchemaTerm]) -> tuple[tuple[SchemaTerm, float], ...]:
     """The NEAR_KEPT terms nearest a phrase (by their nearest description), nearest first."""
     nearest: dict[SchemaTerm, float] = {}
-    for k in np.argsort(-row):
+    for k in (-row).argsort():
         nearest.setdefault(owners[int(k)], round(float(row[k]), 3))
         if len(nearest) == NEAR_KEPT:
             break
