@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import structlog
@@ -69,11 +70,7 @@ class SchemaMeaning:
             return link_question(text, terms, None, spent)
 
 
-_SHARED: SchemaMeaning | None = None
-
-
+@lru_cache(maxsize=1)
 def shared_meaning() -> SchemaMeaning:
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = SchemaMeaning()
-    return _SHARED
+    """The process's one linker, whose kept vectors every question shares."""
+    return SchemaMeaning()
