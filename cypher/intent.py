@@ -77,6 +77,26 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class CountTest:
+    """A test on how many distinct nodes the walk reaches from each node at `group` (0: the start, i: the
+    node after the i-th step): "countries with at least 4 languages" groups by the start, tests ">=", "4"."""
+
+    group: int
+    operator: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Lack:
+    """A relationship the nodes reached must not have: "products no supplier supplies" lacks an incoming
+    SUPPLIES from a Supplier; `other`: the one named thing it must not reach ("not discovered by X")."""
+
+    hop: Hop
+    label: str | None = None
+    other: Anchor | None = None
+
+
+@dataclass(frozen=True)
 class QueryIntent:
     start: Anchor
     hops: tuple[Hop, ...] = ()
@@ -85,6 +105,9 @@ class QueryIntent:
     condition: Condition | None = None
     answer: str = "names"
     answer_key: str = ""
+    # Not offered to a model filling the form; enumerated programs use them (cypher/programs.py).
+    count_test: CountTest | None = None
+    lacks: Lack | None = None
 
 
 def intent_json_schema(nodes: Nodes, rels: set[Rel]) -> dict[str, Any]:
@@ -315,7 +338,59 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         where.append("b <> o")
     if intent.condition is not None:
         where.append(_condition(end, intent.condition))
-    return _returned(intent, nodes, matches, where, end, end_label if intent.hops else intent.start.label)
+    shown_label = end_label if intent.hops else intent.start.label
+    if intent.lacks is not None:
+        where.append(_lacking(end, shown_label, intent.lacks, nodes, rels))
+    if intent.count_test is not None:
+        return _count_tested(intent, nodes, rels, matches, where, end, shown_label)
+    return _returned(intent, nodes, matches, where, end, shown_label)
+
+
+def _lacking(end: str, label: str | None, lack: Lack, nodes: Nodes, rels: set[Rel]) -> str:
+    """The test that the node `end` (of `label`) has no such relationship (to the one named thing)."""
+    direction, reached = _ends(label, lack.hop, rels)
+    target = lack.label if lack.label in reached else (reached.pop() if len(reached) == 1 else None)
+    if lack.other is not None:
+        node, picked = _match_anchor("z", lack.other, nodes)
+        if picked:
+            raise IntentError("a thing named by a figure cannot be tested for absence")
+        node = node.replace("(z:", "(:", 1)
+    else:
+        node = f"(:{_name(target)})" if target else "()"
+    rel = _name(lack.hop.relationship)
+    arrow = f"-[:{rel}]->" if direction == "outgoing" else f"<-[:{rel}]-"
+    return f"NOT ({end}){arrow}{node}"
+
+
+def _count_tested(
+    intent: QueryIntent,
+    nodes: Nodes,
+    rels: set[Rel],
+    matches: list[str],
+    where: list[str],
+    end: str,
+    end_label: str | None,
+) -> str:
+    """The nodes at the test's place whose number of distinct nodes reached passes it, with that number,
+    most first."""
+    test = intent.count_test
+    if test is None or not intent.hops or not 0 <= test.group < len(intent.hops):
+        raise IntentError("a count test needs steps after the nodes it groups")
+    if intent.start.value and test.group == 0:
+        raise IntentError("a count test groups many nodes, not the one named")
+    if test.operator not in ("=", "<>", "<", ">", "<=", ">=") or not _NUMBER.match(test.value):
+        raise IntentError(f"a count test compares a number: {test.operator} {test.value}")
+    group = "a" if test.group == 0 else f"x{test.group}"
+    _, group_label = _walk("", intent.start.label, intent.hops[: test.group], rels, "x")
+    group_column = _name(group_label or "name")
+    head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
+    shown = _display(group, group_label, nodes)
+    counted = _name(f"{end_label or 'node'}_count")
+    return (
+        f"{head} WITH {group}, count(DISTINCT {end}) AS reached WHERE reached {test.operator} {test.value} "
+        f"RETURN {shown} AS {group_column}, reached AS {counted} "
+        f"ORDER BY reached DESC, {group_column} LIMIT {ROWS_LISTED}"
+    )
 
 
 def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:

@@ -13,8 +13,20 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from cypher.intent import CONNECTED, KEYED, Anchor, Condition, IntentError, Nodes, QueryIntent, Rel, compile_intent
-from cypher.walk_space import LabelSet, Reading, Walk, enumerate_walks
+from cypher.intent import (
+    CONNECTED,
+    KEYED,
+    Anchor,
+    Condition,
+    CountTest,
+    IntentError,
+    Lack,
+    Nodes,
+    QueryIntent,
+    Rel,
+    compile_intent,
+)
+from cypher.walk_space import ASKED, EVERY_NAMED, LabelSet, Reading, Walk, enumerate_walks
 
 
 class AnswerShape(Protocol):
@@ -28,6 +40,10 @@ class AnswerShape(Protocol):
     def comparison(self) -> tuple[str, str] | None: ...
     @property
     def combines(self) -> tuple[str, ...]: ...
+    @property
+    def counted(self) -> str: ...
+    @property
+    def negated(self) -> bool: ...
 
 
 PROGRAMS = 12  # programs a model is shown
@@ -49,6 +65,12 @@ RANKED_ASKED = 3  # a ranking of start nodes (most_connected) whose label is the
 # A word of the question that is a stored value of the nodes reached ("open" invoices, "unpaid": not "paid"):
 # the walk ends where the question says it does, and the value picks among the nodes.
 VALUE_HELD = 5
+# A compared figure that counts things ("countries with at least 4 languages"): the number of nodes each node
+# reaches is tested, which no condition on a property of the nodes reached says.
+COUNT_TESTED = 6
+# A walk whose last relationship (or the kind of thing it reaches) the words name and deny ("products no
+# supplier offers", "airports not tied to any city"): the walk stops before it and tests its absence.
+NEGATED = 6
 
 
 @dataclass(frozen=True)
@@ -147,6 +169,55 @@ def _conditions(
         yield Condition(key, operator, figure), KEY_NAMED if named else KEY_GUESSED
 
 
+def _count_tests(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[tuple[CountTest, int]]:
+    """The count tests a counted comparison gives a walk that ends at what it counts (the kind of thing, or what
+    the last relationship does), with their evidence: grouped by each node of the label asked for before the
+    walk's end (by the start, when nothing is asked and it is not named)."""
+    if not shape.counted or shape.comparison is None or walk.kind != "walk" or not walk.intent.hops:
+        return
+    if not (walk.labels[-1] & set(reading.counted)) and walk.intent.hops[-1].relationship not in reading.counted:
+        return
+    operator, figure = shape.comparison
+    places = [i for i, labels in enumerate(walk.labels[:-1]) if reading.asked is not None and reading.asked in labels]
+    for place in places or ([] if reading.asked is not None else [0]):
+        if place == 0 and walk.intent.start.value:
+            continue
+        yield CountTest(place, operator, figure), COUNT_TESTED + (ASKED if places else 0)
+
+
+def negated_walks(walks: Sequence[Walk], reading: Reading, shape: AnswerShape) -> list[Walk]:
+    """For a question that denies something, each walk whose last relationship or end the words after the
+    denial name, stopped before that relationship and testing its absence ("no supplier supplies": the
+    products without an incoming SUPPLIES); the thing named at its far end, when there is one, is the one
+    that must not be reached."""
+    if not shape.negated:
+        return []
+    said = set(reading.denied)
+    found = []
+    for walk in walks:
+        intent = walk.intent
+        if walk.kind != "walk" or not intent.hops or intent.condition is not None or intent.lacks is not None:
+            continue
+        last, far = intent.hops[-1], walk.labels[-1]
+        if last.relationship not in said and not far & said:
+            continue
+        if len(intent.hops) == 1 and intent.start.value:
+            continue  # whether one named thing lacks it: a yes or no, not a walk's answer
+        other = next((a for a in reading.named if a.label in far and a != intent.start), None)
+        label = next(iter(far)) if len(far) == 1 else None
+        asked = reading.asked
+        score = (
+            walk.score
+            + NEGATED
+            + (ASKED if asked is not None and asked in walk.labels[-2] else 0)
+            - (ASKED if asked is not None and asked in far else 0)
+            + (EVERY_NAMED if other is not None else 0)
+        )
+        lack = Lack(last, label, other)
+        found.append(Walk("walk", replace(intent, hops=intent.hops[:-1], lacks=lack), walk.labels[:-1], score))
+    return found
+
+
 def _shape_evidence(rank: int) -> int:
     return SHAPE_FIRST if rank == 0 else SHAPE_SECOND if rank == 1 else 0
 
@@ -177,6 +248,13 @@ def enumerate_programs(
         cued = KIND_CUED if walk.kind in shape.combines else 0
         if walk.kind == "connection" and "connection" not in shape.combines:
             cued = UNASKED_CONNECTION
+        for test, test_evidence in _count_tests(walk, shape, reading):
+            for condition, condition_evidence in [
+                (c, e) for c, e in _conditions(walk, shape, "", nodes, held) if e == VALUE_HELD
+            ] or [(None, 0)]:
+                intent = replace(walk.intent, answer="names", count_test=test, condition=condition)
+                score = walk.score + SHAPE_FIRST + test_evidence + condition_evidence
+                found.append((-score, order, Program(walk, intent, "", score)))
         for rank, answer in enumerate(shape.answers):
             if not _fits(walk, answer):
                 continue
@@ -206,6 +284,7 @@ def programs(
     the question's words the graph stores as values."""
     named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
     walks = [*distance_walks(named, shape), *enumerate_walks(reading, nodes, rels, observed)[:WALKS]]
+    walks += negated_walks(walks, reading, shape)
     chosen: list[Program] = []
     for program in enumerate_programs(reading, shape, nodes, walks, held):
         if len(chosen) == k:

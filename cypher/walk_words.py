@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from cypher.intent import Anchor, Condition, Hop, QueryIntent
+from cypher.intent import Anchor, Condition, CountTest, Hop, Lack, QueryIntent
 from cypher.walk_space import LabelSet, Walk
 
 
@@ -77,6 +77,22 @@ def _test(condition: Condition) -> str:
     return f"only those whose {condition.key} {said} {_value(condition.value)}"
 
 
+def _lacking(lack: Lack) -> str:
+    """ "only those with no SUPPLIES backwards (from a Supplier)", "... to the Discoverer "Davy""."""
+    far = _thing(lack.other) if lack.other is not None else _a(lack.label) if lack.label else "anything"
+    way = "to" if lack.hop.direction == "outgoing" else "backwards from"
+    return f"only those with no {lack.hop.relationship} {way} {far}"
+
+
+_HOW_MANY = {"=": "exactly", "<>": "other than", "<": "fewer than", ">": "more than", "<=": "at most", ">=": "at least"}
+
+
+def _counted(test: CountTest, walk: Walk) -> str:
+    """ "only the Country nodes that reach at least 4 of them" """
+    group = _kinds(walk.labels[test.group])
+    return f"only the {group} nodes that reach {_HOW_MANY.get(test.operator, test.operator)} {test.value} of them"
+
+
 def describe_answer(intent: QueryIntent, reached: str) -> str:
     """What the program returns, in words: "how many", "the total population", "the Town with the highest
     population"."""
@@ -106,7 +122,12 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
 def describe_program(walk: Walk, intent: QueryIntent) -> str:
     """A whole program in one line: the walk, any test on what it reaches, and what it returns."""
     tested = f"; {_test(intent.condition)}" if intent.condition is not None else ""
+    tested += f"; {_lacking(intent.lacks)}" if intent.lacks is not None else ""
     reached = _kinds(walk.labels[1] if walk.kind == "connection" else walk.labels[-1])
+    if intent.count_test is not None:
+        group = _kinds(walk.labels[intent.count_test.group])
+        counted = _counted(intent.count_test, walk)
+        return f"{describe_walk(walk)}{tested}; {counted}; answer: those {group} nodes and how many each reaches"
     return f"{describe_walk(walk)}{tested}; answer: {describe_answer(intent, reached)}"
 
 

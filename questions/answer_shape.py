@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from questions.asked_for import schema_words
+from questions.figures import MAGNITUDES, figures_said
 from questions.named_terms import singular
 
 # Each cue is searched in the lower-cased question with its names taken out.
@@ -43,7 +44,18 @@ _COMPARISONS = (
     (re.compile(r"\b(?:less|fewer|smaller|lower|younger|shorter|under|below|before)\b"), "<"),
     (re.compile(r"\b(?:equal to|exactly|equals)\b"), "="),
 )
-_FIGURE = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w])")
+# Small numbers people spell out after a comparison word ("at least two", "more than ten").
+_SPELLED_NUMBERS = {
+    w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+} | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "dozen": "12"}
+_SPELLED = re.compile(r"\b(?:" + "|".join(_SPELLED_NUMBERS) + r")\b")
+# What may stand between a compared figure and the things it counts: "at least 4 of the events", "more than 3
+# open invoices", "12 or more different languages".
+_COUNT_FILLER = frozenset("of the other different distinct or more less fewer separate kinds kind types type".split())
+COUNT_REACH = 4  # words after the figure the counted noun may come
+# A question that asks for what lacks something: "no vendor offers", "aren't tied to any city", "never".
+_NEGATED = re.compile(r"\b(?:no|not|never|without|nobody|none|nothing|lack|lacks|lacking|missing)\b|n't\b")
+_NOT_NEGATION = re.compile(r"\bno (?:more|less|fewer|longer)\b|\bnot only\b")
 # How two named things combine: what both reach, what one reaches and the other does not, what joins them.
 _COMBINES = (
     ("shared", re.compile(r"\b(?:both|share[sd]?|sharing|in common|also|as well as|each of)\b")),
@@ -77,6 +89,11 @@ class AnswerShape:
     keys: tuple[str, ...]
     comparison: tuple[str, str] | None
     combines: tuple[str, ...] = ()  # walk kinds its words ask of two named things: shared, excluded, connection
+    # The noun whose things the compared figure counts ("at least 4 languages": "languages"), "" when it
+    # compares a property.
+    counted: str = ""
+    negated: bool = False  # its words ask for what lacks something ("no supplier", "never", "without")
+    denied: str = ""  # the words after the first that denies ("no vendor offers": "vendor offers")
 
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
@@ -95,15 +112,67 @@ def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
     return tuple(key for _, _, key in sorted(found))
 
 
-def comparison(text: str) -> tuple[str, str] | None:
-    """(operator, figure) for "greater than 200000", "at least 3", "before 1990"; the comparison word must come
-    before the figure, within a few words."""
-    for figure in _FIGURE.finditer(text):
-        before = text[max(0, figure.start() - 40) : figure.start()]
+def _compared_figures(text: str) -> list[tuple[int, int, str]]:
+    """Each figure with its place: digits (a magnitude word applied), and small numbers spelled out."""
+    spelled = [(m.start(), m.end(), _SPELLED_NUMBERS[m.group()]) for m in _SPELLED.finditer(text)]
+    return sorted([*figures_said(text), *spelled])
+
+
+def comparison_at(text: str) -> tuple[str, str, int] | None:
+    """(operator, figure, where the figure ends) for "greater than 200000", "at least 3", "before 1990", "over
+    100 million"; the comparison word must come before the figure, within a few words."""
+    for start, end, figure in _compared_figures(text):
+        before = text[max(0, start - 40) : start]
         for cue, operator in _COMPARISONS:
             if cue.search(before):
-                return operator, figure.group().replace(",", "")
+                return operator, figure, end
     return None
+
+
+def comparison(text: str) -> tuple[str, str] | None:
+    """(operator, figure) of comparison_at."""
+    found = comparison_at(text)
+    return None if found is None else found[:2]
+
+
+def _thing_word(word: str, label_words: set[str], rel_words: set[str] | frozenset[str]) -> bool:
+    """A plural noun that names a kind of thing the schema has, or what one of its relationships does."""
+    nouns = {singular(word), word[:-1]}
+    if nouns & (label_words | {"relationship", "link", "connection"}):
+        return True
+    return any(len(w) >= REL_STEM and n[:REL_STEM] == w[:REL_STEM] for n in nouns for w in rel_words)
+
+
+def counted_after(
+    text: str, end: int, label_words: set[str], rel_words: set[str] | frozenset[str], keys: Sequence[str] = ()
+) -> str:
+    """The noun after a compared figure (ending at `end`) that names the things counted ("4 languages", "7 of
+    the events", "3 open invoices"); "" when the figure is a property's ("100 million inhabitants")."""
+    key_words = {singular(w) for key in keys for w in schema_words(key).split()}
+    if text[:end].split()[-1:] and text[:end].split()[-1] in MAGNITUDES:
+        return ""  # "100 million people": a measure said in round words, not things a graph holds one by one
+    after: list[str] = re.findall(r"[a-z]+", text[end:])
+    for word in after[:COUNT_REACH]:
+        if word in _COUNT_FILLER:
+            continue
+        if singular(word) == word or singular(word) in key_words:
+            continue  # a count of things is a plural; a property's own word is no kind of thing
+        if _thing_word(word, label_words, rel_words):
+            return word
+    return ""
+
+
+DENIED_REACH = 6  # words after a denial that may say what is lacked
+
+
+def denial(text: str) -> tuple[bool, str]:
+    """Whether the words ask for what lacks something (not "no more than", "not only"), and the words after
+    the first that denies: what is lacked is said there."""
+    plain = _NOT_NEGATION.sub(" ", text)
+    found = _NEGATED.search(plain)
+    if found is None:
+        return False, ""
+    return True, " ".join(re.findall(r"[a-z]+", plain[found.end() :])[:DENIED_REACH])
 
 
 def without_key_phrases(text: str, keys: Sequence[str]) -> str:
@@ -121,11 +190,8 @@ def _counts_things(text: str, label_words: set[str], rel_words: frozenset[str] |
     (a kind of thing the schema has), "the most deliveries" (what a relationship the schema has, DELIVER_TO,
     does), not "the largest population"."""
     for found in _RANKED_BY_COUNT.finditer(text):
-        plural = found.group().split()[-1]
-        nouns = {singular(plural), plural[:-1]}  # "movies": singular() reads "movy"
-        if "number of" in found.group() or nouns & (label_words | {"relationship", "link", "connection"}):
-            return True
-        if any(len(w) >= REL_STEM and n[:REL_STEM] == w[:REL_STEM] for n in nouns for w in rel_words):
+        plural = found.group().split()[-1]  # "movies": singular() reads "movy", so its stem is tried too
+        if "number of" in found.group() or _thing_word(plural, label_words, rel_words):
             return True
     return False
 
@@ -144,7 +210,9 @@ def answer_shape(
     label_words = {singular(w) for label in labels for w in schema_words(label).split()}
     rel_words = {w for t in rel_types for w in schema_words(t).split() if w not in _JOINING_WORDS}
     named = named_keys(text, keys)
-    compared = comparison(text)
+    compared_at = comparison_at(text)
+    compared = None if compared_at is None else compared_at[:2]
+    counted = "" if compared_at is None else counted_after(text, compared_at[2], label_words, rel_words, named)
     thing = asks_for_thing or bool(_THING_ASKED.search(text))
     shapes: list[str] = []
     if _PATH_LENGTH.search(text) and _TWO_ENDS.search(text):
@@ -177,4 +245,5 @@ def answer_shape(
         for kind, cue in _COMBINES
         if cue.search(text) and not (kind == "connection" and "path_length" in shapes)  # "between": a length
     )
-    return AnswerShape(tuple(dict.fromkeys(shapes)), named, compared, combines)
+    negated, denied = denial(text)
+    return AnswerShape(tuple(dict.fromkeys(shapes)), named, compared, combines, counted, negated, denied)

@@ -253,7 +253,7 @@ def _said_as(term: SchemaTerm, word: str) -> str:
     """The term's words in the place of `word`: a label in the plural where the word was plural."""
     said = term.words
     last = word.split()[-1]
-    if term.kind == "label" and singular(last) != last and not said.endswith("s"):
+    if term.kind == "label" and singular(last) != last and singular(said) == said:
         said += "s"
     return said
 

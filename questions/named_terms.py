@@ -44,8 +44,29 @@ _LEADING = ("the ", "a ", "an ")
 MIN_TOKEN = 4  # words shorter than this are too common to find a name by
 
 
+# Plurals no ending rule reads; "series" and "species" are their own singulars.
+_IRREGULAR = {
+    "people": "person",
+    "persons": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "geese": "goose",
+    "feet": "foot",
+    "teeth": "tooth",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+    "series": "series",
+    "species": "species",
+}
+
+
 def singular(word: str) -> str:
-    """An English plural's singular, by its ending ("categories", "boxes", "branches", "orders")."""
+    """An English plural's singular, by its ending ("categories", "boxes", "branches", "orders") or as an
+    irregular one ("people", "women")."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ses", "xes", "ches", "shes")):

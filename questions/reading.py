@@ -46,6 +46,8 @@ class QuestionReading:
     shape: AnswerShape  # the answers it may ask for, most likely first; the keys it names; a comparison
     values: tuple[ValueWord, ...] = ()  # words that may be stored values ("open", "unpaid"): the graph says
     linking: Linking | None = None  # its content words linked to the schema by meaning, or unexplained
+    counted: tuple[str, ...] = ()  # labels and relationship types the noun a compared figure counts hints
+    denied: tuple[str, ...] = ()  # labels and relationship types the words after a denial hint
 
 
 def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:
@@ -78,6 +80,8 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
         words=words,
         shape=shape,
         values=value_words(plain),
+        counted=_hinted(tuple(singular(w) for w in shape.counted.split()), labels, sorted(rel_types)),
+        denied=_hinted(_hint_words(shape.denied, shape.keys, figures), labels, sorted(rel_types)),
     )
 
 

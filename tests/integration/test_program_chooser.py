@@ -27,11 +27,12 @@ GRAPH = (
     "(cat:Person {name: 'Cat', age: 28}), (dan:Person {name: 'Dan', age: 52}), (eve:Person {name: 'Eve', age: 39}), "
     "(north:Region {name: 'North'}), (south:Region {name: 'South'}), "
     "(t1:Town {name: 'Ashby', population: 1200}), (t2:Town {name: 'Brill', population: 800}), "
-    "(t3:Town {name: 'Colne', population: 300}), "
+    "(t3:Town {name: 'Colne', population: 300}), (t4:Town {name: 'Dunmore', population: 150}), "
     "(ann)-[:KNOWS]->(bob), (ann)-[:KNOWS]->(cat), (bob)-[:KNOWS]->(dan), (cat)-[:KNOWS]->(dan), "
     "(cat)-[:KNOWS]->(eve), (dan)-[:KNOWS]->(ann), (eve)-[:KNOWS]->(bob), "
     "(ann)-[:LIVES_IN]->(t1), (bob)-[:LIVES_IN]->(t1), (cat)-[:LIVES_IN]->(t2), (dan)-[:LIVES_IN]->(t3), "
-    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south)"
+    "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south), "
+    "(t4)-[:IN_REGION]->(north)"
 )
 
 
@@ -120,6 +121,18 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             'the Person nodes between the Person "Ann" and the Person "Eve": from the first, follow KNOWS to a '
             "Person, then KNOWS to a Person; answer: their names",
             [["Cat"]],
+        ),
+        (
+            "Which regions have more than 2 people living there?",
+            "from every Region, follow IN_REGION backwards (from Region to Town), then LIVES_IN backwards (from "
+            "Town to Person); only the Region nodes that reach more than 2 of them; answer: those Region nodes and "
+            "how many each reaches",
+            [["North", 4]],
+        ),
+        (
+            "Which towns have no people living in them?",
+            "every Town; only those with no LIVES_IN backwards from a Person; answer: their names",
+            [["Dunmore"]],
         ),
         (
             "How many relationships lie on the shortest path between Ann and Eve?",

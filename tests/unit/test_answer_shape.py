@@ -60,6 +60,9 @@ def test_keys_are_named_by_their_words_but_not_by_the_verb() -> None:
         ("born at least 1950", (">=", "1950")),
         ("born before 1990", ("<", "1990")),
         ("route 66 in the region", None),  # a figure with no comparison before it
+        ("with more than 100 million inhabitants", (">", "100000000")),  # a magnitude word is part of it
+        ("cities of over a million people", (">", "1000000")),
+        ("that border at least two others", (">=", "2")),  # a small number spelled out
     ],
 )
 def test_a_comparison_with_a_figure(text: str, expected: tuple[str, str] | None) -> None:
@@ -73,3 +76,27 @@ def test_how_two_named_things_combine() -> None:
     # "between" in a question about the number of relationships asks a length, not what lies between
     length = answer_shape("How many relationships lie on the shortest path between A and B?", KEYS, False, LABELS)
     assert "connection" not in length.combines
+
+
+def test_a_figure_that_counts_things_is_not_a_property_condition() -> None:
+    def counted(question: str) -> bool:
+        return answer_shape(question, KEYS, True, LABELS, ["HAS_PROVINCE", "DELIVER_TO"]).counted
+
+    assert counted("Which countries have at least 4 cities?")  # a kind of thing the schema has
+    assert counted("Which regions have more than 3 of the countries?")
+    assert counted("Which warehouses got more than 10 deliveries?")  # what DELIVER_TO does
+    assert not counted("Which countries have an area of more than 4000?")  # a property's figure
+    assert counted("Which regions have more than 2 people living there?")  # an irregular plural of Person
+    assert not counted("Which countries have more than 100 million people?")  # a measure in round words
+    assert not counted("Which countries have an area of more than 4000 square kilometres?")
+
+
+def test_a_question_that_asks_for_what_lacks_something() -> None:
+    def negated(question: str) -> bool:
+        return answer_shape(question, KEYS, True, LABELS).negated
+
+    assert negated("Which products does no supplier offer?")
+    assert negated("List the airports that aren't tied to any city.")
+    assert negated("Which elements were never discovered?")
+    assert not negated("Which countries have no more than 3 neighbours?")  # a comparison, not a lack
+    assert not negated("Which countries border Sweden?")

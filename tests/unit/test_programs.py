@@ -6,7 +6,7 @@ how often the first is right on public graphs is measured by bench/walk_recall.p
 from __future__ import annotations
 
 from contracts.query_path import Grounding
-from cypher.intent import THROUGH, Anchor, Condition, Hop, Nodes, Rel
+from cypher.intent import THROUGH, Anchor, Condition, CountTest, Hop, Lack, Nodes, Rel
 from cypher.programs import PROGRAMS, Program, programs
 from questions.reading import read_question
 from tests.unit.test_walk_space import FILM, GEOGRAPHY, IN, OUT, SUPPLY, grounded
@@ -69,3 +69,44 @@ def test_every_program_shown_compiles_and_there_are_at_most_programs() -> None:
     shown = best("Which products do Acme and Globex both supply?", TWO_SUPPLIERS, SUPPLY)
     assert 0 < len(shown) <= PROGRAMS and all(p.query.startswith("MATCH") for p in shown)
     assert len({p.query for p in shown}) == len(shown)  # no program shown twice
+
+
+def test_a_figure_that_counts_things_tests_how_many_each_reaches() -> None:
+    first = best("Which countries have at least 2 provinces?", Grounding(), GEOGRAPHY)[0]
+    assert first.intent.start == Anchor("Country") and first.intent.hops == (Hop("HAS_PROVINCE", OUT),)
+    assert first.intent.count_test == CountTest(0, ">=", "2") and first.intent.condition is None
+    assert "WITH a, count(DISTINCT b) AS reached WHERE reached >= 2" in first.query
+    # grouped where the kind asked for stands on the walk, past a named start
+    grouped = best(
+        "Which provinces of Sweden have more than 10 cities?", grounded(("Sweden", "Country", "name")), GEOGRAPHY
+    )
+    assert grouped[0].intent.count_test == CountTest(1, ">", "10")
+    assert grouped[0].intent.hops == (Hop("HAS_PROVINCE", OUT), Hop("LOCATED_IN", IN))
+
+
+def test_a_figure_of_a_property_stays_a_condition_on_it() -> None:
+    first = best("Which cities have a population over 2 million?", Grounding(), GEOGRAPHY)[0]
+    assert first.intent.condition == Condition("population", ">", "2000000") and first.intent.count_test is None
+
+
+def test_what_lacks_a_relationship_the_question_denies() -> None:
+    unsupplied = best("Which products does no supplier supply?", Grounding(), SUPPLY)[0]
+    assert unsupplied.intent.start == Anchor("Product") and unsupplied.intent.hops == ()
+    assert unsupplied.intent.lacks == Lack(Hop("SUPPLIES", IN), "Supplier")
+    assert "NOT (a)<-[:`SUPPLIES`]-(:`Supplier`)" in unsupplied.query
+    lonely = best("Which countries border no other country?", Grounding(), GEOGRAPHY)[0]
+    assert lonely.intent.hops == () and lonely.intent.lacks is not None
+    assert lonely.intent.lacks.hop.relationship == "BORDERS"
+
+
+def test_what_does_not_reach_one_named_thing() -> None:
+    acme = grounded(("Acme", "Supplier", "name"))
+    first = best(
+        "Which products in the category Tools are not supplied by Acme?",
+        grounded(("Tools", "Category", "name"), ("Acme", "Supplier", "name")),
+        SUPPLY,
+    )[0]
+    assert first.intent.start == Anchor("Category", "name", "Tools")
+    assert first.intent.lacks == Lack(Hop("SUPPLIES", IN), "Supplier", Anchor("Supplier", "name", "Acme"))
+    assert "NOT (b)<-[:`SUPPLIES`]-(:`Supplier` {`name`: 'Acme'})" in first.query
+    assert acme.matches  # the grounding helper is shared
