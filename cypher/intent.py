@@ -97,6 +97,28 @@ class Lack:
 
 
 @dataclass(frozen=True)
+class Contrast:
+    """Two named things (start and other, of one label) set against each other by a measure: a property
+    (answer "value", answer_key) or how many distinct nodes the hops reach from each (answer "count").
+    `whether`: the question asks yes or no ("is A bigger than B"), else which of the two wins ("which has
+    more people, A or B"); `higher`: the larger measure wins; `aged`: said as older or younger, which on a
+    year or a date means the earlier or the later."""
+
+    whether: bool
+    higher: bool
+    aged: bool = False
+
+
+# A key that holds a point in time: on it "older" is the smaller value ("founded_year", "since", "born").
+_TIME_POINT = re.compile(r"year|date|since|founded|born|introduced|adopted|established|discovered|_at$|_on$", re.I)
+
+
+def is_time_point(key: str) -> bool:
+    """Whether the key reads as a point in time ("discovery_year", "founded", "created_at")."""
+    return bool(_TIME_POINT.search(key))
+
+
+@dataclass(frozen=True)
 class QueryIntent:
     start: Anchor
     hops: tuple[Hop, ...] = ()
@@ -108,6 +130,7 @@ class QueryIntent:
     # Not offered to a model filling the form; enumerated programs use them (cypher/programs.py).
     count_test: CountTest | None = None
     lacks: Lack | None = None
+    contrast: Contrast | None = None
 
 
 def intent_json_schema(nodes: Nodes, rels: set[Rel]) -> dict[str, Any]:
@@ -317,6 +340,8 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         return _path_length(intent, nodes)
     if intent.combine == THROUGH:
         return _through(intent, nodes, rels)
+    if intent.contrast is not None:
+        return _contrasted(intent, intent.contrast, nodes, rels)
     start, picked = _match_anchor("a", intent.start, nodes)
     walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x")
     end = "b" if intent.hops else "a"
@@ -391,6 +416,67 @@ def _count_tested(
         f"RETURN {shown} AS {group_column}, reached AS {counted} "
         f"ORDER BY reached DESC, {group_column} LIMIT {ROWS_LISTED}"
     )
+
+
+def _measured(
+    variable: str, anchor: Anchor, intent: QueryIntent, nodes: Nodes, rels: set[Rel], prefix: str, end: str
+) -> tuple[str, str]:
+    """The clauses that find one named thing of a contrast and its measure, and the measure's expression."""
+    node, picked = _match_anchor(variable, anchor, nodes)
+    head = f"MATCH {node}" + (f" WHERE {picked}" if picked else "")
+    if intent.answer == "value":
+        return head, f"{variable}.{_name(intent.answer_key)}"
+    pattern, _ = _walk(f"({variable})", anchor.label, intent.hops, rels, prefix, end)
+    tests = [f"{end} <> {variable}"] + ([_condition(end, intent.condition)] if intent.condition else [])
+    return f"{head} OPTIONAL MATCH {pattern} WHERE {' AND '.join(tests)}", f"count(DISTINCT {end})"
+
+
+def _contrasted(intent: QueryIntent, contrast: Contrast, nodes: Nodes, rels: set[Rel]) -> str:
+    """Two named things of one label, each with its measure (a property, or how many nodes the hops reach
+    from it): the one whose measure wins (both on a tie), or whether the first's beats the second's, with both
+    measures. A thing without the property answers nothing: no side is taken on a value not there."""
+    first, second = intent.start, intent.other
+    if second is None or second.label != first.label or not first.value or not second.value or first == second:
+        raise IntentError("a contrast sets two named things of one label against each other")
+    if intent.answer == "value":
+        if intent.hops or intent.answer_key not in nodes.get(first.label, []):
+            raise IntentError(f"{first.label} has no property {intent.answer_key!r} to compare")
+    elif intent.answer != "count" or not intent.hops:
+        raise IntentError("a contrast compares a property (value) or how many nodes the steps reach (count)")
+    higher = contrast.higher
+    if contrast.aged and intent.answer == "value" and is_time_point(intent.answer_key):
+        higher = not higher  # the older of two founding years is the smaller
+    first_clauses, first_measure = _measured("a", first, intent, nodes, rels, "x", "b")
+    second_clauses, second_measure = _measured("o", second, intent, nodes, rels, "y", "c")
+    label_column = _name(first.label)
+    measure = intent.answer_key if intent.answer == "value" else f"{_ends_label(intent, rels) or 'node'}_count"
+    measure_column = _name(measure)
+    head = (
+        f"{first_clauses} WITH a, {first_measure} AS first_measure "
+        f"{second_clauses} WITH a, first_measure, o, {second_measure} AS second_measure "
+        "WHERE first_measure IS NOT NULL AND second_measure IS NOT NULL"
+    )
+    beats = ">" if higher else "<"
+    if contrast.whether:
+        compared = _name(f"{measure}_compared_with")
+        return (
+            f"{head} RETURN CASE WHEN first_measure {beats} second_measure THEN 'yes' ELSE 'no' END AS answer, "
+            f"{_display('a', first.label, nodes)} AS {label_column}, first_measure AS {measure_column}, "
+            f"{_display('o', first.label, nodes)} AS {_name(first.label + '_compared_with')}, "
+            f"second_measure AS {compared}"
+        )
+    best = f"CASE WHEN first_measure {beats}= second_measure THEN first_measure ELSE second_measure END"
+    return (
+        f"{head} WITH [[{_display('a', first.label, nodes)}, first_measure], "
+        f"[{_display('o', first.label, nodes)}, second_measure]] AS pairs, {best} AS best "
+        f"UNWIND pairs AS pair WITH pair, best WHERE pair[1] = best "
+        f"RETURN pair[0] AS {label_column}, pair[1] AS {measure_column}"
+    )
+
+
+def _ends_label(intent: QueryIntent, rels: set[Rel]) -> str | None:
+    """The label the hops from the start reach, when the schema allows only one."""
+    return _walk("", intent.start.label, intent.hops, rels, "z")[1]
 
 
 def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:

@@ -18,6 +18,7 @@ from cypher.intent import (
     KEYED,
     Anchor,
     Condition,
+    Contrast,
     CountTest,
     IntentError,
     Lack,
@@ -25,6 +26,8 @@ from cypher.intent import (
     QueryIntent,
     Rel,
     compile_intent,
+    identifying_key,
+    is_time_point,
 )
 from cypher.walk_space import ASKED, EVERY_NAMED, LabelSet, Reading, Walk, enumerate_walks
 
@@ -44,6 +47,10 @@ class AnswerShape(Protocol):
     def counted(self) -> str: ...
     @property
     def negated(self) -> bool: ...
+    @property
+    def contrast(self) -> Contrast | None: ...
+    @property
+    def contrasted_by(self) -> str: ...
 
 
 PROGRAMS = 12  # programs a model is shown
@@ -71,6 +78,14 @@ COUNT_TESTED = 6
 # A walk whose last relationship (or the kind of thing it reaches) the words name and deny ("products no
 # supplier offers", "airports not tied to any city"): the walk stops before it and tests its absence.
 NEGATED = 6
+# Two named things of one kind set against each other by a comparative ("which has more people, A or B", "is A
+# bigger than B"): a reading that specific outweighs any walk from one of them or both.
+CONTRASTED = 8
+CONTRAST_HOPS = 2  # a measure counted along at most this many relationships
+# The comparatives that can count things; any other ("bigger", "denser") compares a property.
+_COUNTING = frozenset({"more", "fewer", "less"})
+_TEMPORAL = frozenset({"before", "after", "earlier", "later", "sooner", "older", "younger"})
+STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
 
 
 @dataclass(frozen=True)
@@ -218,6 +233,67 @@ def negated_walks(walks: Sequence[Walk], reading: Reading, shape: AnswerShape) -
     return found
 
 
+def _pairs(named: Sequence[Anchor]) -> list[tuple[Anchor, Anchor]]:
+    """Each two named things of one label, in the question's order: what a contrast can set against each
+    other."""
+    return [
+        (first, second)
+        for i, first in enumerate(named)
+        for second in named[i + 1 :]
+        if first.label == second.label and first.value != second.value
+    ]
+
+
+def contrasted_walks(walks: Sequence[Walk], reading: Reading, shape: AnswerShape) -> list[Walk]:
+    """For a question that sets two named things of one label against each other, each walk from the first
+    (itself, or up to CONTRAST_HOPS relationships from it) as the measure both are compared by."""
+    if shape.contrast is None:
+        return []
+    found = []
+    for first, second in _pairs(reading.named):
+        for walk in walks:
+            intent = walk.intent
+            if walk.kind != "walk" or intent.start != first or len(intent.hops) > CONTRAST_HOPS:
+                continue
+            if intent.hops and shape.contrasted_by not in _COUNTING:
+                continue  # "bigger", "higher": a property of each, not how many things each reaches
+            if intent.condition is not None or intent.lacks is not None:
+                continue
+            contrasted = replace(intent, other=second, contrast=shape.contrast)
+            found.append(Walk("contrast", contrasted, walk.labels, walk.score + CONTRASTED))
+    return found
+
+
+def _contrast_programs(
+    walk: Walk, shape: AnswerShape, reading: Reading, nodes: Nodes, held: Sequence[HeldValue]
+) -> Iterator[Program]:
+    """A contrast walk's programs: with no hops, one per property of the label (the keys the question names,
+    or one sharing the comparative's stem, before the rest); with hops, how many nodes they reach from each
+    (with a stored value the question names as the condition on them), more so when the words say what is
+    counted."""
+    intent = walk.intent
+    if not intent.hops:
+        shown = identifying_key(nodes.get(intent.start.label, []))
+        stem = shape.contrasted_by[:STEM]
+        for key, evidence in _keyed(walk, "max", shape, nodes):
+            if key == shown:
+                continue
+            if evidence == KEY_GUESSED:  # the comparative is the measure's adjective: every key may be it
+                stemmed = len(stem) == STEM and key.lower().startswith(stem)
+                timed = shape.contrasted_by in _TEMPORAL and is_time_point(key)  # "before": a year or a date
+                evidence = KEY_READ if stemmed or timed else 0
+            counted = -COUNT_TESTED if shape.counted else 0  # "more airports" counts airports
+            score = walk.score + evidence + counted
+            yield Program(walk, replace(intent, answer="value", answer_key=key), "", score)
+        return
+    ends = walk.labels[-1]
+    counted = bool(ends & set(reading.counted)) or intent.hops[-1].relationship in reading.counted
+    conditions = [h.condition for h in held if h.label in ends]
+    for condition in [*dict.fromkeys(conditions), None]:
+        score = walk.score + (COUNT_TESTED if counted else 0) + (VALUE_HELD if condition is not None else 0)
+        yield Program(walk, replace(intent, answer="count", condition=condition), "", score)
+
+
 def _shape_evidence(rank: int) -> int:
     return SHAPE_FIRST if rank == 0 else SHAPE_SECOND if rank == 1 else 0
 
@@ -245,6 +321,9 @@ def enumerate_programs(
     walks' order, then the shapes'. Not compiled: `query` is empty."""
     found: list[tuple[int, int, Program]] = []
     for order, walk in enumerate(walks):
+        if walk.kind == "contrast":
+            found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
+            continue
         cued = KIND_CUED if walk.kind in shape.combines else 0
         if walk.kind == "connection" and "connection" not in shape.combines:
             cued = UNASKED_CONNECTION
@@ -285,6 +364,7 @@ def programs(
     named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
     walks = [*distance_walks(named, shape), *enumerate_walks(reading, nodes, rels, observed)[:WALKS]]
     walks += negated_walks(walks, reading, shape)
+    walks += contrasted_walks(walks, reading, shape)
     chosen: list[Program] = []
     for program in enumerate_programs(reading, shape, nodes, walks, held):
         if len(chosen) == k:

@@ -26,8 +26,15 @@ CANDIDATES = 12  # walks a model is shown: each costs a line of prompt
 BEAM = 200
 
 # distance: how many relationships lie between two named things (cypher/programs.py makes those).
-Kind = Literal["walk", "shared", "excluded", "connection", "distance"]
-_KIND_ORDER: dict[Kind, int] = {"walk": 0, "shared": 1, "excluded": 2, "connection": 3, "distance": 4}
+Kind = Literal["walk", "shared", "excluded", "connection", "distance", "contrast"]
+_KIND_ORDER: dict[Kind, int] = {
+    "walk": 0,
+    "shared": 1,
+    "excluded": 2,
+    "connection": 3,
+    "distance": 4,
+    "contrast": 5,
+}
 
 # Evidence weights. A relationship the question spells out is the strongest sign of a hop, and each time it is
 # spelled counts (a relationship named twice is walked twice); ending at the kind of thing asked for comes next.

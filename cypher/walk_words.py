@@ -52,6 +52,8 @@ def describe_walk(walk: Walk) -> str:
     start = _thing(intent.start)
     if walk.kind == "distance" and intent.other is not None:
         return f"how many relationships lie between {start} and {_thing(intent.other)}"
+    if walk.kind == "contrast" and intent.other is not None and not intent.hops:
+        return f"{start} against {_thing(intent.other)}, by their {intent.answer_key or 'properties'}"
     if not intent.hops:
         return f"{start} itself" if intent.start.value else start
     chain = _chain(intent.hops, walk.labels)
@@ -65,6 +67,8 @@ def describe_walk(walk: Walk) -> str:
         case "connection" if other is not None:
             middle = _kinds(walk.labels[1])
             return f"the {middle} nodes between {start} and {_thing(other)}: from the first, {chain}"
+        case "contrast" if other is not None:
+            return f"{start} against {_thing(other)}, by how many {reached} nodes each reaches: from each, {chain}"
         case _:
             return f"from {start}, {chain}"
 
@@ -124,6 +128,13 @@ def describe_program(walk: Walk, intent: QueryIntent) -> str:
     tested = f"; {_test(intent.condition)}" if intent.condition is not None else ""
     tested += f"; {_lacking(intent.lacks)}" if intent.lacks is not None else ""
     reached = _kinds(walk.labels[1] if walk.kind == "connection" else walk.labels[-1])
+    if intent.contrast is not None:
+        side = "higher" if intent.contrast.higher else "lower"
+        if intent.contrast.whether:
+            wins = f"whether the first's is {side} (yes or no), with both figures"
+        else:
+            wins = f"the one whose is {side} (both on a tie), with its figure"
+        return f"{describe_walk(Walk(walk.kind, intent, walk.labels))}{tested}; answer: {wins}"
     if intent.count_test is not None:
         group = _kinds(walk.labels[intent.count_test.group])
         counted = _counted(intent.count_test, walk)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cypher.intent import Contrast
 from questions.asked_for import schema_words
 from questions.figures import MAGNITUDES, figures_said
 from questions.named_terms import singular
@@ -48,7 +49,11 @@ _COMPARISONS = (
 _SPELLED_NUMBERS = {
     w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
 } | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "dozen": "12"}
-_SPELLED = re.compile(r"\b(?:" + "|".join(_SPELLED_NUMBERS) + r")\b")
+# "the one coded LXA", "no one", "which one": a pronoun, no number.
+_SPELLED = re.compile(
+    r"(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bno )(?<!\bwhich )(?<!\beach )(?<!\bany )(?<!\bevery )"
+    r"\b(?:" + "|".join(_SPELLED_NUMBERS) + r")\b"
+)
 # What may stand between a compared figure and the things it counts: "at least 4 of the events", "more than 3
 # open invoices", "12 or more different languages".
 _COUNT_FILLER = frozenset("of the other different distinct or more less fewer separate kinds kind types type".split())
@@ -56,6 +61,20 @@ COUNT_REACH = 4  # words after the figure the counted noun may come
 # A question that asks for what lacks something: "no vendor offers", "aren't tied to any city", "never".
 _NEGATED = re.compile(r"\b(?:no|not|never|without|nobody|none|nothing|lack|lacks|lacking|missing)\b|n't\b")
 _NOT_NEGATION = re.compile(r"\bno (?:more|less|fewer|longer)\b|\bnot only\b")
+# A comparative that sets two named things against each other ("which has more people, A or B", "is A bigger
+# than B", "was A found before B"), with the side that wins: the larger measure, or the smaller.
+_CONTRAST_HIGH = re.compile(
+    r"\b(?:more|greater|larger|bigger|higher|heavier|denser|longer|later|after|taller|wider|deeper|richer|"
+    r"hotter|warmer|costlier|pricier|older|busier|faster)\b"
+)
+_CONTRAST_LOW = re.compile(
+    r"\b(?:fewer|less|smaller|lower|lighter|shorter|earlier|sooner|before|younger|cheaper|poorer|colder|"
+    r"cooler|narrower|slower)\b"
+)
+_CONTRAST_COUNTS = frozenset({"more", "fewer", "less"})  # the comparatives that can count things
+_AGED = frozenset({"older", "younger"})
+_WHETHER = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b")
+_EITHER = re.compile(r"\bor\b")
 # How two named things combine: what both reach, what one reaches and the other does not, what joins them.
 _COMBINES = (
     ("shared", re.compile(r"\b(?:both|share[sd]?|sharing|in common|also|as well as|each of)\b")),
@@ -94,6 +113,10 @@ class AnswerShape:
     counted: str = ""
     negated: bool = False  # its words ask for what lacks something ("no supplier", "never", "without")
     denied: str = ""  # the words after the first that denies ("no vendor offers": "vendor offers")
+    contrast: Contrast | None = None  # two named things set against each other (cypher/intent.py)
+    # The comparative word of a contrast ("bigger", "more"): a key sharing its stem is the measure ("denser":
+    # density); only "more", "fewer" and "less" can count things.
+    contrasted_by: str = ""
 
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
@@ -160,6 +183,26 @@ def counted_after(
         if _thing_word(word, label_words, rel_words):
             return word
     return ""
+
+
+def contrast_at(text: str) -> tuple[Contrast, str, int] | None:
+    """The contrast of two things the words set against each other, its comparative word and where that word
+    ends: asked yes or no when the question opens as one and says "than" (or "before"/"after"), asked which
+    when it offers a choice ("A or B"). None with a figure compared: "more than 30" is a threshold."""
+    if comparison_at(text) is not None:
+        return None
+    found = sorted(
+        (m.start(), m.end(), m.group(), cue is _CONTRAST_HIGH)
+        for cue in (_CONTRAST_HIGH, _CONTRAST_LOW)
+        for m in cue.finditer(text)
+    )
+    if not found:
+        return None
+    _, end, word, higher = found[0]
+    whether = bool(_WHETHER.search(text)) and bool(re.search(r"\bthan\b|\bbefore\b|\bafter\b", text))
+    if not whether and not _EITHER.search(text):
+        return None
+    return Contrast(whether, higher, word in _AGED), word, end
 
 
 DENIED_REACH = 6  # words after a denial that may say what is lacked
@@ -246,4 +289,10 @@ def answer_shape(
         if cue.search(text) and not (kind == "connection" and "path_length" in shapes)  # "between": a length
     )
     negated, denied = denial(text)
-    return AnswerShape(tuple(dict.fromkeys(shapes)), named, compared, combines, counted, negated, denied)
+    contrasted = contrast_at(text)
+    contrast, contrasted_by = (None, "") if contrasted is None else contrasted[:2]
+    if contrasted is not None and contrasted_by in _CONTRAST_COUNTS:
+        counted = counted_after(text, contrasted[2], label_words, rel_words, named)
+    return AnswerShape(
+        tuple(dict.fromkeys(shapes)), named, compared, combines, counted, negated, denied, contrast, contrasted_by
+    )

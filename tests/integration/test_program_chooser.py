@@ -135,6 +135,25 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             [["Dunmore"]],
         ),
         (
+            "Who is older, Ann or Bob?",
+            'the Person "Ann" against the Person "Bob", by their age; answer: the one whose is higher (both on a '
+            "tie), with its figure",
+            [["Bob", 45]],
+        ),
+        (
+            "Does Ann know more people than Eve?",
+            'the Person "Ann" against the Person "Eve", by how many Person nodes each reaches: from each, follow '
+            "KNOWS to a Person; answer: whether the first's is higher (yes or no), with both figures",
+            [["yes", "Ann", 2, "Eve", 1]],
+        ),
+        (
+            "Which has more people living there, Ashby or Brill?",
+            'the Town "Ashby" against the Town "Brill", by how many Person nodes each reaches: from each, follow '
+            "LIVES_IN backwards (from Town to Person); answer: the one whose is higher (both on a tie), with its "
+            "figure",
+            [["Ashby", 2], ["Brill", 2]],  # a tie names both
+        ),
+        (
             "How many relationships lie on the shortest path between Ann and Eve?",
             'how many relationships lie between the Person "Ann" and the Person "Eve"; answer: the number',
             [[2]],

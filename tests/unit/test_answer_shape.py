@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cypher.intent import Contrast
 from questions.answer_shape import answer_shape, comparison, named_keys
 
 KEYS = ["name", "population", "area", "area_code", "born"]
@@ -100,3 +101,16 @@ def test_a_question_that_asks_for_what_lacks_something() -> None:
     assert negated("Which elements were never discovered?")
     assert not negated("Which countries have no more than 3 neighbours?")  # a comparison, not a lack
     assert not negated("Which countries border Sweden?")
+
+
+def test_two_named_things_set_against_each_other() -> None:
+    def contrast(question: str) -> Contrast | None:
+        return answer_shape(question, KEYS, True, LABELS).contrast
+
+    assert contrast("Which has more people, A or B?") == Contrast(whether=False, higher=True)
+    assert contrast("Is A smaller than B?") == Contrast(whether=True, higher=False)
+    assert contrast("Was A born before B?") == Contrast(whether=True, higher=False)
+    assert contrast("Who is older, A or B?") == Contrast(whether=False, higher=True, aged=True)
+    assert contrast("Which sits higher, the one coded A or the one coded B?") is not None  # "one": no figure
+    assert contrast("Which countries have more than 3 cities?") is None  # a threshold
+    assert contrast("Which country has more cities?") is None  # no choice offered, no yes or no asked

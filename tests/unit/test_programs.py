@@ -6,7 +6,7 @@ how often the first is right on public graphs is measured by bench/walk_recall.p
 from __future__ import annotations
 
 from contracts.query_path import Grounding
-from cypher.intent import THROUGH, Anchor, Condition, CountTest, Hop, Lack, Nodes, Rel
+from cypher.intent import THROUGH, Anchor, Condition, Contrast, CountTest, Hop, Lack, Nodes, Rel
 from cypher.programs import PROGRAMS, Program, programs
 from questions.reading import read_question
 from tests.unit.test_walk_space import FILM, GEOGRAPHY, IN, OUT, SUPPLY, grounded
@@ -110,3 +110,42 @@ def test_what_does_not_reach_one_named_thing() -> None:
     assert first.intent.lacks == Lack(Hop("SUPPLIES", IN), "Supplier", Anchor("Supplier", "name", "Acme"))
     assert "NOT (b)<-[:`SUPPLIES`]-(:`Supplier` {`name`: 'Acme'})" in first.query
     assert acme.matches  # the grounding helper is shared
+
+
+TWO_COUNTRIES = grounded(("Sweden", "Country", "name"), ("Norway", "Country", "name"))
+SWEDEN, NORWAY = Anchor("Country", "name", "Sweden"), Anchor("Country", "name", "Norway")
+
+
+def test_which_of_two_named_things_wins_on_the_property_named() -> None:
+    first = best("Which has a larger area, Sweden or Norway?", TWO_COUNTRIES, GEOGRAPHY)[0]
+    assert first.walk.kind == "contrast" and (first.intent.answer, first.intent.answer_key) == ("value", "area")
+    assert (first.intent.start, first.intent.other) == (SWEDEN, NORWAY)
+    assert first.intent.contrast == Contrast(whether=False, higher=True)
+    assert "UNWIND pairs AS pair" in first.query  # each of the two with its measure, the winner (or both) kept
+
+
+def test_whether_the_first_beats_the_second_by_how_many_each_reaches() -> None:
+    first = best("Does Sweden have more provinces than Norway?", TWO_COUNTRIES, GEOGRAPHY)[0]
+    assert first.intent.contrast == Contrast(whether=True, higher=True)
+    assert first.intent.answer == "count" and first.intent.hops == (Hop("HAS_PROVINCE", OUT),)
+    assert "THEN 'yes' ELSE 'no' END AS answer" in first.query
+    fewer = best("Does Sweden have fewer provinces than Norway?", TWO_COUNTRIES, GEOGRAPHY)[0]
+    assert fewer.intent.contrast == Contrast(whether=True, higher=False)
+
+
+def test_an_adjective_compares_a_property_never_a_count() -> None:
+    ranked = best("Is Sweden bigger than Norway?", TWO_COUNTRIES, GEOGRAPHY)
+    contrasts = [p for p in ranked if p.walk.kind == "contrast"]
+    assert ranked[0].walk.kind == "contrast" and all(not p.intent.hops for p in contrasts)
+    assert {p.intent.answer_key for p in contrasts} == {"area"}  # its name is no measure
+
+
+def test_before_compares_a_point_in_time() -> None:
+    films = grounded(("Alien", "Movie", "title"), ("Heat", "Movie", "title"))
+    first = best("Was Alien released before Heat?", films, FILM)[0]
+    assert first.intent.answer_key == "released" and first.intent.contrast == Contrast(whether=True, higher=False)
+
+
+def test_a_threshold_is_no_contrast() -> None:
+    listed = best("Which countries have more than 3 provinces?", Grounding(), GEOGRAPHY)
+    assert all(p.walk.kind != "contrast" for p in listed)
