@@ -45,6 +45,9 @@ COMBINE = ("none", "also_reached_from_other", "not_reached_from_other")
 # Not offered to a model filling the form: the walk joins start to other, and the answer is the first node it
 # passes through on the way ("which country connects A and B"). Enumerated connections use it.
 THROUGH = "through_to_other"
+# Not offered either: whether the walk joins the two named things (a connection) or reaches something from both
+# (shared), answered yes or no with what it passes through or both reach ("does Bolivia border Chile").
+WHETHER = "whether"
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -325,11 +328,19 @@ def _condition(variable: str, condition: Condition) -> str:
     literal = _literal(condition.value)
     if condition.operator in ("=", "<>") and not literal[0].isdigit() and literal[0] != "-":
         return f"toLower(toString({prop})) {condition.operator} toLower({literal})"
+    if condition.operator == "=" and _NUMBER.match(condition.value):
+        # A figure may be stored as a number or as text ("06037"): either equals it; a leading zero is text's.
+        text = _quoted(condition.value)
+        if re.match(r"-?0\d", condition.value):
+            return f"toString({prop}) = {text}"
+        return f"({prop} = {literal} OR toString({prop}) = {text})"
     return f"{prop} {condition.operator} {literal}"
 
 
 def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     """The read-only Cypher the form describes; IntentError when it does not fit the schema."""
+    if intent.answer == WHETHER:
+        return _whether(intent, nodes, rels)
     if intent.answer not in ANSWERS:
         raise IntentError(f"unknown answer {intent.answer}")
     if intent.answer in KEYED and not intent.answer_key:
@@ -477,6 +488,40 @@ def _contrasted(intent: QueryIntent, contrast: Contrast, nodes: Nodes, rels: set
 def _ends_label(intent: QueryIntent, rels: set[Rel]) -> str | None:
     """The label the hops from the start reach, when the schema allows only one."""
     return _walk("", intent.start.label, intent.hops, rels, "z")[1]
+
+
+def _whether(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
+    """Yes when the walk from the start arrives at the other named thing (THROUGH) or reaches a node the other
+    also reaches the same way (also_reached_from_other), else no; with the nodes it passes through or both
+    reach, up to ROWS_RANKED, as the evidence."""
+    other = intent.other
+    if other is None or not intent.start.value or not other.value or not intent.hops:
+        raise IntentError("a yes or no about two named things needs both named and the steps between them")
+    start, picked = _match_anchor("a", intent.start, nodes)
+    other_node, other_picked = _match_anchor("o", other, nodes)
+    head = f"MATCH {start}, {other_node}" + (
+        " WHERE " + " AND ".join(p for p in (picked, other_picked) if p) if picked or other_picked else ""
+    )
+    walk, end_label = _walk("(a)", intent.start.label, intent.hops, rels, "x")
+    if intent.combine == THROUGH:
+        tests, shown, shown_label = ["b = o", "a <> o"], "x1" if len(intent.hops) > 1 else "b", end_label
+        if len(intent.hops) > 1:
+            shown_label = _walk("", intent.start.label, intent.hops[:1], rels, "x")[1]
+        found = f"OPTIONAL MATCH {walk} WHERE {' AND '.join(tests)}"
+    elif intent.combine == "also_reached_from_other":
+        theirs, _ = _walk("(o)", other.label, intent.hops, rels, "y")
+        shown, shown_label = "b", end_label
+        found = f"OPTIONAL MATCH {walk}, {theirs} WHERE b <> a AND b <> o"
+    else:
+        raise IntentError(f"a yes or no about two named things joins them or shares: not {intent.combine}")
+    if intent.condition is not None:
+        found += f" AND {_condition(shown, intent.condition)}"
+    column = _name(f"{shown_label or 'node'}_found")
+    return (
+        f"{head} {found} WITH a, o, collect(DISTINCT {_display(shown, shown_label, nodes)}) AS found "
+        f"RETURN CASE WHEN size(found) > 0 THEN 'yes' ELSE 'no' END AS answer, "
+        f"found[..{ROWS_RANKED}] AS {column}"
+    )
 
 
 def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:

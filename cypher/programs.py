@@ -16,6 +16,7 @@ from typing import Protocol
 from cypher.intent import (
     CONNECTED,
     KEYED,
+    WHETHER,
     Anchor,
     Condition,
     Contrast,
@@ -51,6 +52,10 @@ class AnswerShape(Protocol):
     def contrast(self) -> Contrast | None: ...
     @property
     def contrasted_by(self) -> str: ...
+    @property
+    def whether(self) -> bool: ...
+    @property
+    def stated(self) -> tuple[tuple[str, str], ...]: ...
 
 
 PROGRAMS = 12  # programs a model is shown
@@ -85,6 +90,8 @@ CONTRAST_HOPS = 2  # a measure counted along at most this many relationships
 # The comparatives that can count things; any other ("bigger", "denser") compares a property.
 _COUNTING = frozenset({"more", "fewer", "less"})
 _TEMPORAL = frozenset({"before", "after", "earlier", "later", "sooner", "older", "younger"})
+# A yes or no question about two named things: whether a walk joins them, or reaches something from both.
+WHETHER_ASKED = 8
 STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
 
 
@@ -123,10 +130,13 @@ def _keys_of(labels: LabelSet, nodes: Nodes) -> list[str]:
     return sorted({key for label in labels for key in nodes.get(label, [])})
 
 
-def _fits(walk: Walk, answer: str) -> bool:
-    """Whether the shape asks something of this walk: not a named thing's own name or count, not a ranking of
-    start nodes that are named, and the distance only between two named things."""
+def _fits(walk: Walk, answer: str, nodes: Nodes) -> bool:
+    """Whether the shape asks something of this walk: not a named thing's own name or count (but the name of
+    a thing named by another key: "the country with the code KE"), not a ranking of start nodes that are
+    named, and the distance only between two named things."""
     intent = walk.intent
+    if answer == "names" and intent.start.value and not intent.hops and walk.kind == "walk":
+        return intent.start.key not in ("", identifying_key(nodes.get(intent.start.label, [])))
     anchored = bool(intent.start.value)
     if answer == "path_length":
         return walk.kind == "distance"
@@ -172,6 +182,10 @@ def _conditions(
     ends = _end_labels(walk)
     for value in dict.fromkeys(h.condition for h in held if h.label in ends):
         yield value, VALUE_HELD
+    held_keys = _keys_of(ends, nodes)
+    for key, figure in shape.stated:  # "the FIPS code 06037": the nodes whose fips it is
+        if key in held_keys and key != answer_key:
+            yield Condition(key, "=", figure), VALUE_HELD
     if shape.comparison is None:
         yield None, 0
         return
@@ -324,6 +338,12 @@ def enumerate_programs(
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue
+        if shape.whether and walk.kind in ("connection", "shared") and walk.intent.start.value:
+            for condition, condition_evidence in _conditions(walk, shape, "", nodes, held):
+                intent = replace(walk.intent, answer=WHETHER, condition=condition)
+                cued = KIND_CUED if walk.kind in shape.combines else 0  # "the same currency": shared
+                score = walk.score + WHETHER_ASKED + condition_evidence + cued
+                found.append((-score, order, Program(walk, intent, "", score)))
         cued = KIND_CUED if walk.kind in shape.combines else 0
         if walk.kind == "connection" and "connection" not in shape.combines:
             cued = UNASKED_CONNECTION
@@ -335,7 +355,7 @@ def enumerate_programs(
                 score = walk.score + SHAPE_FIRST + test_evidence + condition_evidence
                 found.append((-score, order, Program(walk, intent, "", score)))
         for rank, answer in enumerate(shape.answers):
-            if not _fits(walk, answer):
+            if not _fits(walk, answer, nodes):
                 continue
             for key, key_evidence in _keyed(walk, answer, shape, nodes, {h.key for h in held}):
                 for condition, condition_evidence in _conditions(walk, shape, key, nodes, held):

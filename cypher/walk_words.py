@@ -119,6 +119,8 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
             return f"the {intent.start.label} that reaches the {most}, and how many"
         case "path_length":
             return "the number"
+        case "whether":
+            return "yes or no, with what it finds"
         case _:
             return "their names"
 
@@ -128,6 +130,10 @@ def describe_program(walk: Walk, intent: QueryIntent) -> str:
     tested = f"; {_test(intent.condition)}" if intent.condition is not None else ""
     tested += f"; {_lacking(intent.lacks)}" if intent.lacks is not None else ""
     reached = _kinds(walk.labels[1] if walk.kind == "connection" else walk.labels[-1])
+    if intent.answer == "whether" and walk.kind == "connection" and intent.other is not None:
+        chain = _chain(intent.hops, walk.labels)
+        joined = f"whether {_thing(intent.start)} reaches {_thing(intent.other)}: {chain}"
+        return f"{joined}{tested}; answer: yes or no, with what it passes through"
     if intent.contrast is not None:
         side = "higher" if intent.contrast.higher else "lower"
         if intent.contrast.whether:

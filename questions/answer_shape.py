@@ -73,11 +73,11 @@ _CONTRAST_LOW = re.compile(
 )
 _CONTRAST_COUNTS = frozenset({"more", "fewer", "less"})  # the comparatives that can count things
 _AGED = frozenset({"older", "younger"})
-_WHETHER = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b")
+_WHETHER = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b")
 _EITHER = re.compile(r"\bor\b")
 # How two named things combine: what both reach, what one reaches and the other does not, what joins them.
 _COMBINES = (
-    ("shared", re.compile(r"\b(?:both|share[sd]?|sharing|in common|also|as well as|each of)\b")),
+    ("shared", re.compile(r"\b(?:both|share[sd]?|sharing|in common|also|as well as|each of|the same)\b")),
     ("excluded", re.compile(r"\b(?:not|n't|but not|unlike|except|excluding|without|other than|only)\b|n't\b")),
     (
         "connection",
@@ -117,6 +117,8 @@ class AnswerShape:
     # The comparative word of a contrast ("bigger", "more"): a key sharing its stem is the measure ("denser":
     # density); only "more", "fewer" and "less" can count things.
     contrasted_by: str = ""
+    stated: tuple[tuple[str, str], ...] = ()  # (key, figure) a figure after a key's word gives: "code 06037"
+    whether: bool = False  # it opens as a yes or no question ("does A border B", "is A in B") and contrasts nothing
 
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
@@ -133,6 +135,29 @@ def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
         if at >= 0:
             found.append((at, -len(phrase), key))
     return tuple(key for _, _, key in sorted(found))
+
+
+STATED_REACH = 2  # words between a key's word and the figure it states ("FIPS code 06037", "number 74")
+
+
+def stated_figures(text: str, keys: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """(key, figure) for each figure the text gives right after a word of a key, with no comparison word
+    between: "the FIPS code 06037" states `fips`, "number 74" states each key ending in "number". The graph
+    says which key holds it; a compared figure ("population over 5 million") is comparison_at's."""
+    found: list[tuple[str, str]] = []
+    for start, _, figure in figures_said(text):
+        # The first word is the question's verb ("Name the 3 ..."), never a key.
+        before = [singular(w) for w in re.findall(r"[a-z0-9]+", text[:start])][1:][-STATED_REACH - 1 :]
+        if not before or any(cue.search(" ".join(before)) for cue, _ in _COMPARISONS):
+            continue
+        said = set(before)
+        words = {key: {singular(w) for w in schema_words(key).split()} for key in keys}
+        # Keys said whole ("fips") before keys one of whose words is said ("code" of `area_code`).
+        whole = [key for key in keys if words[key] and words[key] <= said]
+        for key in whole or [key for key in keys if words[key] & said]:
+            if (key, figure) not in found:
+                found.append((key, figure))
+    return tuple(found)
 
 
 def _compared_figures(text: str) -> list[tuple[int, int, str]]:
@@ -293,6 +318,17 @@ def answer_shape(
     contrast, contrasted_by = (None, "") if contrasted is None else contrasted[:2]
     if contrasted is not None and contrasted_by in _CONTRAST_COUNTS:
         counted = counted_after(text, contrasted[2], label_words, rel_words, named)
+    whether = contrast is None and bool(_WHETHER.search(text))
     return AnswerShape(
-        tuple(dict.fromkeys(shapes)), named, compared, combines, counted, negated, denied, contrast, contrasted_by
+        tuple(dict.fromkeys(shapes)),
+        named,
+        compared,
+        combines,
+        counted,
+        negated,
+        denied,
+        contrast,
+        contrasted_by,
+        stated_figures(text, keys) if compared is None else (),
+        whether,
     )

@@ -97,10 +97,15 @@ def _is_vocabulary(term: str, known: set[str]) -> bool:
 def _only_at_sentence_start(term: str, question: str) -> bool:
     """A single capitalised word that only ever opens a sentence ("Summarize ...", "List ..."): English
     capitalises it anyway, so it is no evidence of a name."""
-    if " " in term or any(c.isdigit() for c in term):
+    if " " in term or any(c.isdigit() for c in term) or _all_capitals(term):
         return False
     spots = [m.start() for m in re.finditer(rf"\b{re.escape(term)}\b", question)]
     return bool(spots) and all(_opens_sentence(question, i) for i in spots)
+
+
+def _all_capitals(word: str) -> bool:
+    """A code written in capitals ("VNKT", "NZ"), which no sentence's opening explains."""
+    return len(word) >= 2 and word.isupper()
 
 
 def _opens_sentence(question: str, at: int) -> bool:
@@ -159,8 +164,8 @@ def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
     words = _word_runs(question)
     phrases: dict[str, None] = {}
     for i, (at, first) in enumerate(words):
-        if first[:1].isupper() and _opens_sentence(text, at):
-            continue  # "Count the ...": English capitalises a sentence's first word anyway
+        if first[:1].isupper() and not _all_capitals(first) and _opens_sentence(text, at):
+            continue  # "Count the ...": English capitalises a sentence's first word anyway, not all its letters
         for n in range(1, MAX_PHRASE_WORDS + 1):
             run = [w for _, w in words[i : i + n]]
             if len(run) < n or "|" in run or len(phrases) >= MAX_PHRASES:

@@ -154,6 +154,18 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             [["Ashby", 2], ["Brill", 2]],  # a tie names both
         ),
         (
+            "Does Ann know Bob?",
+            'whether the Person "Ann" reaches the Person "Bob": follow KNOWS to a Person; answer: yes or no, with '
+            "what it passes through",
+            [["yes", ["Bob"]]],
+        ),
+        (
+            "Do Ann and Bob live in the same town?",
+            'the Town nodes reached both from the Person "Ann" and from the Person "Bob": from each, follow '
+            "LIVES_IN to a Town; answer: yes or no, with what it finds",
+            [["yes", ["Ashby"]]],
+        ),
+        (
             "How many relationships lie on the shortest path between Ann and Eve?",
             'how many relationships lie between the Person "Ann" and the Person "Eve"; answer: the number',
             [[2]],

@@ -114,3 +114,14 @@ def test_two_named_things_set_against_each_other() -> None:
     assert contrast("Which sits higher, the one coded A or the one coded B?") is not None  # "one": no figure
     assert contrast("Which countries have more than 3 cities?") is None  # a threshold
     assert contrast("Which country has more cities?") is None  # no choice offered, no yes or no asked
+
+
+def test_a_figure_right_after_a_keys_word_states_that_key() -> None:
+    def stated(question: str) -> tuple[tuple[str, str], ...]:
+        return answer_shape(question, [*KEYS, "fips", "atomic_number"], True, LABELS).stated
+
+    assert stated("which county has the fips code 06037?") == (("fips", "06037"),)
+    assert stated("what element is number 74?") == (("atomic_number", "74"),)
+    assert stated("which countries have a population over 5000?") == ()  # compared, not stated
+    assert stated("which cities were founded in 1990?") == ()  # no key's word before it
+    assert stated("name the 3 largest countries") == ()  # the verb that opens it is no key

@@ -36,6 +36,7 @@ SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", 
         # a slash joins one name, not two ("Asia" and "Samarkand" are other things' names)
         ("Which cities are in the timezone Asia/Samarkand?", ["Asia/Samarkand"]),
         ("Who played with AC/DC in 1980?", ["AC/DC"]),
+        ("VNKT - which airport is that?", ["VNKT"]),  # a code in capitals opening the sentence is still a name
     ],
 )
 def test_mentions_are_the_names_a_question_gives(question: str, expected: list[str]) -> None:

@@ -5,7 +5,7 @@ how often the first is right on public graphs is measured by bench/walk_recall.p
 
 from __future__ import annotations
 
-from contracts.query_path import Grounding
+from contracts.query_path import EntityMatch, Grounding
 from cypher.intent import THROUGH, Anchor, Condition, Contrast, CountTest, Hop, Lack, Nodes, Rel
 from cypher.programs import PROGRAMS, Program, programs
 from questions.reading import read_question
@@ -149,3 +149,24 @@ def test_before_compares_a_point_in_time() -> None:
 def test_a_threshold_is_no_contrast() -> None:
     listed = best("Which countries have more than 3 provinces?", Grounding(), GEOGRAPHY)
     assert all(p.walk.kind != "contrast" for p in listed)
+
+
+def test_a_yes_or_no_about_two_named_things_asks_whether_a_walk_joins_them() -> None:
+    first = best("Does Sweden border Norway?", TWO_COUNTRIES, GEOGRAPHY)[0]
+    assert first.intent.answer == "whether" and first.intent.combine == THROUGH
+    assert first.intent.hops == (Hop("BORDERS", OUT),)
+    assert "THEN 'yes' ELSE 'no' END AS answer" in first.query
+    shared = best("Is Sweden in the same region as Norway?", TWO_COUNTRIES, GEOGRAPHY)[0]
+    assert (shared.intent.answer, shared.intent.combine) == ("whether", "also_reached_from_other")
+    assert shared.intent.hops == (Hop("IN_REGION", OUT),)
+    listed = best("Which countries border Sweden?", grounded(("Sweden", "Country", "name")), GEOGRAPHY)
+    assert all(p.intent.answer != "whether" for p in listed)  # asked which, not whether
+
+
+def test_a_thing_named_by_another_key_is_answered_by_its_name() -> None:
+    coded = Grounding(matches=[EntityMatch(mention="SE", label="Country", property="iso2", value="SE", how="exact")])
+    nodes, rels = GEOGRAPHY
+    schema = ({**nodes, "Country": ["name", "iso2", "area"]}, rels)
+    first = best("Which country goes by SE?", coded, schema)[0]
+    assert first.intent.hops == () and first.intent.answer == "names"  # its name, not its neighbours'
+    assert first.intent.start == Anchor("Country", "iso2", "SE")
