@@ -112,6 +112,10 @@ class Contrast:
     aged: bool = False
 
 
+# The comparatives that can count things ("more airports"); any other ("bigger", "denser") compares a property.
+COUNTING_COMPARATIVES = frozenset({"more", "fewer", "less"})
+
+
 # A key that holds a point in time: on it "older" is the smaller value ("founded_year", "since", "born").
 _TIME_POINT = re.compile(r"year|date|since|founded|born|introduced|adopted|established|discovered|_at$|_on$", re.I)
 
@@ -504,10 +508,13 @@ def _whether(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     )
     walk, end_label = _walk("(a)", intent.start.label, intent.hops, rels, "x")
     if intent.combine == THROUGH:
-        tests, shown, shown_label = ["b = o", "a <> o"], "x1" if len(intent.hops) > 1 else "b", end_label
-        if len(intent.hops) > 1:
-            shown_label = _walk("", intent.start.label, intent.hops[:1], rels, "x")[1]
-        found = f"OPTIONAL MATCH {walk} WHERE {' AND '.join(tests)}"
+        # What it passes through first, or the other itself when one relationship joins them.
+        shown, shown_label = (
+            ("x1", _walk("", intent.start.label, intent.hops[:1], rels, "x")[1])
+            if len(intent.hops) > 1
+            else ("b", end_label)
+        )
+        found = f"OPTIONAL MATCH {walk} WHERE b = o AND a <> o"
     elif intent.combine == "also_reached_from_other":
         theirs, _ = _walk("(o)", other.label, intent.hops, rels, "y")
         shown, shown_label = "b", end_label

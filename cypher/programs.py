@@ -15,6 +15,7 @@ from typing import Protocol
 
 from cypher.intent import (
     CONNECTED,
+    COUNTING_COMPARATIVES,
     KEYED,
     WHETHER,
     Anchor,
@@ -87,8 +88,6 @@ NEGATED = 6
 # bigger than B"): a reading that specific outweighs any walk from one of them or both.
 CONTRASTED = 8
 CONTRAST_HOPS = 2  # a measure counted along at most this many relationships
-# The comparatives that can count things; any other ("bigger", "denser") compares a property.
-_COUNTING = frozenset({"more", "fewer", "less"})
 _TEMPORAL = frozenset({"before", "after", "earlier", "later", "sooner", "older", "younger"})
 # A yes or no question about two named things: whether a walk joins them, or reaches something from both.
 WHETHER_ASKED = 8
@@ -269,7 +268,7 @@ def contrasted_walks(walks: Sequence[Walk], reading: Reading, shape: AnswerShape
             intent = walk.intent
             if walk.kind != "walk" or intent.start != first or len(intent.hops) > CONTRAST_HOPS:
                 continue
-            if intent.hops and shape.contrasted_by not in _COUNTING:
+            if intent.hops and shape.contrasted_by not in COUNTING_COMPARATIVES:
                 continue  # "bigger", "higher": a property of each, not how many things each reaches
             if intent.condition is not None or intent.lacks is not None:
                 continue
@@ -338,13 +337,12 @@ def enumerate_programs(
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue
+        cued = KIND_CUED if walk.kind in shape.combines else 0  # "the same currency": shared
         if shape.whether and walk.kind in ("connection", "shared") and walk.intent.start.value:
             for condition, condition_evidence in _conditions(walk, shape, "", nodes, held):
                 intent = replace(walk.intent, answer=WHETHER, condition=condition)
-                cued = KIND_CUED if walk.kind in shape.combines else 0  # "the same currency": shared
                 score = walk.score + WHETHER_ASKED + condition_evidence + cued
                 found.append((-score, order, Program(walk, intent, "", score)))
-        cued = KIND_CUED if walk.kind in shape.combines else 0
         if walk.kind == "connection" and "connection" not in shape.combines:
             cued = UNASKED_CONNECTION
         for test, test_evidence in _count_tests(walk, shape, reading):

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cypher.intent import Contrast
+from cypher.intent import COUNTING_COMPARATIVES, Contrast
 from questions.asked_for import schema_words
 from questions.figures import MAGNITUDES, figures_said
 from questions.named_terms import singular
@@ -71,7 +71,6 @@ _CONTRAST_LOW = re.compile(
     r"\b(?:fewer|less|smaller|lower|lighter|shorter|earlier|sooner|before|younger|cheaper|poorer|colder|"
     r"cooler|narrower|slower)\b"
 )
-_CONTRAST_COUNTS = frozenset({"more", "fewer", "less"})  # the comparatives that can count things
 _AGED = frozenset({"older", "younger"})
 _WHETHER = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b")
 _EITHER = re.compile(r"\bor\b")
@@ -145,13 +144,13 @@ def stated_figures(text: str, keys: Sequence[str]) -> tuple[tuple[str, str], ...
     between: "the FIPS code 06037" states `fips`, "number 74" states each key ending in "number". The graph
     says which key holds it; a compared figure ("population over 5 million") is comparison_at's."""
     found: list[tuple[str, str]] = []
+    words = {key: {singular(w) for w in schema_words(key).split()} for key in keys}
     for start, _, figure in figures_said(text):
         # The first word is the question's verb ("Name the 3 ..."), never a key.
         before = [singular(w) for w in re.findall(r"[a-z0-9]+", text[:start])][1:][-STATED_REACH - 1 :]
         if not before or any(cue.search(" ".join(before)) for cue, _ in _COMPARISONS):
             continue
         said = set(before)
-        words = {key: {singular(w) for w in schema_words(key).split()} for key in keys}
         # Keys said whole ("fips") before keys one of whose words is said ("code" of `area_code`).
         whole = [key for key in keys if words[key] and words[key] <= said]
         for key in whole or [key for key in keys if words[key] & said]:
@@ -316,7 +315,7 @@ def answer_shape(
     negated, denied = denial(text)
     contrasted = contrast_at(text)
     contrast, contrasted_by = (None, "") if contrasted is None else contrasted[:2]
-    if contrasted is not None and contrasted_by in _CONTRAST_COUNTS:
+    if contrasted is not None and contrasted_by in COUNTING_COMPARATIVES:
         counted = counted_after(text, contrasted[2], label_words, rel_words, named)
     whether = contrast is None and bool(_WHETHER.search(text))
     return AnswerShape(
