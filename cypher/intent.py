@@ -48,6 +48,7 @@ THROUGH = "through_to_other"
 # Not offered either: whether the walk joins the two named things (a connection) or reaches something from both
 # (shared), answered yes or no with what it passes through or both reach ("does Bolivia border Chile").
 WHETHER = "whether"
+RELATIONSHIP = "r"  # the variable of the last relationship, when a key of it is read or tested
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -77,6 +78,9 @@ class Condition:
     key: str
     operator: str
     value: str
+    # The key is the last relationship's, not the node's: "speak it, more than half of them" tests the
+    # population_percent of SPEAKS, "seen with Valjean more than 10 times" the times of APPEARS_WITH.
+    on_relationship: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,14 @@ class QueryIntent:
     count_test: CountTest | None = None
     lacks: Lack | None = None
     contrast: Contrast | None = None
+    # answer_key is the last relationship's, not the node reached's ("how often are A and B seen together": the
+    # times of the APPEARS_WITH between them; "the total lead time": each SUPPLIES's lead_time_days).
+    relationship_key: bool = False
+
+    @property
+    def names_relationship(self) -> bool:
+        """Whether the query reads a property of the last relationship (its answer or its condition)."""
+        return self.relationship_key or (self.condition is not None and self.condition.on_relationship)
 
 
 def intent_json_schema(nodes: Nodes, rels: set[Rel]) -> dict[str, Any]:
@@ -275,17 +287,29 @@ def _ends(label: str | None, hop: Hop, rels: set[Rel]) -> tuple[str, set[str]]:
 
 
 def _walk(
-    first: str, label: str | None, hops: tuple[Hop, ...], rels: set[Rel], prefix: str, end: str = "b"
+    first: str,
+    label: str | None,
+    hops: tuple[Hop, ...],
+    rels: set[Rel],
+    prefix: str,
+    end: str = "b",
+    last: str = "",
+    either_way: bool = False,
 ) -> tuple[str, str | None]:
-    """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`.
-    Returns the pattern and the label of the last node (None when the schema allows several)."""
+    """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`
+    and the last relationship `last` (unnamed when empty), followed `either_way` when asked. Returns the
+    pattern and the label of the last node (None when the schema allows several)."""
     pattern, current = first, label
     for i, hop in enumerate(hops, start=1):
         direction, reached = _ends(current, hop, rels)
         current = reached.pop() if len(reached) == 1 else None
         variable = end if i == len(hops) else f"{prefix}{i}"
         node = f"({variable}:{_name(current)})" if current else f"({variable})"
-        arrow = f"-[:{_name(hop.relationship)}]->" if direction == "outgoing" else f"<-[:{_name(hop.relationship)}]-"
+        rel = f"[{last if i == len(hops) else ''}:{_name(hop.relationship)}]"
+        if either_way and i == len(hops):
+            arrow = f"-{rel}-"
+        else:
+            arrow = f"-{rel}->" if direction == "outgoing" else f"<-{rel}-"
         pattern += arrow + node
     return pattern, current
 
@@ -324,7 +348,7 @@ def _display(variable: str, label: str | None, nodes: Nodes) -> str:
 
 
 def _condition(variable: str, condition: Condition) -> str:
-    prop = f"{variable}.{_name(condition.key)}"
+    prop = f"{RELATIONSHIP if condition.on_relationship else variable}.{_name(condition.key)}"
     if condition.operator == "contains":
         return f"toLower(toString({prop})) CONTAINS toLower({_literal(condition.value)})"
     if condition.operator not in OPERATORS:
@@ -355,10 +379,15 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         return _path_length(intent, nodes)
     if intent.combine == THROUGH:
         return _through(intent, nodes, rels)
+    if intent.names_relationship and (
+        not intent.hops or intent.contrast is not None or intent.count_test is not None or intent.combine != "none"
+    ):
+        raise IntentError("a relationship's property is read along the walk's own steps, from one start")
     if intent.contrast is not None:
         return _contrasted(intent, intent.contrast, nodes, rels)
     start, picked = _match_anchor("a", intent.start, nodes)
-    walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x")
+    last = RELATIONSHIP if intent.names_relationship else ""
+    walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x", last=last)
     end = "b" if intent.hops else "a"
     matches, where = [walk], [picked] if picked else []
     if intent.hops and intent.start.value:
@@ -533,8 +562,12 @@ def _whether(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
 
 def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     """A walk from start that arrives at other, answered about the first node it passes through."""
+    if intent.other is not None and len(intent.hops) == 1 and intent.names_relationship:
+        return _between(intent, intent.other, nodes, rels)
     if intent.other is None or len(intent.hops) < 2:
         raise IntentError(f"combine {THROUGH} needs the other node and two steps or more")
+    if intent.names_relationship:
+        raise IntentError("a relationship's property between two named things is read on the one joining them")
     start, picked = _match_anchor("a", intent.start, nodes)
     walk, _ = _walk(start, intent.start.label, intent.hops, rels, "x")
     _, middle_label = _walk("", intent.start.label, intent.hops[:1], rels, "x")
@@ -545,11 +578,29 @@ def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     return _returned(intent, nodes, [walk, other_node], where, "x1", middle_label)
 
 
+def _between(intent: QueryIntent, other: Anchor, nodes: Nodes, rels: set[Rel]) -> str:
+    """The relationship that joins two named things, read by its property: either way when it joins two
+    things of one label (who appears with whom is stored one way), else the way the schema has it."""
+    start, picked = _match_anchor("a", intent.start, nodes)
+    other_node, other_picked = _match_anchor("o", other, nodes)
+    same = {r[0] for r in rels if r[1] == intent.hops[0].relationship} == {
+        r[2] for r in rels if r[1] == intent.hops[0].relationship
+    }
+    walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x", last=RELATIONSHIP, either_way=same)
+    where = [p for p in (picked, other_picked) if p] + ["b = o", "a <> o"]
+    if intent.condition is not None:
+        where.append(_condition("b", intent.condition))
+    return _returned(intent, nodes, [walk, other_node], where, "b", end_label)
+
+
 def _returned(
     intent: QueryIntent, nodes: Nodes, matches: list[str], where: list[str], end: str, shown_label: str | None
 ) -> str:
-    """The query's MATCH and its RETURN for the answer asked, about the node `end` (of `shown_label`)."""
-    key = f"{end}.{_name(intent.answer_key)}" if intent.answer_key else ""
+    """The query's MATCH and its RETURN for the answer asked, about the node `end` (of `shown_label`); a key of
+    the last relationship is read on it, each relationship once."""
+    owner = RELATIONSHIP if intent.relationship_key else end
+    key = f"{owner}.{_name(intent.answer_key)}" if intent.answer_key else ""
+    distinct = f"{end}, {RELATIONSHIP}" if intent.relationship_key else end
     if intent.answer in ("highest", "lowest", "min", "max", "sum", "average"):
         where = [*where, f"{key} IS NOT NULL"]
     head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
@@ -567,11 +618,11 @@ def _returned(
         case "sum" | "average" | "min" | "max":
             function = {"sum": "sum", "average": "avg", "min": "min", "max": "max"}[intent.answer]
             column = _name(f"{intent.answer}_{intent.answer_key}")
-            return f"{head} WITH DISTINCT {end} RETURN {function}({key}) AS {column}"
+            return f"{head} WITH DISTINCT {distinct} RETURN {function}({key}) AS {column}"
         case "highest" | "lowest":
             order = "DESC" if intent.answer == "highest" else "ASC"
             return (
-                f"{head} WITH DISTINCT {end} RETURN {shown} AS {name_column}, {key} AS {key_column} "
+                f"{head} WITH DISTINCT {distinct} RETURN {shown} AS {name_column}, {key} AS {key_column} "
                 f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}"
             )
         case _:  # most_connected, least_connected: rank the start nodes by what they reach

@@ -9,7 +9,7 @@ Nothing here knows a graph or a domain. Pure functions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -91,7 +91,13 @@ CONTRAST_HOPS = 2  # a measure counted along at most this many relationships
 _TEMPORAL = frozenset({"before", "after", "earlier", "later", "sooner", "older", "younger"})
 # A yes or no question about two named things: whether a walk joins them, or reaches something from both.
 WHETHER_ASKED = 8
+# A key of the last relationship the question names ("how often": times): read on the relationship, which no
+# key of the nodes reached says; a little above a keyed shape of the same walk read from a guessed node key.
+RELATIONSHIP_READ = 2
 STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
+
+
+RelKeys = Mapping[str, Sequence[str]]  # relationship type -> its property keys
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,53 @@ def _conditions(
     ]
     for key in named or keys:
         yield Condition(key, operator, figure), KEY_NAMED if named else KEY_GUESSED
+
+
+def _relationship_keys(walk: Walk, shape: AnswerShape, nodes: Nodes, rel_keys: RelKeys) -> list[str]:
+    """The keys the question names that the walk's last relationship holds and no node along it does ("how
+    often", said as times, of the APPEARS_WITH a walk follows): a walk's own steps, or the one relationship
+    joining two named things."""
+    intent = walk.intent
+    if not intent.hops or intent.condition is not None or intent.lacks is not None:
+        return []
+    if walk.kind not in ("walk", "connection") or (walk.kind == "connection" and len(intent.hops) != 1):
+        return []
+    held = rel_keys.get(intent.hops[-1].relationship, ())
+    # A key a node along the walk holds is that node's ("products that cost more than 100": the product's
+    # unit_price, not the one each order line was priced at).
+    on_nodes = {key for labels in walk.labels for key in _keys_of(labels, nodes)}
+    return [key for key in dict.fromkeys(shape.keys) if key in held and key not in on_nodes]
+
+
+def _relationship_programs(
+    walk: Walk, shape: AnswerShape, nodes: Nodes, rel_keys: RelKeys, held: Sequence[HeldValue]
+) -> Iterator[Program]:
+    """The programs that read or test a key of the walk's last relationship the question names: each keyed
+    shape read from it, and each shape with a figure compared on it ("seen with Valjean more than 10 times")."""
+    keys = _relationship_keys(walk, shape, nodes, rel_keys)
+    if not keys:
+        return
+    values = [(h.condition, VALUE_HELD) for h in held if h.label in _end_labels(walk)]
+    compared = shape.comparison
+    tested = keys[0] if compared is not None else ""
+    for rank, answer in enumerate(shape.answers):
+        if not _fits(walk, answer, nodes) and walk.kind != "connection":
+            continue
+        evidence = walk.score + _shape_evidence(rank) + RELATIONSHIP_READ
+        if answer in KEYED:
+            for key in keys:
+                if key == tested and len(keys) == 1:
+                    continue  # the one key named is the condition's ("more than 10 times"), not the answer
+                for condition, condition_evidence in [*values, (None, 0)]:
+                    intent = replace(walk.intent, answer=answer, answer_key=key, relationship_key=True)
+                    intent = replace(intent, condition=condition)
+                    yield Program(walk, intent, "", evidence + KEY_READ + condition_evidence)
+        if tested and compared is not None and walk.kind == "walk":
+            operator, figure = compared
+            condition = Condition(tested, operator, figure, on_relationship=True)
+            for key, key_evidence in _keyed(walk, answer, shape, nodes):
+                intent = replace(walk.intent, answer=answer, answer_key=key, condition=condition)
+                yield Program(walk, intent, "", evidence + key_evidence)
 
 
 def _count_tests(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[tuple[CountTest, int]]:
@@ -328,12 +381,19 @@ def distance_walks(named: Sequence[Anchor], shape: AnswerShape) -> list[Walk]:
 
 
 def enumerate_programs(
-    reading: Reading, shape: AnswerShape, nodes: Nodes, walks: Sequence[Walk], held: Sequence[HeldValue] = ()
+    reading: Reading,
+    shape: AnswerShape,
+    nodes: Nodes,
+    walks: Sequence[Walk],
+    held: Sequence[HeldValue] = (),
+    rel_keys: RelKeys | None = None,
 ) -> list[Program]:
     """Every program of `walks` (best first) with the question's shapes, best evidence first; ties keep the
     walks' order, then the shapes'. Not compiled: `query` is empty."""
     found: list[tuple[int, int, Program]] = []
+    rel_keys = rel_keys or {}
     for order, walk in enumerate(walks):
+        found += [(-p.score, order, p) for p in _relationship_programs(walk, shape, nodes, rel_keys, held)]
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue
@@ -376,19 +436,24 @@ def programs(
     observed: Sequence[Sequence[str]] = (),
     k: int = PROGRAMS,
     held: Sequence[HeldValue] = (),
+    rel_keys: RelKeys | None = None,
 ) -> list[Program]:
     """The `k` best programs for the question, each compiled (one the compiler refuses is left out); `held`:
-    the question's words the graph stores as values."""
+    the question's words the graph stores as values; `rel_keys`: each relationship type's property keys."""
     named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
     walks = [*distance_walks(named, shape), *enumerate_walks(reading, nodes, rels, observed)[:WALKS]]
     walks += negated_walks(walks, reading, shape)
     walks += contrasted_walks(walks, reading, shape)
     chosen: list[Program] = []
-    for program in enumerate_programs(reading, shape, nodes, walks, held):
+    compiled: set[str] = set()
+    for program in enumerate_programs(reading, shape, nodes, walks, held, rel_keys):
         if len(chosen) == k:
             break
         try:
-            chosen.append(replace(program, query=compile_intent(program.intent, nodes, rels)))
+            query = compile_intent(program.intent, nodes, rels)
         except IntentError:
             continue
+        if query not in compiled:  # two walks may make one query (a relationship followed either way)
+            compiled.add(query)
+            chosen.append(replace(program, query=query))
     return chosen

@@ -76,9 +76,10 @@ def describe_walk(walk: Walk) -> str:
 _OPERATORS = {"=": "is", "<>": "is not", "<": "is below", ">": "is above", "<=": "is at most", ">=": "is at least"}
 
 
-def _test(condition: Condition) -> str:
+def _test(condition: Condition, last: str = "") -> str:
     said = "contains" if condition.operator == "contains" else _OPERATORS.get(condition.operator, condition.operator)
-    return f"only those whose {condition.key} {said} {_value(condition.value)}"
+    whose = f"{last} {condition.key}" if condition.on_relationship else condition.key
+    return f"only those whose {whose} {said} {_value(condition.value)}"
 
 
 def _lacking(lack: Lack) -> str:
@@ -99,8 +100,10 @@ def _counted(test: CountTest, walk: Walk) -> str:
 
 def describe_answer(intent: QueryIntent, reached: str) -> str:
     """What the program returns, in words: "how many", "the total population", "the Town with the highest
-    population"."""
+    population"; a key of the last relationship said with it ("the total SUPPLIES lead_time_days")."""
     key = intent.answer_key
+    if intent.relationship_key and intent.hops:
+        key = f"{intent.hops[-1].relationship} {key}"
     match intent.answer:
         case "count":
             return "how many there are"
@@ -127,7 +130,8 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
 
 def describe_program(walk: Walk, intent: QueryIntent) -> str:
     """A whole program in one line: the walk, any test on what it reaches, and what it returns."""
-    tested = f"; {_test(intent.condition)}" if intent.condition is not None else ""
+    last = intent.hops[-1].relationship if intent.hops else ""
+    tested = f"; {_test(intent.condition, last)}" if intent.condition is not None else ""
     tested += f"; {_lacking(intent.lacks)}" if intent.lacks is not None else ""
     reached = _kinds(walk.labels[1] if walk.kind == "connection" else walk.labels[-1])
     if intent.answer == "whether" and walk.kind == "connection" and intent.other is not None:

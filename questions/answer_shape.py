@@ -129,11 +129,32 @@ def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
     joined = " " + " ".join(words) + " "
     found: list[tuple[int, int, str]] = []
     for key in keys:
-        phrase = " ".join(singular(w) for w in schema_words(key).split())
+        parts = [singular(w) for w in schema_words(key).split()]
+        phrase = " ".join(parts)
         at = joined.find(" " + phrase + " ") if phrase else -1
         if at >= 0:
             found.append((at, -len(phrase), key))
+        elif len(parts) >= 3 and (spread := _spread(words, parts)) is not None:
+            found.append((len(" ".join(words[:spread])) + 1, -len(phrase), key))
     return tuple(key for _, _, key in sorted(found))
+
+
+KEY_SPREAD = 6  # words a key of several words may be spread over ("lead time on Solvent Pro, in days")
+
+
+def _spread(words: Sequence[str], parts: Sequence[str]) -> int | None:
+    """Where the key's words are said in order, its first two together, within KEY_SPREAD words ("lead time
+    ... in days" for `lead_time_days`): the index of its first word, else None."""
+    for i in range(len(words) - 1):
+        if words[i : i + 2] != list(parts[:2]):
+            continue
+        at, j = i + 2, 2
+        while j < len(parts) and at < min(len(words), i + KEY_SPREAD + len(parts)):
+            j += words[at] == parts[j]
+            at += 1
+        if j == len(parts):
+            return i
+    return None
 
 
 STATED_REACH = 2  # words between a key's word and the figure it states ("FIPS code 06037", "number 74")

@@ -82,6 +82,8 @@ class SchemaTerm:
     kind: TermKind
     name: str
     owner: str = ""
+    # A property of a relationship type (`owner` is the type): "times" of APPEARS_WITH, not of a label.
+    of_relationship: bool = False
 
     @property
     def words(self) -> str:
@@ -139,12 +141,16 @@ def schema_terms(
     nodes: Mapping[str, Collection[str]],
     rels: Iterable[tuple[str, str, str]],
     values: Iterable[tuple[str, str, str]] = (),
+    rel_keys: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[SchemaTerm, ...]:
     """The schema's parts as terms: each label, each (source, type, target) relationship, each label's property
-    keys, and `values` ((label, key, value) stored values worth linking: few distinct, text)."""
+    keys, each relationship type's (`rel_keys`), and `values` ((label, key, value) stored values worth
+    linking: few distinct, text)."""
     terms: list[SchemaTerm] = [SchemaTerm("label", label) for label in sorted(nodes)]
     terms += [SchemaTerm("relationship", t, f"{a}->{b}") for a, t, b in sorted(set(rels))]
     terms += [SchemaTerm("property", key, label) for label in sorted(nodes) for key in sorted(nodes[label])]
+    keyed = rel_keys or {}
+    terms += [SchemaTerm("property", key, t, of_relationship=True) for t in sorted(keyed) for key in sorted(keyed[t])]
     terms += [SchemaTerm("value", value, f"{label}.{key}") for label, key, value in values]
     return tuple(dict.fromkeys(terms))
 

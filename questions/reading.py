@@ -8,6 +8,7 @@ domain. The walks a question could mean are enumerated from it (cypher/walk_spac
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from contracts.query_path import Grounding
@@ -50,9 +51,15 @@ class QuestionReading:
     denied: tuple[str, ...] = ()  # labels and relationship types the words after a denial hint
 
 
-def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[Rel]) -> QuestionReading:
+def read_question(
+    question: str,
+    grounding: Grounding,
+    nodes: Nodes,
+    rels: set[Rel],
+    rel_keys: Mapping[str, Sequence[str]] | None = None,
+) -> QuestionReading:
     """The question read once against its grounding and the schema (each label's property keys, the
-    (source, type, target) relationships)."""
+    (source, type, target) relationships, each relationship type's property keys)."""
     labels = sorted(nodes)
     rel_types = {rel[1] for rel in rels}
     named = tuple(dict.fromkeys(Anchor(m.label, m.property, m.value) for m in grounding.described_entities(MAX_NAMED)))
@@ -64,7 +71,7 @@ def read_question(question: str, grounding: Grounding, nodes: Nodes, rels: set[R
         w for w in (singular(w) for w in _WORD.findall(plain.lower())) if len(w) >= MIN_TOKEN and w not in figures
     )
     asked = asked_label(question, labels) or counted_label(question, labels)
-    keys = sorted({key for props in nodes.values() for key in props})
+    keys = sorted({key for props in [*nodes.values(), *(rel_keys or {}).values()] for key in props})
     spelled = tuple(spelled_walk(plain, rel_types))
     shape = answer_shape(plain, keys, asked is not None, labels, sorted(rel_types))
     return QuestionReading(

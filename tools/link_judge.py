@@ -44,6 +44,8 @@ def described(term: SchemaTerm) -> str:
     if term.kind == "relationship":
         source, _, target = term.owner.partition("->")
         return f"{term.words} (from {_a(source)} to {_a(target)})"
+    if term.kind == "property" and term.of_relationship:
+        return f"{term.words} (a property of each {schema_words(term.owner)} relationship)"
     if term.kind == "property":
         return f"{term.words} (a property of {_a(term.owner)})"
     return f"{term.words} (a stored value)"

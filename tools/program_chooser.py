@@ -155,7 +155,7 @@ async def ranked_programs_on(
     if not facts.nodes:
         raise IntentError("the graph is empty")
     reading = await off_loop(
-        "reading the question", partial(read_question, question, grounding, facts.nodes, facts.rels)
+        "reading the question", partial(read_question, question, grounding, facts.nodes, facts.rels, facts.rel_props)
     )
     observed: list[tuple[str, ...]] = []
     named = grounding.described_entities(2)
@@ -165,7 +165,7 @@ async def ranked_programs_on(
     held = await held_values(graph, reading.values)
     stored = {h.value.lower() for h in held}
     spent = [*reading.figures, *reading.quoted, *stored, *(v.said for v in reading.values if v.word in stored)]
-    terms = schema_terms(facts.nodes, facts.rels)
+    terms = schema_terms(facts.nodes, facts.rels, rel_keys=facts.rel_props)
     plain = without_names(question, grounding)
     linking = await off_loop(
         "linking the question's words", partial(shared_meaning().link, plain, terms, spent), LINKING_TIMEOUT_S
@@ -175,12 +175,13 @@ async def ranked_programs_on(
     canonical = canonical_question(question, linking)
     if canonical != question:  # read again as the schema says it: every reading below matches the schema's words
         reading = await off_loop(
-            "reading the question", partial(read_question, canonical, grounding, facts.nodes, facts.rels)
+            "reading the question",
+            partial(read_question, canonical, grounding, facts.nodes, facts.rels, facts.rel_props),
         )
     reading = replace(reading, linking=linking)
     found = await off_loop(
         "enumerating the programs",
-        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k, held),
+        partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k, held, facts.rel_props),
     )
     return reading, facts.nodes, found
 

@@ -21,15 +21,16 @@ from tests.seeded_graph import seeded_graph
 from tests.tool_calls import local_backends
 from tools.program_chooser import ProgramChoice, ProgramChoiceError, choose_program, program_query
 
-# People know people and live in towns; towns lie in regions.
+# People know people (for some years) and live in towns; towns lie in regions.
 GRAPH = (
     "CREATE (ann:Person {name: 'Ann', age: 31}), (bob:Person {name: 'Bob', age: 45}), "
     "(cat:Person {name: 'Cat', age: 28}), (dan:Person {name: 'Dan', age: 52}), (eve:Person {name: 'Eve', age: 39}), "
     "(north:Region {name: 'North'}), (south:Region {name: 'South'}), "
     "(t1:Town {name: 'Ashby', population: 1200}), (t2:Town {name: 'Brill', population: 800}), "
     "(t3:Town {name: 'Colne', population: 300}), (t4:Town {name: 'Dunmore', population: 150}), "
-    "(ann)-[:KNOWS]->(bob), (ann)-[:KNOWS]->(cat), (bob)-[:KNOWS]->(dan), (cat)-[:KNOWS]->(dan), "
-    "(cat)-[:KNOWS]->(eve), (dan)-[:KNOWS]->(ann), (eve)-[:KNOWS]->(bob), "
+    "(ann)-[:KNOWS {years: 2}]->(bob), (ann)-[:KNOWS {years: 9}]->(cat), (bob)-[:KNOWS {years: 4}]->(dan), "
+    "(cat)-[:KNOWS {years: 1}]->(dan), (cat)-[:KNOWS {years: 6}]->(eve), (dan)-[:KNOWS {years: 7}]->(ann), "
+    "(eve)-[:KNOWS {years: 3}]->(bob), "
     "(ann)-[:LIVES_IN]->(t1), (bob)-[:LIVES_IN]->(t1), (cat)-[:LIVES_IN]->(t2), (dan)-[:LIVES_IN]->(t3), "
     "(eve)-[:LIVES_IN]->(t2), (t1)-[:IN_REGION]->(north), (t2)-[:IN_REGION]->(north), (t3)-[:IN_REGION]->(south), "
     "(t4)-[:IN_REGION]->(north)"
@@ -164,6 +165,23 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             'the Town nodes reached both from the Person "Ann" and from the Person "Bob": from each, follow '
             "LIVES_IN to a Town; answer: yes or no, with what it finds",
             [["yes", ["Ashby"]]],
+        ),
+        (  # stored as Dan knows Ann: the relationship between two named things is read either way
+            "How many years have Ann and Dan known each other?",
+            'the Person nodes between the Person "Ann" and the Person "Dan": from the first, follow KNOWS to a '
+            "Person; answer: their KNOWS years",
+            [["Dan", 7]],
+        ),
+        (
+            "Whom has Cat known for more than 2 years?",
+            'from the Person "Cat", follow KNOWS to a Person; only those whose KNOWS years is above "2"; answer: '
+            "their names",
+            [["Eve"]],
+        ),
+        (
+            "What is the total number of years Ann has known people?",
+            'from the Person "Ann", follow KNOWS to a Person; answer: the total KNOWS years',
+            [[11]],
         ),
         (
             "How many relationships lie on the shortest path between Ann and Eve?",

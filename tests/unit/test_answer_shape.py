@@ -125,3 +125,10 @@ def test_a_figure_right_after_a_keys_word_states_that_key() -> None:
     assert stated("which countries have a population over 5000?") == ()  # compared, not stated
     assert stated("which cities were founded in 1990?") == ()  # no key's word before it
     assert stated("name the 3 largest countries") == ()  # the verb that opens it is no key
+
+
+def test_a_key_of_several_words_said_apart_is_named() -> None:
+    keys = ["lead_time_days", "payment_terms_days", "name"]
+    assert named_keys("What is Hooli's lead time on Solvent Pro, in days?", keys) == ("lead_time_days",)
+    assert named_keys("What is the lead time?", keys) == ()  # its unit never said: not this key
+    assert named_keys("How many days are the payment terms?", keys) == ()  # its first words not said together

@@ -170,3 +170,38 @@ def test_a_thing_named_by_another_key_is_answered_by_its_name() -> None:
     first = best("Which country goes by SE?", coded, schema)[0]
     assert first.intent.hops == () and first.intent.answer == "names"  # its name, not its neighbours'
     assert first.intent.start == Anchor("Country", "iso2", "SE")
+
+
+# The relationships' own properties: what an actor was paid for a film, how long two people have known each other.
+FILM_KEYS = {"ACTED_IN": ["fee", "released"], "KNOWS": ["years"]}  # "released" as the movie's too
+
+
+def keyed_best(question: str, grounding: Grounding) -> Program:
+    nodes, rels = FILM
+    reading = read_question(question, grounding, nodes, rels, FILM_KEYS)
+    return programs(reading, reading.shape, nodes, rels, rel_keys=FILM_KEYS)[0]
+
+
+def test_a_key_of_the_relationship_followed_is_read_and_tested_on_it() -> None:
+    keanu = grounded(("Keanu", "Person", "name"))
+    total = keyed_best("What is the total fee Keanu was paid for the movies he acted in?", keanu)
+    assert (total.intent.answer, total.intent.answer_key, total.intent.relationship_key) == ("sum", "fee", True)
+    assert "-[r:`ACTED_IN`]->" in total.query and "sum(r.`fee`)" in total.query
+    assert "WITH DISTINCT b, r" in total.query  # each relationship once, not each movie once
+    tested = keyed_best("Which movies was Keanu paid a fee of more than 100 for?", keanu)
+    assert tested.intent.condition == Condition("fee", ">", "100", on_relationship=True)
+    assert "r.`fee` > 100" in tested.query and tested.intent.answer == "names"
+
+
+def test_the_relationship_joining_two_named_things_is_read_either_way() -> None:
+    two = grounded(("Ann", "Person", "name"), ("Dan", "Person", "name"))
+    between = keyed_best("How many years have Ann and Dan known each other?", two)
+    assert between.intent.combine == THROUGH and between.intent.relationship_key
+    assert "-[r:`KNOWS`]-(b:`Person`)" in between.query and "r.`years`" in between.query  # stored one way
+
+
+def test_a_key_a_node_on_the_walk_holds_is_the_nodes_not_the_relationships() -> None:
+    keanu = grounded(("Keanu", "Person", "name"))
+    released = keyed_best("Which movies released after 2000 did Keanu act in?", keanu)
+    assert released.intent.condition == Condition("released", ">", "2000")
+    assert "b.`released` > 2000" in released.query and "r.`released`" not in released.query
