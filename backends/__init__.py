@@ -75,6 +75,7 @@ class Backends:
     graph_candidates: int = 1  # queries per graph step compared for agreement (tools/query_candidates.py)
     form_when_doubted: bool = True  # a doubted step's query is cross-checked with the query form all the same
     graph_programs: bool = True  # a graph question's query is the best program code proposes (planning)
+    link_judge: bool = False  # the model judges the words the sentence vectors leave open (tools/link_judge.py)
     closers: list[Any] = field(default_factory=list)  # objects with `aclose()` to call on shutdown
     # TrustGraph's config service (TrustGraph mode): its tools, the agent's additional context, task types.
     trustgraph_config: TrustGraphConfig | None = None

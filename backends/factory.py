@@ -81,6 +81,7 @@ def make_backends(
         graph_candidates=config.graph_candidates,
         form_when_doubted=config.form_when_doubted,
         graph_programs=config.graph_programs,
+        link_judge=config.link_judge,
         closers=[llm, graph, schema.checker],
     )
 

@@ -132,13 +132,13 @@ async def ranked_programs(
     question: str, grounding: Grounding, backends: Backends, k: int = SHOWN
 ) -> tuple[QuestionReading, Nodes, list[Program]]:
     """The question read once and its `k` best programs on the live schema; with two named things, the
-    connections the data holds between them rank among them; the words the sentence vectors link to no part
-    for sure are judged by the model (tools/link_judge.py). IntentError: no schema, or an empty graph."""
+    connections the data holds between them rank among them; with `link_judge` set, the words the sentence
+    vectors link to no part for sure are judged by the model (tools/link_judge.py). IntentError: no schema,
+    or an empty graph."""
     if backends.graph is None or backends.schema is None:
         raise IntentError("there is no graph schema to enumerate programs from")
-    return await ranked_programs_on(
-        question, grounding, backends.graph, backends.schema, k, partial(judge_links, backends=backends)
-    )
+    judge = partial(judge_links, backends=backends) if backends.link_judge else None
+    return await ranked_programs_on(question, grounding, backends.graph, backends.schema, k, judge)
 
 
 async def ranked_programs_on(
