@@ -28,6 +28,7 @@ from cypher.intent import IntentError
 from planning.plan_parser import PlanParseError, parse_plan, plan_json_schema
 from questions.figures import unused_figures
 from questions.named_terms import ignored_names, misplaced_name, named_lookups, relabel
+from questions.unused_links import unplaced_words, unused_words
 from questions.walks import without_names
 from service.off_loop import off_loop
 from tools import registry
@@ -326,7 +327,7 @@ class PlanningActivities:
         if not backends.graph_programs or grounding.unmatched or "GraphQuery" not in tools:
             return None
         try:
-            reading, _, found = await ranked_programs(request.question, grounding, backends, RANKED)
+            reading, nodes, found = await ranked_programs(request.question, grounding, backends, RANKED)
         except IntentError as exc:
             log.info("program_plan_unusable", plan_id=request.plan_id, reason=str(exc))
             return None
@@ -342,7 +343,9 @@ class PlanningActivities:
             update={"steps": [step.model_copy(update={"confidence_threshold": 0.0}) for step in plan.steps]}
         )
         disagree = await rivals_disagree(backends.graph, found) if backends.graph is not None else None
-        unexplained = reading.linking.unexplained if reading.linking else None
+        best = found[0]
+        unexplained = unplaced_words(reading.linking, best.intent, best.walk.kind) if reading.linking else None
+        unused = unused_words(reading.linking, best.intent, best.walk.labels, nodes)
         log.info(
             "program_plan",
             plan_id=request.plan_id,
@@ -355,9 +358,13 @@ class PlanningActivities:
             attempts=1,
             grounding=grounding,
             program_evidence=program_evidence(
-                [p.score for p in found], disagree, None if unexplained is None else len(unexplained)
+                [p.score for p in found],
+                disagree,
+                None if unexplained is None else len(unexplained),
+                None if reading.linking is None else len(unused),
             ),
             unexplained=list(unexplained or ()),
+            unused=list(unused),
         )
 
     async def _one_query_plan(

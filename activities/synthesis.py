@@ -65,6 +65,7 @@ def figures(request: SynthesisInput) -> Figures:
         steps=[StepFigures(signals=r.signals, names=r.names, retries=r.retry_count) for r in request.results],
         ranked_rows=len(ranked.rows) if ranked else 0,
         unexplained=list(request.unexplained),
+        unused=list(request.unused),
     )
 
 

@@ -52,6 +52,8 @@ FEATURES: dict[str, str] = {
     # ... and the question's words that nothing in the schema, its names or its figures explains (a count, up to
     # MAX_UNEXPLAINED_FEATURE): what the reading did not understand
     "unexplained_words": "words of the question that nothing in the graph's schema explains",
+    # ... and those linked to a part of the schema the chosen program does not use (questions/unused_links.py)
+    "unused_words": "words of the question the query does not use the meaning of",
     # from the model's token log-probabilities (confidence/token_evidence.py); absent when none were given
     "query_token_p": "how sure the model was of its query's words",
     "query_weakest_p": "the model's least sure word in its query",
@@ -72,6 +74,7 @@ MAY_BE_MISSING = frozenset(
         "program_margin",
         "rivals_disagree",
         "unexplained_words",
+        "unused_words",
     }
 )
 # Which way each piece of evidence may move the probability when fitted (confidence/calibrator.py fit): +1 only
@@ -115,6 +118,7 @@ DIRECTION: dict[str, int] = {
             "short_walk",
             "rivals_disagree",
             "unexplained_words",
+            "unused_words",
         ),
         -1,
     ),
@@ -126,12 +130,16 @@ MAX_UNEXPLAINED_FEATURE = 3  # unexplained words counted up to this many
 
 
 def program_evidence(
-    scores: Sequence[int], rivals_disagree: float | None = None, unexplained: int | None = None
+    scores: Sequence[int],
+    rivals_disagree: float | None = None,
+    unexplained: int | None = None,
+    unused: int | None = None,
 ) -> dict[str, float]:
     """How clearly code's first program (`scores`: the best programs' evidence, best first) led the next: 1
     for a lead of MAX_PROGRAM_LEAD or more, or no other program; 0 for a tie. With `rivals_disagree`
     (tools/program_rivals.py), the share of close rivals whose answer differs; absent when they were not run.
-    With `unexplained`, how many of the question's words the reading could not place (questions/linking.py)."""
+    With `unexplained`, how many of the question's words the reading could not place (questions/linking.py);
+    with `unused`, how many it placed in parts of the schema the program does not use."""
     if not scores:
         return {}
     lead = scores[0] - scores[1] if len(scores) > 1 else MAX_PROGRAM_LEAD
@@ -140,6 +148,8 @@ def program_evidence(
         evidence["rivals_disagree"] = rivals_disagree
     if unexplained is not None:
         evidence["unexplained_words"] = float(min(unexplained, MAX_UNEXPLAINED_FEATURE))
+    if unused is not None:
+        evidence["unused_words"] = float(min(unused, MAX_UNEXPLAINED_FEATURE))
     return evidence
 
 

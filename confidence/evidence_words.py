@@ -39,6 +39,7 @@ class Figures:
     ranked_rows: int = 0
     planned_steps: int = 0  # 0: not known (derived from the coverage feature by `phrase`)
     unexplained: list[str] = field(default_factory=list)  # the question's words the reading could not place
+    unused: list[str] = field(default_factory=list)  # ... and those it placed where the query does not look
 
     def graph(self) -> list[StepFigures]:
         return [s for s in self.steps if s.graph]
@@ -211,6 +212,13 @@ def _unexplained_words(v: float, f: Figures) -> str:
     return f"the question's {_quoted(words)} {'matches' if len(words) == 1 else 'match'} nothing in the graph's schema"
 
 
+def _unused_words(v: float, f: Figures) -> str:
+    words = f.unused
+    if not words:
+        return f"{_plural(round(v), 'word')} of the question whose meaning the query does not use"
+    return f"the query does not use what the question's {_quoted(words)} {'means' if len(words) == 1 else 'mean'}"
+
+
 def _unused_name(v: float, f: Figures) -> str:
     names = f.names("unused_names")
     verb = "ignore" if len(f.graph()) > 1 else "ignores"
@@ -306,6 +314,7 @@ WORDS: dict[str, Callable[[float, Figures], str]] = {
     "partial_list": _partial_list,
     "unused_name": _unused_name,
     "unexplained_words": _unexplained_words,
+    "unused_words": _unused_words,
     "unused_figure": _unused_figure,
     "unasked_label": _unasked_label,
     "short_walk": _short_walk,

@@ -75,6 +75,8 @@ class PlanningOutput(BaseModel):
     program_evidence: dict[str, float] = Field(default_factory=dict)
     # The question's words nothing in the schema, its names or its figures explains (questions/linking.py).
     unexplained: list[str] = Field(default_factory=list)
+    # ... and those linked to parts of the schema the program does not use (questions/unused_links.py).
+    unused: list[str] = Field(default_factory=list)
     # Why the plan has no token evidence though it was asked for (the server gave none); said and audited.
     evidence_note: str = ""
     llm_usage: LlmUsage = Field(default_factory=LlmUsage)  # filled by the worker (contracts/llm_usage.py)
@@ -163,6 +165,8 @@ class SynthesisInput(BaseModel):
     stream: AnswerStream | None = None
     # The question's words the reading could not place (PlanningOutput.unexplained): said with the confidence.
     unexplained: list[str] = Field(default_factory=list)
+    # ... and those it placed in parts of the schema the query does not use (PlanningOutput.unused).
+    unused: list[str] = Field(default_factory=list)
 
 
 # How the answer was checked against the results: "verified" (every name and figure found in them),

@@ -85,6 +85,14 @@ _COMBINES = (
 )
 
 
+def form_cued(word: str, kind: str) -> bool:
+    """Whether `word` is one of the cues for a program form: a comparison ("greater"), or a way two named things
+    combine ("share": shared, "except": excluded, "links": connection)."""
+    if kind == "comparison":
+        return any(cue.fullmatch(word) for cue, _ in _COMPARISONS)
+    return any(cue.fullmatch(word) for name, cue in _COMBINES if name == kind)
+
+
 # A noun shares a relationship's stem on this many letters: "deliveries" and DELIVER_TO, "orders" and ORDERED.
 REL_STEM = 5
 # The words of relationship types that join, not name, what is done ("in", "to", "has"): no stem to share.

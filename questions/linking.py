@@ -64,6 +64,15 @@ FUNCTION_WORDS = frozenset(
     """.split()
 )
 
+# Words that say how things in a graph are joined, in any graph: "connected to", "linked by", "the path between",
+# "follow ... then ...", "which do you reach", "incoming". Linked when the schema spells them (a CONNECTED_TO
+# relationship), otherwise neither linked nor unexplained: the walk's shape, not what it is about.
+GRAPH_TALK = frozenset(
+    """connect connected connecting connects connection connections link linked linking links path paths reach
+    reached reaches reaching reachable follow followed following follows incoming outgoing start starting
+    lie lies lying route routes relationship relationships hop hops step steps away directly indirectly""".split()
+)
+
 # Numbers spelled out are figures the question gives ("the three largest"), not what it is about.
 NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
@@ -172,7 +181,7 @@ def content_words(text: str, spent: Iterable[str] = ()) -> list[str]:
     return words[:MAX_WORDS]
 
 
-def _stem_shared(word: str, other: str) -> bool:
+def stem_shared(word: str, other: str) -> bool:
     """Two words of one stem: equal on all but the last two letters of the shorter, and on MIN_TOKEN or more
     ("border"/"bordering", "supply"/"supplied")."""
     if word == other:
@@ -185,13 +194,26 @@ def _stem_shared(word: str, other: str) -> bool:
     return shared >= max(MIN_TOKEN, min(len(word), len(other)) - 2)
 
 
+def _prefix(word: str, other: str) -> int:
+    shared = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
+
+
 def _spelled(word: str, terms: Sequence[SchemaTerm]) -> SchemaTerm | None:
-    """The first term (labels, then relationships, properties, values) one of whose words `word` spells."""
+    """The term one of whose words `word` spells: the one it spells most of ("counties" is County, not Country,
+    though both share its stem), the first (labels, then relationships, properties, values) on a tie."""
     w = singular(word)
+    best: tuple[int, SchemaTerm] | None = None
     for term in terms:
-        if any(_stem_shared(w, singular(part)) for part in term.words.split() if len(part) >= 2):
-            return term
-    return None
+        parts = [singular(part) for part in term.words.split() if len(part) >= 2]
+        spelled = [_prefix(w, part) + (w == part) for part in parts if stem_shared(w, part)]
+        if spelled and (best is None or max(spelled) > best[0]):
+            best = (max(spelled), term)
+    return best[1] if best else None
 
 
 def link_question(text: str, terms: Sequence[SchemaTerm], encode: Encode | None, spent: Iterable[str] = ()) -> Linking:
@@ -204,7 +226,7 @@ def link_question(text: str, terms: Sequence[SchemaTerm], encode: Encode | None,
         term = _spelled(word, terms)
         if term is not None:
             links.append(Link(word, term, "spelling", 1.0))
-        else:
+        elif word not in GRAPH_TALK:
             open_words.append((i, word))
     if not open_words or encode is None or not terms:
         return Linking(tuple(links), tuple(w for _, w in open_words))

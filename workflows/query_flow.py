@@ -98,7 +98,7 @@ class QueryPath:
         # lend the answer writer other figures and names (a country's own population for its neighbours').
         facts = [] if planning.program_evidence else planning.grounding.facts
         answer, synthesis = await self._synthesize(
-            plan, usable, results, evidence, facts, evidence_score, planning.unexplained
+            plan, usable, results, evidence, facts, evidence_score, planning.unexplained, planning.unused
         )
         score = evidence_score
         if synthesis is not None:
@@ -204,6 +204,7 @@ class QueryPath:
         facts: list[str],
         evidence_score: float | None = None,
         unexplained: list[str] | None = None,
+        unused: list[str] | None = None,
     ) -> tuple[str, SynthesisOutput | None]:
         if not usable:
             reasons = "; ".join(f"{r.step_id}: {r.confidence.reasoning}" for r in results) or "no step ran"
@@ -237,6 +238,7 @@ class QueryPath:
                 evidence_score=evidence_score,
                 stream=stream,
                 unexplained=unexplained or [],
+                unused=unused or [],
             ),
             SynthesisOutput,
             summary=f"write the answer from {len(usable)} result(s)",

@@ -436,6 +436,21 @@ async def test_with_codes_program_the_answer_writer_sees_only_its_rows(harness_f
     assert "[what the graph stores about the names in the question]" not in prompt and "rating" not in prompt
 
 
+async def test_a_word_codes_query_does_not_use_caps_the_confidence_and_is_named(harness_factory) -> None:
+    # "price" links to the product's unit_price, which code's best query for this question never reads: it names
+    # the product. Whatever its rows, the answer is to another question, and the confidence says which word.
+    from confidence.calibrator import UNUSED_CEILING
+
+    llm = Conversation([], answer="SKU-0024 is the product listed in the results.")
+    harness = await harness_factory(llm, GRAPH, graph_programs=True)
+    result: AgentRunResult = await (await harness.start("SKU-0024 price?")).result()
+
+    assert not llm.planning_requests()  # code proposed the query
+    assert result.evidence["unused_words"] == 1.0
+    assert result.confidence is not None and result.confidence <= UNUSED_CEILING
+    assert "the query does not use what the question's 'price' means" in harness.messages[-1].content
+
+
 async def test_codes_query_finding_nothing_is_the_answer_not_a_query_to_rewrite(harness_factory) -> None:
     # The demo graph holds no product both suppliers supply. Retried, the model once dropped Globex Supply from
     # the query and listed Acme's products as the answer; asked, a human was waited for.

@@ -76,6 +76,14 @@ async def test_codes_best_program_is_the_plan(falkordb_url: str, graph_name: str
     assert out.plan is not None and out.plan.steps[0].confidence_threshold == 0.0  # its rows are the answer
     # how clearly it led the next program is evidence for the calibrator; a written plan has none
     assert 0.0 <= out.program_evidence["program_margin"] <= 1.0
+    assert out.unused == [] and out.program_evidence["unused_words"] == 0.0  # it walks what the words say
+
+
+async def test_the_words_codes_program_does_not_use_are_kept(falkordb_url: str, graph_name: str) -> None:
+    # No region has a population: the best program reads Ashby's own, and "region" says it answers another question.
+    out, _ = await planned(falkordb_url, graph_name, "What is the population of the region Ashby is in?", 1)
+    assert "a.`population`" in query_of(out) and "Region" not in query_of(out)
+    assert out.unused == ["region"] and out.program_evidence["unused_words"] == 1.0
 
 
 async def test_the_planner_writes_the_plan_otherwise(falkordb_url: str, graph_name: str) -> None:
