@@ -38,11 +38,24 @@ def _label_at(words: str, by_words: dict[str, str]) -> str | None:
     return None
 
 
+MAX_MODIFIERS = 2  # capitalised words before the label asked for: "Which US state", "Which Western European country"
+
+
 def asked_label(question: str, labels: list[str]) -> str | None:
     """The label named right after the question's first "which" or "what" ("Which suppliers ...", "what
-    purchase order ..."), the longest reading first; None when the words there name no label."""
+    purchase order ..."), after up to MAX_MODIFIERS capitalised words that say which ones ("Which US state",
+    "which African country"); the longest reading first; None when the words there name no label."""
     found = _ASKED.search(question)
-    return None if found is None else _label_at(found.group(1), {schema_words(label): label for label in labels})
+    if found is None:
+        return None
+    by_words = {schema_words(label): label for label in labels}
+    words = found.group(1).split()
+    for skipped in range(MAX_MODIFIERS + 1):
+        if skipped and not words[skipped - 1][:1].isupper():
+            break
+        if words[skipped:] and (label := _label_at(" ".join(words[skipped:]), by_words)) is not None:
+            return label
+    return None
 
 
 _COUNTED = re.compile(

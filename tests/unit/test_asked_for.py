@@ -51,3 +51,10 @@ def test_how_many_are_asked_for_is_read_past_to_what() -> None:
     assert asked_label("What top 3 purchase orders cost most?", labels) == "PurchaseOrder"
     assert counted_label("List the 10 countries with the most suppliers", labels) == "Country"
     assert asked_label("What is the area of Peru?", labels) is None  # "is" says no number: nothing asked for
+
+
+def test_the_label_asked_for_after_capitalised_words_that_say_which() -> None:
+    labels = ["Country", "State", "County", "Region"]
+    assert asked_label("Which US state has the most counties?", labels) == "State"
+    assert asked_label("Which Western European country borders the most others?", labels) == "Country"
+    assert asked_label("What percentage of countries are in Europe?", labels) is None  # not a modifier: a value
