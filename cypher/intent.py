@@ -145,6 +145,9 @@ class QueryIntent:
     # answer_key is the last relationship's, not the node reached's ("how often are A and B seen together": the
     # times of the APPEARS_WITH between them; "the total lead time": each SUPPLIES's lead_time_days).
     relationship_key: bool = False
+    # How many a ranking returns (highest, lowest, most_connected, least_connected): the first `top`, and any
+    # tied with the last of them ("the 3 highest"); 0: ROWS_RANKED, the first answers and how close it was.
+    top: int = 0
 
     @property
     def names_relationship(self) -> bool:
@@ -621,6 +624,9 @@ def _returned(
             return f"{head} WITH DISTINCT {distinct} RETURN {function}({key}) AS {column}"
         case "highest" | "lowest":
             order = "DESC" if intent.answer == "highest" else "ASC"
+            if intent.top:
+                ranked = f"{head} WITH DISTINCT {distinct} WITH {shown} AS shown, {key} AS measure"
+                return _top_with_ties(ranked, intent.top, order, name_column, key_column)
             return (
                 f"{head} WITH DISTINCT {distinct} RETURN {shown} AS {name_column}, {key} AS {key_column} "
                 f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}"
@@ -629,10 +635,26 @@ def _returned(
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)
             reached = _name(f"{shown_label or 'nodes'}_reached")
+            if intent.top:
+                ranked = f"{head} WITH a, count(DISTINCT {end}) AS measure WITH {start_name} AS shown, measure"
+                return _top_with_ties(ranked, intent.top, order, _name(intent.start.label), reached)
             return (
                 f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
                 f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}"
             )
+
+
+def _top_with_ties(ranked: str, top: int, order: str, name_column: str, measure_column: str) -> str:
+    """The first `top` of `ranked` (rows of `shown` and `measure`) in `order`, and every row tied with the last
+    of them: "the 3 highest" of 4, 3, 3, 3, 1 are four."""
+    beyond = ">=" if order == "DESC" else "<="
+    return (
+        f"{ranked} ORDER BY measure {order} WITH collect([shown, measure]) AS ranked "
+        f"WITH ranked, ranked[CASE WHEN size(ranked) < {top} THEN size(ranked) ELSE {top} END - 1][1] AS cut "
+        f"UNWIND ranked AS row WITH row, cut WHERE row[1] {beyond} cut "
+        f"RETURN row[0] AS {name_column}, row[1] AS {measure_column} ORDER BY row[1] {order}, row[0] "
+        f"LIMIT {ROWS_LISTED}"
+    )
 
 
 def _path_length(intent: QueryIntent, nodes: Nodes) -> str:

@@ -56,6 +56,8 @@ class AnswerShape(Protocol):
     @property
     def whether(self) -> bool: ...
     @property
+    def top(self) -> int: ...
+    @property
     def stated(self) -> tuple[tuple[str, str], ...]: ...
 
 
@@ -94,6 +96,7 @@ WHETHER_ASKED = 8
 # A key of the last relationship the question names ("how often": times): read on the relationship, which no
 # key of the nodes reached says; a little above a keyed shape of the same walk read from a guessed node key.
 RELATIONSHIP_READ = 2
+RANKINGS = frozenset({"highest", "lowest", "most_connected", "least_connected"})  # answers a top-N limits
 STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
 
 
@@ -266,6 +269,15 @@ def _count_tests(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[t
         yield CountTest(place, operator, figure), COUNT_TESTED + (ASKED if places else 0)
 
 
+def _ranks_what_it_counts(walk: Walk, counted: Sequence[str]) -> int:
+    """A ranking by a count ("the time zones with the most airports") counts at the walk's end what the words
+    count, and ranks the other kind: RANKED_ASKED for that, against it for the reverse."""
+    said = set(counted)
+    ends_at = bool(walk.labels[-1] & said) or (bool(walk.types) and walk.types[-1] in said)
+    starts_at = walk.intent.start.label in said
+    return RANKED_ASKED * (int(ends_at) - int(starts_at))
+
+
 def negated_walks(walks: Sequence[Walk], reading: Reading, shape: AnswerShape) -> list[Walk]:
     """For a question that denies something, each walk whose last relationship or end the words after the
     denial name, stopped before that relationship and testing its absence ("no supplier supplies": the
@@ -423,9 +435,14 @@ def enumerate_programs(
                     score = walk.score + _shape_evidence(rank) + key_evidence + condition_evidence + cued
                     if answer in CONNECTED and reading.asked is not None:
                         score += RANKED_ASKED if walk.intent.start.label == reading.asked else -RANKED_ASKED
+                    if answer in CONNECTED and reading.ranked_by:
+                        score += _ranks_what_it_counts(walk, reading.ranked_by)
                     found.append((-score, order, Program(walk, intent, "", score)))
     found.sort(key=lambda entry: (entry[0], entry[1]))
-    return [program for _, _, program in found]
+    ranked = [program for _, _, program in found]
+    if not shape.top:
+        return ranked
+    return [replace(p, intent=replace(p.intent, top=shape.top)) if p.intent.answer in RANKINGS else p for p in ranked]
 
 
 def programs(

@@ -116,9 +116,13 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
         case "max" | "min":
             return f"the {'largest' if intent.answer == 'max' else 'smallest'} {key}"
         case "highest" | "lowest":
+            if intent.top:
+                return f"the {intent.top} {reached} nodes with the {intent.answer} {key}, ties included"
             return f"the {reached} with the {intent.answer} {key}"
         case "most_connected" | "least_connected":
             most = "most" if intent.answer == "most_connected" else "fewest"
+            if intent.top:
+                return f"the {intent.top} {intent.start.label} nodes that reach the {most}, ties included, and how many"
             return f"the {intent.start.label} that reaches the {most}, and how many"
         case "path_length":
             return "the number"

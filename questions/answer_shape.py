@@ -34,8 +34,16 @@ _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|min|shortest|young
 # A superlative over a count: "the most relationships", "the largest number of", "the fewest links".
 _RANKED_BY_COUNT = re.compile(
     r"\b(?:most|fewest|least|largest number of|highest number of|smallest number of|lowest number of|"
-    r"greatest number of|more|fewer)\b(?:\s+\w+){0,4}?\s+(?:relationships?|links?|connections?|\w+s)\b"
+    r"greatest number of|more|fewer)\b(?:\s+\w+){0,4}?\s+(?:relationships?|links?|connections?|\w+s|people|men|"
+    r"women|children)\b"
 )
+# How many a ranking asks for: "the 3 highest", "top 5", "the five biggest", "the 5 time zones with the most".
+_TOP = re.compile(
+    r"\b(?:top\s+)?(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:with\s+the\s+)?(?:highest|largest|biggest|greatest|most|longest|oldest|heaviest|lowest|smallest|least|"
+    r"fewest|shortest|youngest|lightest)\b"
+)
+MAX_TOP = 100  # more than this is no top-N
 _THING_ASKED = re.compile(r"^\s*(?:which|who|whom|name|list|give|tell me which|find)\b|\bwhich\b")
 _VALUE_ASKED = re.compile(r"^\s*(?:what|when|where|tell me the|give the|show the)\b")
 _COMPARISONS = (
@@ -125,6 +133,8 @@ class AnswerShape:
     # density); only "more", "fewer" and "less" can count things.
     contrasted_by: str = ""
     stated: tuple[tuple[str, str], ...] = ()  # (key, figure) a figure after a key's word gives: "code 06037"
+    ranked_by: str = ""  # the plural a ranking counts: "airports" of "the time zones with the most airports"
+    top: int = 0  # how many a ranking asks for ("the 3 highest"); 0: not said
     whether: bool = False  # it opens as a yes or no question ("does A border B", "is A in B") and contrasts nothing
 
 
@@ -326,7 +336,8 @@ def answer_shape(
             shapes += ["most_connected", "least_connected"][:: 1 if first_high else -1]
         ranked = ["highest", "lowest"] if first_high else ["lowest", "highest"]
         extreme = ["max", "min"] if first_high else ["min", "max"]
-        shapes += [*ranked, *extreme] if thing else [*extreme, *ranked]
+        top = _top(text)  # "the 3 biggest": several things, never one figure
+        shapes += [*ranked, *extreme] if thing or top else [*extreme, *ranked]
     if _COUNT.search(without_key_phrases(text, named)) and not by_count and "path_length" not in shapes:
         shapes.insert(0, "count")  # "how many", "the number of": a count before any figure it might rank
     if named and _VALUE_ASKED.search(text) and not shapes:
@@ -358,5 +369,26 @@ def answer_shape(
         contrast,
         contrasted_by,
         stated_figures(text, keys) if compared is None else (),
-        whether,
+        whether=whether,
+        top=_top(text) if (high or low) and not compared else 0,
+        ranked_by=_ranked_by(text, label_words, rel_words) if by_count else "",
     )
+
+
+def _ranked_by(text: str, label_words: set[str], rel_words: frozenset[str] | set[str]) -> str:
+    """The plural a superlative over a count counts ("airports" of "with the most airports")."""
+    for found in _RANKED_BY_COUNT.finditer(text):
+        plural = found.group().split()[-1]
+        if _thing_word(plural, label_words, rel_words):
+            return plural
+    return ""
+
+
+def _top(text: str) -> int:
+    """How many a ranking asks for, from "the 3 highest", "top five", "the 5 time zones with the most"."""
+    found = _TOP.search(text)
+    if found is None:
+        return 0
+    said = found.group(1)
+    number = int(said) if said.isdigit() else int(_SPELLED_NUMBERS[said])
+    return number if 1 < number <= MAX_TOP else 0

@@ -50,6 +50,8 @@ def asked_label(question: str, labels: list[str]) -> str | None:
         return None
     by_words = {schema_words(label): label for label in labels}
     words = found.group(1).split()
+    while words[1:] and (words[0].lower() in _HOW_MANY_WORDS or words[0].isdigit()):
+        words = words[1:]  # "which three US states"
     for skipped in range(MAX_MODIFIERS + 1):
         if skipped and not words[skipped - 1][:1].isupper():
             break
@@ -59,7 +61,8 @@ def asked_label(question: str, labels: list[str]) -> str | None:
 
 
 _COUNTED = re.compile(
-    r"\b(?:how many|number of|count(?: the| all)?|list(?: the| all)?|name(?: the| all)?|every|all(?: the)?)\s+"
+    r"\b(?:how many|number of|count(?: the| all)?|list(?: the| all)?|name(?: the| all)?|every|all(?: the)?|"
+    r"(?:give|show|tell) me(?: the| all(?: the)?)?)\s+"
     r"((?:[\w-]+\s+){0,3}[\w-]+)",
     re.IGNORECASE,
 )

@@ -49,6 +49,7 @@ class QuestionReading:
     linking: Linking | None = None  # its content words linked to the schema by meaning, or unexplained
     counted: tuple[str, ...] = ()  # labels and relationship types the noun a compared figure counts hints
     denied: tuple[str, ...] = ()  # labels and relationship types the words after a denial hint
+    ranked_by: tuple[str, ...] = ()  # ... and those the plural a superlative counts hints ("the most airports")
 
 
 def read_question(
@@ -89,6 +90,7 @@ def read_question(
         values=value_words(plain),
         counted=_hinted(tuple(singular(w) for w in shape.counted.split()), labels, sorted(rel_types)),
         denied=_hinted(_hint_words(shape.denied, shape.keys, figures), labels, sorted(rel_types)),
+        ranked_by=_hinted((singular(shape.ranked_by),), labels, sorted(rel_types)) if shape.ranked_by else (),
     )
 
 

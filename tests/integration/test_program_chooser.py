@@ -166,6 +166,23 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "LIVES_IN to a Town; answer: yes or no, with what it finds",
             [["yes", ["Ashby"]]],
         ),
+        (  # the third place is tied three ways: all of them
+            "Which 3 people know the most people?",
+            "from every Person, follow KNOWS to a Person; answer: the 3 Person nodes that reach the most, ties "
+            "included, and how many",
+            [["Ann", 2], ["Cat", 2], ["Bob", 1], ["Dan", 1], ["Eve", 1]],
+        ),
+        (
+            "Which 2 towns have the fewest people living in them?",
+            "from every Town, follow LIVES_IN backwards (from Town to Person); answer: the 2 Town nodes that reach "
+            "the fewest, ties included, and how many",
+            [["Colne", 1], ["Ashby", 2], ["Brill", 2]],
+        ),
+        (
+            "Which 2 towns have the highest population?",
+            "every Town; answer: the 2 Town nodes with the highest population, ties included",
+            [["Ashby", 1200], ["Brill", 800]],
+        ),
         (  # stored as Dan knows Ann: the relationship between two named things is read either way
             "How many years have Ann and Dan known each other?",
             'the Person nodes between the Person "Ann" and the Person "Dan": from the first, follow KNOWS to a '

@@ -132,3 +132,13 @@ def test_a_key_of_several_words_said_apart_is_named() -> None:
     assert named_keys("What is Hooli's lead time on Solvent Pro, in days?", keys) == ("lead_time_days",)
     assert named_keys("What is the lead time?", keys) == ()  # its unit never said: not this key
     assert named_keys("How many days are the payment terms?", keys) == ()  # its first words not said together
+
+
+def test_how_many_a_ranking_asks_for_and_what_it_counts() -> None:
+    keys = ["population", "name"]
+    three = answer_shape("what are the 3 biggest cities of by population?", keys, False, ["City"])
+    assert three.top == 3 and three.answers[0] == "highest"  # several things, never one figure
+    five = answer_shape("give me the five time zones with the most airports", keys, False, ["Timezone", "Airport"])
+    assert five.top == 5 and five.ranked_by == "airports" and five.answers[0] == "most_connected"
+    assert answer_shape("which city has the highest population?", keys, True, ["City"]).top == 0
+    assert answer_shape("which cities have more than 3 airports?", keys, True, ["City", "Airport"]).top == 0
