@@ -49,6 +49,9 @@ THROUGH = "through_to_other"
 # (shared), answered yes or no with what it passes through or both reach ("does Bolivia border Chile").
 WHETHER = "whether"
 RELATIONSHIP = "r"  # the variable of the last relationship, when a key of it is read or tested
+# Not offered either: how many distinct nodes the walk reaches from each start node, on average over every start
+# node of the label, those reaching none counted as 0 ("on average, how many counties does a state have").
+AVERAGE_REACHED = "average_reached"
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -372,6 +375,8 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     """The read-only Cypher the form describes; IntentError when it does not fit the schema."""
     if intent.answer == WHETHER:
         return _whether(intent, nodes, rels)
+    if intent.answer == AVERAGE_REACHED:
+        return _average_reached(intent, nodes, rels)
     if intent.answer not in ANSWERS:
         raise IntentError(f"unknown answer {intent.answer}")
     if intent.answer in KEYED and not intent.answer_key:
@@ -642,6 +647,21 @@ def _returned(
                 f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
                 f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}"
             )
+
+
+def _average_reached(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
+    """How many distinct nodes the walk reaches from each node of the start's label, on average: each start node
+    counted, one that reaches none as 0, and the nodes reached tested by the condition."""
+    if intent.start.value or not intent.hops or intent.combine != "none" or intent.names_relationship:
+        raise IntentError("an average per node counts what the steps reach from every node of one label")
+    start, _ = _match_anchor("a", intent.start, nodes)
+    walk, end_label = _walk("(a)", intent.start.label, intent.hops, rels, "x")
+    test = f" WHERE {_condition('b', intent.condition)}" if intent.condition is not None else ""
+    column = _name(f"average_{end_label or 'node'}_per_{intent.start.label}")
+    return (
+        f"MATCH {start} OPTIONAL MATCH {walk}{test} WITH a, count(DISTINCT b) AS reached "
+        f"RETURN avg(reached) AS {column}"
+    )
 
 
 def _top_with_ties(ranked: str, top: int, order: str, name_column: str, measure_column: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from cypher.intent import (
+    AVERAGE_REACHED,
     CONNECTED,
     COUNTING_COMPARATIVES,
     KEYED,
@@ -148,6 +149,8 @@ def _fits(walk: Walk, answer: str, nodes: Nodes) -> bool:
     anchored = bool(intent.start.value)
     if answer == "path_length":
         return walk.kind == "distance"
+    if answer == AVERAGE_REACHED:
+        return walk.kind == "walk" and not anchored and bool(intent.hops) and intent.lacks is None
     if walk.kind == "distance":
         return False
     if answer in CONNECTED:
@@ -437,6 +440,8 @@ def enumerate_programs(
                         score += RANKED_ASKED if walk.intent.start.label == reading.asked else -RANKED_ASKED
                     if answer in CONNECTED and reading.ranked_by:
                         score += _ranks_what_it_counts(walk, reading.ranked_by)
+                    if answer == AVERAGE_REACHED and reading.asked is not None:  # "how many counties": counted
+                        score += _ranks_what_it_counts(walk, (reading.asked,))
                     found.append((-score, order, Program(walk, intent, "", score)))
     found.sort(key=lambda entry: (entry[0], entry[1]))
     ranked = [program for _, _, program in found]

@@ -126,6 +126,8 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
             return f"the {intent.start.label} that reaches the {most}, and how many"
         case "path_length":
             return "the number"
+        case "average_reached":
+            return f"how many each {intent.start.label} reaches, on average"
         case "whether":
             return "yes or no, with what it finds"
         case _:

@@ -340,6 +340,8 @@ def answer_shape(
         shapes += [*ranked, *extreme] if thing or top else [*extreme, *ranked]
     if _COUNT.search(without_key_phrases(text, named)) and not by_count and "path_length" not in shapes:
         shapes.insert(0, "count")  # "how many", "the number of": a count before any figure it might rank
+    if _AVERAGE.search(text) and _COUNT.search(text) and not by_count:
+        shapes.insert(0, "average_reached")  # "on average, how many counties does a state have"
     if named and _VALUE_ASKED.search(text) and not shapes:
         shapes.append("value")
     shapes.append("names")

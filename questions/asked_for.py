@@ -32,7 +32,8 @@ def _label_at(words: str, by_words: dict[str, str]) -> str | None:
         split = split[1:]
     for size in range(len(split), 0, -1):
         phrase = " ".join(split[:size])
-        label = by_words.get(phrase) or by_words.get(singular(phrase))
+        # "movies" is a movie, though singular() reads "movy" (as "cities" is a city): both are tried
+        label = by_words.get(phrase) or by_words.get(singular(phrase)) or by_words.get(phrase.removesuffix("s"))
         if label is not None:
             return label
     return None

@@ -166,6 +166,12 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "LIVES_IN to a Town; answer: yes or no, with what it finds",
             [["yes", ["Ashby"]]],
         ),
+        (  # Dunmore, where nobody lives, counts as 0: (2 + 2 + 1 + 0) / 4
+            "On average, how many people live in each town?",
+            "from every Town, follow LIVES_IN backwards (from Town to Person); answer: how many each Town reaches, "
+            "on average",
+            [[1.25]],
+        ),
         (  # the third place is tied three ways: all of them
             "Which 3 people know the most people?",
             "from every Person, follow KNOWS to a Person; answer: the 3 Person nodes that reach the most, ties "

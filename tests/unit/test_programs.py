@@ -205,3 +205,10 @@ def test_a_key_a_node_on_the_walk_holds_is_the_nodes_not_the_relationships() -> 
     released = keyed_best("Which movies released after 2000 did Keanu act in?", keanu)
     assert released.intent.condition == Condition("released", ">", "2000")
     assert "b.`released` > 2000" in released.query and "r.`released`" not in released.query
+
+
+def test_an_average_per_node_of_what_each_reaches_counts_what_how_many_names() -> None:
+    average = best("On average, how many movies is a genre given to?", Grounding(), FILM)[0]
+    assert average.intent.answer == "average_reached" and average.intent.start == Anchor("Genre")
+    assert average.intent.hops == (Hop("IN_GENRE", IN),)
+    assert "OPTIONAL MATCH" in average.query and "avg(reached)" in average.query  # a genre with none counts 0
