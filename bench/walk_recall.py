@@ -38,10 +38,20 @@ from bench.kgqa.scoring import is_correct
 from bench.kgqa_questions import own_falkordb, read
 from bench.natural_graph import load_named
 from bench.query_writers import rows_text
+from cypher.programs import RANKINGS, Program
 from tools.link_judge import judge_links
 from tools.program_chooser import LinkJudge, ranked_programs_on
 
 DEPTH = 40  # programs run per question before it counts as not found
+
+
+def answered_rows(program: Program, rows: list[list[Any]]) -> list[list[Any]]:
+    """The rows an answer gives: of a ranking asked with no number ("which has the most"), the first and those
+    tied with it, as the answer names them (confidence/answer_fit.py); the rows after show how close the rest
+    came and are no part of the answer."""
+    if program.intent.answer not in RANKINGS or program.intent.top or not rows:
+        return rows
+    return [row for row in rows if row[-1] == rows[0][-1]]
 CUTS = (1, 3, 12, DEPTH)
 
 
@@ -65,7 +75,7 @@ async def rank_of_right(
             rows = (await graph.ro_query(program.query, timeout_ms=10_000, max_rows=200)).rows
         except GraphQueryError:
             continue
-        if is_correct(rows_text(rows), q.gold):
+        if is_correct(rows_text(answered_rows(program, rows)), q.gold):
             return {"rank": rank, "right": program.query, "first": first, "shown": len(ranked), **read}
     return {"rank": None, "first": first, "shown": len(ranked), **read}
 

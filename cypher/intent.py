@@ -39,6 +39,9 @@ ANSWERS = {
     "path_length": "the fewest relationships, of any type and either way, between start and other (both named)",
 }
 KEYED = {"value", "sum", "average", "min", "max", "highest", "lowest"}
+# Not offered to a model filling the form: the values of answer_key the nodes reached hold, ranked by how many
+# hold each ("which country are most suppliers based in": the suppliers' countries).
+COMMON = {"most_common", "least_common"}
 CONNECTED = {"most_connected", "least_connected"}
 PATH_HOPS = 3  # path_length searches this far: farther, two things are no more connected than any two are
 COMBINE = ("none", "also_reached_from_other", "not_reached_from_other")
@@ -377,9 +380,9 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         return _whether(intent, nodes, rels)
     if intent.answer == AVERAGE_REACHED:
         return _average_reached(intent, nodes, rels)
-    if intent.answer not in ANSWERS:
+    if intent.answer not in ANSWERS and intent.answer not in COMMON:
         raise IntentError(f"unknown answer {intent.answer}")
-    if intent.answer in KEYED and not intent.answer_key:
+    if intent.answer in KEYED | COMMON and not intent.answer_key:
         raise IntentError(f"answer {intent.answer} needs an answer_key")
     if intent.answer in CONNECTED and not intent.hops:
         raise IntentError(f"answer {intent.answer} needs steps to count along")
@@ -629,24 +632,20 @@ def _returned(
             return f"{head} WITH DISTINCT {distinct} RETURN {function}({key}) AS {column}"
         case "highest" | "lowest":
             order = "DESC" if intent.answer == "highest" else "ASC"
-            if intent.top:
-                ranked = f"{head} WITH DISTINCT {distinct} WITH {shown} AS shown, {key} AS measure"
-                return _top_with_ties(ranked, intent.top, order, name_column, key_column)
-            return (
-                f"{head} WITH DISTINCT {distinct} RETURN {shown} AS {name_column}, {key} AS {key_column} "
-                f"ORDER BY {key} {order} LIMIT {ROWS_RANKED}"
-            )
+            ranked = f"{head} WITH DISTINCT {distinct} WITH {shown} AS shown, {key} AS measure"
+            return _ranked_rows(ranked, intent.top, order, name_column, key_column)
+        case "most_common" | "least_common":  # the values of a key the nodes hold, by how many hold each
+            order = "DESC" if intent.answer == "most_common" else "ASC"
+            counted = _name(f"{shown_label or 'node'}_count")
+            ranked = f"{head} AND {key} IS NOT NULL" if where else f"{head} WHERE {key} IS NOT NULL"
+            ranked += f" WITH {key} AS shown, count(DISTINCT {end}) AS measure"
+            return _ranked_rows(ranked, intent.top, order, key_column, counted)
         case _:  # most_connected, least_connected: rank the start nodes by what they reach
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)
             reached = _name(f"{shown_label or 'nodes'}_reached")
-            if intent.top:
-                ranked = f"{head} WITH a, count(DISTINCT {end}) AS measure WITH {start_name} AS shown, measure"
-                return _top_with_ties(ranked, intent.top, order, _name(intent.start.label), reached)
-            return (
-                f"{head} WITH a, count(DISTINCT {end}) AS reached RETURN {start_name} AS "
-                f"{_name(intent.start.label)}, reached AS {reached} ORDER BY reached {order} LIMIT {ROWS_RANKED}"
-            )
+            ranked = f"{head} WITH a, count(DISTINCT {end}) AS measure WITH {start_name} AS shown, measure"
+            return _ranked_rows(ranked, intent.top, order, _name(intent.start.label), reached)
 
 
 def _average_reached(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
@@ -664,14 +663,17 @@ def _average_reached(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     )
 
 
-def _top_with_ties(ranked: str, top: int, order: str, name_column: str, measure_column: str) -> str:
-    """The first `top` of `ranked` (rows of `shown` and `measure`) in `order`, and every row tied with the last
-    of them: "the 3 highest" of 4, 3, 3, 3, 1 are four."""
+def _ranked_rows(ranked: str, top: int, order: str, name_column: str, measure_column: str) -> str:
+    """The first `top` of `ranked` (rows of `shown` and `measure`) in `order` and every row tied with the last
+    of them ("the 3 highest" of 4, 3, 3, 3, 1 are four); with no `top`, the first and every row tied with it,
+    and at least ROWS_RANKED rows, which show how close the rest came."""
     beyond = ">=" if order == "DESC" else "<="
+    first = top or 1
+    shown_too = "" if top else f" OR i < {ROWS_RANKED}"
     return (
         f"{ranked} ORDER BY measure {order} WITH collect([shown, measure]) AS ranked "
-        f"WITH ranked, ranked[CASE WHEN size(ranked) < {top} THEN size(ranked) ELSE {top} END - 1][1] AS cut "
-        f"UNWIND ranked AS row WITH row, cut WHERE row[1] {beyond} cut "
+        f"WITH ranked, ranked[CASE WHEN size(ranked) < {first} THEN size(ranked) ELSE {first} END - 1][1] AS cut "
+        f"UNWIND range(0, size(ranked) - 1) AS i WITH ranked[i] AS row, i, cut WHERE row[1] {beyond} cut{shown_too} "
         f"RETURN row[0] AS {name_column}, row[1] AS {measure_column} ORDER BY row[1] {order}, row[0] "
         f"LIMIT {ROWS_LISTED}"
     )

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from cypher.intent import (
     AVERAGE_REACHED,
+    COMMON,
     CONNECTED,
     COUNTING_COMPARATIVES,
     KEYED,
@@ -97,7 +98,7 @@ WHETHER_ASKED = 8
 # A key of the last relationship the question names ("how often": times): read on the relationship, which no
 # key of the nodes reached says; a little above a keyed shape of the same walk read from a guessed node key.
 RELATIONSHIP_READ = 2
-RANKINGS = frozenset({"highest", "lowest", "most_connected", "least_connected"})  # answers a top-N limits
+RANKINGS = frozenset({"highest", "lowest", "most_connected", "least_connected", *COMMON})  # answers a top-N limits
 STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
 
 
@@ -272,6 +273,23 @@ def _count_tests(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[t
         yield CountTest(place, operator, figure), COUNT_TESTED + (ASKED if places else 0)
 
 
+def _common_programs(walk: Walk, shape: AnswerShape, reading: Reading, nodes: Nodes) -> Iterator[Program]:
+    """For a ranking by a count over every node of one label ("which country are most suppliers based in"), the
+    values of each key the question names that the label holds, ranked by how many nodes hold each."""
+    intent = walk.intent
+    ranking = next((a for a in shape.answers if a in CONNECTED), None)
+    if ranking is None or walk.kind != "walk" or intent.hops or intent.start.value or intent.condition is not None:
+        return
+    held = nodes.get(intent.start.label, [])
+    named = identifying_key(held)
+    answer = "most_common" if ranking == "most_connected" else "least_common"
+    counts_it = RANKED_ASKED if intent.start.label in reading.ranked_by else 0
+    for key in shape.keys:
+        if key in held and key != named:
+            score = walk.score + SHAPE_FIRST + KEY_READ + counts_it
+            yield Program(walk, replace(intent, answer=answer, answer_key=key), "", score)
+
+
 def _ranks_what_it_counts(walk: Walk, counted: Sequence[str]) -> int:
     """A ranking by a count ("the time zones with the most airports") counts at the walk's end what the words
     count, and ranks the other kind: RANKED_ASKED for that, against it for the reverse."""
@@ -409,6 +427,7 @@ def enumerate_programs(
     rel_keys = rel_keys or {}
     for order, walk in enumerate(walks):
         found += [(-p.score, order, p) for p in _relationship_programs(walk, shape, nodes, rel_keys, held)]
+        found += [(-p.score, order, p) for p in _common_programs(walk, shape, reading, nodes)]
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue

@@ -126,6 +126,10 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
             return f"the {intent.start.label} that reaches the {most}, and how many"
         case "path_length":
             return "the number"
+        case "most_common" | "least_common":
+            most = "most" if intent.answer == "most_common" else "fewest"
+            many = f"the {intent.top} values" if intent.top else "the value"
+            return f"{many} of {key} the {most} of them hold, ties included, and how many"
         case "average_reached":
             return f"how many each {intent.start.label} reaches, on average"
         case "whether":

@@ -23,8 +23,8 @@ from tools.program_chooser import ProgramChoice, ProgramChoiceError, choose_prog
 
 # People know people (for some years) and live in towns; towns lie in regions.
 GRAPH = (
-    "CREATE (ann:Person {name: 'Ann', age: 31}), (bob:Person {name: 'Bob', age: 45}), "
-    "(cat:Person {name: 'Cat', age: 28}), (dan:Person {name: 'Dan', age: 52}), (eve:Person {name: 'Eve', age: 39}), "
+    "CREATE (ann:Person {name: 'Ann', age: 31, role: 'nurse'}), (bob:Person {name: 'Bob', age: 45, role: 'teacher'}), "
+    "(cat:Person {name: 'Cat', age: 28, role: 'nurse'}), (dan:Person {name: 'Dan', age: 52, role: 'teacher'}), (eve:Person {name: 'Eve', age: 39, role: 'pilot'}), "
     "(north:Region {name: 'North'}), (south:Region {name: 'South'}), "
     "(t1:Town {name: 'Ashby', population: 1200}), (t2:Town {name: 'Brill', population: 800}), "
     "(t3:Town {name: 'Colne', population: 300}), (t4:Town {name: 'Dunmore', population: 150}), "
@@ -165,6 +165,11 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             'the Town nodes reached both from the Person "Ann" and from the Person "Bob": from each, follow '
             "LIVES_IN to a Town; answer: yes or no, with what it finds",
             [["yes", ["Ashby"]]],
+        ),
+        (  # two roles tie for the most people: both are the answer, the rest show how close it came
+            "Which role do the most people have?",
+            "every Person; answer: the value of role the most of them hold, ties included, and how many",
+            [["nurse", 2], ["teacher", 2], ["pilot", 1]],
         ),
         (  # Dunmore, where nobody lives, counts as 0: (2 + 2 + 1 + 0) / 4
             "On average, how many people live in each town?",
