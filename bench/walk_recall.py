@@ -52,6 +52,8 @@ def answered_rows(program: Program, rows: list[list[Any]]) -> list[list[Any]]:
     if program.intent.answer not in RANKINGS or program.intent.top or not rows:
         return rows
     return [row for row in rows if row[-1] == rows[0][-1]]
+
+
 CUTS = (1, 3, 12, DEPTH)
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from contracts.query_path import Grounding
+from contracts.query_path import EntityMatch, Grounding
 from cypher.intent import Anchor, Nodes, Rel
 from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
@@ -63,7 +63,12 @@ def read_question(
     (source, type, target) relationships, each relationship type's property keys)."""
     labels = sorted(nodes)
     rel_types = {rel[1] for rel in rels}
-    named = tuple(dict.fromkeys(Anchor(m.label, m.property, m.value) for m in grounding.described_entities(MAX_NAMED)))
+    named = tuple(
+        dict.fromkeys(
+            Anchor(m.label, m.property, m.value)
+            for m in (_placed(question, m, grounding) for m in grounding.described_entities(MAX_NAMED))
+        )
+    )
     names = {m.mention.lower() for m in grounding.matches} | {m.value.lower() for m in grounding.matches}
     quoted = tuple(dict.fromkeys(q for q in _QUOTED.findall(question) if q.lower() not in names))
     plain = _QUOTED.sub(" ", without_names(question, grounding))
@@ -91,6 +96,34 @@ def read_question(
         counted=_hinted(tuple(singular(w) for w in shape.counted.split()), labels, sorted(rel_types)),
         denied=_hinted(_hint_words(shape.denied, shape.keys, figures), labels, sorted(rel_types)),
         ranked_by=_hinted((singular(shape.ranked_by),), labels, sorted(rel_types)) if shape.ranked_by else (),
+    )
+
+
+PLACED_REACH = 4  # words before a name that may say what kind of thing holds it ("warehouses in Germany")
+
+
+def _placed(question: str, chosen: EntityMatch, grounding: Grounding) -> EntityMatch:
+    """The match of a value that the words just before it place: "warehouses in Germany" is a warehouse's
+    country, though suppliers' countries hold "Germany" too; else the match as chosen (always a thing found by
+    its own name)."""
+    at = question.lower().find(chosen.mention.lower())
+    if at < 0 or chosen.property.lower().endswith(("name", "title")):
+        return chosen  # a thing's own name ("provinces does Thailand have": Thailand, the country)
+    before = _WORD.findall(question[:at].lower())[-PLACED_REACH:]
+    same = [
+        m
+        for m in grounding.matches
+        if m.mention == chosen.mention and m.value == chosen.value and m.how == chosen.how and m != chosen
+    ]
+    said = [m for m in same if _says(before, m.label)]
+    return said[0] if said and not _says(before, chosen.label) else chosen
+
+
+def _says(words: list[str], label: str) -> bool:
+    """Whether `words` say the label, each of its words in the singular or the plural ("warehouses")."""
+    return all(
+        any(w == part or w.removesuffix("s") == part or singular(w) == singular(part) for w in words)
+        for part in schema_words(label).split()
     )
 
 

@@ -15,6 +15,9 @@ MIN_LETTERS = 3  # "on", "is": too short to be a value worth a condition
 NEGATING_PREFIXES = ("non-", "non", "un", "in")
 NEGATING_WORDS = ("not", "non", "never")
 _WORD = re.compile(r"[a-z][a-z0-9-]*")
+# A word followed by one of these says where something goes ("orders delivered to warehouses", "sent to"): it is
+# the verb of a relationship there, not a value the things hold.
+DIRECTING = frozenset({"to", "into", "onto", "towards", "from"})
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,8 @@ def value_words(plain: str) -> tuple[ValueWord, ...]:
         if i and words[i - 1] in NEGATING_WORDS:
             found.setdefault(ValueWord(word, negated=True, said=f"{words[i - 1]} {word}"))
             continue
-        if len(word) >= MIN_LETTERS and word not in NEGATING_WORDS:
+        directs = i + 1 < len(words) and words[i + 1] in DIRECTING
+        if len(word) >= MIN_LETTERS and word not in NEGATING_WORDS and not directs:
             found.setdefault(ValueWord(word))
         for prefix in NEGATING_PREFIXES:
             rest = word[len(prefix) :]

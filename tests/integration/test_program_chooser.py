@@ -21,10 +21,11 @@ from tests.seeded_graph import seeded_graph
 from tests.tool_calls import local_backends
 from tools.program_chooser import ProgramChoice, ProgramChoiceError, choose_program, program_query
 
-# People know people (for some years) and live in towns; towns lie in regions.
+# People (with their roles) know people (for some years) and live in towns; towns lie in regions.
 GRAPH = (
-    "CREATE (ann:Person {name: 'Ann', age: 31, role: 'nurse'}), (bob:Person {name: 'Bob', age: 45, role: 'teacher'}), "
-    "(cat:Person {name: 'Cat', age: 28, role: 'nurse'}), (dan:Person {name: 'Dan', age: 52, role: 'teacher'}), (eve:Person {name: 'Eve', age: 39, role: 'pilot'}), "
+    "CREATE (ann:Person {name: 'Ann', age: 31, role: 'nurse'}), "
+    "(bob:Person {name: 'Bob', age: 45, role: 'teacher'}), (cat:Person {name: 'Cat', age: 28, role: 'nurse'}), "
+    "(dan:Person {name: 'Dan', age: 52, role: 'teacher'}), (eve:Person {name: 'Eve', age: 39, role: 'pilot'}), "
     "(north:Region {name: 'North'}), (south:Region {name: 'South'}), "
     "(t1:Town {name: 'Ashby', population: 1200}), (t2:Town {name: 'Brill', population: 800}), "
     "(t3:Town {name: 'Colne', population: 300}), (t4:Town {name: 'Dunmore', population: 150}), "

@@ -64,3 +64,18 @@ def test_a_question_naming_nothing_reads_empty_names() -> None:
     assert reading.named == () and reading.asked == "Country" and reading.labels == ("Country",)
     assert reading.shape.answers[0] == "count"
     assert "Country" not in read_question("Count the regions", Grounding(), NODES, RELS).hinted  # "count" is no stem
+
+
+def test_a_value_two_kinds_hold_is_the_one_the_words_before_it_say() -> None:
+    nodes: Nodes = {"Supplier": ["name", "country"], "Warehouse": ["name", "country"], "Order": ["number"]}
+    rels: set[Rel] = {("Order", "DELIVER_TO", "Warehouse"), ("Order", "ISSUED_TO", "Supplier")}
+    both = Grounding(
+        matches=[
+            EntityMatch(mention="Germany", label=label, property="country", value="Germany", how="exact")
+            for label in ("Supplier", "Warehouse")
+        ]
+    )
+    placed = read_question("Total value of orders delivered to warehouses in Germany?", both, nodes, rels)
+    assert placed.named == (Anchor("Warehouse", "country", "Germany"),)
+    unplaced = read_question("What is the total value of orders from Germany?", both, nodes, rels)
+    assert unplaced.named == (Anchor("Supplier", "country", "Germany"),)  # the first, as found

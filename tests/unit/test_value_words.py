@@ -23,3 +23,9 @@ def test_each_once_in_order_and_bounded() -> None:
     found = value_words("open open open")
     assert found == (ValueWord("open"), ValueWord("open open"))
     assert len(value_words(" ".join(f"w{i}xx" for i in range(500)))) == MAX_WORDS
+
+
+def test_a_word_that_says_where_things_go_is_a_relationships_verb_not_a_value() -> None:
+    words = {v.word for v in value_words("total value of orders delivered to warehouses")}
+    assert "delivered" not in words and "delivered to" in words  # the pair is still looked up
+    assert "delivered" in {v.word for v in value_words("how many delivered orders are there")}
