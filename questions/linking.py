@@ -181,26 +181,20 @@ def content_words(text: str, spent: Iterable[str] = ()) -> list[str]:
     return words[:MAX_WORDS]
 
 
-def stem_shared(word: str, other: str) -> bool:
-    """Two words of one stem: equal on all but the last two letters of the shorter, and on MIN_TOKEN or more
-    ("border"/"bordering", "supply"/"supplied")."""
-    if word == other:
-        return True
-    shared = 0
-    for a, b in zip(word, other, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return shared >= max(MIN_TOKEN, min(len(word), len(other)) - 2)
-
-
-def _prefix(word: str, other: str) -> int:
+def shared_prefix(word: str, other: str) -> int:
+    """How many first letters two words share."""
     shared = 0
     for a, b in zip(word, other, strict=False):
         if a != b:
             break
         shared += 1
     return shared
+
+
+def stem_shared(word: str, other: str) -> bool:
+    """Two words of one stem: equal on all but the last two letters of the shorter, and on MIN_TOKEN or more
+    ("border"/"bordering", "supply"/"supplied")."""
+    return word == other or shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - 2)
 
 
 def _spelled(word: str, terms: Sequence[SchemaTerm]) -> SchemaTerm | None:
@@ -210,7 +204,7 @@ def _spelled(word: str, terms: Sequence[SchemaTerm]) -> SchemaTerm | None:
     best: tuple[int, SchemaTerm] | None = None
     for term in terms:
         parts = [singular(part) for part in term.words.split() if len(part) >= 2]
-        spelled = [_prefix(w, part) + (w == part) for part in parts if stem_shared(w, part)]
+        spelled = [shared_prefix(w, part) + (w == part) for part in parts if stem_shared(w, part)]
         if spelled and (best is None or max(spelled) > best[0]):
             best = (max(spelled), term)
     return best[1] if best else None

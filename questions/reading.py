@@ -16,7 +16,7 @@ from cypher.intent import Anchor, Nodes, Rel
 from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
-from questions.linking import Linking
+from questions.linking import Linking, shared_prefix
 from questions.named_terms import MIN_TOKEN, singular
 from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
@@ -132,12 +132,7 @@ def _stem_key(word: str) -> str:
 
 
 def _same_stem(word: str, other: str) -> bool:
-    shared = 0
-    for a, b in zip(word, other, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return shared >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
+    return shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
 
 
 def _hint_words(plain: str, keys: tuple[str, ...], figures: tuple[str, ...]) -> tuple[str, ...]:
