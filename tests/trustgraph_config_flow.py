@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from embedded.processes import ManagedProcess, free_port, tcp_open
-from tests.trustgraph_gateway import TG_BIN, run_cli, tg_program
+from tests.trustgraph_gateway import LOADED, TG_BIN, run_cli, tg_program
 
 CONFIG_SVC = Path(__file__).with_name("trustgraph_config_svc.py")
 
@@ -131,7 +131,8 @@ async def running_services(pulsar_url: str, log_dir: Path) -> AsyncIterator[Trus
             if await tcp_open(port):
                 break
             await asyncio.sleep(0.1)
-        # The gateway's first look at the workspaces replaces the set it knows: a workspace created before that
-        # look is answered would be forgotten, so none is created until the gateway says so.
-        await logged([Logged(gateway, "Known workspaces:")], timeout_s=120)
+        # The gateway's first look at the workspaces replaces the set it knows, and it takes the config version
+        # its fetches answer: a workspace created before that look ends would be forgotten (or its push ignored
+        # as a version already seen), so none is created until the gateway says it is done.
+        await logged([Logged(gateway, LOADED)], timeout_s=120)
         yield TrustGraphServices(f"http://127.0.0.1:{port}/", config, flows, iam, gateway)

@@ -308,6 +308,10 @@ class Gateway:
         raise TimeoutError(f"{part.name} never logged {line!r}:\n{part.log_tail(30)}")
 
 
+# What the gateway logs once its first fetch of every workspace is done and it acts on config pushes.
+LOADED = "Config loader initialised, waiting for notifys"
+
+
 def _process(name: str, argv: list[str], log_dir: Path, **options: Any) -> ManagedProcess:
     """One of TrustGraph's programs as its container runs it, without Loki and the Prometheus endpoint (nothing
     here reads them)."""
@@ -360,10 +364,11 @@ async def running_gateway(pulsar_url: str, falkordb_url: str, log_dir: Path) -> 
             part.start()
         for part in parts:
             await part.wait_ready(60)
-        # The gateway's first look at the workspaces replaces the set it knows: a flow started before that look
-        # is answered would be forgotten (its workspace "not found"), so none starts until the gateway says so.
+        # The gateway's first look at the workspaces replaces the set it knows, and it takes the config version
+        # its fetches answer: a flow started before that look ends would be forgotten (its workspace "not found",
+        # or its push ignored as a version already seen), so none starts until the gateway says it is done.
         for _ in range(600):
-            if "Known workspaces:" in parts[0].log_path.read_text(errors="replace"):
+            if LOADED in parts[0].log_path.read_text(errors="replace"):
                 break
             await asyncio.sleep(0.1)
         yield Gateway(f"http://127.0.0.1:{port}/", services, *parts, graph)
