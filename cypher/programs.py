@@ -246,8 +246,9 @@ def _relationship_programs(
                 if key == tested and len(keys) == 1:
                     continue  # the one key named is the condition's ("more than 10 times"), not the answer
                 for condition, condition_evidence in [*values, (None, 0)]:
-                    intent = replace(walk.intent, answer=answer, answer_key=key, relationship_key=True)
-                    intent = replace(intent, condition=condition)
+                    intent = replace(
+                        walk.intent, answer=answer, answer_key=key, relationship_key=True, condition=condition
+                    )
                     yield Program(walk, intent, "", evidence + KEY_READ + condition_evidence)
         if tested and compared is not None and walk.kind == "walk":
             operator, figure = compared
@@ -463,10 +464,7 @@ def enumerate_programs(
                         score += _ranks_what_it_counts(walk, (reading.asked,))
                     found.append((-score, order, Program(walk, intent, "", score)))
     found.sort(key=lambda entry: (entry[0], entry[1]))
-    ranked = [program for _, _, program in found]
-    if not shape.top:
-        return ranked
-    return [replace(p, intent=replace(p.intent, top=shape.top)) if p.intent.answer in RANKINGS else p for p in ranked]
+    return [program for _, _, program in found]
 
 
 def programs(
@@ -490,6 +488,8 @@ def programs(
     for program in enumerate_programs(reading, shape, nodes, walks, held, rel_keys):
         if len(chosen) == k:
             break
+        if shape.top and program.intent.answer in RANKINGS:  # "the 3 highest": only the programs kept say so
+            program = replace(program, intent=replace(program.intent, top=shape.top))
         try:
             query = compile_intent(program.intent, nodes, rels)
         except IntentError:

@@ -72,16 +72,19 @@ def unused_words(
     )
 
 
+# How a program combines two named things, as the form whose cue words it realises.
+_COMBINED = {
+    "also_reached_from_other": "shared",
+    "not_reached_from_other": "excluded",
+    "through_to_other": "connection",
+}
+
+
 def _forms(kind: str, intent: QueryIntent) -> list[str]:
     """The forms whose cue words the program realises: a compared figure, and how it combines two named things."""
     compared = intent.condition is not None and intent.condition.operator != "="
     forms = ["comparison"] if compared or intent.count_test is not None or intent.contrast is not None else []
-    combined = {
-        "also_reached_from_other": "shared",
-        "not_reached_from_other": "excluded",
-        "through_to_other": "connection",
-    }
-    forms += [combined[intent.combine]] if intent.combine in combined else []
+    forms += [_COMBINED[intent.combine]] if intent.combine in _COMBINED else []
     forms += ["excluded"] if intent.lacks is not None else []
     forms += [kind] if kind in ("shared", "excluded", "connection") else []
     return forms
