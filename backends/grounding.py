@@ -17,6 +17,7 @@ from cypher.intent import identifying_key
 from cypher.text import blank_strings, labelled_variables
 from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
 from questions.named_terms import (
+    FORMED_EXTRA,
     Neighbours,
     describe_connection,
     describe_entity,
@@ -24,6 +25,7 @@ from questions.named_terms import (
     mentions,
     misplaced_name,
     move_comparison,
+    name_stems,
     name_tokens,
     named_lookups,
     names_in_lower_case,
@@ -74,6 +76,52 @@ async def _stored(
             max_rows=limit,
         )
     ).rows
+
+
+_FORMED = (
+    "MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE ANY(stem IN $stems WHERE "
+    "toLower(text) STARTS WITH toLower(stem) AND size(text) <= size(stem) + $extra) "
+    "RETURN DISTINCT labels(n)[0], k, text LIMIT $limit"
+)
+FORMED_LOOKED = 20  # stored names looked at for an adjective's stems (the nearest few are kept)
+
+
+async def _formed(graph: GraphStore, mention: str) -> list[EntityMatch]:
+    """The stored names a capitalised adjective is formed from ("African": Africa, "Swedish": Sweden), on the
+    key that names nodes of their label: those nearest in length to a stem ("Indian": India, not Indiana)."""
+    stems = name_stems(mention)
+    if not stems:
+        return []
+    rows = (
+        await graph.ro_query(
+            _FORMED,
+            {"stems": stems, "extra": FORMED_EXTRA, "skip": list(BOOKKEEPING_LABELS), "limit": FORMED_LOOKED},
+            max_rows=FORMED_LOOKED,
+        )
+    ).rows
+    keys = await _naming_keys(graph, {str(label) for label, _, _ in rows})
+    named = [(str(label), str(key), str(value)) for label, key, value in rows if keys.get(str(label)) == str(key)]
+
+    def distance(value: str) -> int:
+        return min(len(value) - len(stem) for stem in stems if value.lower().startswith(stem.lower()))
+
+    nearest = min((distance(value) for _, _, value in named), default=0)
+    named = sorted((m for m in named if distance(m[2]) == nearest), key=lambda m: m[2])
+    return [
+        EntityMatch(mention=mention, label=label, property=key, value=value, how="formed")
+        for label, key, value in named
+    ][:MATCHES_PER_MENTION]
+
+
+async def _naming_keys(graph: GraphStore, labels: set[str]) -> dict[str, str]:
+    """The key that names nodes of each label (cypher/intent.py identifying_key), read off one node of each."""
+    keys: dict[str, str] = {}
+    for label in sorted(labels):
+        rows = (await graph.ro_query(f"MATCH {_labelled(label)} RETURN keys(n) LIMIT 1", max_rows=1)).rows
+        key = identifying_key([str(k) for k in rows[0][0]]) if rows else None
+        if key is not None:
+            keys[label] = key
+    return keys
 
 
 async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
@@ -336,6 +384,9 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
     mentioned = await _mentions(question, words)
     for mention in mentioned:
         found = await _titled(question, graph, mention) or await _find(graph, mention)
+        if not any(m.how == "exact" for m in found):
+            # "African" is Africa, not the "Central African Republic" that contains the word
+            found = await _formed(graph, mention) or found
         if found:
             grounding.matches.extend(found)
         else:

@@ -26,7 +26,9 @@ class EntityMatch(BaseModel):
     label: str
     property: str
     value: str
-    how: Literal["exact", "contains", "words"]  # equal ignoring case; stored value contains it; by its words
+    # equal ignoring case; stored value contains it; by its words; the name an adjective is formed from
+    # ("African": Africa)
+    how: Literal["exact", "contains", "words", "formed"]
 
     def same_name(self) -> bool:
         """Found as the name itself: equal, containing it, or (by words) a stored name the question's
@@ -57,7 +59,7 @@ class Grounding(BaseModel):
         chosen: list[EntityMatch] = []
         for mention in dict.fromkeys(m.mention for m in self.matches):
             found = [m for m in self.matches if m.mention == mention and m.same_name()]
-            usable = [m for m in found if m.how == "exact"] or (found if len(found) == 1 else [])
+            usable = [m for m in found if m.how in ("exact", "formed")] or (found if len(found) == 1 else [])
             if usable:
                 chosen.append(min(usable, key=lambda m: not m.property.lower().endswith(("name", "title"))))
         return chosen[:limit]

@@ -154,6 +154,9 @@ class QueryIntent:
     # How many a ranking returns (highest, lowest, most_connected, least_connected): the first `top`, and any
     # tied with the last of them ("the 3 highest"); 0: ROWS_RANKED, the first answers and how close it was.
     top: int = 0
+    # The node a most_connected or least_connected ranking ranks: 0 the start, i the node after the i-th step
+    # ("which city in Ohio has the most airports": the cities the walk from Ohio passes, by the airports beyond).
+    ranked_group: int = 0
 
     @property
     def names_relationship(self) -> bool:
@@ -396,6 +399,8 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         raise IntentError("a relationship's property is read along the walk's own steps, from one start")
     if intent.contrast is not None:
         return _contrasted(intent, intent.contrast, nodes, rels)
+    if intent.ranked_group:
+        return _group_ranked(intent, nodes, rels)
     start, picked = _match_anchor("a", intent.start, nodes)
     last = RELATIONSHIP if intent.names_relationship else ""
     walk, end_label = _walk(start, intent.start.label, intent.hops, rels, "x", last=last)
@@ -471,6 +476,29 @@ def _count_tested(
         f"RETURN {shown} AS {group_column}, reached AS {counted} "
         f"ORDER BY reached DESC, {group_column} LIMIT {ROWS_LISTED}"
     )
+
+
+def _group_ranked(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
+    """The nodes at the ranking's place, ranked by how many distinct nodes each reaches at the walk's end; one
+    that reaches none counts 0 ("the town with the fewest people" may have none)."""
+    group_at = intent.ranked_group
+    if intent.answer not in CONNECTED or not 0 < group_at < len(intent.hops):
+        raise IntentError("a ranking of the nodes a walk passes needs steps after them")
+    tested = (intent.condition, intent.lacks, intent.count_test) != (None, None, None)
+    if intent.names_relationship or intent.combine != "none" or tested:
+        raise IntentError("a ranking of the nodes a walk passes counts along one walk, untested")
+    group = f"x{group_at}"
+    start, picked = _match_anchor("a", intent.start, nodes)
+    to_group, group_label = _walk(start, intent.start.label, intent.hops[:group_at], rels, "x", end=group)
+    beyond, end_label = _walk(f"({group})", group_label, intent.hops[group_at:], rels, "y")
+    where = [picked] if picked else []
+    head = f"MATCH {to_group}" + (" WHERE " + " AND ".join(where) if where else "")
+    head += f" OPTIONAL MATCH {beyond}" + (" WHERE b <> a" if intent.start.value else "")
+    order = "DESC" if intent.answer == "most_connected" else "ASC"
+    shown = _display(group, group_label, nodes)
+    ranked = f"{head} WITH {group}, count(DISTINCT b) AS measure WITH {shown} AS shown, measure"
+    reached = _name(f"{end_label or 'nodes'}_reached")
+    return _ranked_rows(ranked, intent.top, order, _name(group_label or "name"), reached)
 
 
 def _measured(

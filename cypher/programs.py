@@ -291,6 +291,25 @@ def _common_programs(walk: Walk, shape: AnswerShape, reading: Reading, nodes: No
             yield Program(walk, replace(intent, answer=answer, answer_key=key), "", score)
 
 
+def _scoped_rankings(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[Program]:
+    """For a ranking by a count within a named thing ("which city in Ohio has the most airports"), the nodes of
+    the label asked for that the walk from the named thing passes, ranked by how many each reaches at its end."""
+    intent = walk.intent
+    if walk.kind != "walk" or not intent.start.value or len(intent.hops) < 2 or reading.asked is None:
+        return
+    if intent.condition is not None or intent.lacks is not None:
+        return
+    for rank, answer in enumerate(shape.answers):
+        if answer not in CONNECTED:
+            continue
+        for place in range(1, len(intent.hops)):
+            if reading.asked in walk.labels[place]:
+                score = (
+                    walk.score + _shape_evidence(rank) + RANKED_ASKED + _ranks_what_it_counts(walk, reading.ranked_by)
+                )
+                yield Program(walk, replace(intent, answer=answer, ranked_group=place), "", score)
+
+
 def _ranks_what_it_counts(walk: Walk, counted: Sequence[str]) -> int:
     """A ranking by a count ("the time zones with the most airports") counts at the walk's end what the words
     count, and ranks the other kind: RANKED_ASKED for that, against it for the reverse."""
@@ -429,6 +448,7 @@ def enumerate_programs(
     for order, walk in enumerate(walks):
         found += [(-p.score, order, p) for p in _relationship_programs(walk, shape, nodes, rel_keys, held)]
         found += [(-p.score, order, p) for p in _common_programs(walk, shape, reading, nodes)]
+        found += [(-p.score, order, p) for p in _scoped_rankings(walk, shape, reading)]
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue

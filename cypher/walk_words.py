@@ -98,10 +98,12 @@ def _counted(test: CountTest, walk: Walk) -> str:
     return f"only the {group} nodes that reach {_HOW_MANY.get(test.operator, test.operator)} {test.value} of them"
 
 
-def describe_answer(intent: QueryIntent, reached: str) -> str:
+def describe_answer(intent: QueryIntent, reached: str, ranked: str = "") -> str:
     """What the program returns, in words: "how many", "the total population", "the Town with the highest
-    population"; a key of the last relationship said with it ("the total SUPPLIES lead_time_days")."""
+    population"; a key of the last relationship said with it ("the total SUPPLIES lead_time_days"); `ranked`:
+    the kind of the nodes a ranking by what they reach ranks (the start's label when not given)."""
     key = intent.answer_key
+    ranked = ranked or intent.start.label
     if intent.relationship_key and intent.hops:
         key = f"{intent.hops[-1].relationship} {key}"
     match intent.answer:
@@ -122,8 +124,8 @@ def describe_answer(intent: QueryIntent, reached: str) -> str:
         case "most_connected" | "least_connected":
             most = "most" if intent.answer == "most_connected" else "fewest"
             if intent.top:
-                return f"the {intent.top} {intent.start.label} nodes that reach the {most}, ties included, and how many"
-            return f"the {intent.start.label} that reaches the {most}, and how many"
+                return f"the {intent.top} {ranked} nodes that reach the {most}, ties included, and how many"
+            return f"the {ranked} that reaches the {most}, and how many"
         case "path_length":
             return "the number"
         case "most_common" | "least_common":
@@ -159,7 +161,8 @@ def describe_program(walk: Walk, intent: QueryIntent) -> str:
         group = _kinds(walk.labels[intent.count_test.group])
         counted = _counted(intent.count_test, walk)
         return f"{describe_walk(walk)}{tested}; {counted}; answer: those {group} nodes and how many each reaches"
-    return f"{describe_walk(walk)}{tested}; answer: {describe_answer(intent, reached)}"
+    ranked = _kinds(walk.labels[intent.ranked_group]) if intent.ranked_group < len(walk.labels) else ""
+    return f"{describe_walk(walk)}{tested}; answer: {describe_answer(intent, reached, ranked)}"
 
 
 def numbered(walks: Sequence[Walk]) -> str:

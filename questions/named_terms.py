@@ -208,6 +208,25 @@ def occurrences(question: str, stored: set[str], any_case: bool = False) -> list
     return said
 
 
+# English endings that make an adjective of a place's or a group's name: "African" (Africa), "European"
+# (Europe), "Vietnamese" (Vietnam), "Swedish" (Sweden), "Icelandic" (Iceland), "Iraqi" (Iraq), "Northern"
+# (North). Longest first.
+_ADJECTIVE_ENDINGS = ("ian", "ean", "ese", "ish", "ern", "ic", "an", "n", "i")
+FORMED_EXTRA = 3  # letters a name may have past the stem its adjective keeps ("Ital-ian": "Ital-y")
+
+
+def name_stems(mention: str) -> list[str]:
+    """The stems a capitalised adjective keeps of the name it is formed from, longest first ("Western Asian":
+    "Western Asia", "Western Asi"): a stored name that starts with one, and is at most FORMED_EXTRA letters
+    longer, is the one the adjective names. None for a word that is no such adjective."""
+    head, _, last = mention.rpartition(" ")
+    if not last[:1].isupper() or not last.isalpha():
+        return []
+    stems = [last[: -len(ending)] for ending in _ADJECTIVE_ENDINGS if last.lower().endswith(ending)]
+    prefix = f"{head} " if head else ""
+    return list(dict.fromkeys(f"{prefix}{stem}" for stem in stems if len(stem) >= MIN_TOKEN - 1))
+
+
 def name_tokens(mention: str) -> list[str]:
     """The words of a name long enough to find it by when the whole name is not stored as written."""
     return [w for w in mention.replace("-", " ").split() if len(w) >= MIN_TOKEN]

@@ -190,6 +190,18 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "the fewest, ties included, and how many",
             [["Colne", 1], ["Ashby", 2], ["Brill", 2]],
         ),
+        (  # within a named thing: the towns the walk from it passes, by the people beyond each
+            "Which town in the North has the most people living in it?",
+            'from the Region "North", follow IN_REGION backwards (from Region to Town), then LIVES_IN backwards '
+            "(from Town to Person); answer: the Town that reaches the most, and how many",
+            [["Ashby", 2], ["Brill", 2], ["Dunmore", 0]],
+        ),
+        (  # "Northern" is the North's; a town where nobody lives has the fewest
+            "Which Northern town has the fewest people living in it?",
+            'from the Region "North", follow IN_REGION backwards (from Region to Town), then LIVES_IN backwards '
+            "(from Town to Person); answer: the Town that reaches the fewest, and how many",
+            [["Dunmore", 0], ["Ashby", 2], ["Brill", 2]],
+        ),
         (
             "Which 2 towns have the highest population?",
             "every Town; answer: the 2 Town nodes with the highest population, ties included",

@@ -12,6 +12,7 @@ from questions.named_terms import (
     ignored_names,
     mentions,
     misplaced_name,
+    name_stems,
     name_tokens,
     named_lookups,
     occurrences,
@@ -196,3 +197,20 @@ def test_a_question_typed_in_lower_case_may_write_its_names_so() -> None:
     assert names_in_lower_case("which country is lagos in")
     assert names_in_lower_case("What connects payment PAY-00132 with the toronto distribution center?")
     assert not names_in_lower_case("Which elements did Bo Lund find while reading?")
+
+
+@pytest.mark.parametrize(
+    ("mention", "stems"),
+    [
+        ("African", ["Afric", "Africa"]),
+        ("Vietnamese", ["Vietnam"]),
+        ("Western Asian", ["Western Asi", "Western Asia"]),
+        ("Northern", ["North", "Norther"]),
+        ("Sweden", ["Swede"]),  # a stored name as said is found before any stem is looked up (backends/grounding.py)
+        ("Peru", []),  # no adjective's ending
+        ("acme", []),  # not capitalised
+        ("SUP-001", []),
+    ],
+)
+def test_the_stems_an_adjective_keeps_of_the_name_it_is_formed_from(mention: str, stems: list[str]) -> None:
+    assert name_stems(mention) == stems
