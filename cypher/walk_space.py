@@ -68,6 +68,8 @@ class Reading(Protocol):
     def denied(self) -> tuple[str, ...]: ...
     @property
     def ranked_by(self) -> tuple[str, ...]: ...
+    @property
+    def unsaid(self) -> tuple[tuple[str, int], ...]: ...
 
 
 LabelSet = frozenset[str]
@@ -202,9 +204,12 @@ def _intent(kind: Kind, path: _Path, other: Anchor | None) -> QueryIntent:
     return QueryIntent(path.start, path.hops, combine, other)
 
 
-def _order(walk: Walk, named: tuple[Anchor, ...]) -> tuple[int, int, int, int, int, int, str]:
-    """Best evidence first, then shorter, then fewer hops against the arrow, then by kind, by where its named
-    things stand in the question, and by its hops: a total order, the same on every run."""
+def _order(
+    walk: Walk, named: tuple[Anchor, ...], unsaid: dict[str, int]
+) -> tuple[int, int, int, int, int, int, int, str]:
+    """Best evidence first, then shorter, then with fewer words of its relationships' names the question does
+    not say, then fewer hops against the arrow, then by kind, by where its named things stand in the question,
+    and by its hops: a total order, the same on every run."""
     intent = walk.intent
 
     def at(anchor: Anchor | None) -> int:
@@ -215,6 +220,7 @@ def _order(walk: Walk, named: tuple[Anchor, ...]) -> tuple[int, int, int, int, i
     return (
         -walk.score,
         len(intent.hops),
+        sum(unsaid.get(hop.relationship, 0) for hop in intent.hops),
         backwards,
         _KIND_ORDER[walk.kind],
         at(intent.start),
@@ -324,7 +330,8 @@ def enumerate_walks(
             and tuple(hop.relationship for hop in path.hops) in held
         )
         walks.append(Walk(kind, _intent(kind, path, other), path.labels, _score(kind, path, other, reading, is_held)))
-    return sorted(walks, key=lambda walk: _order(walk, named))
+    unsaid = dict(reading.unsaid)
+    return sorted(walks, key=lambda walk: _order(walk, named, unsaid))
 
 
 def candidate_walks(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from questions.answer_shape import SHAPE_WORDS
 from questions.asked_for import schema_words
-from questions.named_terms import MIN_TOKEN, singular
+from questions.named_terms import MIN_TOKEN, short_inflection, singular, word_forms
 
 if TYPE_CHECKING:  # numpy is imported where words are linked: a worker that reads no question never loads it
     import numpy as np
@@ -194,7 +194,9 @@ def shared_prefix(word: str, other: str) -> int:
 def stem_shared(word: str, other: str) -> bool:
     """Two words of one stem: equal on all but the last two letters of the shorter, and on MIN_TOKEN or more
     ("border"/"bordering", "supply"/"supplied")."""
-    return word == other or shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - 2)
+    if word == other or short_inflection(word, other):
+        return True
+    return shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - 2)
 
 
 def _spelled(word: str, terms: Sequence[SchemaTerm]) -> SchemaTerm | None:
@@ -203,7 +205,7 @@ def _spelled(word: str, terms: Sequence[SchemaTerm]) -> SchemaTerm | None:
     w = singular(word)
     best: tuple[int, SchemaTerm] | None = None
     for term in terms:
-        parts = [singular(part) for part in term.words.split() if len(part) >= 2]
+        parts = [form for part in term.words.split() if len(part) >= 2 for form in word_forms(part)]
         spelled = [shared_prefix(w, part) + (w == part) for part in parts if stem_shared(w, part)]
         if spelled and (best is None or max(spelled) > best[0]):
             best = (max(spelled), term)

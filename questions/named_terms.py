@@ -74,6 +74,26 @@ def singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+def word_forms(word: str) -> tuple[str, ...]:
+    """A schema word's singular, and the word without its last "s" where that differs ("uses": "us" by the
+    rule for "buses", and "use")."""
+    singular_form = singular(word)
+    plain = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return tuple(dict.fromkeys((singular_form, plain)))
+
+
+def short_inflection(word: str, other: str) -> bool:
+    """Whether one word is the other, shorter than MIN_TOKEN, with an English inflection ("use": "used",
+    "uses", "using"): the stem is too short to compare by its first letters."""
+    short, long = sorted((word, other), key=len)
+    if len(short) >= MIN_TOKEN or len(short) < 3:
+        return False
+    forms = {short + "s", short + "d", short + "ed", short + "es", short + "ing"}
+    if short.endswith("e"):
+        forms.add(short[:-1] + "ing")
+    return long in forms
+
+
 def _known_words(vocabulary: set[str]) -> set[str]:
     """The schema's words, lower case with singulars, and the parts of its compound identifiers: a question
     says "area km2" for `area_km2` and "purchase order" for `PurchaseOrder`, and "km2" is no name."""

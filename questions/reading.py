@@ -17,7 +17,7 @@ from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, witho
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
 from questions.linking import Linking, shared_prefix
-from questions.named_terms import MIN_TOKEN, singular
+from questions.named_terms import MIN_TOKEN, short_inflection, singular, word_forms
 from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
 
@@ -50,6 +50,9 @@ class QuestionReading:
     counted: tuple[str, ...] = ()  # labels and relationship types the noun a compared figure counts hints
     denied: tuple[str, ...] = ()  # labels and relationship types the words after a denial hint
     ranked_by: tuple[str, ...] = ()  # ... and those the plural a superlative counts hints ("the most airports")
+    # For each relationship type, how many words of its name the question does not say ("formerly" of
+    # FORMERLY_USED_CURRENCY, asked which currency a country uses): walks otherwise alike rank the one said.
+    unsaid: tuple[tuple[str, int], ...] = ()
 
 
 def read_question(
@@ -96,6 +99,7 @@ def read_question(
         counted=_hinted(tuple(singular(w) for w in shape.counted.split()), labels, sorted(rel_types)),
         denied=_hinted(_hint_words(shape.denied, shape.keys, figures), labels, sorted(rel_types)),
         ranked_by=_hinted((singular(shape.ranked_by),), labels, sorted(rel_types)) if shape.ranked_by else (),
+        unsaid=_unsaid(words, sorted(rel_types)),
     )
 
 
@@ -127,12 +131,31 @@ def _says(words: list[str], label: str) -> bool:
     )
 
 
+def _unsaid(words: tuple[str, ...], rel_types: list[str]) -> tuple[tuple[str, int], ...]:
+    """Each relationship type with the number of its name's words (MIN_TOKEN letters or more) that share a
+    stem with no word of the question."""
+    said = set(words)
+    counts = []
+    for rel_type in rel_types:
+        parts = [w for w in schema_words(rel_type).split() if len(w) >= MIN_TOKEN]
+        counts.append((rel_type, sum(not any(_says_part(part, w) for w in said) for part in parts)))
+    return tuple(counts)
+
+
+def _says_part(part: str, word: str) -> bool:
+    """Whether a word of the question says a word of a schema name, in one of its forms ("uses" is "use",
+    which "used" says)."""
+    return any(_same_stem(form, word) for form in (part, *word_forms(part)))
+
+
 def _stem_key(word: str) -> str:
     return word[:MIN_TOKEN]
 
 
 def _same_stem(word: str, other: str) -> bool:
-    return shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
+    return short_inflection(word, other) or (
+        shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
+    )
 
 
 def _hint_words(plain: str, keys: tuple[str, ...], figures: tuple[str, ...]) -> tuple[str, ...]:
@@ -165,12 +188,14 @@ def _hinted(
     by_start: dict[str, list[tuple[str, str, bool]]] = {}
     for names, is_label in ((labels, True), (rel_types, False)):
         for name in names:
-            for part in dict.fromkeys(singular(w) for w in schema_words(name).split()):
+            for part in dict.fromkeys(f for w in schema_words(name).split() for f in word_forms(w)):
                 if len(part) >= MIN_TOKEN:
                     by_start.setdefault(_stem_key(part), []).append((part, name, is_label))
+                elif len(part) == MIN_TOKEN - 1:  # "use" of USES_CURRENCY: its inflections hint it ("used")
+                    by_start.setdefault(part, []).append((part, name, is_label))
     found: dict[str, None] = {}
     for word in dict.fromkeys(words):
-        for part, name, is_label in by_start.get(_stem_key(word), []):
+        for part, name, is_label in by_start.get(_stem_key(word), []) + by_start.get(word[: MIN_TOKEN - 1], []):
             if not _same_stem(word, part):
                 continue
             if is_label or (word not in label_words and (word not in spent or name in spent[word])):

@@ -15,7 +15,7 @@ from cypher.intent import Anchor, Nodes, QueryIntent, identifying_key
 from questions.answer_shape import form_cued
 from questions.asked_for import schema_words
 from questions.linking import Linking, SchemaTerm, stem_shared
-from questions.named_terms import singular
+from questions.named_terms import singular, word_forms
 
 
 def _anchors(intent: QueryIntent) -> list[Anchor]:
@@ -56,7 +56,7 @@ def _used(words: str, term: SchemaTerm, by: str, parts: set[tuple[str, str]]) ->
     if by != "spelling" or term.kind == "value":
         return False
     said = [singular(w) for w in words.split()]
-    spelled = {singular(w) for kind, part in parts if kind != "value" for w in schema_words(part).split()}
+    spelled = {f for kind, part in parts if kind != "value" for w in schema_words(part).split() for f in word_forms(w)}
     return all(any(stem_shared(w, p) for p in spelled) for w in said)
 
 

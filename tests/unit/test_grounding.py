@@ -18,6 +18,8 @@ from questions.named_terms import (
     occurrences,
     relabel,
     said_phrases,
+    short_inflection,
+    word_forms,
 )
 
 SCHEMA = {"Supplier", "PurchaseOrder", "Invoice", "Document", "name", "status", "topic", "ISSUED_TO", "Warehouse"}
@@ -214,3 +216,24 @@ def test_a_question_typed_in_lower_case_may_write_its_names_so() -> None:
 )
 def test_the_stems_an_adjective_keeps_of_the_name_it_is_formed_from(mention: str, stems: list[str]) -> None:
     assert name_stems(mention) == stems
+
+
+@pytest.mark.parametrize(
+    ("word", "other", "inflected"),
+    [
+        ("use", "used", True),
+        ("use", "using", True),
+        ("uses", "use", True),
+        ("own", "owned", True),
+        ("age", "agent", False),  # an ending English does not inflect with
+        ("art", "artist", False),
+    ],
+)
+def test_a_three_letter_stem_is_said_by_its_inflections(word: str, other: str, inflected: bool) -> None:
+    assert short_inflection(word, other) is inflected
+
+
+def test_a_schema_word_is_read_in_each_singular_it_may_have() -> None:
+    assert word_forms("uses") == ("us", "use")
+    assert word_forms("countries") == ("country", "countrie")
+    assert word_forms("class") == ("class",)

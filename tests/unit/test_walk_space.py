@@ -205,3 +205,20 @@ def test_the_enumeration_stays_bounded_on_a_large_schema() -> None:
     best = candidate_walks(named, nodes, rels)
     assert len(best) == CANDIDATES
     assert_all_compile(best, (nodes, rels))
+
+
+# Territories use currencies now and used others before: two relationships join the same two labels.
+MONEY: tuple[Nodes, set[Rel]] = (
+    {"Territory": ["name"], "Currency": ["name", "code"]},
+    {("Territory", "USES_CURRENCY", "Currency"), ("Territory", "FORMERLY_USED_CURRENCY", "Currency")},
+)
+
+
+def test_of_two_relationships_joining_the_same_labels_the_one_the_question_says_comes_first() -> None:
+    lesotho = Anchor("Territory", "name", "Lesotho")
+    grounding = grounded(("Lesotho", "Territory", "name"))
+    uses, formerly = (Hop("USES_CURRENCY", OUT),), (Hop("FORMERLY_USED_CURRENCY", OUT),)
+    used = walks_for("Which currencies are used in Lesotho?", grounding, MONEY)  # "used" says "uses" too
+    assert rank_of(used, "walk", lesotho, uses) < rank_of(used, "walk", lesotho, formerly)
+    before = walks_for("Which currencies were formerly used in Lesotho?", grounding, MONEY)
+    assert rank_of(before, "walk", lesotho, formerly) < rank_of(before, "walk", lesotho, uses)
