@@ -16,6 +16,8 @@ from contracts.redaction import sanitize
 from cypher.intent import identifying_key
 from cypher.text import blank_strings, labelled_variables
 from cypher.text_dates import all_iso_dates, converted_reads, temporal_comparisons
+from questions.answer_shape import SHAPE_WORDS
+from questions.linking import FUNCTION_WORDS, NUMBER_WORDS
 from questions.named_terms import (
     FORMED_EXTRA,
     Neighbours,
@@ -150,6 +152,9 @@ _PHRASES = (
     "WHERE typeOf(v) = 'String' AND (CASE WHEN $any_case THEN toLower(v) ELSE v END) IN $phrases "
     "WITH labels(n)[0] AS label, k, v, collect(keys(n)) AS held RETURN label, k, v, head(held) LIMIT $limit"
 )
+# The words English opens a request or a question with ("Count the ...", "Which ...", "Three of ..."): a
+# sentence's capitalised first word that is none of them may be a name ("Protactinium was found by whom?").
+REQUEST_WORDS = FUNCTION_WORDS | SHAPE_WORDS | NUMBER_WORDS
 PHRASE_MATCHES = 200
 PHRASE_TIMEOUT_MS = 5000  # an optional look: on a graph too large to scan in time, the names found one by one stand
 
@@ -158,7 +163,7 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
     """The names the question writes as stored, each the longest at its place: those no capital or quote marks
     ("s-block", "simple cubic", "Period 2") and those whose capitals a lower-case word splits ("Bosnia and
     Herzegovina")."""
-    phrases = said_phrases(question, words)
+    phrases = said_phrases(question, words, REQUEST_WORDS)
     if not phrases:
         return []
     # A question that writes its names in lower case ("which country is lagos in") is compared in lower case.

@@ -7,6 +7,7 @@ times, not things. Pure functions: the look-up itself is the graph backend's (ba
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,18 +174,21 @@ def _word_runs(question: str) -> list[tuple[int, str]]:
     return words
 
 
-def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
+def said_phrases(question: str, vocabulary: set[str], plain_words: Collection[str] = ()) -> list[str]:
     """Runs of one to MAX_PHRASE_WORDS of the question's words, as written, that may be a stored name no
     capital marks ("s-block", "simple cubic", "Period 2") or whose capitals a lower-case word splits ("Bosnia
-    and Herzegovina"): not made only of figures, nor only of schema or calendar words, not opening a sentence
-    with a capital, and a single word only when it is long (MIN_TOKEN letters) or holds a digit or hyphen. The
-    graph says which are names (backends/grounding.py)."""
+    and Herzegovina"): not made only of figures, nor only of schema or calendar words, and a single word only
+    when it is long (MIN_TOKEN letters) or holds a digit or hyphen. A word opening a sentence with a capital
+    starts a run only when it is not one of `plain_words` (lower case: the words English opens a request with,
+    "Count the ...", "Which ...") and then as a single word of three letters too ("Tin isotopes: how many?").
+    The graph says which are names (backends/grounding.py)."""
     text = question.replace(REDACTED, " | ")
     known = _known_words(vocabulary)
     words = _word_runs(question)
     phrases: dict[str, None] = {}
     for i, (at, first) in enumerate(words):
-        if first[:1].isupper() and not _all_capitals(first) and _opens_sentence(text, at):
+        opening = first[:1].isupper() and not _all_capitals(first) and _opens_sentence(text, at)
+        if opening and (not plain_words or first.lower() in plain_words):
             continue  # "Count the ...": English capitalises a sentence's first word anyway, not all its letters
         for n in range(1, MAX_PHRASE_WORDS + 1):
             run = [w for _, w in words[i : i + n]]
@@ -193,7 +197,8 @@ def said_phrases(question: str, vocabulary: set[str]) -> list[str]:
             figures = [w.replace(".", "").isdigit() for w in run]
             if all(figures) or all(_is_vocabulary(w, known) or w.lower() in _CALENDAR for w in run):
                 continue
-            if n == 1 and len(run[0]) < MIN_TOKEN and not re.search(r"[\d-]", run[0]):
+            shortest = MIN_TOKEN - 1 if opening else MIN_TOKEN
+            if n == 1 and len(run[0]) < shortest and not re.search(r"[\d-]", run[0]):
                 continue
             phrases.setdefault(" ".join(run))
     return list(phrases)

@@ -58,6 +58,16 @@ async def test_lower_case_and_numbered_names_are_found_as_stored(graph: GraphSto
     # nor is "Count", opening the question with a capital as English does, the person called Count
     counted = await ground("Count the elements that Bo Lund discovered.", graph)
     assert [(m.label, m.value) for m in counted.matches] == [("Person", "Bo Lund")]
+
+
+async def test_a_name_opening_the_question_is_found_as_stored(graph: GraphStore) -> None:
+    # English capitalises a sentence's first word, but one that is no word a request opens with may be a name
+    boron = await ground("Boron was discovered by whom?", graph)
+    assert [(m.label, m.value) for m in boron.matches] == [("Element", "Boron")]
+    cubic = await ground("Cubic: which elements have it?", graph)  # three letters or more, written as stored
+    assert [(m.label, m.value) for m in cubic.matches] == [("Structure", "cubic")]
+    which = await ground("Which elements did Bo Lund discover?", graph)
+    assert [(m.label, m.value) for m in which.matches] == [("Person", "Bo Lund")]
     # a capitalised article belongs to the name stored with it; capitals of other scripts start names too
     hague = await ground("Which elements were discovered in The Hague or in Thủ Đức?", graph)
     assert [(m.label, m.value) for m in hague.matches] == [("Place", "The Hague"), ("Place", "Thủ Đức")]
