@@ -141,9 +141,9 @@ class AnswerShape:
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
     """The property keys whose words the text uses ("population", "area code" for `area_code`), in the
     order the text first does, the longer first where two start together ("mass number": `mass_number`, then
-    `mass`); a key of several words needs them all, in order. The first word is the question's verb ("Name
-    the ...", "List ..."), never a key."""
-    words = [singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())][1:]
+    `mass`); a key of several words needs them all, in order. A first word that asks for a shape is the
+    question's verb ("Name the ...", "List ..."), never a key; another may be ("ICAO code for LHR?")."""
+    words = _after_verb([singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())])
     joined = " " + " ".join(words) + " "
     found: list[tuple[int, int, str]] = []
     for key in keys:
@@ -155,6 +155,12 @@ def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:
         elif len(parts) >= 3 and (spread := _spread(words, parts)) is not None:
             found.append((len(" ".join(words[:spread])) + 1, -len(phrase), key))
     return tuple(key for _, _, key in sorted(found))
+
+
+def _after_verb(words: list[str]) -> list[str]:
+    """The words after a first word that asks for a shape of answer ("name", "list", "count"); all of them
+    when the first word is another ("population of France?")."""
+    return words[1:] if words and words[0] in SHAPE_WORDS else words
 
 
 KEY_SPREAD = 6  # words a key of several words may be spread over ("lead time on Solvent Pro, in days")
@@ -185,8 +191,8 @@ def stated_figures(text: str, keys: Sequence[str]) -> tuple[tuple[str, str], ...
     found: list[tuple[str, str]] = []
     words = {key: {singular(w) for w in schema_words(key).split()} for key in keys}
     for start, _, figure in figures_said(text):
-        # The first word is the question's verb ("Name the 3 ..."), never a key.
-        before = [singular(w) for w in re.findall(r"[a-z0-9]+", text[:start])][1:][-STATED_REACH - 1 :]
+        # A first word asking for a shape is the question's verb ("Name the 3 ..."), never a key.
+        before = _after_verb([singular(w) for w in re.findall(r"[a-z0-9]+", text[:start])])[-STATED_REACH - 1 :]
         if not before or any(cue.search(" ".join(before)) for cue, _ in _COMPARISONS):
             continue
         said = set(before)

@@ -51,6 +51,9 @@ def test_keys_are_named_by_their_words_but_not_by_the_verb() -> None:
     assert named_keys("what is the area code of it", KEYS) == ("area_code", "area")
     assert named_keys("what area has the area code 44", KEYS) == ("area", "area_code")
     assert named_keys("name the country with the largest area", KEYS) == ("area",)  # "name" is the verb
+    # a first word that asks for no shape of answer may be the key itself, as terse questions put it
+    assert named_keys("area of Iceland?", KEYS) == ("area",)
+    assert named_keys("population, area and name of Iceland?", KEYS) == ("population", "area", "name")
 
 
 @pytest.mark.parametrize(
