@@ -614,7 +614,23 @@ def _through(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
     where = [p for p in (picked, other_picked) if p] + ["b = o", "x1 <> a", "x1 <> o"]
     if intent.condition is not None:
         where.append(_condition("x1", intent.condition))
+    if intent.answer == "names" and len(intent.hops) > 2:
+        return _passed_through(intent, nodes, rels, f"MATCH {walk}, {other_node} WHERE " + " AND ".join(where))
     return _returned(intent, nodes, [walk, other_node], where, "x1", middle_label)
+
+
+def _passed_through(intent: QueryIntent, nodes: Nodes, rels: set[Rel], head: str) -> str:
+    """Every node a connection of three steps or more passes through, in order, one row per way: "how is the
+    payment connected to the supplier" is answered by the invoice and the order between them."""
+    columns = []
+    for i in range(1, len(intent.hops)):
+        _, label = _walk("", intent.start.label, intent.hops[:i], rels, "x")
+        column = _name(f"{label or 'node'}_{i}")
+        columns.append(f"{_display(f'x{i}', label, nodes)} AS {column}")
+    distinct = " AND ".join(f"x{i} <> x{j}" for i in range(1, len(intent.hops)) for j in range(i + 1, len(intent.hops)))
+    passed = " AND ".join(f"x{i} <> a AND x{i} <> o" for i in range(2, len(intent.hops)))
+    where = " AND ".join(w for w in (passed, distinct) if w)
+    return f"{head}{' AND ' + where if where else ''} RETURN DISTINCT {', '.join(columns)} LIMIT {ROWS_LISTED}"
 
 
 def _between(intent: QueryIntent, other: Anchor, nodes: Nodes, rels: set[Rel]) -> str:

@@ -65,7 +65,10 @@ def describe_walk(walk: Walk) -> str:
         case "excluded" if other is not None:
             return f"the {reached} nodes reached from {start} but NOT from {_thing(other)}: from each, {chain}"
         case "connection" if other is not None:
-            middle = _kinds(walk.labels[1])
+            # its names: every node passed, when there are several (cypher/intent.py _passed_through)
+            every = intent.answer == "names" and len(intent.hops) > 2
+            passed = walk.labels[1:-1] if every else walk.labels[1:2]
+            middle = " and ".join(_kinds(labels) for labels in passed)
             return f"the {middle} nodes between {start} and {_thing(other)}: from the first, {chain}"
         case "contrast" if other is not None:
             return f"{start} against {_thing(other)}, by how many {reached} nodes each reaches: from each, {chain}"

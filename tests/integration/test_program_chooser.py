@@ -202,6 +202,12 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "(from Town to Person); answer: the Town that reaches the fewest, and how many",
             [["Dunmore", 0], ["Ashby", 2], ["Brill", 2]],
         ),
+        (  # a connection of three steps: every node it passes through, in order, one row per way
+            "How is Dan connected to the North?",
+            'the Person and Town nodes between the Person "Dan" and the Region "North": from the first, follow '
+            "KNOWS to a Person, then LIVES_IN to a Town, then IN_REGION to a Region; answer: their names",
+            [["Ann", "Ashby"]],
+        ),
         (
             "Which 2 towns have the highest population?",
             "every Town; answer: the 2 Town nodes with the highest population, ties included",
