@@ -201,7 +201,16 @@ def said_phrases(question: str, vocabulary: set[str], plain_words: Collection[st
             if n == 1 and len(run[0]) < shortest and not re.search(r"[\d-]", run[0]):
                 continue
             phrases.setdefault(" ".join(run))
+            phrases.setdefault(owner(" ".join(run)))
     return list(phrases)
+
+
+def owner(phrase: str) -> str:
+    """A phrase without the possessive ending of its last word ("Napoleon's": "Napoleon"); as it is without one."""
+    for ending in ("'s", "’s"):
+        if phrase.endswith(ending) and len(phrase) > len(ending):
+            return phrase[: -len(ending)]
+    return phrase
 
 
 def names_in_lower_case(question: str) -> bool:
@@ -223,9 +232,13 @@ def occurrences(question: str, stored: set[str], any_case: bool = False) -> list
         for n in range(MAX_PHRASE_WORDS, 0, -1):
             run = words[i : i + n]
             phrase = " ".join(run)
-            if len(run) == n and "|" not in run and (phrase.lower() if any_case else phrase) in stored:
-                if phrase not in said:
-                    said.append(phrase)
+            if len(run) < n or "|" in run:
+                continue
+            # a stored name said as a possessive ("Napoleon's only scene partner?") is the name
+            found = next((p for p in (phrase, owner(phrase)) if (p.lower() if any_case else p) in stored), None)
+            if found is not None:
+                if found not in said:
+                    said.append(found)
                 i += n
                 break
         else:

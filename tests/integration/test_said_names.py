@@ -66,6 +66,10 @@ async def test_a_name_opening_the_question_is_found_as_stored(graph: GraphStore)
     assert [(m.label, m.value) for m in boron.matches] == [("Element", "Boron")]
     cubic = await ground("Cubic: which elements have it?", graph)  # three letters or more, written as stored
     assert [(m.label, m.value) for m in cubic.matches] == [("Structure", "cubic")]
+    owned = await ground("Boron's discoverer?", graph)  # a possessive names its owner
+    assert [(m.label, m.value) for m in owned.matches] == [("Element", "Boron")]
+    typed = await ground("what is lithium's mass?", graph)  # typed in lower case, a possessive all the same
+    assert [(m.label, m.value) for m in typed.matches] == [("Element", "Lithium")]
     which = await ground("Which elements did Bo Lund discover?", graph)
     assert [(m.label, m.value) for m in which.matches] == [("Person", "Bo Lund")]
     # a capitalised article belongs to the name stored with it; capitals of other scripts start names too
