@@ -80,10 +80,11 @@ async def _stored(
     ).rows
 
 
+# With one holder's keys, as _PHRASES: a stem is kept only on the key that names nodes of its label.
 _FORMED = (
     "MATCH (n) WHERE NOT labels(n)[0] IN $skip " + PROPERTY_TEXT + " WHERE ANY(stem IN $stems WHERE "
     "toLower(text) STARTS WITH toLower(stem) AND size(text) <= size(stem) + $extra) "
-    "RETURN DISTINCT labels(n)[0], k, text LIMIT $limit"
+    "WITH labels(n)[0] AS label, k, text, collect(keys(n)) AS held RETURN label, k, text, head(held) LIMIT $limit"
 )
 FORMED_LOOKED = 20  # stored names looked at for an adjective's stems (the nearest few are kept)
 
@@ -101,8 +102,7 @@ async def _formed(graph: GraphStore, mention: str) -> list[EntityMatch]:
             max_rows=FORMED_LOOKED,
         )
     ).rows
-    keys = await _naming_keys(graph, {str(label) for label, _, _ in rows})
-    named = [(str(label), str(key), str(value)) for label, key, value in rows if keys.get(str(label)) == str(key)]
+    named = [(str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(keys) == key]
 
     def distance(value: str) -> int:
         return min(len(value) - len(stem) for stem in stems if value.lower().startswith(stem.lower()))
@@ -113,17 +113,6 @@ async def _formed(graph: GraphStore, mention: str) -> list[EntityMatch]:
         EntityMatch(mention=mention, label=label, property=key, value=value, how="formed")
         for label, key, value in named
     ][:MATCHES_PER_MENTION]
-
-
-async def _naming_keys(graph: GraphStore, labels: set[str]) -> dict[str, str]:
-    """The key that names nodes of each label (cypher/intent.py identifying_key), read off one node of each."""
-    keys: dict[str, str] = {}
-    for label in sorted(labels):
-        rows = (await graph.ro_query(f"MATCH {_labelled(label)} RETURN keys(n) LIMIT 1", max_rows=1)).rows
-        key = identifying_key([str(k) for k in rows[0][0]]) if rows else None
-        if key is not None:
-            keys[label] = key
-    return keys
 
 
 async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:

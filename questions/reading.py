@@ -16,8 +16,8 @@ from cypher.intent import Anchor, Nodes, Rel
 from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
-from questions.linking import Linking, shared_prefix
-from questions.named_terms import MIN_TOKEN, short_inflection, singular, word_forms
+from questions.linking import Linking, stem_shared
+from questions.named_terms import MIN_TOKEN, singular, word_forms
 from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
 
@@ -25,9 +25,6 @@ MAX_NAMED = 4  # named things walked from; a question naming more is no walk of 
 _WORD = re.compile(r"[a-z0-9]+")
 # A quoted value: quotes that open and close outside a word, so that "Sweden's ... Peru's" is no value.
 _QUOTED = re.compile(r"(?<!\w)[\"“']([^\"”']{2,60})[\"”'](?!\w)")
-# Two words share a stem when they agree on all but their last STEM_SLACK letters (the shorter's), and on at
-# least MIN_TOKEN: "border" and "bordering", "supply" and "supplied", "locate" and "location".
-STEM_SLACK = 2
 
 
 @dataclass(frozen=True)
@@ -145,17 +142,11 @@ def _unsaid(words: tuple[str, ...], rel_types: list[str]) -> tuple[tuple[str, in
 def _says_part(part: str, word: str) -> bool:
     """Whether a word of the question says a word of a schema name, in one of its forms ("uses" is "use",
     which "used" says)."""
-    return any(_same_stem(form, word) for form in (part, *word_forms(part)))
+    return any(stem_shared(form, word) for form in (part, *word_forms(part)))
 
 
 def _stem_key(word: str) -> str:
     return word[:MIN_TOKEN]
-
-
-def _same_stem(word: str, other: str) -> bool:
-    return short_inflection(word, other) or (
-        shared_prefix(word, other) >= max(MIN_TOKEN, min(len(word), len(other)) - STEM_SLACK)
-    )
 
 
 def _hint_words(plain: str, keys: tuple[str, ...], figures: tuple[str, ...]) -> tuple[str, ...]:
@@ -196,7 +187,7 @@ def _hinted(
     found: dict[str, None] = {}
     for word in dict.fromkeys(words):
         for part, name, is_label in by_start.get(_stem_key(word), []) + by_start.get(word[: MIN_TOKEN - 1], []):
-            if not _same_stem(word, part):
+            if not stem_shared(word, part):
                 continue
             if is_label or (word not in label_words and (word not in spent or name in spent[word])):
                 found.setdefault(name)
