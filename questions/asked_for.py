@@ -11,8 +11,10 @@ from questions.named_terms import singular
 
 _ASKED = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,4}[\w-]+)", re.IGNORECASE)
 # Words that say how many are asked for before saying what: "which three suppliers", "what top 5 cities".
+# "Which other countries ...", "which remaining events": words that say which ones are meant, not what they are.
 _HOW_MANY_WORDS = frozenset(
     "the top bottom first last few single one two three four five six seven eight nine ten twelve twenty".split()
+    + "other others another different remaining".split()
 )
 MAX_ROUTE_HOPS = 3  # farther than this, a route is no hint a small model can follow
 

@@ -16,7 +16,7 @@ from cypher.intent import Anchor, Nodes, Rel
 from questions.answer_shape import SHAPE_WORDS, AnswerShape, answer_shape, without_key_phrases
 from questions.asked_for import asked_label, counted_label, schema_words
 from questions.figures import unused_figures
-from questions.linking import Linking, stem_shared
+from questions.linking import FUNCTION_WORDS, Linking, stem_shared
 from questions.named_terms import MIN_TOKEN, singular, word_forms
 from questions.value_words import ValueWord, value_words
 from questions.walks import spelled_walk, unmatched_labels, without_names
@@ -153,8 +153,16 @@ def _hint_words(plain: str, keys: tuple[str, ...], figures: tuple[str, ...]) -> 
     """The words that may hint a label or relationship type: not shape words, nor the words of a property the
     question names in two words or more where it names it ("discovery year" is no DISCOVERED_BY)."""
     text = without_key_phrases(plain.lower(), keys)
-    said = (singular(w) for w in _WORD.findall(text))
-    return tuple(w for w in said if len(w) >= MIN_TOKEN and w not in figures and w not in SHAPE_WORDS)
+    said = (_hint_form(w) for w in _WORD.findall(text))
+    return tuple(w for w in said if w and w not in figures and w not in SHAPE_WORDS)
+
+
+def _hint_form(word: str) -> str:
+    """The form of a word a schema name is compared with: its singular, but a short verb as said ("uses" is no
+    "us", and "use" in "which countries use ..." hints USES_CURRENCY); "" for a word too short or too common."""
+    if len(one := singular(word)) >= MIN_TOKEN:
+        return one
+    return word if len(word) >= MIN_TOKEN - 1 and word not in FUNCTION_WORDS else ""
 
 
 def _spent(spelled: tuple[str, ...]) -> dict[str, set[str]]:

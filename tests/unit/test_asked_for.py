@@ -50,6 +50,9 @@ def test_how_many_are_asked_for_is_read_past_to_what() -> None:
     assert asked_label("Which 5 countries are largest?", labels) == "Country"
     assert asked_label("What top 3 purchase orders cost most?", labels) == "PurchaseOrder"
     assert counted_label("List the 10 countries with the most suppliers", labels) == "Country"
+    # words that say which ones, not what they are
+    assert asked_label("Which other countries use a currency that Peru uses?", labels) == "Country"
+    assert asked_label("Besides PO-1, which remaining purchase orders went to Acme?", labels) == "PurchaseOrder"
     assert asked_label("What is the area of Peru?", labels) is None  # "is" says no number: nothing asked for
 
 

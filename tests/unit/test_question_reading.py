@@ -79,3 +79,14 @@ def test_a_value_two_kinds_hold_is_the_one_the_words_before_it_say() -> None:
     assert placed.named == (Anchor("Warehouse", "country", "Germany"),)
     unplaced = read_question("What is the total value of orders from Germany?", both, nodes, rels)
     assert unplaced.named == (Anchor("Supplier", "country", "Germany"),)  # the first, as found
+
+
+def test_a_short_verb_hints_the_relationship_named_after_it_as_said() -> None:
+    nodes: Nodes = {"Country": ["name"], "Currency": ["code"]}
+    rels: set[Rel] = {("Country", "USES_CURRENCY", "Currency"), ("Country", "BORDERS", "Country")}
+    for question in ("Which countries use the euro?", "Which currency does Peru use?", "Peru uses which currency?"):
+        reading = read_question(question, Grounding(matches=[], unmatched=[]), nodes, rels)
+        assert "USES_CURRENCY" in reading.hinted, question
+    # "us" is no "use": a word too short to be a verb's form hints nothing
+    told = read_question("Tell us the currencies", Grounding(matches=[], unmatched=[]), nodes, rels)
+    assert "USES_CURRENCY" not in told.hinted
