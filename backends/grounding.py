@@ -115,6 +115,32 @@ async def _formed(graph: GraphStore, mention: str) -> list[EntityMatch]:
     ][:MATCHES_PER_MENTION]
 
 
+CONTINUED_WORDS = 2  # lower-case words after a capitalised name that may end it ("the Swiss franc")
+_NEXT_WORDS = re.compile(r"\s+([a-z][\w-]*)")
+
+
+async def _continued(question: str, graph: GraphStore, mention: str) -> list[EntityMatch]:
+    """The stored name a capitalised mention begins and the lower-case words after it end, the longest first:
+    "the Swiss franc" is the currency Swiss Franc, though "Swiss" alone is only part of names."""
+    at = question.find(mention)
+    if at < 0:
+        return []
+    after: list[str] = []
+    rest = question[at + len(mention) :]
+    while len(after) < CONTINUED_WORDS and (word := _NEXT_WORDS.match(rest)) is not None:
+        after.append(word.group(1))
+        rest = rest[word.end() :]
+    for n in range(len(after), 0, -1):
+        phrase = " ".join([mention, *after[:n]])
+        rows = await _stored(graph, "exact", phrase)
+        if rows:
+            return [
+                EntityMatch(mention=phrase, label=str(label), property=str(prop), value=str(value), how="exact")
+                for label, prop, value in rows
+            ]
+    return []
+
+
 async def _find(graph: GraphStore, mention: str) -> list[EntityMatch]:
     for how in _CONDITIONS:
         rows = await _stored(graph, how, mention)
@@ -380,7 +406,7 @@ async def ground(question: str, graph: GraphStore, *, describe: bool = True) -> 
         found = await _titled(question, graph, mention) or await _find(graph, mention)
         if not any(m.how == "exact" for m in found):
             # "African" is Africa, not the "Central African Republic" that contains the word
-            found = await _formed(graph, mention) or found
+            found = await _continued(question, graph, mention) or await _formed(graph, mention) or found
         if found:
             grounding.matches.extend(found)
         else:

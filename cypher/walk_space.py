@@ -70,6 +70,8 @@ class Reading(Protocol):
     def ranked_by(self) -> tuple[str, ...]: ...
     @property
     def unsaid(self) -> tuple[tuple[str, int], ...]: ...
+    @property
+    def hint_sources(self) -> tuple[tuple[str, tuple[str, ...]], ...]: ...
 
 
 LabelSet = frozenset[str]
@@ -157,6 +159,23 @@ def _spelled_hops(types: tuple[str, ...], spelled: tuple[str, ...]) -> int:
     return matched
 
 
+def _hinted_hops(types: set[str], sources: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
+    """How many of the walk's relationship types the question's words hint, each word accounting for one type
+    (a largest matching of words to the types they hint: a handful of each, so by augmenting paths)."""
+    owner: dict[str, int] = {}  # type -> the word accounting for it
+
+    def assign(word: int, seen: set[str]) -> bool:
+        for rel_type in sources[word][1]:
+            if rel_type in types and rel_type not in seen:
+                seen.add(rel_type)
+                if rel_type not in owner or assign(owner[rel_type], seen):
+                    owner[rel_type] = word
+                    return True
+        return False
+
+    return sum(assign(word, set()) for word in range(len(sources)))
+
+
 def _in_order(types: tuple[str, ...], spelled: tuple[str, ...]) -> bool:
     """Whether the walk follows the spelled relationships in the order the question spells them."""
     walked = iter(types)
@@ -175,7 +194,7 @@ def _word_evidence(path: _Path, reading: Reading, other: Anchor | None = None, f
     score -= UNEXPLAINED * (len(types) - _spelled_hops(types, said))
     if len(reading.relationships) > 1 and _in_order(types, reading.relationships):
         score += IN_ORDER
-    score += HINTED * len(set(types) & set(reading.hinted))
+    score += HINTED * _hinted_hops(set(types), reading.hint_sources)
     named = {anchor.label for anchor in (path.start, other) if anchor is not None and anchor.value}
     on_walk = frozenset[str]().union(*path.labels) - named
     score += LABEL * len(on_walk & set(reading.labels))

@@ -50,6 +50,9 @@ class QuestionReading:
     # For each relationship type, how many words of its name the question does not say ("formerly" of
     # FORMERLY_USED_CURRENCY, asked which currency a country uses): walks otherwise alike rank the one said.
     unsaid: tuple[tuple[str, int], ...] = ()
+    # Each word that hints a relationship type, with the types it hints: one word accounts for one hop of a walk
+    # ("used" hints USES_CURRENCY and FORMERLY_USED_CURRENCY, and a walk along both is not said twice).
+    hint_sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def read_question(
@@ -97,6 +100,7 @@ def read_question(
         denied=_hinted(_hint_words(shape.denied, shape.keys, figures), labels, sorted(rel_types)),
         ranked_by=_hinted((singular(shape.ranked_by),), labels, sorted(rel_types)) if shape.ranked_by else (),
         unsaid=_unsaid(words, sorted(rel_types)),
+        hint_sources=_hint_sources(_hint_words(plain, shape.keys, figures), labels, sorted(rel_types), _spent(spelled)),
     )
 
 
@@ -173,6 +177,16 @@ def _spent(spelled: tuple[str, ...]) -> dict[str, set[str]]:
         for word in schema_words(rel_type).split():
             spent.setdefault(singular(word), set()).add(rel_type)
     return spent
+
+
+def _hint_sources(
+    words: tuple[str, ...], labels: list[str], rel_types: list[str], spent: dict[str, set[str]]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each word with the relationship types it hints (as `_hinted` reads them), the words that hint none left
+    out."""
+    types = set(rel_types)
+    found = ((word, _hinted((word,), labels, rel_types, spent)) for word in dict.fromkeys(words))
+    return tuple((word, kept) for word, hinted in found if (kept := tuple(name for name in hinted if name in types)))
 
 
 def _hinted(

@@ -18,7 +18,8 @@ GRAPH = (
     "(:Country {name: 'Central African Republic', code: 'CF'}), (:Country {name: 'Vietnam', code: 'VN'}), "
     "(:Country {name: 'India', code: 'IN'}), (:State {name: 'Indiana', code: 'IN-US'}), "
     "(:Country {name: 'Sweden', code: 'SE'}), (:Country {name: 'Jordan', code: 'JO'}), "
-    "(:Currency {name: 'Jordanian dinar', code: 'JOD'})"
+    "(:Currency {name: 'Jordanian dinar', code: 'JOD'}), (:Currency {name: 'Swiss Franc', code: 'CHF'}), "
+    "(:Language {name: 'Swiss German', code: 'gsw'})"
 )
 
 
@@ -53,3 +54,14 @@ async def test_a_word_a_stored_value_contains_is_still_found_when_no_name_forms_
     assert [(m.label, m.value, m.how) for m in grounding.matches] == [("Currency", "Jordanian dinar", "exact")]
     martian = await ground("Which Martian towns are largest?", graph, describe=False)
     assert martian.matches == [] and martian.unmatched == ["Martian"]
+
+
+async def test_a_name_begun_with_a_capital_may_end_in_lower_case_words(graph: GraphStore) -> None:
+    # "Swiss" alone is only part of two names; with the word after it, it is one stored name
+    franc = await ground("Which countries is the Swiss franc used in?", graph, describe=False)
+    assert [(m.mention, m.label, m.value, m.how) for m in franc.matches] == [
+        ("Swiss franc", "Currency", "Swiss Franc", "exact")
+    ]
+    towns = await ground("Which Swiss towns are largest?", graph, describe=False)  # no stored name goes on
+    assert {m.value for m in towns.matches} == {"Swiss Franc", "Swiss German"}
+    assert towns.described_entities(2) == []

@@ -222,3 +222,13 @@ def test_of_two_relationships_joining_the_same_labels_the_one_the_question_says_
     assert rank_of(used, "walk", lesotho, uses) < rank_of(used, "walk", lesotho, formerly)
     before = walks_for("Which currencies were formerly used in Lesotho?", grounding, MONEY)
     assert rank_of(before, "walk", lesotho, formerly) < rank_of(before, "walk", lesotho, uses)
+
+
+def test_one_word_accounts_for_one_hop_of_a_walk() -> None:
+    # "used" hints both relationships; a walk along both is not said twice over, so the walk of one hop leads
+    franc = Anchor("Currency", "name", "Swiss Franc")
+    grounding = grounded(("Swiss Franc", "Currency", "name"))
+    walks = walks_for("Which territories is the Swiss Franc used in?", grounding, MONEY)
+    one = (Hop("USES_CURRENCY", IN),)
+    both = (Hop("FORMERLY_USED_CURRENCY", IN), Hop("USES_CURRENCY", OUT), Hop("USES_CURRENCY", IN))
+    assert rank_of(walks, "walk", franc, one) < rank_of(walks, "walk", franc, both)
