@@ -157,6 +157,10 @@ class QueryIntent:
     # The node a most_connected or least_connected ranking ranks: 0 the start, i the node after the i-th step
     # ("which city in Ohio has the most airports": the cities the walk from Ohio passes, by the airports beyond).
     ranked_group: int = 0
+    # The other named thing's own walk to the node reached (combine also_reached_from_other or
+    # not_reached_from_other); empty: the same hops. "Vietnamese cities on Bangkok's time zone": the cities reached
+    # from Vietnam by IN_COUNTRY backwards, and from Bangkok by IN_TIMEZONE and IN_TIMEZONE backwards.
+    other_hops: tuple[Hop, ...] = ()
 
     @property
     def names_relationship(self) -> bool:
@@ -308,14 +312,15 @@ def _walk(
     last: str = "",
     either_way: bool = False,
 ) -> tuple[str, str | None]:
-    """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`
-    and the last relationship `last` (unnamed when empty), followed `either_way` when asked. Returns the
+    """The pattern from the node pattern `first` (a node of `label`) along `hops`, the last node named `end`,
+    those between `prefix` and their place (unnamed when empty: FalkorDB resolves no new name in a pattern
+    tested in WHERE), and the last relationship `last` (unnamed when empty), followed `either_way`. Returns the
     pattern and the label of the last node (None when the schema allows several)."""
     pattern, current = first, label
     for i, hop in enumerate(hops, start=1):
         direction, reached = _ends(current, hop, rels)
         current = reached.pop() if len(reached) == 1 else None
-        variable = end if i == len(hops) else f"{prefix}{i}"
+        variable = end if i == len(hops) else f"{prefix}{i}" if prefix else ""
         node = f"({variable}:{_name(current)})" if current else f"({variable})"
         rel = f"[{last if i == len(hops) else ''}:{_name(hop.relationship)}]"
         if either_way and i == len(hops):
@@ -413,11 +418,12 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
             raise IntentError(f"combine {intent.combine} needs the other node")
         other_node, other_picked = _match_anchor("o", intent.other, nodes)
         where += [other_picked] if other_picked else []
+        theirs = intent.other_hops or intent.hops
         if intent.combine == "also_reached_from_other":
-            matches.append(_walk(other_node, intent.other.label, intent.hops, rels, "y")[0])
+            matches.append(_walk(other_node, intent.other.label, theirs, rels, "y")[0])
         elif intent.combine == "not_reached_from_other":
             matches.append(other_node)
-            where.append("NOT " + _walk("(o)", intent.other.label, intent.hops, rels, "y")[0])
+            where.append("NOT " + _walk("(o)", intent.other.label, theirs, rels, "")[0])
         else:
             raise IntentError(f"unknown combine {intent.combine}")
         where.append("b <> o")
@@ -584,7 +590,7 @@ def _whether(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         )
         found = f"OPTIONAL MATCH {walk} WHERE b = o AND a <> o"
     elif intent.combine == "also_reached_from_other":
-        theirs, _ = _walk("(o)", other.label, intent.hops, rels, "y")
+        theirs, _ = _walk("(o)", other.label, intent.other_hops or intent.hops, rels, "y")
         shown, shown_label = "b", end_label
         found = f"OPTIONAL MATCH {walk}, {theirs} WHERE b <> a AND b <> o"
     else:

@@ -76,6 +76,7 @@ KEY_GUESSED = -3  # ... from one it does not name (any key of the node reached)
 # The relationships between two named things, when the words ask how many lie between them: a reading that
 # specific outweighs any walk's, whose answer would be a name.
 DISTANCE = 20
+_CUED_AS = {"met": "shared", "unmet": "excluded"}
 KIND_CUED = 6  # a walk of the kind the words ask of two named things ("both": shared, "not": excluded)
 UNASKED_CONNECTION = -6  # what lies between two named things, when the words do not ask it ("connects", "between")
 RANKED_ASKED = 3  # a ranking of start nodes (most_connected) whose label is the one asked for ("which region")
@@ -452,13 +453,16 @@ def enumerate_programs(
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue
-        cued = KIND_CUED if walk.kind in shape.combines else 0  # "the same currency": shared
+        # "the same currency": shared; what two named things reach by their own walks is cued as theirs alike
+        cued = KIND_CUED if _CUED_AS.get(walk.kind, walk.kind) in shape.combines else 0
         if shape.whether and walk.kind in ("connection", "shared") and walk.intent.start.value:
             for condition, condition_evidence in _conditions(walk, shape, "", nodes, held):
                 intent = replace(walk.intent, answer=WHETHER, condition=condition)
                 score = walk.score + WHETHER_ASKED + condition_evidence + cued
                 found.append((-score, order, Program(walk, intent, "", score)))
         if walk.kind == "connection" and "connection" not in shape.combines:
+            cued = UNASKED_CONNECTION
+        if walk.kind in _CUED_AS and "connection" in shape.combines:  # "how is A connected to B": not what both reach
             cued = UNASKED_CONNECTION
         for test, test_evidence in _count_tests(walk, shape, reading):
             for condition, condition_evidence in [

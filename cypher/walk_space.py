@@ -26,15 +26,23 @@ CANDIDATES = 12  # walks a model is shown: each costs a line of prompt
 BEAM = 200
 
 # distance: how many relationships lie between two named things (cypher/programs.py makes those).
-Kind = Literal["walk", "shared", "excluded", "connection", "distance", "contrast"]
+# met, unmet: what one named thing's walk reaches that the other's own (different) walk reaches, or does not.
+Kind = Literal["walk", "shared", "excluded", "met", "unmet", "connection", "distance", "contrast"]
 _KIND_ORDER: dict[Kind, int] = {
     "walk": 0,
     "shared": 1,
     "excluded": 2,
-    "connection": 3,
-    "distance": 4,
-    "contrast": 5,
+    "met": 3,
+    "unmet": 4,
+    "connection": 5,
+    "distance": 6,
+    "contrast": 7,
 }
+MET_SIDE = 30  # walks from each of two named things paired to meet, best evidence first
+MET_HOPS = 4  # the two walks that meet, together
+# Met and unmet walks kept of each pair, best first: they all use both named things, and more would crowd the
+# other kinds out of the walks a question's shapes are tried with (cypher/programs.py WALKS).
+MET_KEPT = 6
 
 # Evidence weights. A relationship the question spells out is the strongest sign of a hop, and each time it is
 # spelled counts (a relationship named twice is walked twice); ending at the kind of thing asked for comes next.
@@ -88,6 +96,7 @@ class Walk:
     intent: QueryIntent
     labels: tuple[LabelSet, ...]
     score: int = 0
+    other_labels: tuple[LabelSet, ...] = ()  # met, unmet: the labels along the other named thing's walk
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -234,12 +243,13 @@ def _order(
     def at(anchor: Anchor | None) -> int:
         return named.index(anchor) if anchor in named else len(named)
 
-    backwards = sum(hop.direction == "incoming" for hop in intent.hops)
-    spelled = " ".join(f"{hop.relationship}:{hop.direction}" for hop in intent.hops)
+    hops = (*intent.hops, *intent.other_hops)
+    backwards = sum(hop.direction == "incoming" for hop in hops)
+    spelled = " ".join(f"{hop.relationship}:{hop.direction}" for hop in hops)
     return (
         -walk.score,
-        len(intent.hops),
-        sum(unsaid.get(hop.relationship, 0) for hop in intent.hops),
+        len(hops),
+        sum(unsaid.get(hop.relationship, 0) for hop in hops),
         backwards,
         _KIND_ORDER[walk.kind],
         at(intent.start),
@@ -272,6 +282,37 @@ def _paired(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel]) -> 
         if theirs is not None and theirs[-1] & path.labels[-1]:
             found += [("shared", path, second), ("excluded", path, second)]
     return found
+
+
+def _met(first: Anchor, second: Anchor, reading: Reading, rels: set[Rel], both_ways: bool) -> list[Walk]:
+    """What a walk from `first` reaches that a different walk from `second` also reaches ("met": the Vietnamese
+    cities on Bangkok's time zone), and what it reaches that that walk does not ("unmet": Germany's neighbours
+    that do not use the euro); `both_ways`: the met walks too (the same query as from the other side)."""
+
+    def sides(anchor: Anchor, other: Anchor) -> list[_Path]:
+        grown = _grow([_Path(anchor, (), (frozenset({anchor.label}),))], rels, lambda p: _word_evidence(p, reading))
+        return sorted(grown, key=lambda path: -_word_evidence(path, reading, other))[:MET_SIDE]
+
+    found: list[Walk] = []
+    for mine in sides(first, second):
+        for theirs in sides(second, first):
+            meet = mine.labels[-1] & theirs.labels[-1]
+            if not meet or mine.hops == theirs.hops or len(mine.hops) + len(theirs.hops) > MET_HOPS:
+                continue
+            joined = _Path(first, (*mine.hops, *theirs.hops), (*mine.labels, *theirs.labels[1:]))
+            score = _word_evidence(joined, reading, second) + EVERY_NAMED * (len(reading.named) <= 2)
+            score += ASKED if reading.asked in meet else 0
+            ways: tuple[tuple[Kind, str], ...] = (
+                ("met", "also_reached_from_other"),
+                ("unmet", "not_reached_from_other"),
+            )
+            for kind, combine in ways:
+                if kind == "met" and not both_ways:
+                    continue
+                intent = QueryIntent(first, mine.hops, combine, second, other_hops=theirs.hops)
+                found.append(Walk(kind, intent, mine.labels, score, theirs.labels))
+    best = sorted(found, key=lambda walk: -walk.score)  # stable: ties keep the order the sides were grown in
+    return [walk for kind in ("met", "unmet") for walk in [w for w in best if w.kind == kind][:MET_KEPT]]
 
 
 def _distances(goal: str, rels: set[Rel]) -> dict[str, int]:
@@ -335,12 +376,14 @@ def enumerate_walks(
     named = tuple(anchor for anchor in reading.named if anchor.label in nodes)
     held = {tuple(types) for types in observed if 0 < len(types) <= MAX_HOPS}
     found: list[tuple[Kind, _Path, Anchor | None]] = list(_single(named, reading, nodes, rels))
+    met: list[Walk] = []
     for i, first in enumerate(named):
         for second in named[i + 1 :]:
             found += _paired(first, second, reading, rels)
             found += [p for p in _paired(second, first, reading, rels) if p[0] == "excluded"]
             found += _connections(first, second, reading, rels, sorted(held) if (first, second) == named[:2] else [])
-    walks = []
+            met += _met(first, second, reading, rels, both_ways=True) + _met(second, first, reading, rels, False)
+    walks = met
     for kind, path, other in found:
         is_held = (
             kind == "connection"

@@ -64,6 +64,10 @@ def describe_walk(walk: Walk) -> str:
             return f"the {reached} nodes reached both from {start} and from {_thing(other)}: from each, {chain}"
         case "excluded" if other is not None:
             return f"the {reached} nodes reached from {start} but NOT from {_thing(other)}: from each, {chain}"
+        case "met" | "unmet" if other is not None:
+            theirs = _chain(intent.other_hops, walk.other_labels)
+            but = "also" if walk.kind == "met" else "NOT"
+            return f"the {reached} nodes reached from {start} ({chain}) and {but} from {_thing(other)} ({theirs})"
         case "connection" if other is not None:
             # its names: every node passed, when there are several (cypher/intent.py _passed_through)
             every = intent.answer == "names" and len(intent.hops) > 2

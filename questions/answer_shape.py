@@ -88,7 +88,12 @@ _COMBINES = (
     ("excluded", re.compile(r"\b(?:not|n't|but not|unlike|except|excluding|without|other than|only)\b|n't\b")),
     (
         "connection",
-        re.compile(r"\b(?:connects?|connecting|links?|linking|linked|joins?|joining|between|through which)\b"),
+        # "how is A connected to B", "how are A and B related": a how-question of being joined; "which X is A
+        # connected to through R" asks what A reaches, not what joins it to another.
+        re.compile(
+            r"\b(?:connects?|connecting|links?|linking|linked|joins?|joining|between|through which)\b|"
+            r"^\W*how\b.*\b(?:connected|related|tied)\b"
+        ),
     ),
 )
 

@@ -51,8 +51,13 @@ def asked_label(question: str, labels: list[str]) -> str | None:
     found = _ASKED.search(question)
     if found is None:
         return None
-    by_words = {schema_words(label): label for label in labels}
-    words = found.group(1).split()
+    return _modified_label(found.group(1), {schema_words(label): label for label in labels})
+
+
+def _modified_label(said: str, by_words: dict[str, str]) -> str | None:
+    """The label the words name, after how many are asked for and up to MAX_MODIFIERS capitalised words
+    ("three US states", "Vietnamese cities")."""
+    words = said.split()
     while words[1:] and (words[0].lower() in _HOW_MANY_WORDS or words[0].isdigit()):
         words = words[1:]  # "which three US states"
     for skipped in range(MAX_MODIFIERS + 1):
@@ -76,7 +81,8 @@ def counted_label(question: str, labels: list[str]) -> str | None:
     regions ...", "List the provinces ..."), when no "which" or "what" names one; the longest reading first."""
     by_words = {schema_words(label): label for label in labels}
     return next(
-        (label for found in _COUNTED.finditer(question) if (label := _label_at(found.group(1), by_words))), None
+        (label for found in _COUNTED.finditer(question) if (label := _modified_label(found.group(1), by_words))),
+        None,
     )
 
 

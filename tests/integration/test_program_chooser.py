@@ -208,6 +208,20 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "KNOWS to a Person, then LIVES_IN to a Town, then IN_REGION to a Region; answer: their names",
             [["Ann", "Ashby"]],
         ),
+        (  # two named things, each with a walk of its own to what both reach
+            "Which people that Ann knows live in the North?",
+            'the Person nodes reached from the Person "Ann" (follow KNOWS to a Person) and also from the Region '
+            '"North" (follow IN_REGION backwards (from Region to Town), then LIVES_IN backwards (from Town to '
+            "Person)); answer: their names",
+            [["Bob"], ["Cat"]],
+        ),
+        (  # ... and what one reaches that the other's walk does not: the NOT holds a walk of two steps
+            "Which person that Cat knows does not live in the North?",
+            'the Person nodes reached from the Person "Cat" (follow KNOWS to a Person) and NOT from the Region '
+            '"North" (follow IN_REGION backwards (from Region to Town), then LIVES_IN backwards (from Town to '
+            "Person)); answer: their names",
+            [["Dan"]],
+        ),
         (
             "Which 2 towns have the highest population?",
             "every Town; answer: the 2 Town nodes with the highest population, ties included",

@@ -77,6 +77,11 @@ def test_how_two_named_things_combine() -> None:
     assert "shared" in answer_shape("Which films do A and B both appear in?", KEYS, True, LABELS).combines
     assert "excluded" in answer_shape("Which films is A in that B is not?", KEYS, True, LABELS).combines
     assert "connection" in answer_shape("Which city connects A and B?", KEYS, True, LABELS).combines
+    assert "connection" in answer_shape("How is A connected to B?", KEYS, True, LABELS).combines
+    assert "connection" in answer_shape("How are A and B related?", KEYS, True, LABELS).combines
+    # what A reaches, said with "connected": no connection between two named things
+    reached = answer_shape("Which films is A connected to through roles that B is not?", KEYS, True, LABELS)
+    assert reached.combines == ("excluded",)
     # "between" in a question about the number of relationships asks a length, not what lies between
     length = answer_shape("How many relationships lie on the shortest path between A and B?", KEYS, False, LABELS)
     assert "connection" not in length.combines

@@ -133,6 +133,23 @@ def test_what_two_named_things_share_and_what_one_has_alone() -> None:
     assert_all_compile(shared + alone + categories, SUPPLY)
 
 
+def test_what_two_named_things_reach_by_walks_of_their_own() -> None:
+    # the countries in Europe, reached from it one way, that the euro reaches another way (or does not)
+    europe, euro = Anchor("Region", "name", "Europe"), Anchor("Currency", "name", "Euro")
+    names = grounded(("Europe", "Region", "name"), ("Euro", "Currency", "name"))
+    nodes, rels = MONEY_MAP
+    met = walks_for("Which countries in Europe use the Euro?", names, MONEY_MAP)
+    first = met[0]
+    assert (first.kind, first.intent.start, first.intent.other) == ("met", europe, euro)
+    assert first.intent.hops == (Hop("IN_REGION", IN),)
+    assert first.intent.other_hops == (Hop("USES_CURRENCY", IN),)
+    query = compile_intent(replace(first.intent, answer="names"), nodes, rels)
+    assert "(o:`Currency` {`name`: 'Euro'})<-[:`USES_CURRENCY`]-(b:`Country`)" in query
+    unmet = walks_for("Which countries in Europe do not use the Euro?", names, MONEY_MAP)
+    assert rank_of(unmet, "unmet", europe, (Hop("IN_REGION", IN),), euro) < 3
+    assert_all_compile(met + unmet, MONEY_MAP)
+
+
 def test_a_connection_the_data_holds_ranks_first() -> None:
     hanks, howard = Anchor("Person", "name", "Tom Hanks"), Anchor("Person", "name", "Ron Howard")
     names = grounded(("Tom Hanks", "Person", "name"), ("Ron Howard", "Person", "name"))
@@ -154,7 +171,7 @@ def test_a_connection_across_labels() -> None:
     names = grounded(("Acme", "Supplier", "name"), ("Tools", "Category", "name"))
     walks = walks_for("How is Acme connected to Tools?", names, SUPPLY)
     assert rank_of(walks, "connection", acme, (Hop("SUPPLIES", OUT), Hop("IN_CATEGORY", OUT)), tools) < 3
-    assert all(w.kind in ("walk", "connection") for w in walks)  # the two reach no kind of thing the same way
+    assert not any(w.kind in ("shared", "excluded") for w in walks)  # the two reach nothing the same way
     assert_all_compile(walks, SUPPLY)
 
 
@@ -211,6 +228,13 @@ def test_the_enumeration_stays_bounded_on_a_large_schema() -> None:
 MONEY: tuple[Nodes, set[Rel]] = (
     {"Territory": ["name"], "Currency": ["name", "code"]},
     {("Territory", "USES_CURRENCY", "Currency"), ("Territory", "FORMERLY_USED_CURRENCY", "Currency")},
+)
+
+
+# Countries lie in regions and use currencies.
+MONEY_MAP: tuple[Nodes, set[Rel]] = (
+    {"Country": ["name"], "Region": ["name"], "Currency": ["name"]},
+    {("Country", "IN_REGION", "Region"), ("Country", "USES_CURRENCY", "Currency"), ("Country", "BORDERS", "Country")},
 )
 
 
