@@ -32,6 +32,7 @@ from questions.named_terms import (
     named_lookups,
     names_in_lower_case,
     occurrences,
+    opened_phrases,
     property_comparisons,
     said_phrases,
 )
@@ -179,10 +180,10 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
     ("s-block", "simple cubic", "Period 2") and those whose capitals a lower-case word splits ("Bosnia and
     Herzegovina")."""
     phrases = said_phrases(question, words, REQUEST_WORDS)
-    if not phrases:
-        return []
     # A question that writes its names in lower case ("which country is lagos in") is compared in lower case.
     any_case = names_in_lower_case(question)
+    if not phrases:
+        return [] if any_case else await _opened_names(question, graph, words)
     params = {
         "phrases": sorted({p.lower() for p in phrases}) if any_case else phrases,
         "skip": list(BOOKKEEPING_LABELS),
@@ -195,7 +196,7 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
         log.info("said_names_skipped", reason=str(exc))
         return []
     named = [(str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(keys) == key]
-    matches: list[EntityMatch] = []
+    matches: list[EntityMatch] = [] if any_case else await _opened_names(question, graph, words)
     stored = {value.lower() if any_case else value for _, _, value in named}
     for phrase in occurrences(question, stored, any_case=any_case):
         found = [(label, key, value) for label, key, value in named if value.lower() == phrase.lower()]
@@ -205,6 +206,35 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
             EntityMatch(mention=phrase, label=label, property=key, value=value, how="exact")
             for label, key, value in found
         ][:MATCHES_PER_MENTION]
+    seen: set[tuple[str, str, str, str]] = set()  # a name in lower case found both as written and where it opens
+    return [m for m in matches if (key := (m.mention, m.label, m.property, m.value)) not in seen and not seen.add(key)]
+
+
+async def _opened_names(question: str, graph: GraphStore, words: set[str]) -> list[EntityMatch]:
+    """The names a question that capitalises its others writes in lower case where a noun phrase opens ("use the
+    euro", "which lanthanides", "pay in euros"): the longest run at each opening that a node stores as its
+    name, in any case and with its last word in the singular or not."""
+    openings = opened_phrases(question, words)
+    forms = sorted({form.lower() for opening in openings for form, _ in opening})
+    if not forms:
+        return []
+    params = {"phrases": forms, "skip": list(BOOKKEEPING_LABELS), "limit": PHRASE_MATCHES, "any_case": True}
+    try:
+        rows = (await graph.ro_query(_PHRASES, params, max_rows=PHRASE_MATCHES, timeout_ms=PHRASE_TIMEOUT_MS)).rows
+    except GraphQueryError as exc:
+        log.info("opened_names_skipped", reason=str(exc))
+        return []
+    named = [(str(label), str(key), str(value)) for label, key, value, keys in rows if identifying_key(keys) == key]
+    matches: list[EntityMatch] = []
+    for opening in openings:
+        for form, said in opening:
+            found = [m for m in named if m[2].lower() == form.lower()]
+            if found:
+                matches += [
+                    EntityMatch(mention=said, label=label, property=key, value=value, how="exact")
+                    for label, key, value in found
+                ][:MATCHES_PER_MENTION]
+                break
     return matches
 
 

@@ -61,7 +61,7 @@ def _modified_label(said: str, by_words: dict[str, str]) -> str | None:
     while words[1:] and (words[0].lower() in _HOW_MANY_WORDS or words[0].isdigit()):
         words = words[1:]  # "which three US states"
     for skipped in range(MAX_MODIFIERS + 1):
-        if skipped and not words[skipped - 1][:1].isupper():
+        if skipped >= len(words) or (skipped and not words[skipped - 1][:1].isupper()):
             break
         if words[skipped:] and (label := _label_at(" ".join(words[skipped:]), by_words)) is not None:
             return label

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
 from contracts.query_path import Grounding
@@ -142,7 +143,7 @@ def mentions(question: str, vocabulary: set[str]) -> list[str]:
     found: list[str] = []
     known = _known_words(vocabulary)
     question = question.replace(REDACTED, " ")  # a secret redacted from the question names nothing in the graph
-    quoted = {q.lower() for q in re.findall(r"[\"“']([^\"”']{2,60})[\"”']", question)}
+    quoted = {q.lower() for q in re.findall(r"(?<!\w)[\"“']([^\"”']{2,60})[\"”'](?!\w)", question)}
     for term in entity_terms(question):
         if term.lower() not in quoted and _only_at_sentence_start(term, question):
             continue
@@ -203,6 +204,43 @@ def said_phrases(question: str, vocabulary: set[str], plain_words: Collection[st
             phrases.setdefault(" ".join(run))
             phrases.setdefault(owner(" ".join(run)))
     return list(phrases)
+
+
+# Words after which a noun phrase begins: a determiner ("the euro", "which lanthanides") or a preposition ("pay
+# in euros"). A lower-case word elsewhere ("while reading") is an ordinary word, not the place called Reading.
+NOUN_OPENERS = frozenset(
+    "the a an this these those which what whose any each every all no in on at of by for from with via".split()
+)
+
+
+OPENED_WORDS = 4  # lower-case words after an opener that may be one name ("alkaline earth metals")
+
+
+def opened_phrases(question: str, vocabulary: set[str]) -> list[list[tuple[str, str]]]:
+    """Where a determiner or a preposition opens a noun phrase written in lower case, the runs that may be a
+    stored name said so ("the euro", "which alkaline earth metals", "in euros"): for each opening, (the form
+    to look up, the run as written), longest first, each run as written and with its last word in the
+    singular ("euros": "euro"); not one made only of schema words ("which elements"). For a question that
+    writes its other names with capitals (one in lower case is compared in any case throughout)."""
+    known = _known_words(vocabulary)
+    words = [w for _, w in _word_runs(question)]
+    found: list[list[tuple[str, str]]] = []
+    for i, word in enumerate(words[:-1]):
+        if word.lower() not in NOUN_OPENERS:
+            continue
+        after = words[i + 1 : i + 1 + OPENED_WORDS]
+        lower = list(takewhile(lambda w: w[:1].islower() and w not in NOUN_OPENERS and w != "|", after))
+        runs = [" ".join(lower[:n]) for n in range(len(lower), 0, -1)]
+        runs = [run for run in runs if not _is_vocabulary(run, known) and len(run) >= MIN_TOKEN - 1]
+        forms = [(form, run) for run in runs for form in dict.fromkeys((run, _singular_last(run)))]
+        if forms:
+            found.append(forms)
+    return found
+
+
+def _singular_last(run: str) -> str:
+    head, _, last = run.rpartition(" ")
+    return f"{head} {singular(last)}".strip() if len(last) >= MIN_TOKEN else run
 
 
 def owner(phrase: str) -> str:

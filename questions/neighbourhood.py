@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
+# Quotes that open and close outside a word: "Germany's neighbours don't" quotes nothing.
+_QUOTED = re.compile(r"(?<!\w)[\"“']([^\"”']{2,60})[\"”'](?!\w)")
 # A capitalised word may hold a slash between its parts: one name ("Asia/Samarkand", "AC/DC"), not two.
 # Possessive (`*+`, `++`): what each part matches cannot start the next, so giving it back never helps, and a
 # run of spaces is not tried in every split (time linear in the question).
@@ -15,6 +16,7 @@ _CAPITALISED = re.compile(
     rf"\b([{_UPPER}][\w&.\-]*+(?:/[\w&.\-]++)*+(?:\s++(?:(?:of|de|du|van|von)\s*+)?+[{_UPPER}][\w&.\-]*+"
     r"(?:/[\w&.\-]++)*+)*+)"
 )
+_JOINING = frozenset({"of", "de", "du", "van", "von"})  # words a capitalised name may hold between its words
 _IDENTIFIER = re.compile(r"\b([A-Za-z]{1,6}-?\d[\w\-]*)\b")
 _QUESTION_WORDS = {
     "What",
@@ -77,7 +79,10 @@ def entity_terms(question: str) -> list[str]:
         add(match.group(1))
     for match in _CAPITALISED.finditer(question):
         words = match.group(1).split()
+        # "Which of Germany": the question word goes, and the "of" that joined it
         first = next((i for i, word in enumerate(words) if word not in _QUESTION_WORDS), len(words))
+        while words[first:] and words[first] in _JOINING:
+            first += 1
         if words[first:]:
             add(" ".join(words[first:]))
     return terms

@@ -88,6 +88,17 @@ async def test_a_name_opening_the_question_is_found_as_stored(graph: GraphStore)
     assert [(m.label, m.value) for m in reading.matches] == [("Person", "Bo Lund"), ("Structure", "cubic")]
 
 
+async def test_a_name_written_in_lower_case_where_a_noun_phrase_opens(graph: GraphStore) -> None:
+    # the question capitalises another name, and a determiner or a preposition opens this one
+    found = await ground("Which elements did Bo Lund discover in uppsala?", graph)
+    assert [(m.label, m.value) for m in found.matches] == [("Person", "Bo Lund"), ("Place", "Uppsala")]
+    plural = await ground("Which of the simple cubics did Bo Lund find?", graph)  # the plural of a stored name
+    assert [(m.mention, m.value) for m in plural.matches] == [("simple cubics", "simple cubic"), ("Bo Lund", "Bo Lund")]
+    # an apostrophe inside a word quotes nothing: "Bo Lund's ... aren't" names two people, no third
+    owned = await ground("Which elements are Bo Lund's finds that Ann Vale's aren't?", graph)
+    assert [m.value for m in owned.matches] == ["Bo Lund", "Ann Vale"] and owned.unmatched == []
+
+
 async def test_a_question_typed_in_lower_case_finds_its_names_as_stored(graph: GraphStore) -> None:
     grounding = await ground("which elements were discovered in uppsala or by bo lund?", graph)
     assert [(m.mention, m.value) for m in grounding.matches] == [("uppsala", "Uppsala"), ("bo lund", "Bo Lund")]

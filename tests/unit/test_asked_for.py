@@ -60,4 +60,6 @@ def test_the_label_asked_for_after_capitalised_words_that_say_which() -> None:
     labels = ["Country", "State", "County", "Region"]
     assert asked_label("Which US state has the most counties?", labels) == "State"
     assert asked_label("Which Western European country borders the most others?", labels) == "Country"
+    assert counted_label("How many Vietnamese cities are there?", ["City"]) == "City"
+    assert counted_label("How many in Peru?", labels) is None and counted_label("List Peru", labels) is None
     assert asked_label("What percentage of countries are in Europe?", labels) is None  # not a modifier: a value
