@@ -206,8 +206,9 @@ async def _said_names(question: str, graph: GraphStore, words: set[str]) -> list
             EntityMatch(mention=phrase, label=label, property=key, value=value, how="exact")
             for label, key, value in found
         ][:MATCHES_PER_MENTION]
-    seen: set[tuple[str, str, str, str]] = set()  # a name in lower case found both as written and where it opens
-    return [m for m in matches if (key := (m.mention, m.label, m.property, m.value)) not in seen and not seen.add(key)]
+    # a name in lower case found both as written and where a noun phrase opens is one match
+    unique = {(m.mention, m.label, m.property, m.value): m for m in reversed(matches)}
+    return [m for m in matches if unique[(m.mention, m.label, m.property, m.value)] is m]
 
 
 async def _opened_names(question: str, graph: GraphStore, words: set[str]) -> list[EntityMatch]:
