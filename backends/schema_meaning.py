@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from questions.linking import Linking, SchemaTerm, link_question
+from questions.meant_keys import meant_keys
 
 if TYPE_CHECKING:  # the encoder (and numpy) load with the first question linked, not with the worker
     from backends.sentence_encoder import SentenceEncoder, Vectors
@@ -68,6 +69,19 @@ class SchemaMeaning:
             self._unavailable = str(exc)
             log.warning("schema_meaning_unavailable", reason=str(exc))
             return link_question(text, terms, None, spent)
+
+    def meant_keys(self, sentence: str, labels: Sequence[str], nodes: dict[str, list[str]]) -> tuple[str, ...]:
+        """The key of `labels` the sentence clearly means (questions/meant_keys.py); none without the encoder."""
+        from backends.sentence_encoder import EncoderUnavailable
+
+        if self._unavailable:
+            return ()
+        try:
+            return meant_keys(sentence, labels, nodes, self.encode)
+        except EncoderUnavailable as exc:
+            self._unavailable = str(exc)
+            log.warning("schema_meaning_unavailable", reason=str(exc))
+            return ()
 
 
 @lru_cache(maxsize=1)

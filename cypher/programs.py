@@ -48,6 +48,8 @@ class AnswerShape(Protocol):
     @property
     def combines(self) -> tuple[str, ...]: ...
     @property
+    def meant(self) -> tuple[str, ...]: ...
+    @property
     def counted(self) -> str: ...
     @property
     def negated(self) -> bool: ...
@@ -73,6 +75,7 @@ KEY_NAMED = 0  # a condition on a property the question names (no more than none
 # said as "rating"), which a walk to names does not answer (on hand-written questions 3 of 129 more right).
 KEY_READ = 3
 KEY_GUESSED = -3  # ... from one it does not name (any key of the node reached)
+KEY_MEANT = 1  # ... from the one key the whole sentence means (questions/meant_keys.py)
 # The relationships between two named things, when the words ask how many lie between them: a reading that
 # specific outweighs any walk's, whose answer would be a name.
 DISTANCE = 20
@@ -180,7 +183,7 @@ def _keyed(
             yield key, KEY_NAMED if compared or key in conditions else KEY_READ
         return
     for key in held:
-        yield key, KEY_GUESSED
+        yield key, KEY_MEANT if key in shape.meant else KEY_GUESSED
 
 
 def _conditions(

@@ -141,6 +141,9 @@ class AnswerShape:
     ranked_by: str = ""  # the plural a ranking counts: "airports" of "the time zones with the most airports"
     top: int = 0  # how many a ranking asks for ("the 3 highest"); 0: not said
     whether: bool = False  # it opens as a yes or no question ("does A border B", "is A in B") and contrasts nothing
+    # The key the whole sentence means when its words name none ("how high": elevation_ft), from the sentence
+    # vectors (questions/meant_keys.py); set by the caller that has them.
+    meant: tuple[str, ...] = ()
 
 
 def named_keys(text: str, keys: Sequence[str]) -> tuple[str, ...]:

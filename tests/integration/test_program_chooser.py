@@ -208,6 +208,11 @@ async def test_a_relationship_named_twice_is_chosen_and_walked_twice(falkordb_ur
             "KNOWS to a Person, then LIVES_IN to a Town, then IN_REGION to a Region; answer: their names",
             [["Ann", "Ashby"]],
         ),
+        (  # "how old": no key named, the age the sentence means
+            "How old is Ann?",
+            'the Person "Ann" itself; answer: their age',
+            [["Ann", 31]],
+        ),
         (  # two named things, each with a walk of its own to what both reach
             "Which people that Ann knows live in the North?",
             'the Person nodes reached from the Person "Ann" (follow KNOWS to a Person) and also from the Region '
