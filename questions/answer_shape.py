@@ -29,8 +29,15 @@ _TWO_ENDS = re.compile(r"\bbetween\b|\bfrom\b.*\bto\b")  # a length is between t
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
 _SUM = re.compile(r"\b(?:total|sum|combined|altogether|in all)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
-_HIGH = re.compile(r"\b(?:highest|largest|biggest|greatest|most|maximum|max|top|longest|oldest|heaviest)\b")
-_LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|min|shortest|youngest|lightest)\b")
+# The superlatives of the comparatives below (a contrast of two): "the densest element", "the cheapest item".
+_HIGH = re.compile(
+    r"\b(?:highest|largest|biggest|greatest|most|maximum|max|top|longest|oldest|heaviest|densest|tallest|widest|"
+    r"deepest|richest|hottest|warmest|costliest|priciest|busiest|fastest|latest)\b"
+)
+_LOW = re.compile(
+    r"\b(?:lowest|smallest|least|fewest|minimum|min|shortest|youngest|lightest|earliest|soonest|cheapest|"
+    r"poorest|coldest|coolest|narrowest|slowest)\b"
+)
 # A superlative over a count: "the most relationships", "the largest number of", "the fewest links".
 _RANKED_BY_COUNT = re.compile(
     r"\b(?:most|fewest|least|largest number of|highest number of|smallest number of|lowest number of|"
@@ -316,6 +323,12 @@ def _counts_things(text: str, label_words: set[str], rel_words: frozenset[str] |
     return False
 
 
+def _names_kind(after: str, label_words: set[str]) -> bool:
+    """Whether the word after a superlative is a label's word ("densest element", "highest airports")."""
+    following = after.split()[:1]
+    return bool(following) and singular(following[0].strip("?.,;:!")) in label_words
+
+
 def answer_shape(
     question: str,
     keys: Sequence[str],
@@ -346,6 +359,9 @@ def answer_shape(
         shapes.append("average")
     if (high or low) and not compared:
         first_high = high is not None and (low is None or high.start() < low.start())
+        # "the densest element": a superlative of a kind of thing asks for the thing, not its figure
+        said = high if first_high else low
+        thing = thing or (said is not None and _names_kind(text[said.end() :], label_words))
         if by_count:
             shapes += ["most_connected", "least_connected"][:: 1 if first_high else -1]
         ranked = ["highest", "lowest"] if first_high else ["lowest", "highest"]

@@ -20,6 +20,8 @@ LABELS = ["Country", "City", "Person", "Region"]
         ("What is the total population of the cities there?", False, "sum"),
         ("What is the average area of those countries?", False, "average"),
         ("What is the highest population among them?", False, "max"),
+        ("What is the densest city?", False, "highest"),  # a superlative of a kind: the thing, not the figure
+        ("What is the cheapest region?", False, "lowest"),
         ("Which city has the smallest population?", True, "lowest"),
         ("Name the country with the largest area.", True, "highest"),
         ("Which region has the most countries?", True, "most_connected"),
