@@ -29,6 +29,7 @@ from questions.reading import QuestionReading, read_question
 from questions.walks import without_names
 from service.off_loop import off_loop
 from tools.link_judge import judge_links
+from tools.tied_programs import answering_first
 
 if TYPE_CHECKING:
     from backends import Backends
@@ -194,7 +195,7 @@ async def ranked_programs_on(
         "enumerating the programs",
         partial(programs, reading, reading.shape, facts.nodes, facts.rels, observed, k, held, facts.rel_props),
     )
-    return reading, facts.nodes, found
+    return reading, facts.nodes, await answering_first(found, graph)
 
 
 async def program_query(question: str, grounding: Grounding, backends: Backends, k: int = SHOWN) -> ProgramChoice:
