@@ -1,8 +1,9 @@
-"""Of the programs code ranks equal first, one that answers before one that matches nothing: a walk the words
-do not tell from another ("the country an airport is in", by its city or by its city's region) is as likely
-meant, and the one the data does not hold returns no rows. Run, not guessed: each tied program is read once
-(a row is enough), the first to give one goes first, and the rest keep their order. An empty answer stays
-possible: when every tied program is empty, the order is code's."""
+"""Of the programs code ranks first or nearly (within TIED_GAP), one that answers before one that matches
+nothing: a walk the words do not tell from another ("the country an airport is in", by its city or by its
+city's region, one hop more that no word says) is about as likely meant, and the one the data does not hold
+returns no rows. Run, not guessed: each tied program is read once (a row is enough), the first to give one
+goes first, and the rest keep their order. An empty answer stays possible: when every tied program is empty,
+or the others trail by more, the order is code's."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 TIED_RUN = 4  # tied programs read at most: each costs one short read of the graph
+TIED_GAP = 1  # evidence below the first's that still counts as tied: one hop the words do not account for
 TIED_TIMEOUT_MS = 3000
 
 
@@ -31,9 +33,9 @@ def _answers(rows: list[list[Any]]) -> bool:
 
 
 async def answering_first(found: Sequence[Program], graph: GraphStore) -> list[Program]:
-    """`found` with the first of its equal-first programs that answers moved to the front."""
+    """`found` with the first of its tied programs that answers moved to the front."""
     ranked = list(found)
-    tied = [i for i, program in enumerate(ranked[:TIED_RUN]) if program.score == ranked[0].score]
+    tied = [i for i, program in enumerate(ranked[:TIED_RUN]) if program.score >= ranked[0].score - TIED_GAP]
     if len(tied) < 2:
         return ranked
     for i in tied:

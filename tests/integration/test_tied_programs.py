@@ -1,6 +1,6 @@
-"""Of programs code ranks equal first, the first that answers goes first (tools/tied_programs.py), read on a real
-FalkorDB graph: one that matches nothing gives way to a tied one that matches, never to one ranked lower, and
-when all tied ones are empty code's order stands."""
+"""Of programs code ranks first or nearly, the first that answers goes first (tools/tied_programs.py), read on a
+real FalkorDB graph: one that matches nothing gives way to a tied one that matches, never to one that trails by
+more than TIED_GAP, and when all tied ones are empty code's order stands."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from cypher.intent import Anchor, QueryIntent
 from cypher.programs import Program
 from cypher.walk_space import Walk
 from tests.seeded_graph import seeded_graph
-from tools.tied_programs import answering_first
+from tools.tied_programs import TIED_GAP, answering_first
 
 GRAPH = "CREATE (:Town {name: 'Ashby'}), (:Town {name: 'Brill'}), (:Region {name: 'North'})"
 NOTHING = "MATCH (t:Village) RETURN t.name AS name"
@@ -48,9 +48,11 @@ async def test_a_tied_program_that_answers_goes_before_one_that_matches_nothing(
     ]
 
 
-async def test_a_lower_ranked_answer_never_jumps_and_all_empty_keeps_the_order(graph: GraphStore) -> None:
-    empty, regions = program(NOTHING, 9), program(REGIONS, 8)
-    assert [p.query for p in await answering_first([empty, regions], graph)] == [NOTHING, REGIONS]
+async def test_an_answer_trailing_far_never_jumps_and_all_empty_keeps_the_order(graph: GraphStore) -> None:
+    far = program(REGIONS, 9 - TIED_GAP - 1)
+    assert [p.query for p in await answering_first([program(NOTHING, 9), far], graph)] == [NOTHING, REGIONS]
+    near = program(REGIONS, 9 - TIED_GAP)
+    assert [p.query for p in await answering_first([program(NOTHING, 9), near], graph)] == [REGIONS, NOTHING]
     both_empty = [program(NOTHING, 9), program(NO_COUNT, 9)]
     assert [p.query for p in await answering_first(both_empty, graph)] == [NOTHING, NO_COUNT]
     first_answers = [program(TOWNS, 9), program(REGIONS, 9)]
