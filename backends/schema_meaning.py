@@ -70,14 +70,17 @@ class SchemaMeaning:
             log.warning("schema_meaning_unavailable", reason=str(exc))
             return link_question(text, terms, None, spent)
 
-    def meant_keys(self, sentence: str, labels: Sequence[str], nodes: dict[str, list[str]]) -> tuple[str, ...]:
-        """The key of `labels` the sentence clearly means (questions/meant_keys.py); none without the encoder."""
+    def meant_keys(
+        self, sentences: Sequence[str], labels: Sequence[str], nodes: dict[str, list[str]]
+    ) -> tuple[str, ...]:
+        """The key of `labels` the first of `sentences` to mean one clearly means (questions/meant_keys.py);
+        none without the encoder."""
         from backends.sentence_encoder import EncoderUnavailable
 
         if self._unavailable:
             return ()
         try:
-            return meant_keys(sentence, labels, nodes, self.encode)
+            return meant_keys(sentences, labels, nodes, self.encode)
         except EncoderUnavailable as exc:
             self._unavailable = str(exc)
             log.warning("schema_meaning_unavailable", reason=str(exc))

@@ -50,15 +50,36 @@ def key_descriptions(labels: Sequence[str], nodes: Nodes) -> list[tuple[str, str
     ]
 
 
-def meant_keys(sentence: str, labels: Sequence[str], nodes: Nodes, encode: Encode) -> tuple[str, ...]:
-    """The one key of `labels` the sentence clearly means, or none."""
+WINDOW_BEFORE, WINDOW_AFTER = 1, 3  # words kept around a word nothing explains: "how high are the airports"
+_WORD = re.compile(r"\S+")
+
+
+def around(sentence: str, words: Sequence[str]) -> list[str]:
+    """The short spans of the sentence around each of `words` (those nothing in the schema explains), where
+    they are said: the rest of a long sentence only dilutes what they mean ("On average, how high are the
+    airports serving cities in the country?" is nearer the airport's latitude than its elevation)."""
+    said = _WORD.findall(sentence)
+    spans: dict[str, None] = {}
+    for word in words:
+        for i, token in enumerate(said):
+            if token.lower().strip("?.,;:!'’") == word:
+                spans.setdefault(" ".join(said[max(0, i - WINDOW_BEFORE) : i + WINDOW_AFTER + 1]))
+    return list(spans)
+
+
+def meant_keys(sentences: Sequence[str], labels: Sequence[str], nodes: Nodes, encode: Encode) -> tuple[str, ...]:
+    """The one key of `labels` the first of `sentences` that clearly means one means, or none."""
     described = key_descriptions(labels, nodes)
-    if not described:
+    if not described or not sentences:
         return ()
-    vectors = encode([sentence, *(text for _, text in described)])
-    nearest: dict[str, float] = {}
-    for (key, _), similarity in zip(described, vectors[1:] @ vectors[0], strict=True):
-        nearest[key] = max(nearest.get(key, -1.0), float(similarity))
-    ranked = sorted(nearest.items(), key=lambda item: -item[1])
-    best, runner_up = ranked[0][1], ranked[1][1] if len(ranked) > 1 else -1.0
-    return (ranked[0][0],) if best >= MEANT_FLOOR and best - runner_up >= MEANT_MARGIN else ()
+    vectors = encode([*sentences, *(text for _, text in described)])
+    keys = vectors[len(sentences) :]
+    for row in range(len(sentences)):
+        nearest: dict[str, float] = {}
+        for (key, _), similarity in zip(described, keys @ vectors[row], strict=True):
+            nearest[key] = max(nearest.get(key, -1.0), float(similarity))
+        ranked = sorted(nearest.items(), key=lambda item: -item[1])
+        best, runner_up = ranked[0][1], ranked[1][1] if len(ranked) > 1 else -1.0
+        if best >= MEANT_FLOOR and best - runner_up >= MEANT_MARGIN:
+            return (ranked[0][0],)
+    return ()

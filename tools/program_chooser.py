@@ -24,7 +24,7 @@ from cypher.intent import IntentError, Nodes
 from cypher.programs import Program, programs
 from cypher.walk_words import describe_program
 from questions.linking import Linking, SchemaTerm, canonical_question, schema_terms
-from questions.meant_keys import said_with_kinds
+from questions.meant_keys import around, said_with_kinds
 from questions.reading import QuestionReading, read_question
 from questions.walks import without_names
 from service.off_loop import off_loop
@@ -181,13 +181,18 @@ async def ranked_programs_on(
             partial(read_question, canonical, grounding, facts.nodes, facts.rels, facts.rel_props),
         )
     reading = replace(reading, linking=linking)
-    # No key named, nor a connection asked: the one key the sentence means, of the things named or asked for.
+    # No key named, nor a connection asked: the one key the sentence means, of the things it names, asks for or
+    # speaks of.
     if not reading.shape.keys and "connection" not in reading.shape.combines:
-        labels = [*dict.fromkeys([*(a.label for a in reading.named), *([reading.asked] if reading.asked else [])])]
+        spoken = [label for label in (*reading.labels, *reading.hinted) if label in facts.nodes]
+        labels = [
+            *dict.fromkeys([*(a.label for a in reading.named), *([reading.asked] if reading.asked else []), *spoken])
+        ]
         sentence = said_with_kinds(question, grounding)
+        sentences = [*around(sentence, linking.unexplained), sentence]  # where the unexplained words are said first
         meant = await off_loop(
             "reading the key meant",
-            partial(shared_meaning().meant_keys, sentence, labels or sorted(facts.nodes), facts.nodes),
+            partial(shared_meaning().meant_keys, sentences, labels or sorted(facts.nodes), facts.nodes),
             LINKING_TIMEOUT_S,
         )
         reading = replace(reading, shape=replace(reading.shape, meant=meant))
