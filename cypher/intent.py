@@ -477,8 +477,12 @@ def _count_tested(
     head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
     shown = _display(group, group_label, nodes)
     counted = _name(f"{end_label or 'node'}_count")
+    tested = f"{head} WITH {group}, count(DISTINCT {end}) AS reached WHERE reached {test.operator} {test.value}"
+    if intent.answer == "count":  # "how many countries have at least 100 cities": the groups that pass
+        groups = _name(f"{group_label or 'node'}_count")
+        return f"{tested} RETURN count({group}) AS {groups}"
     return (
-        f"{head} WITH {group}, count(DISTINCT {end}) AS reached WHERE reached {test.operator} {test.value} "
+        f"{tested} "
         f"RETURN {shown} AS {group_column}, reached AS {counted} "
         f"ORDER BY reached DESC, {group_column} LIMIT {ROWS_LISTED}"
     )

@@ -210,6 +210,11 @@ def _conditions(
     named = [key for key in shape.keys if key in keys and key != answer_key] or [
         key for key in shape.keys if key in keys
     ]
+    if shape.counted:  # "just one country in between": the figure counts things, no key of theirs is it
+        for key in named:
+            yield Condition(key, operator, figure), KEY_NAMED
+        yield None, 0
+        return
     for key in named or keys:
         yield Condition(key, operator, figure), KEY_NAMED if named else KEY_GUESSED
 
@@ -471,7 +476,9 @@ def enumerate_programs(
             for condition, condition_evidence in [
                 (c, e) for c, e in _conditions(walk, shape, "", nodes, held) if e == VALUE_HELD
             ] or [(None, 0)]:
-                intent = replace(walk.intent, answer="names", count_test=test, condition=condition)
+                # "how many countries have at least 100 cities" counts the groups that pass; "which" names them
+                answer = "count" if shape.answers[:1] == ("count",) else "names"
+                intent = replace(walk.intent, answer=answer, count_test=test, condition=condition)
                 score = walk.score + SHAPE_FIRST + test_evidence + condition_evidence
                 found.append((-score, order, Program(walk, intent, "", score)))
         for rank, answer in enumerate(shape.answers):

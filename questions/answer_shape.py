@@ -58,8 +58,10 @@ _COMPARISONS = (
     (re.compile(r"\b(?:at most|no more than|or (?:less|fewer))\b"), "<="),
     (re.compile(r"\b(?:greater|more|larger|higher|bigger|older|longer|over|above|exceeds?|exceeding|after)\b"), ">"),
     (re.compile(r"\b(?:less|fewer|smaller|lower|younger|shorter|under|below|before)\b"), "<"),
-    (re.compile(r"\b(?:equal to|exactly|equals)\b"), "="),
+    (re.compile(r"\b(?:equal to|exactly|equals|just|only)\s+$"), "="),
 )
+_THRESHOLD = re.compile(r"\b(?:at least|at most|no (?:more|less|fewer) than|(?:more|less|fewer) than)\b")
+_FIGURE_THEN_CUE = re.compile(r"\s+or\s+(more|less|fewer)\b")
 # Small numbers people spell out after a comparison word ("at least two", "more than ten").
 _SPELLED_NUMBERS = {
     w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
@@ -233,6 +235,9 @@ def comparison_at(text: str) -> tuple[str, str, int] | None:
         for cue, operator in _COMPARISONS:
             if cue.search(before):
                 return operator, figure, end
+        after = _FIGURE_THEN_CUE.match(text, end)  # "12 or more languages", "3 or fewer"
+        if after is not None:
+            return (">=" if after.group(1) == "more" else "<="), figure, after.end()
     return None
 
 
@@ -262,7 +267,8 @@ def counted_after(
     for word in after[:COUNT_REACH]:
         if word in _COUNT_FILLER:
             continue
-        if singular(word) == word or singular(word) in key_words:
+        one = text[:end].split()[-1:] in (["1"], ["one"])  # "just one other family": a count of one is singular
+        if (singular(word) == word and not one) or singular(word) in key_words:
             continue  # a count of things is a plural; a property's own word is no kind of thing
         if _thing_word(word, label_words, rel_words):
             return word
@@ -352,7 +358,8 @@ def answer_shape(
         shapes.append("path_length")
     high, low = _HIGH.search(text), _LOW.search(text)
     # "highest population" ranks by a key the question names; "the most relationships" ranks by a count.
-    by_count = _counts_things(text, label_words, rel_words)
+    # "at least 100 cities" is a threshold, no ranking by a count
+    by_count = _counts_things(_THRESHOLD.sub(" ", text) if compared else text, label_words, rel_words)
     if _SUM.search(text):
         shapes.append("sum")
     if _AVERAGE.search(text):

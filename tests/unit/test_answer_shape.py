@@ -69,6 +69,10 @@ def test_keys_are_named_by_their_words_but_not_by_the_verb() -> None:
         ("with more than 100 million inhabitants", (">", "100000000")),  # a magnitude word is part of it
         ("cities of over a million people", (">", "1000000")),
         ("that border at least two others", (">=", "2")),  # a small number spelled out
+        ("countries with 12 or more languages", (">=", "12")),  # the comparison said after the figure
+        ("with 3 or fewer airports", ("<=", "3")),
+        ("that married into just one other family", ("=", "1")),
+        ("only 2 of them", ("=", "2")),
     ],
 )
 def test_a_comparison_with_a_figure(text: str, expected: tuple[str, str] | None) -> None:
@@ -100,6 +104,12 @@ def test_a_figure_that_counts_things_is_not_a_property_condition() -> None:
     assert counted("Which regions have more than 2 people living there?")  # an irregular plural of Person
     assert not counted("Which countries have more than 100 million people?")  # a measure in round words
     assert not counted("Which countries have an area of more than 4000 square kilometres?")
+    assert counted("Which countries border just one other country?")  # a count of one is said in the singular
+
+
+def test_how_many_things_pass_a_count_threshold_is_a_count() -> None:
+    shape = answer_shape("How many countries have at least 100 cities?", KEYS, False, LABELS)
+    assert shape.answers[0] == "count" and shape.comparison == (">=", "100")  # "at least" ranks nothing
 
 
 def test_a_question_that_asks_for_what_lacks_something() -> None:

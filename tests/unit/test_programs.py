@@ -84,6 +84,17 @@ def test_a_figure_that_counts_things_tests_how_many_each_reaches() -> None:
     assert grouped[0].intent.hops == (Hop("HAS_PROVINCE", OUT), Hop("LOCATED_IN", IN))
 
 
+def test_how_many_things_pass_a_count_test_counts_the_groups() -> None:
+    first = best("How many countries have at least 2 provinces?", Grounding(), GEOGRAPHY)[0]
+    assert first.intent.count_test == CountTest(0, ">=", "2") and first.intent.answer == "count"
+    assert first.query.endswith("WHERE reached >= 2 RETURN count(a) AS `Country_count`")
+
+
+def test_a_figure_that_counts_things_is_no_condition_on_their_keys() -> None:
+    first = best("Which countries border just one other country?", Grounding(), GEOGRAPHY)[0]
+    assert first.intent.count_test == CountTest(0, "=", "1") and first.intent.condition is None
+
+
 def test_a_figure_of_a_property_stays_a_condition_on_it() -> None:
     first = best("Which cities have a population over 2 million?", Grounding(), GEOGRAPHY)[0]
     assert first.intent.condition == Condition("population", ">", "2000000") and first.intent.count_test is None
