@@ -7,6 +7,7 @@ both against the graph again and says where either disagrees with the gold.
     .venv/bin/python bench/natural_questions.py --graph airports      # one graph's file
     .venv/bin/python bench/natural_questions.py --url redis://127.0.0.1:6391 --graph airports   # a graph served already
     .venv/bin/python bench/natural_questions.py --summary             # counts by category, style and hops
+    .venv/bin/python bench/natural_questions.py --dir bench/kgqa/heldout   # the held-out set's files
 
 A line holds: `id`, `graph`, `category` (bench/kgqa/questions.py's CATEGORIES), `styles` (a list of STYLES),
 `hops` (the relationships the answer's walk crosses, 0 for none), `text`, `gold` (bench/kgqa/questions.py's
@@ -213,8 +214,7 @@ def summary(paths: list[Path]) -> None:
         print(f"{title}: " + ", ".join(f"{k} {n}" for k, n in sorted(counter.items(), key=lambda kv: -kv[1])))
 
 
-async def main_async(args: argparse.Namespace) -> int:
-    paths = [NATURAL_DIR / f"{args.graph}.jsonl"] if args.graph else sorted(NATURAL_DIR.glob("*.jsonl"))
+async def main_async(args: argparse.Namespace, paths: list[Path]) -> int:
     if args.summary:
         summary(paths)
         return 0
@@ -228,13 +228,16 @@ async def main_async(args: argparse.Namespace) -> int:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dir", type=Path, default=NATURAL_DIR, help="the folder of question files (one per graph)")
     p.add_argument("--graph", default=None, help="check only this graph's file")
     p.add_argument("--url", default=None, help="with --graph: the FalkorDB that serves it already")
     p.add_argument("--summary", action="store_true", help="count the questions by category, style and hops")
     args = p.parse_args()
     if args.url and not args.graph:
         p.error("--url needs --graph")
-    return asyncio.run(main_async(args))
+    folder: Path = args.dir
+    paths = [folder / f"{args.graph}.jsonl"] if args.graph else sorted(folder.glob("*.jsonl"))
+    return asyncio.run(main_async(args, paths))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bench.graphs import airports, elements, geonames, languages, social
+from bench.graphs import airports, elements, geonames, languages, music_store, social
 from bench.graphs.load import GraphData, load
 
 
@@ -49,6 +49,12 @@ GRAPHS: dict[str, tuple[str, str, Callable[[str, str, bool], Awaitable[bool]]]] 
         "territories, the languages spoken there and their scripts, currencies now and before, time zones",
         languages.PINNED,
         _writer(languages.build),
+    ),
+    "music_store": (
+        "a music store's artists, albums, tracks, genres and playlists, its customers and their invoices, "
+        "its employees and whom they report to",
+        music_store.PINNED,
+        _writer(music_store.build),
     ),
 }
 
