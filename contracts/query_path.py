@@ -52,16 +52,27 @@ class Grounding(BaseModel):
         named = {m.mention for m in self.matches if m.same_name()}
         return list(dict.fromkeys(m.mention for m in self.matches if m.mention not in named))
 
-    def described_entities(self, limit: int) -> list[EntityMatch]:
+    def described_entities(self, limit: int, alike: bool = False) -> list[EntityMatch]:
         """The entities worth describing: one per name, found as the name itself and unambiguously (an exact
         match, or the only stored value containing the name), a name-like property preferred over another
-        that happens to hold the same text; at most `limit`, in the question's order."""
-        chosen: list[EntityMatch] = []
+        that happens to hold the same text; with `alike` (the question sets two names against each other), of
+        a name several kinds hold, the kind another name is ("does Texas have more counties than Georgia":
+        both states, not Georgia the country); at most `limit`, in the question's order."""
+        usable: dict[str, list[EntityMatch]] = {}
         for mention in dict.fromkeys(m.mention for m in self.matches):
             found = [m for m in self.matches if m.mention == mention and m.same_name()]
-            usable = [m for m in found if m.how in ("exact", "formed")] or (found if len(found) == 1 else [])
-            if usable:
-                chosen.append(min(usable, key=lambda m: not m.property.lower().endswith(("name", "title"))))
+            kept = [m for m in found if m.how in ("exact", "formed")] or (found if len(found) == 1 else [])
+            if kept:
+                usable[mention] = kept
+        chosen: list[EntityMatch] = []
+        for mention, kept in usable.items():
+            others = {m.label for other, found in usable.items() if other != mention for m in found} if alike else set()
+            chosen.append(
+                min(
+                    kept,
+                    key=lambda m: (m.label not in others, not m.property.lower().endswith(("name", "title"))),
+                )
+            )
         return chosen[:limit]
 
 

@@ -66,12 +66,6 @@ def read_question(
     (source, type, target) relationships, each relationship type's property keys)."""
     labels = sorted(nodes)
     rel_types = {rel[1] for rel in rels}
-    named = tuple(
-        dict.fromkeys(
-            Anchor(m.label, m.property, m.value)
-            for m in (_placed(question, m, grounding) for m in grounding.described_entities(MAX_NAMED))
-        )
-    )
     names = {m.mention.lower() for m in grounding.matches} | {m.value.lower() for m in grounding.matches}
     quoted = tuple(dict.fromkeys(q for q in _QUOTED.findall(question) if q.lower() not in names))
     plain = _QUOTED.sub(" ", without_names(question, grounding))
@@ -83,6 +77,13 @@ def read_question(
     keys = sorted({key for props in [*nodes.values(), *(rel_keys or {}).values()] for key in props})
     spelled = tuple(spelled_walk(plain, rel_types))
     shape = answer_shape(plain, keys, asked is not None, labels, sorted(rel_types))
+    alike = shape.contrast is not None  # two names set against each other are of one kind where they can be
+    named = tuple(
+        dict.fromkeys(
+            Anchor(m.label, m.property, m.value)
+            for m in (_placed(question, m, grounding) for m in grounding.described_entities(MAX_NAMED, alike))
+        )
+    )
     return QuestionReading(
         question=question,
         named=named,

@@ -90,3 +90,19 @@ def test_a_short_verb_hints_the_relationship_named_after_it_as_said() -> None:
     # "us" is no "use": a word too short to be a verb's form hints nothing
     told = read_question("Tell us the currencies", Grounding(matches=[], unmatched=[]), nodes, rels)
     assert "USES_CURRENCY" not in told.hinted
+
+
+def test_two_names_set_against_each_other_are_read_as_one_kind_where_they_can_be() -> None:
+    # "Georgia" is a country and a province; "Ohio" only a province
+    grounding = Grounding(
+        matches=[
+            EntityMatch(mention="Ohio", label="Province", property="name", value="Ohio", how="exact"),
+            EntityMatch(mention="Georgia", label="Country", property="name", value="Georgia", how="exact"),
+            EntityMatch(mention="Georgia", label="Province", property="name", value="Georgia", how="exact"),
+        ]
+    )
+    contrasted = read_question("Does Ohio have a larger area than Georgia?", grounding, NODES, RELS)
+    assert contrasted.named == (Anchor("Province", "name", "Ohio"), Anchor("Province", "name", "Georgia"))
+    # not set against each other: the first reading of each name stands
+    listed = read_question("Which regions are Ohio and Georgia in?", grounding, NODES, RELS)
+    assert listed.named == (Anchor("Province", "name", "Ohio"), Anchor("Country", "name", "Georgia"))
