@@ -55,6 +55,9 @@ RELATIONSHIP = "r"  # the variable of the last relationship, when a key of it is
 # Not offered either: how many distinct nodes the walk reaches from each start node, on average over every start
 # node of the label, those reaching none counted as 0 ("on average, how many counties does a state have").
 AVERAGE_REACHED = "average_reached"
+# Not offered either: the start nodes (start.value empty) ranked by the total of answer_key over the nodes (or the
+# last relationships) each reaches ("which customer spent the most": the invoices' totals summed per customer).
+TOTALS = {"most_total", "least_total"}
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -388,12 +391,14 @@ def compile_intent(intent: QueryIntent, nodes: Nodes, rels: set[Rel]) -> str:
         return _whether(intent, nodes, rels)
     if intent.answer == AVERAGE_REACHED:
         return _average_reached(intent, nodes, rels)
-    if intent.answer not in ANSWERS and intent.answer not in COMMON:
+    if intent.answer not in ANSWERS and intent.answer not in COMMON | TOTALS:
         raise IntentError(f"unknown answer {intent.answer}")
-    if intent.answer in KEYED | COMMON and not intent.answer_key:
+    if intent.answer in KEYED | COMMON | TOTALS and not intent.answer_key:
         raise IntentError(f"answer {intent.answer} needs an answer_key")
-    if intent.answer in CONNECTED and not intent.hops:
+    if intent.answer in CONNECTED | TOTALS and not intent.hops:
         raise IntentError(f"answer {intent.answer} needs steps to count along")
+    if intent.answer in TOTALS and (intent.start.value or intent.combine != "none"):
+        raise IntentError("a ranking by totals ranks every node of the start's label, none named")
     if intent.answer == "path_length":
         return _path_length(intent, nodes)
     if intent.combine == THROUGH:
@@ -666,7 +671,7 @@ def _returned(
     owner = RELATIONSHIP if intent.relationship_key else end
     key = f"{owner}.{_name(intent.answer_key)}" if intent.answer_key else ""
     distinct = f"{end}, {RELATIONSHIP}" if intent.relationship_key else end
-    if intent.answer in ("highest", "lowest", "min", "max", "sum", "average"):
+    if intent.answer in ("highest", "lowest", "min", "max", "sum", "average", *TOTALS):
         where = [*where, f"{key} IS NOT NULL"]
     head = "MATCH " + ", ".join(matches) + (" WHERE " + " AND ".join(where) if where else "")
     shown = _display(end, shown_label, nodes)
@@ -694,6 +699,15 @@ def _returned(
             ranked = f"{head} AND {key} IS NOT NULL" if where else f"{head} WHERE {key} IS NOT NULL"
             ranked += f" WITH {key} AS shown, count(DISTINCT {end}) AS measure"
             return _ranked_rows(ranked, intent.top, order, key_column, counted)
+        case "most_total" | "least_total":  # rank the start nodes by the total of the key over what they reach
+            order = "DESC" if intent.answer == "most_total" else "ASC"
+            start_name = _display("a", intent.start.label, nodes)
+            ranked = (
+                f"{head} WITH DISTINCT a, {distinct} WITH a, sum({key}) AS measure WITH {start_name} AS shown, measure"
+            )
+            return _ranked_rows(
+                ranked, intent.top, order, _name(intent.start.label), _name(f"total_{intent.answer_key}")
+            )
         case _:  # most_connected, least_connected: rank the start nodes by what they reach
             order = "DESC" if intent.answer == "most_connected" else "ASC"
             start_name = _display("a", intent.start.label, nodes)

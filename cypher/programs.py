@@ -19,6 +19,7 @@ from cypher.intent import (
     CONNECTED,
     COUNTING_COMPARATIVES,
     KEYED,
+    TOTALS,
     WHETHER,
     Anchor,
     Condition,
@@ -102,7 +103,7 @@ WHETHER_ASKED = 8
 # A key of the last relationship the question names ("how often": times): read on the relationship, which no
 # key of the nodes reached says; a little above a keyed shape of the same walk read from a guessed node key.
 RELATIONSHIP_READ = 2
-RANKINGS = frozenset({"highest", "lowest", "most_connected", "least_connected", *COMMON})  # answers a top-N limits
+RANKINGS = frozenset({"highest", "lowest", "most_connected", "least_connected", *COMMON, *TOTALS})  # a top-N limits
 STEM = 4  # a key sharing this many first letters with the comparative is its measure ("denser": density)
 
 
@@ -300,6 +301,31 @@ def _common_programs(walk: Walk, shape: AnswerShape, reading: Reading, nodes: No
             yield Program(walk, replace(intent, answer=answer, answer_key=key), "", score)
 
 
+def _total_rankings(
+    walk: Walk, shape: AnswerShape, reading: Reading, nodes: Nodes, rel_keys: RelKeys
+) -> Iterator[Program]:
+    """For a ranking of the kind asked for by a key of what each reaches ("which customer spent the most", "the 3
+    products ordered in the most units"), every node of the start's label ranked by the total of that key over
+    the nodes (or the last relationships) it reaches: a key the question names, or of the nodes reached."""
+    intent = walk.intent
+    ranking = next((a for a in shape.answers if a in ("highest", "lowest")), None)
+    if ranking is None or walk.kind != "walk" or not intent.hops or intent.start.value:
+        return
+    if reading.asked is None or reading.asked != intent.start.label or intent.lacks is not None:
+        return
+    answer = "most_total" if ranking == "highest" else "least_total"
+    evidence = walk.score + _shape_evidence(shape.answers.index(ranking)) + RANKED_ASKED
+    for key in _relationship_keys(walk, shape, nodes, rel_keys):
+        ranked = replace(intent, answer=answer, answer_key=key, relationship_key=True)
+        yield Program(walk, ranked, "", evidence + KEY_READ + RELATIONSHIP_READ)
+    # "the country with the lowest area": its own key, no total; nor a province's `country`, which names it
+    own = {*nodes.get(intent.start.label, []), intent.start.label.lower()}
+    for key, key_evidence in _keyed(walk, "sum", shape, nodes):
+        # a key the words name or mean (every key of what it reaches is no total) that the start does not hold
+        if key_evidence > KEY_GUESSED and key not in own and key.lower() not in own:
+            yield Program(walk, replace(intent, answer=answer, answer_key=key), "", evidence + key_evidence)
+
+
 def _scoped_rankings(walk: Walk, shape: AnswerShape, reading: Reading) -> Iterator[Program]:
     """For a ranking by a count within a named thing ("which city in Ohio has the most airports"), the nodes of
     the label asked for that the walk from the named thing passes, ranked by how many each reaches at its end."""
@@ -458,6 +484,7 @@ def enumerate_programs(
         found += [(-p.score, order, p) for p in _relationship_programs(walk, shape, nodes, rel_keys, held)]
         found += [(-p.score, order, p) for p in _common_programs(walk, shape, reading, nodes)]
         found += [(-p.score, order, p) for p in _scoped_rankings(walk, shape, reading)]
+        found += [(-p.score, order, p) for p in _total_rankings(walk, shape, reading, nodes, rel_keys)]
         if walk.kind == "contrast":
             found += [(-p.score, order, p) for p in _contrast_programs(walk, shape, reading, nodes, held)]
             continue

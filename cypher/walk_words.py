@@ -133,6 +133,11 @@ def describe_answer(intent: QueryIntent, reached: str, ranked: str = "") -> str:
             if intent.top:
                 return f"the {intent.top} {ranked} nodes that reach the {most}, ties included, and how many"
             return f"the {ranked} that reaches the {most}, and how many"
+        case "most_total" | "least_total":
+            most = "highest" if intent.answer == "most_total" else "lowest"
+            if intent.top:
+                return f"the {intent.top} {ranked} nodes with the {most} total {key} of them, ties included"
+            return f"the {ranked} with the {most} total {key} of them, and that total"
         case "path_length":
             return "the number"
         case "most_common" | "least_common":

@@ -95,6 +95,16 @@ def test_a_figure_that_counts_things_is_no_condition_on_their_keys() -> None:
     assert first.intent.count_test == CountTest(0, "=", "1") and first.intent.condition is None
 
 
+def test_a_ranking_of_the_kind_asked_by_a_total_of_what_each_reaches() -> None:
+    first = best("Which supplier was issued purchase orders of the highest total amount?", Grounding(), SUPPLY)[0]
+    assert (first.intent.answer, first.intent.answer_key) == ("most_total", "total_amount")
+    assert first.intent.start == Anchor("Supplier") and first.intent.hops[0] == Hop("ISSUED_TO", IN)
+    assert "WITH a, sum(b.`total_amount`) AS measure" in first.query
+    # a key the kind asked for holds itself is its own measure, no total over what it reaches
+    own = best("Name the country with the lowest area.", Grounding(), GEOGRAPHY)[0]
+    assert (own.intent.answer, own.intent.hops) == ("lowest", ())
+
+
 def test_a_figure_of_a_property_stays_a_condition_on_it() -> None:
     first = best("Which cities have a population over 2 million?", Grounding(), GEOGRAPHY)[0]
     assert first.intent.condition == Condition("population", ">", "2000000") and first.intent.count_test is None
