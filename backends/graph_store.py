@@ -23,6 +23,7 @@ from temporalio.exceptions import ApplicationError
 
 from backends.graph_limits import FALKORDB_LIMITS
 from contracts.redaction import redact_text, sanitize, shown_url
+from cypher.read_only import refusals
 from cypher.row_cap import capped_rows
 from service.off_loop import off_loop
 
@@ -67,7 +68,16 @@ PROPERTY_TEXT = (
 
 
 class GraphQueryError(Exception):
-    """The graph rejected the query (syntax, unknown function, write attempt): the query's fault."""
+    """The graph rejected the query (syntax, unknown function, write attempt), or the read check refused it
+    before it ran: the query's fault."""
+
+
+def checked_and_capped(query: str, cap: int) -> tuple[str, list[str]]:
+    """The query as it will run (its rows capped) and why the read check refuses that text. Checked here, at
+    the store's boundary, on the very text sent: whatever rewrote the query before (a lifted LIMIT, a repair)
+    cannot make it other than what the check read."""
+    capped = capped_rows(query, cap)
+    return capped, refusals(capped)
 
 
 def to_plain(value: Any) -> Any:
@@ -119,11 +129,13 @@ class GraphStore:
     ) -> QueryRows:
         """A read, its rows capped in the query itself (max_rows + 1: a truncated result still shows it), so
         that the server neither builds nor sends rows that would be dropped here."""
-        capped = (
-            capped_rows(query, max_rows + 1)
+        capped, refused = (
+            checked_and_capped(query, max_rows + 1)
             if len(query) <= CAP_IN_PLACE_CHARS
-            else await off_loop("the row cap", partial(capped_rows, query, max_rows + 1))
+            else await off_loop("the read check and row cap", partial(checked_and_capped, query, max_rows + 1))
         )
+        if refused:
+            raise GraphQueryError("; ".join(refused))
         return await self._execute(capped, params, timeout_ms, max_rows, write=False)
 
     async def write_query(self, query: str, params: dict[str, Any], *, timeout_ms: int = 30000) -> QueryRows:

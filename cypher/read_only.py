@@ -9,10 +9,11 @@ FalkorDB's read-only command (GRAPH.RO_QUERY) stays the last line behind this ch
 from __future__ import annotations
 
 import itertools
+import re
 
 from cypher.lexer import Kind, Token, code_tokens
 from cypher.parser_faults import comment_in_dotted_name
-from cypher.tokens import keywords
+from cypher.tokens import blank_code, keywords
 
 WRITE_CLAUSES = frozenset({"CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH"})
 # FalkorDB's procedures that only read (`CALL dbms.procedures()` lists each with its mode): the schema, the
@@ -34,6 +35,10 @@ READ_PROCEDURES = (
     "algo.BFS",
 )
 _READ = frozenset(name.lower() for name in READ_PROCEDURES)
+# FalkorDB reads a query as a C string: it stops at a NUL wherever it stands (a string's included), so what
+# follows one, the row cap among it, never runs. Other control characters have no place outside a string.
+_NUL = "\x00"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _procedure(query: str, code: list[Token], after: int) -> str | None:
@@ -61,6 +66,11 @@ def write_clauses(query: str) -> list[str]:
 
 def refusals(query: str) -> list[str]:
     """Why the query may not run as a read: one sentence per reason, empty when it may."""
+    if _NUL in query or _CONTROL.search(blank_code(query)):
+        return [
+            "the query holds a control character (a NUL, say) outside a string; the database would stop "
+            "reading at it, so it may not run"
+        ]
     found = keywords(query)
     words = [word for _, word in found]
     writes = sorted({w for w in words if w in WRITE_CLAUSES})

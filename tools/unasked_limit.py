@@ -55,4 +55,6 @@ def unasked_limit_lifted(query: str, question: str, rows_returned: int) -> str |
     limit, start, end = found
     if limit < 2 or rows_returned != limit:
         return None
-    return (query[:start].rstrip() + query[end:]).rstrip()
+    # Blanked in place, never stripped: the newline ending a `//` comment before it stays, so a block comment
+    # after it still reads as one (stripping it once turned a comment's text into code).
+    return query[:start] + " " * (end - start) + query[end:]

@@ -24,16 +24,29 @@ async def run_events(
     after: Annotated[int, Query(ge=0)] = 0,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> EventSourceResponse:
+    start = resumed_from(last_event_id, after)  # read before a slot is taken: nothing after may fail to give it back
     view = await readable_run(deps, workflow_id, who)
     slot = stream_slot(deps, who)
-    stream = deps.streams.find(workflow_id)
-    if stream is None and view.execution != "RUNNING":
-        return sse_response(finished_run_events(deps, workflow_id), slot)
-    stream = stream or deps.streams.follow(workflow_id)
-    start = (
-        int(last_event_id) if last_event_id and last_event_id.isascii() and last_event_id.isdigit() else after
-    )  # isdigit alone takes "²", which int() refuses
-    return sse_response(stream_events(deps, stream, min(start, len(stream.messages)), request), slot)
+    try:
+        stream = deps.streams.find(workflow_id)
+        if stream is None and view.execution != "RUNNING":
+            return sse_response(finished_run_events(deps, workflow_id), slot)
+        stream = stream or deps.streams.follow(workflow_id)
+        return sse_response(stream_events(deps, stream, min(start, len(stream.messages)), request), slot)
+    except BaseException:
+        slot.give_back()
+        raise
+
+
+EVENT_ID_DIGITS = 18  # an event id is a count of messages: more digits than this is no id the stream sent
+
+
+def resumed_from(last_event_id: str | None, after: int) -> int:
+    """The message a reconnecting client resumes from: its Last-Event-ID when that is an id the stream could have
+    sent (ASCII digits, a few: `isdigit` alone takes "²", and int() of 4,300 digits raises), else `after`."""
+    if last_event_id and len(last_event_id) <= EVENT_ID_DIGITS and last_event_id.isascii() and last_event_id.isdigit():
+        return int(last_event_id)
+    return after
 
 
 @router.get("/runs/{workflow_id}", response_model=RunView, summary="A run's state (the `status` query)")

@@ -17,7 +17,8 @@ LIST = "Which characters is Gillenormand connected to through its appears with r
 
 
 def test_a_list_question_cut_at_the_querys_limit_is_read_without_it() -> None:
-    assert unasked_limit_lifted(WRITTEN, LIST, 5) == WRITTEN.removesuffix(" LIMIT 5")
+    # the clause blanked in place, every other character where it was (tests/attacks/test_checked_text_runs.py)
+    assert unasked_limit_lifted(WRITTEN, LIST, 5) == WRITTEN.removesuffix("LIMIT 5") + " " * len("LIMIT 5")
 
 
 @pytest.mark.parametrize(
