@@ -19,11 +19,52 @@ _SECRET_VALUES = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"\b(gh[pousr]|xox[abpr])[-_][A-Za-z0-9_\-]{16,}"),
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"(?i)\b(password|passwd|secret|api[_-]?key|token)\s*[:=]\s*[^\s,;'\"]+"),
-    # A key's block, and a block cut short (no footer: the text was trimmed) to the text's end. Without that
-    # second branch every header scanned to the end for a footer: a text of headers cost its length squared.
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*)"),
+    # An HTTP authorization header's credentials, whatever the scheme ("Authorization: Basic dXNlcjpw").
+    re.compile(r"(?i)\bauthorization\s*[:=]\s*(?:(?:basic|bearer|digest|token|negotiate)\s+)?[^\s,;'\"]+"),
+    # A key's block (PKCS#8, RSA, OpenSSH, PGP's "PRIVATE KEY BLOCK"), and a block cut short (no footer: the
+    # text was trimmed) to the text's end. Without that second branch every header scanned to the end for a
+    # footer: a text of headers cost its length squared.
+    re.compile(
+        r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----"
+        r"(?:[\s\S]*?-----END [A-Z ]{0,40}PRIVATE KEY[A-Z ]{0,10}-----|[\s\S]*)"
+    ),
 ]
+# `name = value` or `name: value` where the name is a secret's, as environment files, configs and URLs'
+# queries spell them: DB_PASSWORD=, client_secret=, access_token=, GITHUB_TOKEN:, apiKey=, pwd:. A name is one
+# run of letters, digits and `_`/`-`/`.` (found once, from its start: linear), read in its parts.
+_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_.\-])([A-Za-z][A-Za-z0-9_.\-]*)\s*[:=]\s*")
+_VALUE = re.compile(r"[^\s,;'\"&]+")
+_NAME_PARTS = re.compile(r"[_.\-]+|(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_PARTS = frozenset(
+    "password passwd pwd pass passphrase secret token auth authorization credential credentials".split()
+)
+_SECRET_JOINED = ("apikey", "privatekey", "secretkey", "accesstoken", "clientsecret")
+
+
+def secret_name(name: str) -> bool:
+    """Whether a name (a key, a variable) is a secret's: one of its parts is a secret's word ("DB_PASSWORD",
+    "clientSecret", "access-token"), or its parts joined spell one ("api_key"). "max_tokens" is none."""
+    parts = [p.lower() for p in _NAME_PARTS.split(name) if p]
+    joined = "".join(parts)
+    return any(p in _SECRET_PARTS for p in parts) or any(j in joined for j in _SECRET_JOINED)
+
+
+def _assigned_secrets_redacted(text: str) -> str:
+    """Each value assigned to a secret's name replaced, with its name. The names are found without their values, so a value
+    of another name ("Note: password=x", "https://...?token=x") is no place a secret's name can hide."""
+    out: list[str] = []
+    done = 0
+    for match in _ASSIGNED.finditer(text):
+        if match.start() < done or not secret_name(match.group(1)):
+            continue
+        value = _VALUE.match(text, match.end())
+        if value is None:
+            continue
+        out += [text[done : match.start()], REDACTED]  # the name too, as every other pattern here does
+        done = value.end()
+    return "".join([*out, text[done:]])
+
+
 # Credentials inside a connection string (redis://user:pass@host, https://key@host), up to the last `@` before
 # the host: a password may hold `@`, `:` and spaces as written. The host stays. A user name ends at `:`, `/`
 # or a space; a password at `/` or the line's end, so a search never runs past the next URL's `//`.
@@ -35,6 +76,7 @@ def redact_text(text: str) -> str:
     """The text with secret-looking values (tokens, keys, passwords, credentials in URLs) replaced."""
     for pattern in _SECRET_VALUES:
         text = pattern.sub(REDACTED, text)
+    text = _assigned_secrets_redacted(text)
     return _URL_CREDENTIALS.sub(REDACTED + "@", text)
 
 
@@ -103,7 +145,7 @@ def _sanitized_mapping(value: Mapping[Any, Any], include_raw_outputs: bool) -> d
     for key, item in value.items():
         if not include_raw_outputs and key in RAW_OUTPUT_KEYS:
             continue
-        if _SECRET_KEY.search(str(key)) and isinstance(item, (str, int, float)):
+        if (_SECRET_KEY.search(str(key)) or secret_name(str(key))) and isinstance(item, (str, int, float)):
             clean[key] = REDACTED
         else:
             clean[key] = sanitize(item, include_raw_outputs)
