@@ -60,7 +60,7 @@ AVERAGE_REACHED = "average_reached"
 TOTALS = {"most_total", "least_total"}
 OPERATORS = ("=", "<>", "<", ">", "<=", ">=", "contains")
 DIRECTIONS = ("outgoing", "incoming")
-_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?\Z")  # ASCII digits: `\d` takes "١٢", which Cypher reads as no number
 # A key that reads as an identifier: "id", "code", "number", "key", alone or after a word ("po_number").
 _IDENTIFIER = re.compile(r"(?:^|_)(?:id|ID|code|number|no|key|ref)$|[a-z](?:Id|ID|Number|Code|No)$")
 
