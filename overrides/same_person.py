@@ -137,6 +137,35 @@ _LOOKS_LIKE = str.maketrans(
         "ɩ": "i",
         "I": "l",
         "1": "l",
+        # Latin letters that read as other Latin ones, which no mixing of scripts shows: small capitals
+        # (`ᴀlice`), the turned l (`aꞁice`), IPA's upsilon and beta (dotless i and IPA's a, g, iota: below)
+        "ᴀ": "a",  # U+1D00
+        "ʙ": "b",  # U+0299
+        "ᴄ": "c",  # U+1D04
+        "ᴅ": "d",  # U+1D05
+        "ᴇ": "e",  # U+1D07
+        "ꜰ": "f",  # U+A730
+        "ɢ": "g",  # U+0262
+        "ʜ": "h",  # U+029C
+        "ɪ": "i",  # U+026A
+        "ᴊ": "j",  # U+1D0A
+        "ᴋ": "k",  # U+1D0B
+        "ʟ": "l",  # U+029F
+        "ᴍ": "m",  # U+1D0D
+        "ɴ": "n",  # U+0274
+        "ᴏ": "o",  # U+1D0F
+        "ᴘ": "p",  # U+1D18
+        "ʀ": "r",  # U+0280
+        "ꜱ": "s",  # U+A731
+        "ᴛ": "t",  # U+1D1B
+        "ᴜ": "u",  # U+1D1C
+        "ᴠ": "v",  # U+1D20
+        "ᴡ": "w",  # U+1D21
+        "ʏ": "y",  # U+028F
+        "ᴢ": "z",  # U+1D22
+        "ꞁ": "l",  # U+A781
+        "ʋ": "u",  # U+028B
+        "ꞵ": "b",  # U+A7B5
         "|": "l",
         "ǀ": "l",
         "0": "O",

@@ -43,6 +43,9 @@ def approve(by: str, requester: str) -> str:
         "\u0391lice",
         "a\u200dl\u200ci\u200ece",  # Greek capital alpha; joiners and a direction mark
         "ali\u0441e\ufe0f",  # Cyrillic es with a variation selector
+        "\u1d00lice",  # a Latin small capital A: one script, no mixing to see
+        "a\ua781ice",  # a Latin turned l
+        "al\u0131ce",  # a dotless i
     ],
 )
 def test_a_name_that_reads_as_the_requesters_is_the_requester(variant: str) -> None:
