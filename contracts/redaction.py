@@ -50,8 +50,8 @@ def secret_name(name: str) -> bool:
 
 
 def _assigned_secrets_redacted(text: str) -> str:
-    """Each value assigned to a secret's name replaced, with its name. The names are found without their values, so a value
-    of another name ("Note: password=x", "https://...?token=x") is no place a secret's name can hide."""
+    """Each value assigned to a secret's name replaced, with its name. The names are found without their
+    values, so a value of another name ("Note: password=x", "https://...?token=x") is no place one can hide."""
     out: list[str] = []
     done = 0
     for match in _ASSIGNED.finditer(text):
