@@ -318,11 +318,11 @@ def _total_rankings(
     for key in _relationship_keys(walk, shape, nodes, rel_keys):
         ranked = replace(intent, answer=answer, answer_key=key, relationship_key=True)
         yield Program(walk, ranked, "", evidence + KEY_READ + RELATIONSHIP_READ)
-    # "the country with the lowest area": its own key, no total; nor a province's `country`, which names it
-    own = {*nodes.get(intent.start.label, []), intent.start.label.lower()}
+    own = set(nodes.get(intent.start.label, []))
     for key, key_evidence in _keyed(walk, "sum", shape, nodes):
-        # a key the words name or mean (every key of what it reaches is no total) that the start does not hold
-        if key_evidence > KEY_GUESSED and key not in own and key.lower() not in own:
+        # a key the words name or mean (every key of what it reaches is no total); not one the start holds itself
+        # ("the country with the lowest area"), nor one that only names it (a province's `country`)
+        if key_evidence > KEY_GUESSED and key not in own and key.lower() != intent.start.label.lower():
             yield Program(walk, replace(intent, answer=answer, answer_key=key), "", evidence + key_evidence)
 
 

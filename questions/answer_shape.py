@@ -264,10 +264,10 @@ def counted_after(
     if text[:end].split()[-1:] and text[:end].split()[-1] in MAGNITUDES:
         return ""  # "100 million people": a measure said in round words, not things a graph holds one by one
     after: list[str] = re.findall(r"[a-z]+", text[end:])
+    one = text[:end].split()[-1:] in (["1"], ["one"])  # "just one other family": a count of one is singular
     for word in after[:COUNT_REACH]:
         if word in _COUNT_FILLER:
             continue
-        one = text[:end].split()[-1:] in (["1"], ["one"])  # "just one other family": a count of one is singular
         if (singular(word) == word and not one) or singular(word) in key_words:
             continue  # a count of things is a plural; a property's own word is no kind of thing
         if _thing_word(word, label_words, rel_words):
